@@ -1,0 +1,1 @@
+//! GPU backend: device/adapter set-up, typed buffers, generic primitives (scan) and the SPD stepper.
