@@ -1,5 +1,14 @@
-//! softdem: 2D Soft Particle Dynamics (core-shell particles) on the GPU (wgpu/WGSL)
-//! with a CPU reference twin. See `docs/model-to-code.md` for the map from the paper to the code.
+//! softdem: 2D Soft Particle Dynamics (core-shell particles) on the GPU (wgpu/WGSL) with a CPU
+//! reference twin. See `docs/model-to-code.md` for the map from the paper to the code.
+//!
+//! Data flow: `model::Scene` (bodies, nodes, materials) → a `Backend` (`cpu::CpuBackend` or
+//! `gpu::GpuBackend`) that steps it → `diagnostics` (energies, wall forces) for output and tests.
 
+pub mod backend;
+pub mod cpu;
+pub mod diagnostics;
 pub mod gpu;
+pub mod model;
 pub mod shaders;
+
+pub use backend::Backend;

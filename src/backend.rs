@@ -1,0 +1,40 @@
+//! The interface both backends implement, so drivers, tests and the command line never care
+//! which one runs.
+
+use crate::model::*;
+
+/// A stepping backend holding the simulation state of one `Scene`.
+pub trait Backend {
+    /// Human-readable name ("cpu", or "gpu: <adapter>").
+    fn name(&self) -> String;
+    /// Advances `steps` time steps.
+    fn step(&mut self, steps: u32) -> anyhow::Result<()>;
+    /// Steps done since the start.
+    fn steps_done(&self) -> u64;
+    /// Current node states (a read-back on the GPU).
+    fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>>;
+    /// Current per-body area and pressure.
+    fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>>;
+    /// Current neighbour list and contact slots: (CSR start, entries, slots).
+    fn read_contacts(&mut self) -> anyhow::Result<ContactSnapshot>;
+    /// Replaces the boundary conditions (the `bc_*` fields) of every node, e.g. at a new stage.
+    fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()>;
+}
+
+/// Contact data read back from a backend.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContactSnapshot {
+    pub start: Vec<u32>,
+    pub entries: Vec<Entry>,
+    pub slots: Vec<ContactSlot>,
+}
+
+impl ContactSnapshot {
+    /// Number of active contacts (node–segment plus node–node).
+    pub fn active_count(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|s| (s.flags & SLOT_SEG != 0) as usize + (s.flags & SLOT_CAP != 0) as usize)
+            .sum()
+    }
+}

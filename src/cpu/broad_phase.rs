@@ -1,0 +1,210 @@
+//! Twin of `shaders/broad_phase.wgsl`: the neighbour list, built without any all-pairs stage.
+//!
+//! 1. `grid_count` / scan / `grid_scatter`: a counting sort of the nodes into the buckets of a
+//!    hashed uniform grid (cell side ≥ cut-off), so the domain needs no bounds.
+//! 2. `neighbor_count` / scan / `neighbor_fill`: each node visits the 3×3 cells around it and keeps
+//!    the nodes that pass `is_neighbor` (symmetric), sorted by index so the list, the sums over it
+//!    and therefore the whole run are deterministic whatever order the scatter produced. The
+//!    friction history is carried over from the previous list by binary search.
+//! 3. `neighbor_mirror`: for each entry X→D, the index of D→X and of D→(X−1) in D's list.
+
+use crate::model::df32::{df_sub, dot};
+use crate::model::*;
+
+/// Cell coordinates of a position (high part is enough: binning only needs consistency).
+pub fn cell_of(p: &SimParams, s: &NodeState) -> [i32; 2] {
+    [
+        (s.pos_hi[0] / p.cell_size).floor() as i32,
+        (s.pos_hi[1] / p.cell_size).floor() as i32,
+    ]
+}
+
+/// Bucket of a cell in the hashed grid.
+pub fn bucket_of(p: &SimParams, cell: [i32; 2]) -> u32 {
+    ((cell[0] as u32).wrapping_mul(73_856_093) ^ (cell[1] as u32).wrapping_mul(19_349_663)) & (p.grid_buckets - 1)
+}
+
+/// The 9 buckets around a cell, duplicates (hash collisions) replaced by `NONE`.
+pub fn neighbor_buckets(p: &SimParams, cell: [i32; 2]) -> [u32; 9] {
+    let mut out = [NONE; 9];
+    let mut k = 0;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            let b = bucket_of(p, [cell[0] + dx, cell[1] + dy]);
+            let mut seen = false;
+            for q in out.iter().take(k) {
+                if *q == b {
+                    seen = true;
+                }
+            }
+            out[k] = if seen { NONE } else { b };
+            k += 1;
+        }
+    }
+    out
+}
+
+/// Symmetric neighbour predicate: within the cut-off, not both frozen, and for the same body only
+/// with self-contact enabled and farther apart along the shell than `self_exclusion`.
+pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeState], x: u32, d: u32) -> bool {
+    if x == d {
+        return false;
+    }
+    let (nx, nd) = (nodes[x as usize], nodes[d as usize]);
+    let (bx, bd) = (bodies[nx.body as usize], bodies[nd.body as usize]);
+    if bx.flags & BODY_FROZEN != 0 && bd.flags & BODY_FROZEN != 0 {
+        return false;
+    }
+    if nx.body == nd.body {
+        if bx.flags & BODY_SELF_CONTACT == 0 {
+            return false;
+        }
+        let gap = nx.local.abs_diff(nd.local);
+        let ring = if bx.flags & BODY_CLOSED != 0 {
+            gap.min(bx.count - gap)
+        } else {
+            gap
+        };
+        if ring <= p.self_exclusion {
+            return false;
+        }
+    }
+    let (px, pd) = (&pos[x as usize], &pos[d as usize]);
+    let r = df_sub(pd.pos_hi, pd.pos_lo, px.pos_hi, px.pos_lo);
+    dot(r, r) < p.cutoff * p.cutoff
+}
+
+pub fn grid_count(i: usize, p: &SimParams, pos: &[NodeState], bucket_count: &mut [u32]) -> u32 {
+    let b = bucket_of(p, cell_of(p, &pos[i]));
+    bucket_count[b as usize] += 1; // atomicAdd on the GPU
+    b
+}
+
+pub fn grid_scatter(i: usize, p: &SimParams, pos: &[NodeState], cursor: &mut [u32], bucket_nodes: &mut [u32]) {
+    let b = bucket_of(p, cell_of(p, &pos[i]));
+    let slot = cursor[b as usize]; // atomicAdd on the GPU
+    cursor[b as usize] += 1;
+    bucket_nodes[slot as usize] = i as u32;
+}
+
+/// Calls `visit(d)` for every neighbour candidate d of node x found in the 3×3 cells.
+#[allow(clippy::too_many_arguments)]
+fn for_each_neighbor(
+    x: usize,
+    p: &SimParams,
+    nodes: &[Node],
+    bodies: &[Body],
+    pos: &[NodeState],
+    bucket_start: &[u32],
+    bucket_nodes: &[u32],
+    mut visit: impl FnMut(u32),
+) {
+    for b in neighbor_buckets(p, cell_of(p, &pos[x])) {
+        if b == NONE {
+            continue;
+        }
+        for k in bucket_start[b as usize]..bucket_start[b as usize + 1] {
+            let d = bucket_nodes[k as usize];
+            if is_neighbor(p, nodes, bodies, pos, x as u32, d) {
+                visit(d);
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn neighbor_count(
+    x: usize,
+    p: &SimParams,
+    nodes: &[Node],
+    bodies: &[Body],
+    pos: &[NodeState],
+    bucket_start: &[u32],
+    bucket_nodes: &[u32],
+) -> u32 {
+    let mut count = 0;
+    for_each_neighbor(x, p, nodes, bodies, pos, bucket_start, bucket_nodes, |_| count += 1);
+    count
+}
+
+/// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE`.
+pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let v = entries[mid as usize].neighbor;
+        if v == target {
+            return mid;
+        }
+        if v < target {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    NONE
+}
+
+/// Fills node x's entries (sorted by neighbour) and carries the friction history over from the
+/// previous list (`old_start`, `old_entries`, `old_hist`).
+#[allow(clippy::too_many_arguments)]
+pub fn neighbor_fill(
+    x: usize,
+    p: &SimParams,
+    nodes: &[Node],
+    bodies: &[Body],
+    pos: &[NodeState],
+    bucket_start: &[u32],
+    bucket_nodes: &[u32],
+    old_start: &[u32],
+    old_entries: &[Entry],
+    old_hist: &[[f32; 2]],
+    out_entries: &mut [Entry],
+    out_hist: &mut [[f32; 2]],
+) {
+    let mut k = 0usize;
+    for_each_neighbor(x, p, nodes, bodies, pos, bucket_start, bucket_nodes, |d| {
+        // Insertion into the sorted prefix out_entries[0..k].
+        let mut j = k;
+        while j > 0 && out_entries[j - 1].neighbor > d {
+            out_entries[j] = out_entries[j - 1];
+            j -= 1;
+        }
+        out_entries[j] = Entry {
+            neighbor: d,
+            mirror: NONE,
+            prev_mirror: NONE,
+            _pad: 0,
+        };
+        k += 1;
+    });
+    for j in 0..k {
+        let old = find_entry(old_entries, old_start[x], old_start[x + 1], out_entries[j].neighbor);
+        out_hist[j] = if old != NONE {
+            old_hist[old as usize]
+        } else {
+            [0.0, 0.0]
+        };
+    }
+}
+
+/// Mirror indices of node x's entries.
+pub fn neighbor_mirror(x: usize, nodes: &[Node], start: &[u32], entries: &[Entry], out: &mut [Entry]) {
+    let prev = nodes[x].prev;
+    for (k, o) in out.iter_mut().enumerate() {
+        let e = entries[start[x] as usize + k];
+        let d = e.neighbor as usize;
+        let mirror = find_entry(entries, start[d], start[d + 1], x as u32);
+        let prev_mirror = if prev != NONE {
+            find_entry(entries, start[d], start[d + 1], prev)
+        } else {
+            NONE
+        };
+        *o = Entry {
+            neighbor: e.neighbor,
+            mirror,
+            prev_mirror,
+            _pad: 0,
+        };
+    }
+}

@@ -1,0 +1,89 @@
+//! Twin of `shaders/contact_pairs.wgsl`: for node C, evaluates the contacts owned by each entry of
+//! its neighbour list (see `ContactSlot`) and writes the forces and the new friction history.
+//! Each contact is computed by exactly one thread; `node_forces` gathers the reactions.
+
+use super::contact::*;
+use crate::model::df32::{df_sub, dot};
+use crate::model::*;
+
+#[allow(clippy::too_many_arguments)]
+pub fn contact_pairs(
+    c: usize,
+    p: &SimParams,
+    nodes: &[Node],
+    bodies: &[Body],
+    pos: &[NodeState],
+    vel_half: &[[f32; 2]],
+    start: &[u32],
+    entries: &[Entry],
+    hist_in: &[[f32; 2]],
+    slots: &mut [ContactSlot],
+    hist_out: &mut [[f32; 2]],
+) {
+    let lp = LawParams::from(p);
+    let pc = &pos[c];
+    let rc = bodies[nodes[c].body as usize].radius;
+    let vc = vel_half[c];
+    let base = start[c] as usize;
+    for (k, slot) in slots.iter_mut().enumerate() {
+        let e = base + k;
+        let d = entries[e].neighbor;
+        let nd = nodes[d as usize];
+        let rd = bodies[nd.body as usize].radius;
+        let mut s = ContactSlot::default();
+        let mut h = [0.0f32, 0.0f32];
+        // Node C against the interior of segment D → D1 (Fig. 4b).
+        let d1 = nd.next;
+        if d1 != NONE {
+            let pa = &pos[d as usize];
+            let pb = &pos[d1 as usize];
+            if in_segment_interior(pc, pa, pb) {
+                let (off, w) = segment_offset(pc, pa, pb);
+                let dist = dot(off, off).sqrt();
+                let overlap = rc + rd - dist;
+                let mut active = overlap > 0.0 && dist > 0.0;
+                // Concave joint: only the closer of two adjacent segments acts (ties: the previous).
+                if active && nd.prev != NONE && interior_distance(pc, &pos[nd.prev as usize], pa) <= dist {
+                    active = false;
+                }
+                let d2 = nodes[d1 as usize].next;
+                if active && d2 != NONE && interior_distance(pc, pb, &pos[d2 as usize]) < dist {
+                    active = false;
+                }
+                if active {
+                    let n = [off[0] / dist, off[1] / dist];
+                    let vd = vel_half[d as usize];
+                    let vd1 = vel_half[d1 as usize];
+                    let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
+                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], hist_in[e][0]);
+                    s.seg_force = cf.force;
+                    s.seg_w = w;
+                    s.seg_fn = cf.f_n;
+                    s.flags |= SLOT_SEG;
+                    h[0] = cf.f_t;
+                }
+            }
+        }
+        // Cap contact C–D (Fig. 4a/c), owned by the lower index.
+        if (c as u32) < d
+            && in_vertex_region(pc, d, nodes, pos)
+            && in_vertex_region(&pos[d as usize], c as u32, nodes, pos)
+        {
+            let pd = &pos[d as usize];
+            let off = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
+            let dist = dot(off, off).sqrt();
+            let overlap = rc + rd - dist;
+            if overlap > 0.0 && dist > 0.0 {
+                let n = [off[0] / dist, off[1] / dist];
+                let vd = vel_half[d as usize];
+                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist_in[e][1]);
+                s.cap_force = cf.force;
+                s.cap_fn = cf.f_n;
+                s.flags |= SLOT_CAP;
+                h[1] = cf.f_t;
+            }
+        }
+        *slot = s;
+        hist_out[k] = h;
+    }
+}

@@ -1,0 +1,303 @@
+//! The CPU reference stepper: the same kernel sequence as `gpu::stepper`, each kernel a parallel
+//! loop (rayon) over the per-thread twin function. Every node writes only its own outputs, so the
+//! result does not depend on the thread count.
+
+use super::broad_phase::*;
+use super::contact_pairs::contact_pairs;
+use super::core_area::core_area;
+use super::integrate::integrate;
+use super::node_forces::node_forces;
+use super::scan::prefix_scan;
+use crate::backend::{Backend, ContactSnapshot};
+use crate::model::*;
+use rayon::prelude::*;
+
+/// Minimum nodes per rayon task (small scenes stay on one thread).
+const CHUNK: usize = 512;
+
+pub struct CpuBackend {
+    params: SimParams,
+    nodes: Vec<Node>,
+    bodies: Vec<Body>,
+    materials: Vec<Material>,
+    /// Ping-pong node state: `state[side]` is step n.
+    state: [Vec<NodeState>; 2],
+    side: usize,
+    body_state: Vec<BodyState>,
+    vel_half: Vec<[f32; 2]>,
+    /// Positions at the last neighbour-list build.
+    x_ref: Vec<[f32; 2]>,
+    /// Largest displacement since the last build.
+    max_disp: f32,
+    start: Vec<u32>,
+    entries: Vec<Entry>,
+    hist: Vec<[f32; 2]>,
+    slots: Vec<ContactSlot>,
+    steps: u64,
+    rebuilds: u64,
+}
+
+impl CpuBackend {
+    pub fn new(scene: &Scene) -> anyhow::Result<Self> {
+        scene.validate().map_err(anyhow::Error::msg)?;
+        let params = scene.sim_params();
+        let n = scene.nodes.len();
+        let mut be = CpuBackend {
+            params,
+            nodes: scene.nodes.clone(),
+            bodies: scene.bodies.clone(),
+            materials: scene.materials.clone(),
+            state: [scene.init.clone(), scene.init.clone()],
+            side: 0,
+            body_state: vec![BodyState::default(); scene.bodies.len()],
+            vel_half: vec![[0.0; 2]; n],
+            x_ref: vec![[0.0; 2]; n],
+            max_disp: f32::INFINITY,
+            start: vec![0; n + 1],
+            entries: vec![],
+            hist: vec![],
+            slots: vec![],
+            steps: 0,
+            rebuilds: 0,
+        };
+        // A step with dt = 0 computes f_0 without moving anything (velocity Verlet needs it).
+        let dt = be.params.dt;
+        be.params.dt = 0.0;
+        be.one_step();
+        be.params.dt = dt;
+        Ok(be)
+    }
+
+    /// Number of neighbour-list builds so far.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds
+    }
+
+    pub fn params(&self) -> &SimParams {
+        &self.params
+    }
+
+    fn one_step(&mut self) {
+        let p = self.params;
+        let (lo, hi) = self.state.split_at_mut(1);
+        let (old, new) = if self.side == 0 {
+            (&lo[0], &mut hi[0])
+        } else {
+            (&hi[0], &mut lo[0])
+        };
+        let nodes = &self.nodes;
+        let x_ref = &self.x_ref;
+        // 1. integrate: x_{n+1}, v_{n+½}.
+        let disp = new
+            .par_iter_mut()
+            .zip(self.vel_half.par_iter_mut())
+            .enumerate()
+            .with_min_len(CHUNK)
+            .map(|(i, (s, vh))| {
+                let mut out = old[i];
+                let d = integrate(i, &p, nodes, old, x_ref, &mut out, vh);
+                s.pos_hi = out.pos_hi;
+                s.pos_lo = out.pos_lo;
+                d
+            })
+            .reduce(|| 0.0f32, f32::max);
+        self.max_disp = if self.max_disp.is_finite() {
+            self.max_disp.max(disp)
+        } else {
+            f32::INFINITY
+        };
+        // 2. core_area: enclosed areas and core pressures.
+        let bodies = &self.bodies;
+        let materials = &self.materials;
+        self.body_state = (0..bodies.len())
+            .into_par_iter()
+            .map(|b| core_area(b, bodies, materials, new))
+            .collect();
+        // 3. neighbour list, when some node moved more than half the skin.
+        if !(self.max_disp <= 0.5 * p.skin) {
+            Self::rebuild(
+                &p,
+                nodes,
+                bodies,
+                new,
+                &mut self.start,
+                &mut self.entries,
+                &mut self.hist,
+                &mut self.x_ref,
+            );
+            self.slots = vec![ContactSlot::default(); self.entries.len()];
+            self.max_disp = 0.0;
+            self.rebuilds += 1;
+        }
+        // 4. contact_pairs: one thread per node C, writing its entries' slots and history.
+        let new_ro: &[NodeState] = new;
+        let vel_half = &self.vel_half;
+        let start = &self.start;
+        let entries = &self.entries;
+        let hist_in = &self.hist;
+        let mut hist_out = vec![[0.0f32; 2]; self.hist.len()];
+        {
+            let slot_chunks = split_by(&mut self.slots, start);
+            let hist_chunks = split_by(&mut hist_out, start);
+            slot_chunks
+                .into_par_iter()
+                .zip(hist_chunks)
+                .enumerate()
+                .with_min_len(CHUNK)
+                .for_each(|(c, (sl, h))| {
+                    contact_pairs(c, &p, nodes, bodies, new_ro, vel_half, start, entries, hist_in, sl, h)
+                });
+        }
+        self.hist = hist_out;
+        // 5. node_forces: internal forces, contact gather, second Verlet half-step.
+        let body_state = &self.body_state;
+        let slots = &self.slots;
+        let updates: Vec<_> = (0..nodes.len())
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .map(|x| {
+                node_forces(
+                    x, &p, nodes, bodies, materials, body_state, old, new_ro, vel_half, start, entries, slots,
+                )
+            })
+            .collect();
+        for (s, u) in new.iter_mut().zip(updates) {
+            s.vel = u.vel;
+            s.force = u.force;
+            s.seg_rest = u.seg_rest;
+            s.theta_p = u.theta_p;
+        }
+        self.side = 1 - self.side;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rebuild(
+        p: &SimParams,
+        nodes: &[Node],
+        bodies: &[Body],
+        pos: &[NodeState],
+        start: &mut Vec<u32>,
+        entries: &mut Vec<Entry>,
+        hist: &mut Vec<[f32; 2]>,
+        x_ref: &mut [[f32; 2]],
+    ) {
+        let n = nodes.len();
+        // Counting sort of the nodes into the hashed grid.
+        let mut bucket_start = vec![0u32; p.grid_buckets as usize + 1];
+        for i in 0..n {
+            grid_count(i, p, pos, &mut bucket_start);
+        }
+        prefix_scan(&mut bucket_start);
+        let mut cursor = bucket_start.clone();
+        let mut bucket_nodes = vec![0u32; n];
+        for i in 0..n {
+            grid_scatter(i, p, pos, &mut cursor, &mut bucket_nodes);
+        }
+        // Neighbour lists: count, scan, fill (sorted, history carried over), mirror.
+        let mut new_start: Vec<u32> = (0..n)
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .map(|x| neighbor_count(x, p, nodes, bodies, pos, &bucket_start, &bucket_nodes))
+            .collect();
+        new_start.push(0);
+        prefix_scan(&mut new_start);
+        let total = new_start[n] as usize;
+        let mut new_entries = vec![Entry::default(); total];
+        let mut new_hist = vec![[0.0f32; 2]; total];
+        {
+            let ec = split_by(&mut new_entries, &new_start);
+            let hc = split_by(&mut new_hist, &new_start);
+            let (old_start, old_entries, old_hist) = (&*start, &*entries, &*hist);
+            ec.into_par_iter()
+                .zip(hc)
+                .enumerate()
+                .with_min_len(CHUNK)
+                .for_each(|(x, (e, h))| {
+                    neighbor_fill(
+                        x,
+                        p,
+                        nodes,
+                        bodies,
+                        pos,
+                        &bucket_start,
+                        &bucket_nodes,
+                        old_start,
+                        old_entries,
+                        old_hist,
+                        e,
+                        h,
+                    )
+                });
+        }
+        let mut mirrored = new_entries.clone();
+        {
+            let mc = split_by(&mut mirrored, &new_start);
+            mc.into_par_iter()
+                .enumerate()
+                .with_min_len(CHUNK)
+                .for_each(|(x, m)| neighbor_mirror(x, nodes, &new_start, &new_entries, m));
+        }
+        *start = new_start;
+        *entries = mirrored;
+        *hist = new_hist;
+        for (r, s) in x_ref.iter_mut().zip(pos) {
+            *r = [s.pos_hi[0] + s.pos_lo[0], s.pos_hi[1] + s.pos_lo[1]];
+        }
+    }
+}
+
+/// Splits `data` into one mutable chunk per node following the CSR offsets `start`.
+fn split_by<'a, T>(data: &'a mut [T], start: &[u32]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(start.len().saturating_sub(1));
+    let mut rest = data;
+    for w in start.windows(2) {
+        let (head, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
+        out.push(head);
+        rest = tail;
+    }
+    out
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> String {
+        format!("cpu ({} threads)", rayon::current_num_threads())
+    }
+
+    fn step(&mut self, steps: u32) -> anyhow::Result<()> {
+        for _ in 0..steps {
+            self.one_step();
+            self.steps += 1;
+        }
+        Ok(())
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.steps
+    }
+
+    fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
+        Ok(self.state[self.side].clone())
+    }
+
+    fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>> {
+        Ok(self.body_state.clone())
+    }
+
+    fn read_contacts(&mut self) -> anyhow::Result<ContactSnapshot> {
+        Ok(ContactSnapshot {
+            start: self.start.clone(),
+            entries: self.entries.clone(),
+            slots: self.slots.clone(),
+        })
+    }
+
+    fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
+        anyhow::ensure!(nodes.len() == self.nodes.len(), "node count changed");
+        for (a, b) in self.nodes.iter_mut().zip(nodes) {
+            a.bc_mode = b.bc_mode;
+            a.bc_velocity = b.bc_velocity;
+            a.bc_force = b.bc_force;
+        }
+        Ok(())
+    }
+}

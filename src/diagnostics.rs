@@ -1,0 +1,131 @@
+//! Observables computed on the host from a read-back state, identical for both backends:
+//! energies (kinetic, stretch, bending, core, contact), momentum, body forces and centroids.
+//! Computed in f64 from the f32 state.
+
+use crate::backend::ContactSnapshot;
+use crate::model::df32::{atan2_det, cross, df_sub, dot};
+use crate::model::*;
+
+/// Energy budget of the scene (§5: W_s, W_b, core and contact energies).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Energies {
+    pub kinetic: f64,
+    /// W_s = Σ F²/(2 k_s) over segments (elastic part of eq 1).
+    pub stretch: f64,
+    /// W_b = Σ M²/(2 k_b) over vertices (elastic part of eq 3).
+    pub bending: f64,
+    /// Core energy: ∫ −p dV from V0 (undrained: −p0 ΔV + K_Ω ΔV²/(2 V0); drained: −p0 ΔV;
+    /// gas: −p0 V0 ln(V/V0)).
+    pub core: f64,
+    /// Σ f_n²/(2 k_n) over active contacts.
+    pub contact: f64,
+}
+
+impl Energies {
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.stretch + self.bending + self.core + self.contact
+    }
+}
+
+pub fn energies(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState], contacts: &ContactSnapshot) -> Energies {
+    let mut e = Energies::default();
+    for (i, (nd, s)) in scene.nodes.iter().zip(nodes).enumerate() {
+        let body = scene.bodies[nd.body as usize];
+        if body.flags & BODY_FROZEN != 0 {
+            continue;
+        }
+        let m = scene.materials[body.material as usize];
+        e.kinetic += 0.5 * nd.mass as f64 * (s.vel[0] as f64 * s.vel[0] as f64 + s.vel[1] as f64 * s.vel[1] as f64);
+        if nd.next != NONE {
+            let b = &nodes[nd.next as usize];
+            let d = df_sub(b.pos_hi, b.pos_lo, s.pos_hi, s.pos_lo);
+            let l = (dot(d, d) as f64).sqrt();
+            let f = m.k_s as f64 * (s.seg_rest as f64 - l);
+            e.stretch += 0.5 * f * f / m.k_s as f64;
+        }
+        if nd.prev != NONE && nd.next != NONE && m.k_b > 0.0 {
+            let (a, c) = (&nodes[nd.prev as usize], &nodes[nd.next as usize]);
+            let e1 = df_sub(s.pos_hi, s.pos_lo, a.pos_hi, a.pos_lo);
+            let e2 = df_sub(c.pos_hi, c.pos_lo, s.pos_hi, s.pos_lo);
+            let mut dth = atan2_det(cross(e1, e2), dot(e1, e2)) as f64 - s.theta_p as f64;
+            if dth > std::f64::consts::PI {
+                dth -= 2.0 * std::f64::consts::PI;
+            }
+            if dth < -std::f64::consts::PI {
+                dth += 2.0 * std::f64::consts::PI;
+            }
+            e.bending += 0.5 * m.k_b as f64 * dth * dth;
+        }
+        let _ = i;
+    }
+    for (b, bs) in scene.bodies.iter().zip(bodies) {
+        let m = scene.materials[b.material as usize];
+        let v = m.depth as f64 * bs.area.abs() as f64;
+        let (v0, p0) = (b.core_v0 as f64, b.core_p0 as f64);
+        e.core += match b.core_model {
+            CORE_UNDRAINED => -p0 * (v - v0) + 0.5 * m.k_core as f64 * (v - v0) * (v - v0) / v0,
+            CORE_DRAINED => -p0 * (v - v0),
+            CORE_GAS => -p0 * v0 * (v / v0).ln(),
+            _ => 0.0,
+        };
+    }
+    let kn = scene.contact.k_n as f64;
+    for s in &contacts.slots {
+        if s.flags & SLOT_SEG != 0 {
+            e.contact += 0.5 * (s.seg_fn as f64).powi(2) / kn;
+        }
+        if s.flags & SLOT_CAP != 0 {
+            e.contact += 0.5 * (s.cap_fn as f64).powi(2) / kn;
+        }
+    }
+    e
+}
+
+/// Total momentum Σ m v of the free (non-frozen) nodes.
+pub fn momentum(scene: &Scene, nodes: &[NodeState]) -> [f64; 2] {
+    let mut p = [0.0f64; 2];
+    for (nd, s) in scene.nodes.iter().zip(nodes) {
+        if scene.bodies[nd.body as usize].flags & BODY_FROZEN == 0 {
+            p[0] += nd.mass as f64 * s.vel[0] as f64;
+            p[1] += nd.mass as f64 * s.vel[1] as f64;
+        }
+    }
+    p
+}
+
+/// Sum of the forces on the nodes of a body (for a wall: the reaction it receives).
+pub fn body_force(scene: &Scene, nodes: &[NodeState], body: u32) -> [f64; 2] {
+    let b = scene.bodies[body as usize];
+    let mut f = [0.0f64; 2];
+    for s in &nodes[b.first as usize..(b.first + b.count) as usize] {
+        f[0] += s.force[0] as f64;
+        f[1] += s.force[1] as f64;
+    }
+    f
+}
+
+/// Mean node position of a body.
+pub fn centroid(scene: &Scene, nodes: &[NodeState], body: u32) -> [f64; 2] {
+    let b = scene.bodies[body as usize];
+    let mut c = [0.0f64; 2];
+    for s in &nodes[b.first as usize..(b.first + b.count) as usize] {
+        let p = s.pos();
+        c[0] += p[0];
+        c[1] += p[1];
+    }
+    [c[0] / b.count as f64, c[1] / b.count as f64]
+}
+
+/// Mean distance of a body's nodes from their centroid.
+pub fn mean_radius(scene: &Scene, nodes: &[NodeState], body: u32) -> f64 {
+    let b = scene.bodies[body as usize];
+    let c = centroid(scene, nodes, body);
+    nodes[b.first as usize..(b.first + b.count) as usize]
+        .iter()
+        .map(|s| {
+            let p = s.pos();
+            ((p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2)).sqrt()
+        })
+        .sum::<f64>()
+        / b.count as f64
+}

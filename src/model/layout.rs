@@ -1,0 +1,171 @@
+//! Plain-old-data records shared byte for byte by the CPU twin and the WGSL kernels.
+//!
+//! Every struct here is `#[repr(C)]` + `Pod` and mirrored by a WGSL struct of the same name and
+//! field order in `shaders/common.wgsl`; only 4-byte scalars and `[f32; 2]` pairs aligned to 8 bytes
+//! are used so the std430 layout equals the C layout (checked by `tests/layout.rs`).
+
+use bytemuck::{Pod, Zeroable};
+
+/// Marks an absent neighbour in the node linked list (the paper's "absent vertex" ∅).
+pub const NONE: u32 = u32::MAX;
+
+/// Bit set in `Node::bc_mode` when the x velocity component is imposed.
+pub const BC_VX: u32 = 1;
+/// Bit set in `Node::bc_mode` when the y velocity component is imposed.
+pub const BC_VY: u32 = 2;
+
+/// Core models (§2.2, eq 4): how the core pressure follows the enclosed area.
+pub const CORE_NONE: u32 = 0;
+/// Undrained elastic core: p = p0 − K_Ω (V − V0)/V0 (eq 4 integrated).
+pub const CORE_UNDRAINED: u32 = 1;
+/// Drained core: p = p0, constant.
+pub const CORE_DRAINED: u32 = 2;
+/// Ideal gas at constant temperature: p V = p0 V0.
+pub const CORE_GAS: u32 = 3;
+
+/// Body flag: the node list is closed (a cell); otherwise an open line (wall, beam).
+pub const BODY_CLOSED: u32 = 1;
+/// Body flag: rigid and driven; no internal forces are computed.
+pub const BODY_FROZEN: u32 = 2;
+/// Body flag: non-adjacent parts of this shell contact each other.
+pub const BODY_SELF_CONTACT: u32 = 4;
+
+/// Static per-node topology and boundary conditions.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Node {
+    /// Body this node belongs to.
+    pub body: u32,
+    /// Previous node along the shell, or `NONE` at the start of an open line.
+    pub prev: u32,
+    /// Next node along the shell, or `NONE` at the end of an open line. Segment `i` joins `i → next`.
+    pub next: u32,
+    /// Index of the node inside its body (0..count), for the self-contact exclusion.
+    pub local: u32,
+    /// Mass m of the node.
+    pub mass: f32,
+    /// `BC_VX | BC_VY` bits: imposed velocity components.
+    pub bc_mode: u32,
+    /// Imposed velocity (components selected by `bc_mode`).
+    pub bc_velocity: [f32; 2],
+    /// Force added to the node every step (components not imposed by velocity).
+    pub bc_force: [f32; 2],
+}
+
+/// Per-body parameters.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Body {
+    /// First node index.
+    pub first: u32,
+    /// Number of nodes.
+    pub count: u32,
+    /// Index into the material table.
+    pub material: u32,
+    /// `BODY_*` flags.
+    pub flags: u32,
+    /// Half-thickness r of the sphero-segments (and radius of the vertex disks).
+    pub radius: f32,
+    /// `CORE_*` model.
+    pub core_model: u32,
+    /// Reference pressure p0 of the core model.
+    pub core_p0: f32,
+    /// Reference volume V0 = s · A0 of the core model.
+    pub core_v0: f32,
+}
+
+/// Shell and core constitutive parameters (§2.2).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Material {
+    /// Stretch stiffness k_s (eq 1), force per unit length change.
+    pub k_s: f32,
+    /// Stretch plastic threshold F_s^Y (eq 1); `f32::INFINITY` for purely elastic.
+    pub f_s_yield: f32,
+    /// Segment dashpot coefficient (force per unit elongation rate).
+    pub c_s: f32,
+    /// Bending stiffness k_b (eq 3), moment per radian.
+    pub k_b: f32,
+    /// Bending plastic threshold M_b^Y (eq 3); `f32::INFINITY` for purely elastic.
+    pub m_b_yield: f32,
+    /// Bending dashpot coefficient (moment per unit angular rate); not accumulated plastically.
+    pub c_b: f32,
+    /// Core modulus K_Ω (eq 4).
+    pub k_core: f32,
+    /// Out-of-plane depth s: pressure force s·ℓ·p, volume V = s·A.
+    pub depth: f32,
+}
+
+/// Everything a step needs that is the same for all nodes. One copy lives in a uniform buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SimParams {
+    pub n_nodes: u32,
+    pub n_bodies: u32,
+    /// Capacity of the neighbour-entry arrays.
+    pub max_entries: u32,
+    /// Number of buckets of the hashed cell grid (power of two).
+    pub grid_buckets: u32,
+    pub dt: f32,
+    /// Global viscous damping rate c_v: f −= c_v m v.
+    pub viscous_damping: f32,
+    /// Local non-viscous damping α: f_i −= α |f_i| sign(v_i) per component.
+    pub local_damping: f32,
+    /// Verlet skin: the list is rebuilt once a node has moved more than skin/2.
+    pub skin: f32,
+    pub gravity: [f32; 2],
+    /// Side of a grid cell (≥ the neighbour cut-off).
+    pub cell_size: f32,
+    /// Neighbour cut-off: longest segment + 2 r_max + 2 skin (see docs/model-to-code.md).
+    pub cutoff: f32,
+    /// Contact normal stiffness k_n (eq 6).
+    pub k_n: f32,
+    /// Contact tangential stiffness k_t (eq 7).
+    pub k_t: f32,
+    /// Coulomb friction coefficient μ (eq 7–8).
+    pub mu: f32,
+    /// Contact normal viscous damping c_n (force per unit approach speed), 0 for elastic contacts.
+    pub c_n: f32,
+    /// Self-contact skips node pairs closer than this along the shell (ring distance).
+    pub self_exclusion: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+/// One entry of a node's neighbour list (CSR, sorted by `neighbor`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Entry {
+    /// The neighbouring node D.
+    pub neighbor: u32,
+    /// Index, in D's list, of the entry that points back to this node (always exists: lists are symmetric).
+    pub mirror: u32,
+    /// Index, in D's list, of the entry for this node's `prev`, or `NONE`.
+    pub prev_mirror: u32,
+    pub _pad: u32,
+}
+
+/// Contact slot flag: the node–segment contact of this entry is active.
+pub const SLOT_SEG: u32 = 1;
+/// Contact slot flag: the node–node (cap) contact of this entry is active.
+pub const SLOT_CAP: u32 = 2;
+
+/// Forces of the contacts owned by one neighbour entry (node C of the list, neighbour D):
+/// C against segment (D → next D), and the cap contact C–D when C < D.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactSlot {
+    /// Force on C from segment (D → next D); the ends receive −(1−w)·f and −w·f (Fig. 5).
+    pub seg_force: [f32; 2],
+    /// Force on C from node D (cap contact), owned by the lower index of the pair.
+    pub cap_force: [f32; 2],
+    /// Lever weight w = a/ℓ of the contact point along the segment (Fig. 5).
+    pub seg_w: f32,
+    /// Normal force f_n of the segment contact (for energies and counts).
+    pub seg_fn: f32,
+    /// Normal force f_n of the cap contact.
+    pub cap_fn: f32,
+    /// `SLOT_SEG | SLOT_CAP`.
+    pub flags: u32,
+}

@@ -1,0 +1,8 @@
+//! The model shared by both backends: data layout, precision helpers and the scene description.
+
+pub mod df32;
+pub mod layout;
+pub mod scene;
+
+pub use layout::*;
+pub use scene::*;

@@ -1,0 +1,447 @@
+//! `Scene`: bodies, nodes, materials and the initial state, built by the generators below and
+//! handed unchanged to either backend.
+
+use super::df32::{atan2_det, cross, df_sub, dot};
+use super::layout::*;
+use bytemuck::{Pod, Zeroable};
+
+/// Dynamic per-node state: what a step reads (side n) and writes (side n+1).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct NodeState {
+    /// Position, high part (see `df32`).
+    pub pos_hi: [f32; 2],
+    /// Position, low part: the position is pos_hi + pos_lo.
+    pub pos_lo: [f32; 2],
+    pub vel: [f32; 2],
+    /// Total force at this position (velocity Verlet needs f_n at the start of step n).
+    pub force: [f32; 2],
+    /// Plastic rest length of segment (this node → next), eq 1–2.
+    pub seg_rest: f32,
+    /// Plastic reference angle θ_p of the vertex at this node, eq 3.
+    pub theta_p: f32,
+}
+
+impl NodeState {
+    /// Position as f64 (for output and tests).
+    pub fn pos(&self) -> [f64; 2] {
+        [
+            self.pos_hi[0] as f64 + self.pos_lo[0] as f64,
+            self.pos_hi[1] as f64 + self.pos_lo[1] as f64,
+        ]
+    }
+}
+
+/// Per-body quantities recomputed every step (area by the shoelace formula, core pressure).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyState {
+    /// Signed enclosed area A (positive for counter-clockwise shells).
+    pub area: f32,
+    /// Core pressure p (eq 4 and the drained/gas variants).
+    pub pressure: f32,
+}
+
+/// Contact parameters for every pair of bodies (eq 6–8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactLaw {
+    pub k_n: f32,
+    pub k_t: f32,
+    pub mu: f32,
+    pub c_n: f32,
+}
+
+/// Core model of a closed shell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Core {
+    None,
+    /// p = p0 − K_Ω (V − V0)/V0 with K_Ω from the material.
+    Undrained {
+        p0: f32,
+    },
+    /// p = p0.
+    Drained {
+        p0: f32,
+    },
+    /// p V = p0 V0.
+    Gas {
+        p0: f32,
+    },
+}
+
+/// A set of nodes for boundary conditions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeSet {
+    Body(u32),
+    /// Nodes whose initial position lies in [min, max].
+    Box {
+        min: [f32; 2],
+        max: [f32; 2],
+    },
+    Indices(Vec<u32>),
+}
+
+/// How dt is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeStep {
+    Fixed(f32),
+    /// dt = fraction · sqrt(m_min / k_max) (§2.4).
+    FractionOfCritical(f32),
+}
+
+/// The whole simulation input, backend-independent.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub nodes: Vec<Node>,
+    pub bodies: Vec<Body>,
+    pub materials: Vec<Material>,
+    pub init: Vec<NodeState>,
+    pub contact: ContactLaw,
+    pub gravity: [f32; 2],
+    pub viscous_damping: f32,
+    pub local_damping: f32,
+    pub time_step: TimeStep,
+    /// Verlet skin as a length; `None` picks half the mean segment length.
+    pub skin: Option<f32>,
+    pub self_exclusion: u32,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        Scene {
+            nodes: vec![],
+            bodies: vec![],
+            materials: vec![],
+            init: vec![],
+            contact: ContactLaw {
+                k_n: 1.0,
+                k_t: 0.0,
+                mu: 0.0,
+                c_n: 0.0,
+            },
+            gravity: [0.0, 0.0],
+            viscous_damping: 0.0,
+            local_damping: 0.0,
+            time_step: TimeStep::FractionOfCritical(0.1),
+            skin: None,
+            self_exclusion: 2,
+        }
+    }
+}
+
+/// Options of one body added to a scene.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyOptions {
+    pub material: u32,
+    /// Half-thickness r.
+    pub radius: f32,
+    /// Mass of each node.
+    pub node_mass: f32,
+    pub frozen: bool,
+    pub self_contact: bool,
+    pub core: Core,
+}
+
+impl Scene {
+    pub fn add_material(&mut self, m: Material) -> u32 {
+        self.materials.push(m);
+        (self.materials.len() - 1) as u32
+    }
+
+    /// Adds a body through the given points; `closed` makes it a shell (cell), otherwise an open line.
+    /// Rest lengths and reference angles are those of the given shape (stress-free).
+    pub fn add_body(&mut self, points: &[[f64; 2]], closed: bool, o: BodyOptions) -> u32 {
+        assert!(points.len() >= 2, "a body needs at least two nodes");
+        let first = self.nodes.len() as u32;
+        let n = points.len() as u32;
+        let body = self.bodies.len() as u32;
+        for (k, p) in points.iter().enumerate() {
+            let k = k as u32;
+            let prev = if k > 0 {
+                first + k - 1
+            } else if closed {
+                first + n - 1
+            } else {
+                NONE
+            };
+            let next = if k + 1 < n {
+                first + k + 1
+            } else if closed {
+                first
+            } else {
+                NONE
+            };
+            let (bc_mode, bc_velocity) = if o.frozen {
+                (BC_VX | BC_VY, [0.0, 0.0])
+            } else {
+                (0, [0.0, 0.0])
+            };
+            self.nodes.push(Node {
+                body,
+                prev,
+                next,
+                local: k,
+                mass: o.node_mass,
+                bc_mode,
+                bc_velocity,
+                bc_force: [0.0, 0.0],
+            });
+            let hi = [p[0] as f32, p[1] as f32];
+            let lo = [(p[0] - hi[0] as f64) as f32, (p[1] - hi[1] as f64) as f32];
+            self.init.push(NodeState {
+                pos_hi: hi,
+                pos_lo: lo,
+                ..Default::default()
+            });
+        }
+        // Reference (stress-free) rest lengths and vertex angles.
+        for k in first..first + n {
+            let nd = self.nodes[k as usize];
+            if nd.next != NONE {
+                self.init[k as usize].seg_rest = self.length(k, nd.next);
+            }
+            if nd.prev != NONE && nd.next != NONE {
+                self.init[k as usize].theta_p = self.vertex_angle(nd.prev, k, nd.next);
+            }
+        }
+        let mut flags = if closed { BODY_CLOSED } else { 0 };
+        if o.frozen {
+            flags |= BODY_FROZEN;
+        }
+        if o.self_contact {
+            flags |= BODY_SELF_CONTACT;
+        }
+        let (core_model, core_p0) = match o.core {
+            Core::None => (CORE_NONE, 0.0),
+            Core::Undrained { p0 } => (CORE_UNDRAINED, p0),
+            Core::Drained { p0 } => (CORE_DRAINED, p0),
+            Core::Gas { p0 } => (CORE_GAS, p0),
+        };
+        let depth = self.materials[o.material as usize].depth;
+        let area = if closed { self.signed_area(first, n) } else { 0.0 };
+        self.bodies.push(Body {
+            first,
+            count: n,
+            material: o.material,
+            flags,
+            radius: o.radius,
+            core_model,
+            core_p0,
+            core_v0: depth * area.abs() as f32,
+        });
+        body
+    }
+
+    /// A regular polygon of `n` nodes on a circle of radius `r0` (counter-clockwise).
+    pub fn add_ring(&mut self, center: [f64; 2], r0: f64, n: usize, o: BodyOptions) -> u32 {
+        let pts: Vec<[f64; 2]> = (0..n)
+            .map(|k| {
+                let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+                [center[0] + r0 * a.cos(), center[1] + r0 * a.sin()]
+            })
+            .collect();
+        self.add_body(&pts, true, o)
+    }
+
+    /// A straight open line from `a` to `b` with `n` nodes.
+    pub fn add_line(&mut self, a: [f64; 2], b: [f64; 2], n: usize, o: BodyOptions) -> u32 {
+        let pts: Vec<[f64; 2]> = (0..n)
+            .map(|k| {
+                let t = k as f64 / (n - 1) as f64;
+                [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+            })
+            .collect();
+        self.add_body(&pts, false, o)
+    }
+
+    /// Node indices of a set.
+    pub fn resolve(&self, set: &NodeSet) -> Vec<u32> {
+        match set {
+            NodeSet::Body(b) => {
+                let b = self.bodies[*b as usize];
+                (b.first..b.first + b.count).collect()
+            }
+            NodeSet::Box { min, max } => (0..self.nodes.len() as u32)
+                .filter(|&i| {
+                    let p = self.init[i as usize].pos();
+                    p[0] >= min[0] as f64 && p[0] <= max[0] as f64 && p[1] >= min[1] as f64 && p[1] <= max[1] as f64
+                })
+                .collect(),
+            NodeSet::Indices(v) => v.clone(),
+        }
+    }
+
+    /// Imposes velocity components (None leaves a component free) on a node set.
+    pub fn impose_velocity(&mut self, set: &NodeSet, vx: Option<f32>, vy: Option<f32>) {
+        for i in self.resolve(set) {
+            let nd = &mut self.nodes[i as usize];
+            if let Some(v) = vx {
+                nd.bc_mode |= BC_VX;
+                nd.bc_velocity[0] = v;
+            }
+            if let Some(v) = vy {
+                nd.bc_mode |= BC_VY;
+                nd.bc_velocity[1] = v;
+            }
+        }
+    }
+
+    /// Adds a constant force to every node of a set.
+    pub fn add_force(&mut self, set: &NodeSet, f: [f32; 2]) {
+        for i in self.resolve(set) {
+            let nd = &mut self.nodes[i as usize];
+            nd.bc_force[0] += f[0];
+            nd.bc_force[1] += f[1];
+        }
+    }
+
+    /// Sets the initial velocity of a node set.
+    pub fn set_initial_velocity(&mut self, set: &NodeSet, v: [f32; 2]) {
+        for i in self.resolve(set) {
+            self.init[i as usize].vel = v;
+        }
+    }
+
+    fn length(&self, a: u32, b: u32) -> f32 {
+        let (pa, pb) = (&self.init[a as usize], &self.init[b as usize]);
+        let d = df_sub(pb.pos_hi, pb.pos_lo, pa.pos_hi, pa.pos_lo);
+        dot(d, d).sqrt()
+    }
+
+    /// Turning angle at vertex k between segments (k−1 → k) and (k → k+1), as in `cpu::bending`.
+    fn vertex_angle(&self, km: u32, k: u32, kp: u32) -> f32 {
+        let (a, b, c) = (&self.init[km as usize], &self.init[k as usize], &self.init[kp as usize]);
+        let e1 = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
+        let e2 = df_sub(c.pos_hi, c.pos_lo, b.pos_hi, b.pos_lo);
+        atan2_det(cross(e1, e2), dot(e1, e2))
+    }
+
+    fn signed_area(&self, first: u32, n: u32) -> f64 {
+        let p: Vec<[f64; 2]> = (first..first + n).map(|i| self.init[i as usize].pos()).collect();
+        let mut a = 0.0;
+        for k in 0..p.len() {
+            let (u, v) = (p[k], p[(k + 1) % p.len()]);
+            a += u[0] * v[1] - u[1] * v[0];
+        }
+        0.5 * a
+    }
+
+    /// Largest stiffness of the scene, for the critical time step sqrt(m/k_max) (§2.4).
+    /// Bending and core stiffnesses are converted to node-level springs: k_b/ℓ² and K_Ω·s·ℓ²/A.
+    pub fn k_max(&self) -> f32 {
+        let mut k = self.contact.k_n.max(self.contact.k_t);
+        for b in &self.bodies {
+            if b.flags & BODY_FROZEN != 0 {
+                continue;
+            }
+            let m = self.materials[b.material as usize];
+            let l = self.min_segment_length(b);
+            k = k.max(m.k_s).max(4.0 * m.k_b / (l * l));
+            if b.core_model == CORE_UNDRAINED && b.core_v0 > 0.0 {
+                k = k.max(m.k_core * m.depth * m.depth * l * l / b.core_v0);
+            }
+        }
+        k
+    }
+
+    fn min_segment_length(&self, b: &Body) -> f32 {
+        (b.first..b.first + b.count)
+            .filter(|&i| self.nodes[i as usize].next != NONE)
+            .map(|i| self.init[i as usize].seg_rest)
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    /// Smallest mass among free nodes.
+    pub fn m_min(&self) -> f32 {
+        self.nodes
+            .iter()
+            .filter(|n| n.bc_mode != (BC_VX | BC_VY))
+            .map(|n| n.mass)
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    /// Critical time step sqrt(m_min / k_max) (§2.4).
+    pub fn critical_dt(&self) -> f32 {
+        (self.m_min() / self.k_max()).sqrt()
+    }
+
+    pub fn dt(&self) -> f32 {
+        match self.time_step {
+            TimeStep::Fixed(dt) => dt,
+            TimeStep::FractionOfCritical(f) => f * self.critical_dt(),
+        }
+    }
+
+    /// Longest segment and largest half-thickness (for the neighbour cut-off).
+    pub fn longest_segment(&self) -> f32 {
+        self.init
+            .iter()
+            .zip(&self.nodes)
+            .filter(|(_, n)| n.next != NONE)
+            .map(|(s, _)| s.seg_rest)
+            .fold(0.0, f32::max)
+    }
+
+    pub fn mean_segment(&self) -> f32 {
+        let v: Vec<f32> = self
+            .init
+            .iter()
+            .zip(&self.nodes)
+            .filter(|(_, n)| n.next != NONE)
+            .map(|(s, _)| s.seg_rest)
+            .collect();
+        v.iter().sum::<f32>() / v.len().max(1) as f32
+    }
+
+    pub fn max_radius(&self) -> f32 {
+        self.bodies.iter().map(|b| b.radius).fold(0.0, f32::max)
+    }
+
+    /// Validates the scene, returning a message naming what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("the scene is empty: no bodies".into());
+        }
+        for (i, m) in self.materials.iter().enumerate() {
+            for (name, v) in [("k_s", m.k_s), ("k_b", m.k_b), ("k_core", m.k_core), ("depth", m.depth)] {
+                if !(v >= 0.0) {
+                    return Err(format!("material {i}: {name} = {v} must be ≥ 0"));
+                }
+            }
+        }
+        if !(self.contact.k_n > 0.0) {
+            return Err(format!("contact k_n = {} must be > 0", self.contact.k_n));
+        }
+        let dt = self.dt();
+        let dtc = self.critical_dt();
+        if !(dt > 0.0) || dt > dtc {
+            return Err(format!("time step dt = {dt:e} must be in (0, critical dt = {dtc:e}]"));
+        }
+        Ok(())
+    }
+
+    /// Simulation parameters as the kernels see them (grid and list capacity filled by the backend).
+    pub fn sim_params(&self) -> SimParams {
+        let skin = self.skin.unwrap_or(0.5 * self.mean_segment());
+        let cutoff = self.longest_segment() + 2.0 * self.max_radius() + 2.0 * skin;
+        SimParams {
+            n_nodes: self.nodes.len() as u32,
+            n_bodies: self.bodies.len() as u32,
+            max_entries: 0,
+            grid_buckets: (2 * self.nodes.len()).next_power_of_two().max(64) as u32,
+            dt: self.dt(),
+            viscous_damping: self.viscous_damping,
+            local_damping: self.local_damping,
+            skin,
+            gravity: self.gravity,
+            cell_size: cutoff,
+            cutoff,
+            k_n: self.contact.k_n,
+            k_t: self.contact.k_t,
+            mu: self.contact.mu,
+            c_n: self.contact.c_n,
+            self_exclusion: self.self_exclusion,
+            ..Default::default()
+        }
+    }
+}
