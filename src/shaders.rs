@@ -1,22 +1,79 @@
-//! Every WGSL kernel of the crate, embedded at compile time. `common.wgsl` (shared helpers) is
-//! prepended to each kernel before compilation, so line numbers in errors are mapped back by
-//! `shader_source` users via `COMMON_LINES`.
+//! Every WGSL file of the crate, embedded at compile time.
+//!
+//! A kernel is compiled as one module: `common.wgsl` (records and helpers shared with
+//! `model::layout`/`model::df32`), then the force-law libraries it includes (`INCLUDES`), then the
+//! kernel file itself. `locate` maps a line of that module back to its file and line.
 
 /// Shared WGSL helpers prepended to every kernel.
 pub const COMMON: &str = include_str!("../shaders/common.wgsl");
 
-/// (name, source) of every kernel file in `shaders/` except `common.wgsl`.
-pub const KERNELS: &[(&str, &str)] = &[];
+/// (name, source) of every file in `shaders/` except `common.wgsl`.
+pub const KERNELS: &[(&str, &str)] = &[
+    ("prefix_scan", include_str!("../shaders/prefix_scan.wgsl")),
+    ("model", include_str!("../shaders/model.wgsl")),
+    ("stretch", include_str!("../shaders/stretch.wgsl")),
+    ("bending", include_str!("../shaders/bending.wgsl")),
+    ("core_pressure", include_str!("../shaders/core_pressure.wgsl")),
+    ("contact", include_str!("../shaders/contact.wgsl")),
+    ("integrate", include_str!("../shaders/integrate.wgsl")),
+    ("core_area", include_str!("../shaders/core_area.wgsl")),
+    ("broad_phase", include_str!("../shaders/broad_phase.wgsl")),
+    ("contact_pairs", include_str!("../shaders/contact_pairs.wgsl")),
+    ("node_forces", include_str!("../shaders/node_forces.wgsl")),
+];
 
-/// Number of lines `COMMON` adds in front of a kernel (for mapping error lines back to the file).
+/// Force-law libraries (function-only files) compiled in front of a kernel.
+pub const INCLUDES: &[(&str, &[&str])] = &[
+    ("stretch", &["model"]),
+    ("bending", &["model"]),
+    ("core_pressure", &["model"]),
+    ("contact", &["model"]),
+    ("integrate", &["model"]),
+    ("core_area", &["model"]),
+    ("broad_phase", &["model"]),
+    ("contact_pairs", &["model", "contact"]),
+    ("node_forces", &["model", "stretch", "bending", "core_pressure"]),
+];
+
+fn source_of(name: &str) -> Option<&'static str> {
+    KERNELS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// The files making up kernel `name`, in order: ("common", …), includes…, (name, …).
+pub fn parts(name: &str) -> Option<Vec<(&'static str, &'static str)>> {
+    let src = source_of(name)?;
+    let mut v = vec![("common", COMMON)];
+    if let Some((_, inc)) = INCLUDES.iter().find(|(n, _)| *n == name) {
+        for i in inc.iter() {
+            v.push((i, source_of(i)?));
+        }
+    }
+    let own = KERNELS.iter().find(|(n, _)| *n == name)?.0;
+    v.push((own, src));
+    Some(v)
+}
+
+/// Number of lines `COMMON` adds in front of a kernel without includes.
 pub fn common_lines() -> usize {
     COMMON.lines().count()
 }
 
-/// Full source of kernel `name` as compiled: common helpers + the kernel file.
+/// Full source of kernel `name` as compiled.
 pub fn shader_source(name: &str) -> Option<String> {
-    KERNELS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, src)| format!("{COMMON}\n{src}"))
+    Some(parts(name)?.iter().map(|(_, s)| *s).collect::<Vec<_>>().join("\n"))
+}
+
+/// Maps 1-based `line` of the compiled module of kernel `name` to (`shaders/<file>.wgsl`, line).
+pub fn locate(name: &str, line: usize) -> (String, usize) {
+    let mut first = 1;
+    for (file, src) in parts(name).unwrap_or_default() {
+        let n = src.lines().count().max(1);
+        // `join("\n")` adds no line of its own when the part ends with a newline.
+        let span = if src.ends_with('\n') { n } else { n.max(1) };
+        if line < first + span {
+            return (format!("shaders/{file}.wgsl"), line - first + 1);
+        }
+        first += span;
+    }
+    (format!("shaders/{name}.wgsl"), line)
 }

@@ -1,1 +1,8 @@
 //! GPU backend: device/adapter set-up, typed buffers, generic primitives (scan) and the SPD stepper.
+
+pub mod array;
+pub mod context;
+pub mod kernel;
+pub mod prepared_scan;
+pub mod scan;
+pub mod stepper;

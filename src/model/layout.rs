@@ -128,7 +128,9 @@ pub struct SimParams {
     pub c_n: f32,
     /// Self-contact skips node pairs closer than this along the shell (ring distance).
     pub self_exclusion: u32,
-    pub _pad0: u32,
+    /// Always 0: the GPU kernels XOR float bits with it to stop inexact compiler algebra
+    /// (see `opaque` in shaders/model.wgsl).
+    pub opaque_zero: u32,
     pub _pad1: u32,
     pub _pad2: u32,
 }

@@ -1,0 +1,280 @@
+// broad_phase.wgsl: neighbour lists from a hashed uniform grid built by counting sort; twin of
+// src/cpu/broad_phase.rs. No all-pairs stage. Every kernel here is dispatched indirectly with
+// arguments written by `rebuild_decide`, so a step that needs no rebuild costs no host round trip.
+//
+// Order: rebuild_decide → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
+// grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → neighbor_mirror → rebuild_commit.
+
+@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(2) var<storage, read> bodies: array<Body>;
+@group(0) @binding(3) var<storage, read> pos: array<NodeState>;
+@group(0) @binding(4) var<storage, read_write> bucket_start: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> cursor: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> bucket_nodes: array<u32>;
+// Neighbour counts, scanned in place into the start offsets of the new list (total at [n]).
+@group(0) @binding(7) var<storage, read_write> nbr_count: array<u32>;
+@group(0) @binding(8) var<storage, read_write> live_start: array<u32>;
+@group(0) @binding(9) var<storage, read_write> live_entries: array<Entry>;
+@group(0) @binding(10) var<storage, read_write> live_hist: array<vec2<f32>>;
+@group(0) @binding(11) var<storage, read_write> new_entries: array<Entry>;
+@group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
+// flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count.
+@group(0) @binding(13) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
+@group(0) @binding(15) var<storage, read_write> args: array<u32>;
+@group(0) @binding(16) var<storage, read> args_template: array<u32>;
+
+fn cell_of(s: NodeState) -> vec2<i32> {
+    return vec2<i32>(i32(floor(s.pos_hi.x / params.cell_size)), i32(floor(s.pos_hi.y / params.cell_size)));
+}
+
+fn bucket_of(cell: vec2<i32>) -> u32 {
+    return ((bitcast<u32>(cell.x) * 73856093u) ^ (bitcast<u32>(cell.y) * 19349663u)) & (params.grid_buckets - 1u);
+}
+
+fn is_neighbor(x: u32, d: u32) -> bool {
+    if (x == d) {
+        return false;
+    }
+    let nx = nodes[x];
+    let nd = nodes[d];
+    let bx = bodies[nx.body];
+    let bd = bodies[nd.body];
+    if ((bx.flags & BODY_FROZEN) != 0u && (bd.flags & BODY_FROZEN) != 0u) {
+        return false;
+    }
+    if (nx.body == nd.body) {
+        if ((bx.flags & BODY_SELF_CONTACT) == 0u) {
+            return false;
+        }
+        let gap = max(nx.local_index, nd.local_index) - min(nx.local_index, nd.local_index);
+        var ring = gap;
+        if ((bx.flags & BODY_CLOSED) != 0u) {
+            ring = min(gap, bx.count - gap);
+        }
+        if (ring <= params.self_exclusion) {
+            return false;
+        }
+    }
+    let r = df_sub(pos[d], pos[x]);
+    return dot2(r, r) < params.cutoff * params.cutoff;
+}
+
+// The 9 buckets around a cell, hash-collision duplicates replaced by NONE.
+fn neighbor_buckets(cell: vec2<i32>) -> array<u32, 9> {
+    var out: array<u32, 9>;
+    var k = 0u;
+    for (var dy = -1; dy <= 1; dy++) {
+        for (var dx = -1; dx <= 1; dx++) {
+            let b = bucket_of(vec2<i32>(cell.x + dx, cell.y + dy));
+            var seen = false;
+            for (var q = 0u; q < k; q++) {
+                if (out[q] == b) {
+                    seen = true;
+                }
+            }
+            out[k] = select(b, NONE, seen);
+            k++;
+        }
+    }
+    return out;
+}
+
+// Index of `key` in the sorted entries [lo, hi) of the live list, or NONE (twin of find_entry).
+fn find_live(lo_in: u32, hi_in: u32, key: u32) -> u32 {
+    var lo = lo_in;
+    var hi = hi_in;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        let v = live_entries[mid].neighbor;
+        if (v == key) {
+            return mid;
+        }
+        if (v < key) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return NONE;
+}
+
+// The same search in the list being built.
+fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
+    var lo = lo_in;
+    var hi = hi_in;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        let v = new_entries[mid].neighbor;
+        if (v == key) {
+            return mid;
+        }
+        if (v < key) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return NONE;
+}
+
+// Single thread: rebuild when some node moved more than half the skin (or when forced). Writes
+// the x workgroup counts of every indirect dispatch of the rebuild: the template or zero.
+@compute @workgroup_size(1)
+fn rebuild_decide() {
+    let d = bitcast<f32>(atomicLoad(&flags[0]));
+    let rebuild = !(d <= 0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+    let n = arrayLength(&args_template) / 3u;
+    for (var i = 0u; i < n; i++) {
+        args[3u * i] = select(0u, args_template[3u * i], rebuild);
+        args[3u * i + 1u] = args_template[3u * i + 1u];
+        args[3u * i + 2u] = args_template[3u * i + 2u];
+    }
+    if (rebuild) {
+        atomicStore(&flags[0], 0u);
+        atomicStore(&flags[2], 0u);
+        atomicAdd(&flags[3], 1u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn grid_clear(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let b = linear_id(wid, lid, nwg, 64u);
+    if (b > params.grid_buckets) {
+        return;
+    }
+    atomicStore(&bucket_start[b], 0u);
+}
+
+@compute @workgroup_size(64)
+fn grid_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, 64u);
+    if (i >= params.n_nodes) {
+        return;
+    }
+    atomicAdd(&bucket_start[bucket_of(cell_of(pos[i]))], 1u);
+}
+
+@compute @workgroup_size(64)
+fn grid_cursor(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let b = linear_id(wid, lid, nwg, 64u);
+    if (b >= params.grid_buckets) {
+        return;
+    }
+    atomicStore(&cursor[b], atomicLoad(&bucket_start[b]));
+}
+
+@compute @workgroup_size(64)
+fn grid_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, 64u);
+    if (i >= params.n_nodes) {
+        return;
+    }
+    let slot = atomicAdd(&cursor[bucket_of(cell_of(pos[i]))], 1u);
+    bucket_nodes[slot] = i;
+}
+
+@compute @workgroup_size(64)
+fn neighbor_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= params.n_nodes) {
+        return;
+    }
+    let bs = neighbor_buckets(cell_of(pos[x]));
+    var count = 0u;
+    for (var q = 0u; q < 9u; q++) {
+        let b = bs[q];
+        if (b == NONE) {
+            continue;
+        }
+        let hi = atomicLoad(&bucket_start[b + 1u]);
+        for (var k = atomicLoad(&bucket_start[b]); k < hi; k++) {
+            if (is_neighbor(x, bucket_nodes[k])) {
+                count++;
+            }
+        }
+    }
+    nbr_count[x] = count;
+}
+
+@compute @workgroup_size(64)
+fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= params.n_nodes) {
+        return;
+    }
+    if (nbr_count[params.n_nodes] > params.max_entries) {
+        atomicStore(&flags[1], 1u);
+        return;
+    }
+    let base = nbr_count[x];
+    let bs = neighbor_buckets(cell_of(pos[x]));
+    var k = 0u;
+    for (var q = 0u; q < 9u; q++) {
+        let b = bs[q];
+        if (b == NONE) {
+            continue;
+        }
+        let hi = atomicLoad(&bucket_start[b + 1u]);
+        for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
+            let d = bucket_nodes[kk];
+            if (!is_neighbor(x, d)) {
+                continue;
+            }
+            // Insertion into the sorted prefix of x's entries.
+            var j = k;
+            while (j > 0u && new_entries[base + j - 1u].neighbor > d) {
+                new_entries[base + j] = new_entries[base + j - 1u];
+                j--;
+            }
+            new_entries[base + j] = Entry(d, NONE, NONE, 0u);
+            k++;
+        }
+    }
+    for (var j = 0u; j < k; j++) {
+        let old = find_live(live_start[x], live_start[x + 1u], new_entries[base + j].neighbor);
+        if (old != NONE) {
+            new_hist[base + j] = live_hist[old];
+        } else {
+            new_hist[base + j] = vec2<f32>(0.0, 0.0);
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn neighbor_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= params.n_nodes || atomicLoad(&flags[1]) != 0u) {
+        return;
+    }
+    let prev = nodes[x].prev;
+    for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
+        let d = new_entries[e].neighbor;
+        let mirror = find_new(nbr_count[d], nbr_count[d + 1u], x);
+        var prev_mirror = NONE;
+        if (prev != NONE) {
+            prev_mirror = find_new(nbr_count[d], nbr_count[d + 1u], prev);
+        }
+        new_entries[e].mirror = mirror;
+        new_entries[e].prev_mirror = prev_mirror;
+    }
+}
+
+// Makes the new list live and records the reference positions of the skin test.
+@compute @workgroup_size(64)
+fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= params.n_nodes || atomicLoad(&flags[1]) != 0u) {
+        return;
+    }
+    for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
+        live_entries[e] = new_entries[e];
+        live_hist[e] = new_hist[e];
+    }
+    live_start[x] = nbr_count[x];
+    if (x + 1u == params.n_nodes) {
+        live_start[x + 1u] = nbr_count[x + 1u];
+    }
+    let s = pos[x];
+    x_ref[x] = vec2<f32>(s.pos_hi.x + s.pos_lo.x, s.pos_hi.y + s.pos_lo.y);
+}

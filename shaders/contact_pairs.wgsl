@@ -1,0 +1,109 @@
+// contact_pairs.wgsl: for node C, the contacts owned by each entry of its neighbour list
+// (C against segment D → next D, and the cap contact C–D when C < D); twin of
+// src/cpu/contact_pairs.rs. Each contact is computed by one thread only.
+
+@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(2) var<storage, read> bodies: array<Body>;
+@group(0) @binding(3) var<storage, read> pos: array<NodeState>;
+@group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;
+@group(0) @binding(5) var<storage, read> start: array<u32>;
+@group(0) @binding(6) var<storage, read> entries: array<Entry>;
+@group(0) @binding(7) var<storage, read> hist_in: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read_write> slots: array<ContactSlot>;
+@group(0) @binding(9) var<storage, read_write> hist_out: array<vec2<f32>>;
+
+// True when P lies in the vertex region of node v (twin of cpu::contact::in_vertex_region).
+fn in_vertex_region(p: NodeState, v: u32) -> bool {
+    let nv = nodes[v];
+    let pv = pos[v];
+    let vp = df_sub(p, pv);
+    if (nv.prev != NONE) {
+        let av = df_sub(pv, pos[nv.prev]);
+        if (dot2(vp, av) < 0.0) {
+            return false;
+        }
+    }
+    if (nv.next != NONE) {
+        let vb = df_sub(pos[nv.next], pv);
+        if (dot2(vp, vb) >= 0.0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+@compute @workgroup_size(64)
+fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = linear_id(wid, lid, nwg, 64u);
+    if (c >= params.n_nodes) {
+        return;
+    }
+    let pc = pos[c];
+    let rc = bodies[nodes[c].body].radius;
+    let vc = vel_half[c];
+    for (var e = start[c]; e < start[c + 1u]; e++) {
+        let d = entries[e].neighbor;
+        let nd = nodes[d];
+        let rd = bodies[nd.body].radius;
+        var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u);
+        var h = vec2<f32>(0.0, 0.0);
+        // Node C against the interior of segment D → D1 (Fig. 4b).
+        let d1 = nd.next;
+        if (d1 != NONE) {
+            let pa = pos[d];
+            let pb = pos[d1];
+            if (in_segment_interior(pc, pa, pb)) {
+                let o = segment_offset(pc, pa, pb);
+                let off = o.xy;
+                let w = o.z;
+                let dist = sqrt(dot2(off, off));
+                let overlap = rc + rd - dist;
+                var in_contact = overlap > 0.0 && dist > 0.0;
+                // Concave joint: only the closer of two adjacent segments acts (ties: the previous).
+                if (in_contact && nd.prev != NONE) {
+                    if (interior_distance(pc, pos[nd.prev], pa) <= dist) {
+                        in_contact = false;
+                    }
+                }
+                let d2 = nodes[d1].next;
+                if (in_contact && d2 != NONE) {
+                    if (interior_distance(pc, pb, pos[d2]) < dist) {
+                        in_contact = false;
+                    }
+                }
+                if (in_contact) {
+                    let n = vec2<f32>(off.x / dist, off.y / dist);
+                    let vd = vel_half[d];
+                    let vd1 = vel_half[d1];
+                    let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
+                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), hist_in[e].x);
+                    s.seg_force = cf.force;
+                    s.seg_w = w;
+                    s.seg_fn = cf.f_n;
+                    s.flags |= SLOT_SEG;
+                    h.x = cf.f_t;
+                }
+            }
+        }
+        // Cap contact C–D (Fig. 4a/c), owned by the lower index.
+        if (c < d) {
+            if (in_vertex_region(pc, d) && in_vertex_region(pos[d], c)) {
+                let pd = pos[d];
+                let off = df_sub(pc, pd);
+                let dist = sqrt(dot2(off, off));
+                let overlap = rc + rd - dist;
+                if (overlap > 0.0 && dist > 0.0) {
+                    let n = vec2<f32>(off.x / dist, off.y / dist);
+                    let vd = vel_half[d];
+                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), hist_in[e].y);
+                    s.cap_force = cf.force;
+                    s.cap_fn = cf.f_n;
+                    s.flags |= SLOT_CAP;
+                    h.y = cf.f_t;
+                }
+            }
+        }
+        slots[e] = s;
+        hist_out[e] = h;
+    }
+}

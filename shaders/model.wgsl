@@ -1,0 +1,183 @@
+// model.wgsl: records shared with src/model/layout.rs, the simulation parameters binding, and the
+// double-f32 / deterministic helpers of src/model/df32.rs. Included by every physics kernel.
+
+// ---- Records shared with src/model/layout.rs (same fields, same order, same sizes). ----
+
+const BC_VX: u32 = 1u;
+const BC_VY: u32 = 2u;
+const CORE_NONE: u32 = 0u;
+const CORE_UNDRAINED: u32 = 1u;
+const CORE_DRAINED: u32 = 2u;
+const CORE_GAS: u32 = 3u;
+const BODY_CLOSED: u32 = 1u;
+const BODY_FROZEN: u32 = 2u;
+const BODY_SELF_CONTACT: u32 = 4u;
+const SLOT_SEG: u32 = 1u;
+const SLOT_CAP: u32 = 2u;
+const PI: f32 = 3.14159265358979;
+
+struct Node {
+    body: u32,
+    prev: u32,
+    next: u32,
+    local_index: u32,
+    mass: f32,
+    bc_mode: u32,
+    bc_velocity: vec2<f32>,
+    bc_force: vec2<f32>,
+}
+
+struct Body {
+    first: u32,
+    count: u32,
+    material: u32,
+    flags: u32,
+    radius: f32,
+    core_model: u32,
+    core_p0: f32,
+    core_v0: f32,
+}
+
+struct Material {
+    k_s: f32,
+    f_s_yield: f32,
+    c_s: f32,
+    k_b: f32,
+    m_b_yield: f32,
+    c_b: f32,
+    k_core: f32,
+    depth: f32,
+}
+
+struct SimParams {
+    n_nodes: u32,
+    n_bodies: u32,
+    max_entries: u32,
+    grid_buckets: u32,
+    dt: f32,
+    viscous_damping: f32,
+    local_damping: f32,
+    skin: f32,
+    gravity: vec2<f32>,
+    cell_size: f32,
+    cutoff: f32,
+    k_n: f32,
+    k_t: f32,
+    mu: f32,
+    c_n: f32,
+    self_exclusion: u32,
+    // Always 0. XOR-ing float bits with it hides values from the shader compiler (see opaque).
+    opaque_zero: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct NodeState {
+    pos_hi: vec2<f32>,
+    pos_lo: vec2<f32>,
+    vel: vec2<f32>,
+    force: vec2<f32>,
+    seg_rest: f32,
+    theta_p: f32,
+}
+
+struct BodyState {
+    area: f32,
+    pressure: f32,
+}
+
+struct Entry {
+    neighbor: u32,
+    mirror: u32,
+    prev_mirror: u32,
+    _pad: u32,
+}
+
+struct ContactSlot {
+    seg_force: vec2<f32>,
+    cap_force: vec2<f32>,
+    seg_w: f32,
+    seg_fn: f32,
+    cap_fn: f32,
+    flags: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: SimParams;
+
+// x, unchanged, but opaque to the compiler. Vulkan drivers (lavapipe's NIR, for one) may apply
+// inexact algebra such as hi − (hi + t) + t → 0 to SPIR-V that naga emits without NoContraction,
+// which would erase the rounding error TwoSum is meant to keep. The CPU twin needs no barrier.
+fn opaque(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ params.opaque_zero);
+}
+
+// ---- Double-f32 positions and deterministic functions (twins in src/model/df32.rs). ----
+
+// (hi, lo) + d for one coordinate: TwoSum of hi and (lo + d). Returns (hi', lo').
+fn df_add(hi: f32, lo: f32, d: f32) -> vec2<f32> {
+    let t = opaque(lo + d);
+    let s = opaque(hi + t);
+    let bp = opaque(s - hi);
+    let e = opaque(hi - opaque(s - bp)) + opaque(t - bp);
+    return vec2<f32>(s, e);
+}
+
+// Vector from position b to position a.
+fn df_sub(a: NodeState, b: NodeState) -> vec2<f32> {
+    let h = a.pos_hi - b.pos_hi;
+    let l = a.pos_lo - b.pos_lo;
+    return vec2<f32>(opaque(h.x) + opaque(l.x), opaque(h.y) + opaque(l.y));
+}
+
+fn atan_small(x: f32) -> f32 {
+    let s = x * x;
+    var p = -1.0 / 15.0;
+    p = p * s + 1.0 / 13.0;
+    p = p * s - 1.0 / 11.0;
+    p = p * s + 1.0 / 9.0;
+    p = p * s - 1.0 / 7.0;
+    p = p * s + 1.0 / 5.0;
+    p = p * s - 1.0 / 3.0;
+    p = p * s + 1.0;
+    return p * x;
+}
+
+// atan2 from +, -, *, / only, bit-identical to the CPU twin.
+fn atan2_det(y: f32, x: f32) -> f32 {
+    let ax = abs(x);
+    let ay = abs(y);
+    let mx = max(ax, ay);
+    let mn = min(ax, ay);
+    if (mx == 0.0) {
+        return 0.0;
+    }
+    let a = mn / mx;
+    var r: f32;
+    if (a > 0.41421357) {
+        r = 0.78539816339745 + atan_small((a - 1.0) / (a + 1.0));
+    } else {
+        r = atan_small(a);
+    }
+    if (ay > ax) {
+        r = 1.57079632679490 - r;
+    }
+    if (x < 0.0) {
+        r = PI - r;
+    }
+    if (y < 0.0) {
+        r = -r;
+    }
+    return r;
+}
+
+fn cross2(a: vec2<f32>, b: vec2<f32>) -> f32 {
+    return a.x * b.y - a.y * b.x;
+}
+
+fn dot2(a: vec2<f32>, b: vec2<f32>) -> f32 {
+    return a.x * b.x + a.y * b.y;
+}
+
+fn perp(a: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(-a.y, a.x);
+}

@@ -1,0 +1,134 @@
+// node_forces.wgsl: all forces on node X at x_{n+1} (stretch, bending, core pressure, contact
+// gather with lever-rule reactions), then the second half of velocity Verlet (§2.4); twin of
+// src/cpu/node_forces.rs. Gather only, fixed order, no atomics: bit-identical reruns.
+
+@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(2) var<storage, read> bodies: array<Body>;
+@group(0) @binding(3) var<storage, read> materials: array<Material>;
+@group(0) @binding(4) var<storage, read> body_state: array<BodyState>;
+@group(0) @binding(5) var<storage, read> old: array<NodeState>;
+@group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
+@group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read> start: array<u32>;
+@group(0) @binding(9) var<storage, read> entries: array<Entry>;
+@group(0) @binding(10) var<storage, read> slots: array<ContactSlot>;
+
+@compute @workgroup_size(64)
+fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= params.n_nodes) {
+        return;
+    }
+    let n = nodes[x];
+    let body = bodies[n.body];
+    let m = materials[body.material];
+    var f = vec2<f32>(0.0, 0.0);
+    var seg_rest = old[x].seg_rest;
+    var theta_p = old[x].theta_p;
+    let frozen = (body.flags & BODY_FROZEN) != 0u;
+    if (!frozen) {
+        // Stretch (eq 1–2) of segments X → X+1 (owned) and X−1 → X.
+        if (n.next != NONE) {
+            let s = stretch(m, pos[x], pos[n.next], vel_half[x], vel_half[n.next], old[x].seg_rest);
+            f.x -= s.x;
+            f.y -= s.y;
+            seg_rest = s.z;
+        }
+        if (n.prev != NONE) {
+            let a = n.prev;
+            let s = stretch(m, pos[a], pos[x], vel_half[a], vel_half[x], old[a].seg_rest);
+            f.x += s.x;
+            f.y += s.y;
+        }
+        // Bending (eq 3, 9–10) at vertices X−1, X, X+1: F = −M ∂θ/∂x.
+        let vertices = array<u32, 3>(n.prev, x, n.next);
+        for (var j = 0u; j < 3u; j++) {
+            let v = vertices[j];
+            if (v == NONE) {
+                continue;
+            }
+            let nv = nodes[v];
+            if (nv.prev == NONE || nv.next == NONE) {
+                continue;
+            }
+            let a = nv.prev;
+            let c = nv.next;
+            let b = bending(m, pos[a], pos[v], pos[c], vel_half[a], vel_half[v], vel_half[c], old[v].theta_p);
+            if (v == x) {
+                f.x += b.moment * (b.grad_a.x + b.grad_c.x);
+                f.y += b.moment * (b.grad_a.y + b.grad_c.y);
+                theta_p = b.theta_p;
+            } else if (v == n.next) {
+                f.x -= b.moment * b.grad_a.x;
+                f.y -= b.moment * b.grad_a.y;
+            } else {
+                f.x -= b.moment * b.grad_c.x;
+                f.y -= b.moment * b.grad_c.y;
+            }
+        }
+        // Core pressure on both segments (§2.4), half of each segment's force.
+        if ((body.flags & BODY_CLOSED) != 0u && body.core_model != CORE_NONE) {
+            let bs = body_state[n.body];
+            let orientation = select(-1.0, 1.0, bs.area >= 0.0);
+            let fa = core_pressure(m.depth, bs.pressure, orientation, pos[n.prev], pos[x]);
+            let fb = core_pressure(m.depth, bs.pressure, orientation, pos[x], pos[n.next]);
+            f.x += fa.x + fb.x;
+            f.y += fa.y + fb.y;
+        }
+    }
+    // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
+    for (var e = start[x]; e < start[x + 1u]; e++) {
+        let en = entries[e];
+        let s = slots[e];
+        let ms = slots[en.mirror];
+        if ((s.flags & SLOT_SEG) != 0u) {
+            f.x += s.seg_force.x;
+            f.y += s.seg_force.y;
+        }
+        if ((ms.flags & SLOT_SEG) != 0u) {
+            let w = 1.0 - ms.seg_w;
+            f.x -= w * ms.seg_force.x;
+            f.y -= w * ms.seg_force.y;
+        }
+        if (en.prev_mirror != NONE) {
+            let ps = slots[en.prev_mirror];
+            if ((ps.flags & SLOT_SEG) != 0u) {
+                f.x -= ps.seg_w * ps.seg_force.x;
+                f.y -= ps.seg_w * ps.seg_force.y;
+            }
+        }
+        if (x < en.neighbor) {
+            if ((s.flags & SLOT_CAP) != 0u) {
+                f.x += s.cap_force.x;
+                f.y += s.cap_force.y;
+            }
+        } else if ((ms.flags & SLOT_CAP) != 0u) {
+            f.x -= ms.cap_force.x;
+            f.y -= ms.cap_force.y;
+        }
+    }
+    let vh = vel_half[x];
+    if (!frozen) {
+        f.x += n.mass * params.gravity.x;
+        f.y += n.mass * params.gravity.y;
+        f.x += n.bc_force.x;
+        f.y += n.bc_force.y;
+        // Global viscous damping and local non-viscous damping (quasi-static runs).
+        f.x -= params.viscous_damping * n.mass * vh.x;
+        f.y -= params.viscous_damping * n.mass * vh.y;
+        f.x -= params.local_damping * abs(f.x) * sign(vh.x);
+        f.y -= params.local_damping * abs(f.y) * sign(vh.y);
+    }
+    let h = 0.5 * params.dt / n.mass;
+    var vel = vec2<f32>(vh.x + h * f.x, vh.y + h * f.y);
+    if ((n.bc_mode & BC_VX) != 0u) {
+        vel.x = n.bc_velocity.x;
+    }
+    if ((n.bc_mode & BC_VY) != 0u) {
+        vel.y = n.bc_velocity.y;
+    }
+    pos[x].vel = vel;
+    pos[x].force = f;
+    pos[x].seg_rest = seg_rest;
+    pos[x].theta_p = theta_p;
+}

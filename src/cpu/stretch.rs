@@ -1,0 +1,34 @@
+//! Twin of `shaders/stretch.wgsl`: linear elastic–perfectly plastic segment law (eq 1–2).
+//!
+//! Compression counts positive (paper's convention): F = k_s (ℓ_p − ℓ). When |F| would exceed
+//! F_s^Y the force stays at ±F_s^Y and the plastic rest length ℓ_p follows (return mapping, the
+//! total form of the incremental eq 1–2). An optional dashpot adds −c_s dℓ/dt (not plastic).
+
+use crate::model::df32::{df_sub, dot};
+use crate::model::*;
+
+/// Result of the stretch law on segment a → b.
+pub struct Stretch {
+    /// Force on node b (node a receives the opposite).
+    pub force_on_b: [f32; 2],
+    /// Updated plastic rest length.
+    pub rest: f32,
+}
+
+pub fn stretch(m: &Material, a: &NodeState, b: &NodeState, va: [f32; 2], vb: [f32; 2], rest: f32) -> Stretch {
+    let d = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
+    let l = dot(d, d).sqrt();
+    let u = [d[0] / l, d[1] / l];
+    let mut f = m.k_s * (rest - l);
+    let mut rest_new = rest;
+    if f.abs() > m.f_s_yield {
+        f = if f > 0.0 { m.f_s_yield } else { -m.f_s_yield };
+        rest_new = l + f / m.k_s;
+    }
+    let rate = u[0] * (vb[0] - va[0]) + u[1] * (vb[1] - va[1]);
+    let f_total = f - m.c_s * rate;
+    Stretch {
+        force_on_b: [f_total * u[0], f_total * u[1]],
+        rest: rest_new,
+    }
+}

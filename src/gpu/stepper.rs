@@ -1,0 +1,484 @@
+//! GPU stepper: owns the simulation buffers and records the kernel sequence of
+//! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → contact_pairs →
+//! node_forces — for many steps per submission. Node state and friction history are ping-pong
+//! buffers: step n reads side `n % 2` and writes the other. Nothing is read back until the caller
+//! asks for output.
+
+use std::sync::Arc;
+
+use super::array::{dispatch_size, GpuArray};
+use super::context::GpuContext;
+use super::kernel::Kernel;
+use super::prepared_scan::PreparedScan;
+use crate::backend::{Backend, ContactSnapshot};
+use crate::model::*;
+use wgpu::util::DeviceExt as _;
+
+/// Steps recorded per command buffer (one submission).
+const STEPS_PER_SUBMIT: u32 = 64;
+/// Workgroup size of every per-node kernel.
+const WG: u32 = 64;
+
+struct Kernels {
+    integrate: Kernel,
+    core_area: Kernel,
+    contact_pairs: Kernel,
+    node_forces: Kernel,
+    rebuild_decide: Kernel,
+    grid_clear: Kernel,
+    grid_count: Kernel,
+    grid_cursor: Kernel,
+    grid_scatter: Kernel,
+    neighbor_count: Kernel,
+    neighbor_fill: Kernel,
+    neighbor_mirror: Kernel,
+    rebuild_commit: Kernel,
+}
+
+impl Kernels {
+    fn new(ctx: &GpuContext) -> anyhow::Result<Self> {
+        let bp = |e: &str| Kernel::new(ctx, "broad_phase", e);
+        Ok(Kernels {
+            integrate: Kernel::new(ctx, "integrate", "integrate")?,
+            core_area: Kernel::new(ctx, "core_area", "core_area")?,
+            contact_pairs: Kernel::new(ctx, "contact_pairs", "contact_pairs")?,
+            node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
+            rebuild_decide: bp("rebuild_decide")?,
+            grid_clear: bp("grid_clear")?,
+            grid_count: bp("grid_count")?,
+            grid_cursor: bp("grid_cursor")?,
+            grid_scatter: bp("grid_scatter")?,
+            neighbor_count: bp("neighbor_count")?,
+            neighbor_fill: bp("neighbor_fill")?,
+            neighbor_mirror: bp("neighbor_mirror")?,
+            rebuild_commit: bp("rebuild_commit")?,
+        })
+    }
+}
+
+/// Bind groups of one ping-pong side.
+struct SideGroups {
+    integrate: wgpu::BindGroup,
+    core_area: wgpu::BindGroup,
+    contact_pairs: wgpu::BindGroup,
+    node_forces: wgpu::BindGroup,
+    broad_phase: Vec<wgpu::BindGroup>,
+}
+
+/// Buffers whose size depends on the neighbour-list capacity.
+struct ListBuffers {
+    capacity: u32,
+    live_start: GpuArray<u32>,
+    live_entries: GpuArray<Entry>,
+    hist: [GpuArray<[f32; 2]>; 2],
+    new_entries: GpuArray<Entry>,
+    new_hist: GpuArray<[f32; 2]>,
+    slots: GpuArray<ContactSlot>,
+}
+
+pub struct GpuBackend {
+    ctx: Arc<GpuContext>,
+    kernels: Kernels,
+    params: SimParams,
+    n_nodes: u32,
+    n_bodies: u32,
+    params_step: wgpu::Buffer,
+    params_init: wgpu::Buffer,
+    nodes: GpuArray<Node>,
+    bodies: GpuArray<Body>,
+    materials: GpuArray<Material>,
+    state: [GpuArray<NodeState>; 2],
+    vel_half: GpuArray<[f32; 2]>,
+    x_ref: GpuArray<[f32; 2]>,
+    body_state: GpuArray<BodyState>,
+    flags: GpuArray<u32>,
+    bucket_start: GpuArray<u32>,
+    cursor: GpuArray<u32>,
+    bucket_nodes: GpuArray<u32>,
+    nbr_count: GpuArray<u32>,
+    lists: ListBuffers,
+    args: GpuArray<u32>,
+    args_template: GpuArray<u32>,
+    bucket_scan: PreparedScan,
+    nbr_scan: PreparedScan,
+    /// Bind groups per ping-pong side, for stepping and for the dt = 0 initial force pass.
+    groups: Vec<SideGroups>,
+    groups_init: Vec<SideGroups>,
+    side: usize,
+    steps: u64,
+}
+
+/// Order of the indirect dispatches of a rebuild (index into the args buffer, 12 bytes each).
+const ARG_GRID_CLEAR: u32 = 0;
+const ARG_GRID_COUNT: u32 = 1;
+const ARG_GRID_CURSOR: u32 = 2;
+const ARG_GRID_SCATTER: u32 = 3;
+const ARG_NEIGHBOR_COUNT: u32 = 4;
+const ARG_NEIGHBOR_FILL: u32 = 5;
+const ARG_NEIGHBOR_MIRROR: u32 = 6;
+const ARG_REBUILD_COMMIT: u32 = 7;
+/// First slot of the bucket scan's dispatches; the neighbour scan's follow them.
+const ARG_SCANS: u32 = 8;
+
+impl GpuBackend {
+    pub fn new(ctx: Arc<GpuContext>, scene: &Scene) -> anyhow::Result<GpuBackend> {
+        scene.validate().map_err(anyhow::Error::msg)?;
+        let c = &*ctx;
+        let kernels = Kernels::new(c)?;
+        let n = scene.nodes.len() as u32;
+        let mut params = scene.sim_params();
+        // Neighbour-list capacity: generous first guess, checked after every batch.
+        let capacity = (24 * n).max(1024);
+        params.max_entries = capacity;
+        for (what, bytes) in [
+            ("node state", n as u64 * std::mem::size_of::<NodeState>() as u64),
+            (
+                "contact slots",
+                capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
+            ),
+        ] {
+            c.check_binding_size(what, bytes)?;
+        }
+        let uniform = |p: &SimParams, label: &str| {
+            c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::bytes_of(p),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            })
+        };
+        let params_step = uniform(&params, "params");
+        let params_init = uniform(&SimParams { dt: 0.0, ..params }, "params dt=0");
+        let buckets = params.grid_buckets;
+        let bucket_start = GpuArray::<u32>::zeroed(c, "bucket_start", buckets as usize + 1)?;
+        let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count", n as usize + 1)?;
+        let bucket_scan = PreparedScan::new(c, bucket_start.buffer(), buckets)?;
+        let nbr_scan = PreparedScan::new(c, nbr_count.buffer(), n)?;
+        // Indirect arguments template: full sizes; rebuild_decide copies them or zeroes x.
+        let mut template: Vec<[u32; 3]> = vec![[0, 1, 1]; ARG_SCANS as usize];
+        let g = |threads: u32| {
+            let (x, y) = dispatch_size(threads, WG);
+            [x, y, 1]
+        };
+        template[ARG_GRID_CLEAR as usize] = g(buckets + 1);
+        template[ARG_GRID_COUNT as usize] = g(n);
+        template[ARG_GRID_CURSOR as usize] = g(buckets);
+        template[ARG_GRID_SCATTER as usize] = g(n);
+        template[ARG_NEIGHBOR_COUNT as usize] = g(n);
+        template[ARG_NEIGHBOR_FILL as usize] = g(n);
+        template[ARG_NEIGHBOR_MIRROR as usize] = g(n);
+        template[ARG_REBUILD_COMMIT as usize] = g(n);
+        for (x, y) in bucket_scan
+            .dispatch_sizes()
+            .into_iter()
+            .chain(nbr_scan.dispatch_sizes())
+        {
+            template.push([x, y, 1]);
+        }
+        let template: Vec<u32> = template.concat();
+        let args_template = GpuArray::new(c, "args_template", &template)?;
+        let args = GpuArray::new_indirect(c, "args", &template)?;
+        let lists = Self::list_buffers(c, n, capacity)?;
+        let mut be = GpuBackend {
+            kernels,
+            params,
+            n_nodes: n,
+            n_bodies: scene.bodies.len() as u32,
+            params_step,
+            params_init,
+            nodes: GpuArray::new(c, "nodes", &scene.nodes)?,
+            bodies: GpuArray::new(c, "bodies", &scene.bodies)?,
+            materials: GpuArray::new(c, "materials", &scene.materials)?,
+            state: [
+                GpuArray::new(c, "state 0", &scene.init)?,
+                GpuArray::new(c, "state 1", &scene.init)?,
+            ],
+            vel_half: GpuArray::zeroed(c, "vel_half", n as usize)?,
+            x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
+            body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
+            // max displacement = +inf and force_rebuild = 1: the first step builds the list.
+            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0])?,
+            bucket_start,
+            cursor: GpuArray::zeroed(c, "cursor", buckets as usize)?,
+            bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
+            nbr_count,
+            lists,
+            args,
+            args_template,
+            bucket_scan,
+            nbr_scan,
+            groups: vec![],
+            groups_init: vec![],
+            side: 0,
+            steps: 0,
+            ctx,
+        };
+        be.make_groups();
+        // One step with dt = 0 computes f_0 without moving anything (as the CPU twin does).
+        be.record_and_submit(1, true);
+        be.check_overflow()?;
+        Ok(be)
+    }
+
+    fn list_buffers(c: &GpuContext, n: u32, capacity: u32) -> anyhow::Result<ListBuffers> {
+        let cap = capacity as usize;
+        Ok(ListBuffers {
+            capacity,
+            live_start: GpuArray::zeroed(c, "live_start", n as usize + 1)?,
+            live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
+            hist: [GpuArray::zeroed(c, "hist 0", cap)?, GpuArray::zeroed(c, "hist 1", cap)?],
+            new_entries: GpuArray::zeroed(c, "new_entries", cap)?,
+            new_hist: GpuArray::zeroed(c, "new_hist", cap)?,
+            slots: GpuArray::zeroed(c, "slots", cap)?,
+        })
+    }
+
+    /// Bind groups for both sides, for the stepping and the dt = 0 parameters.
+    fn make_groups(&mut self) {
+        let mk = |params: &wgpu::Buffer, s: usize| -> SideGroups {
+            let c = &*self.ctx;
+            let k = &self.kernels;
+            let l = &self.lists;
+            let (old, new) = (self.state[s].buffer(), self.state[1 - s].buffer());
+            let (h_in, h_out) = (l.hist[s].buffer(), l.hist[1 - s].buffer());
+            let integrate = k.integrate.bind(
+                c,
+                &[
+                    (0, params),
+                    (1, self.nodes.buffer()),
+                    (2, old),
+                    (3, self.x_ref.buffer()),
+                    (4, new),
+                    (5, self.vel_half.buffer()),
+                    (6, self.flags.buffer()),
+                ],
+            );
+            let core_area = k.core_area.bind(
+                c,
+                &[
+                    (0, params),
+                    (1, self.bodies.buffer()),
+                    (2, self.materials.buffer()),
+                    (3, new),
+                    (4, self.body_state.buffer()),
+                ],
+            );
+            let contact_pairs = k.contact_pairs.bind(
+                c,
+                &[
+                    (0, params),
+                    (1, self.nodes.buffer()),
+                    (2, self.bodies.buffer()),
+                    (3, new),
+                    (4, self.vel_half.buffer()),
+                    (5, l.live_start.buffer()),
+                    (6, l.live_entries.buffer()),
+                    (7, h_in),
+                    (8, l.slots.buffer()),
+                    (9, h_out),
+                ],
+            );
+            let node_forces = k.node_forces.bind(
+                c,
+                &[
+                    (0, params),
+                    (1, self.nodes.buffer()),
+                    (2, self.bodies.buffer()),
+                    (3, self.materials.buffer()),
+                    (4, self.body_state.buffer()),
+                    (5, old),
+                    (6, new),
+                    (7, self.vel_half.buffer()),
+                    (8, l.live_start.buffer()),
+                    (9, l.live_entries.buffer()),
+                    (10, l.slots.buffer()),
+                ],
+            );
+            let table: Vec<(u32, &wgpu::Buffer)> = vec![
+                (0, params),
+                (1, self.nodes.buffer()),
+                (2, self.bodies.buffer()),
+                (3, new),
+                (4, self.bucket_start.buffer()),
+                (5, self.cursor.buffer()),
+                (6, self.bucket_nodes.buffer()),
+                (7, self.nbr_count.buffer()),
+                (8, l.live_start.buffer()),
+                (9, l.live_entries.buffer()),
+                (10, h_in),
+                (11, l.new_entries.buffer()),
+                (12, l.new_hist.buffer()),
+                (13, self.flags.buffer()),
+                (14, self.x_ref.buffer()),
+                (15, self.args.buffer()),
+                (16, self.args_template.buffer()),
+            ];
+            let broad_phase = [
+                &k.rebuild_decide,
+                &k.grid_clear,
+                &k.grid_count,
+                &k.grid_cursor,
+                &k.grid_scatter,
+                &k.neighbor_count,
+                &k.neighbor_fill,
+                &k.neighbor_mirror,
+                &k.rebuild_commit,
+            ]
+            .iter()
+            .map(|kk| kk.bind(c, &table))
+            .collect();
+            SideGroups {
+                integrate,
+                core_area,
+                contact_pairs,
+                node_forces,
+                broad_phase,
+            }
+        };
+        self.groups = vec![mk(&self.params_step, 0), mk(&self.params_step, 1)];
+        self.groups_init = vec![mk(&self.params_init, 0), mk(&self.params_init, 1)];
+    }
+
+    /// Records `steps` steps into one command buffer per `STEPS_PER_SUBMIT` and submits them.
+    fn record_and_submit(&mut self, steps: u32, init: bool) {
+        let mut left = steps;
+        while left > 0 {
+            let batch = left.min(STEPS_PER_SUBMIT);
+            let mut enc = self
+                .ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("steps") });
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("steps"),
+                    timestamp_writes: None,
+                });
+                for _ in 0..batch {
+                    self.record_step(&mut pass, init);
+                    self.side = 1 - self.side;
+                }
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            left -= batch;
+        }
+    }
+
+    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
+        let g = if init {
+            &self.groups_init[self.side]
+        } else {
+            &self.groups[self.side]
+        };
+        let k = &self.kernels;
+        let nodes = dispatch_size(self.n_nodes, WG);
+        let bodies = dispatch_size(self.n_bodies, WG);
+        let args = self.args.buffer();
+        let direct = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, d: (u32, u32)| {
+            pass.set_pipeline(&kern.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(d.0, d.1, 1);
+        };
+        let indirect = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
+            pass.set_pipeline(&kern.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups_indirect(args, slot as u64 * 12);
+        };
+        direct(pass, &k.integrate, &g.integrate, nodes);
+        direct(pass, &k.core_area, &g.core_area, bodies);
+        // Neighbour list, rebuilt only when rebuild_decide says so (indirect dispatches).
+        let bp = &g.broad_phase;
+        direct(pass, &k.rebuild_decide, &bp[0], (1, 1));
+        indirect(pass, &k.grid_clear, &bp[1], ARG_GRID_CLEAR);
+        indirect(pass, &k.grid_count, &bp[2], ARG_GRID_COUNT);
+        self.bucket_scan.record_indirect(pass, args, ARG_SCANS);
+        indirect(pass, &k.grid_cursor, &bp[3], ARG_GRID_CURSOR);
+        indirect(pass, &k.grid_scatter, &bp[4], ARG_GRID_SCATTER);
+        indirect(pass, &k.neighbor_count, &bp[5], ARG_NEIGHBOR_COUNT);
+        self.nbr_scan
+            .record_indirect(pass, args, ARG_SCANS + self.bucket_scan.dispatch_sizes().len() as u32);
+        indirect(pass, &k.neighbor_fill, &bp[6], ARG_NEIGHBOR_FILL);
+        indirect(pass, &k.neighbor_mirror, &bp[7], ARG_NEIGHBOR_MIRROR);
+        indirect(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
+        direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
+        direct(pass, &k.node_forces, &g.node_forces, nodes);
+    }
+
+    /// Fails clearly if a neighbour list outgrew its capacity during the last batch.
+    fn check_overflow(&self) -> anyhow::Result<()> {
+        let flags = self.flags.read(&self.ctx);
+        anyhow::ensure!(
+            flags[1] == 0,
+            "neighbour list overflow: more than {} entries ({} per node) were needed",
+            self.lists.capacity,
+            self.lists.capacity / self.n_nodes.max(1)
+        );
+        Ok(())
+    }
+
+    /// Number of neighbour-list builds so far (including the initial one).
+    pub fn rebuilds(&self) -> u64 {
+        self.flags.read(&self.ctx)[3] as u64
+    }
+
+    pub fn params(&self) -> &SimParams {
+        &self.params
+    }
+
+    /// Bytes of GPU memory held by the simulation buffers.
+    pub fn bytes_gpu(&self) -> u64 {
+        let l = &self.lists;
+        let per_entry = (2 * std::mem::size_of::<Entry>()
+            + 3 * std::mem::size_of::<[f32; 2]>()
+            + std::mem::size_of::<ContactSlot>()) as u64;
+        let per_node = (2 * std::mem::size_of::<NodeState>()
+            + std::mem::size_of::<Node>()
+            + 2 * std::mem::size_of::<[f32; 2]>()
+            + 4 * 4) as u64;
+        l.capacity as u64 * per_entry + self.n_nodes as u64 * per_node + (self.params.grid_buckets as u64 * 8)
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> String {
+        format!("gpu ({}, {:?})", self.ctx.info.name, self.ctx.info.backend)
+    }
+
+    fn step(&mut self, steps: u32) -> anyhow::Result<()> {
+        self.record_and_submit(steps, false);
+        self.steps += steps as u64;
+        self.check_overflow()
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.steps
+    }
+
+    fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
+        Ok(self.state[self.side].read(&self.ctx))
+    }
+
+    fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>> {
+        Ok(self.body_state.read(&self.ctx))
+    }
+
+    fn read_contacts(&mut self) -> anyhow::Result<ContactSnapshot> {
+        let start = self.lists.live_start.read(&self.ctx);
+        let total = start[self.n_nodes as usize] as usize;
+        let mut entries = self.lists.live_entries.read(&self.ctx);
+        let mut slots = self.lists.slots.read(&self.ctx);
+        entries.truncate(total);
+        slots.truncate(total);
+        Ok(ContactSnapshot { start, entries, slots })
+    }
+
+    fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
+        anyhow::ensure!(nodes.len() == self.n_nodes as usize, "node count changed");
+        let mut cur = self.nodes.read(&self.ctx);
+        for (a, b) in cur.iter_mut().zip(nodes) {
+            a.bc_mode = b.bc_mode;
+            a.bc_velocity = b.bc_velocity;
+            a.bc_force = b.bc_force;
+        }
+        self.nodes.write(&self.ctx, &cur);
+        Ok(())
+    }
+}
