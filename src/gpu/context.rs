@@ -1,0 +1,340 @@
+//! Device and adapter set-up for the GPU backend.
+//!
+//! The adapter is chosen by wgpu's environment conventions:
+//! `WGPU_BACKEND=vulkan|gl|metal|dx12` restricts the backends, `WGPU_ADAPTER_NAME=<substring>`
+//! picks an adapter by name, `WGPU_POWER_PREF=low|high` biases the default choice. Instance flags
+//! (`WGPU_VALIDATION`, `WGPU_DEBUG`, ...) are read from the environment too.
+//!
+//! Without a GPU, Mesa's software Vulkan driver (lavapipe, adapter "llvmpipe") works:
+//! `apt-get install mesa-vulkan-drivers libvulkan1`.
+
+use anyhow::{anyhow, bail, Context as _};
+
+/// Upper bound we ask for on storage buffers per shader stage (wgpu's default is 8).
+const WANTED_STORAGE_BUFFERS_PER_STAGE: u32 = 16;
+
+/// Hint appended to every "no adapter" error.
+const NO_ADAPTER_HINT: &str = "no usable GPU adapter. Without a GPU, install Mesa's software Vulkan \
+     driver (`apt-get install mesa-vulkan-drivers libvulkan1`), or run on the CPU with \
+     `--backend cpu`. `WGPU_BACKEND` / `WGPU_ADAPTER_NAME` select an adapter; see `softdem info`";
+
+/// A wgpu device with the adapter it runs on and the limits it was created with.
+pub struct GpuContext {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    /// Information about `adapter` (name, backend, device type, driver).
+    pub info: wgpu::AdapterInfo,
+    /// Limits the device was created with (what kernels may rely on).
+    pub limits: wgpu::Limits,
+}
+
+/// Instance descriptors to try, in order. With `WGPU_BACKEND` set: exactly what it names.
+/// Otherwise the primary backends (Vulkan, Metal, DX12) first, then all (adds GL), so that GL/EGL
+/// is only initialised when no primary adapter exists. (Mesa prints a harmless
+/// `XDG_RUNTIME_DIR is invalid` line when it initialises, once per instance for lavapipe.)
+fn instance_candidates() -> Vec<wgpu::InstanceDescriptor> {
+    let from_env = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
+    if std::env::var_os("WGPU_BACKEND").is_some() {
+        vec![from_env()]
+    } else {
+        let mut primary = from_env();
+        primary.backends = wgpu::Backends::PRIMARY;
+        vec![primary, from_env()]
+    }
+}
+
+/// The adapter chosen by `initialize_adapter_from_env_or_default` on `instance`, or why none.
+fn adapter_from_env(instance: &wgpu::Instance) -> Result<wgpu::Adapter, String> {
+    // `initialize_adapter_from_env` panics when WGPU_ADAPTER_NAME matches no adapter: check
+    // first so that we can return an error instead.
+    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+        let wanted = wanted.to_lowercase();
+        let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        if !adapters
+            .iter()
+            .any(|a| a.get_info().name.to_lowercase().contains(&wanted))
+        {
+            let names: Vec<String> = adapters
+                .iter()
+                .map(|a| {
+                    let i = a.get_info();
+                    format!("{} ({:?})", i.name, i.backend)
+                })
+                .collect();
+            return Err(format!(
+                "WGPU_ADAPTER_NAME={wanted:?} matches no adapter (found: [{}])",
+                names.join(", ")
+            ));
+        }
+    }
+    pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(instance, None))
+        .map_err(|e| format!("wgpu: {e}"))
+}
+
+/// Limits requested from the device: wgpu's defaults, with the storage-buffer limits raised to
+/// what the adapter offers (at most 16 storage buffers per stage). Workgroup storage and
+/// invocations per workgroup stay at the defaults (16 KiB, 256): our kernels use workgroup sizes
+/// 64 and 256.
+pub fn required_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
+    wgpu::Limits {
+        max_storage_buffers_per_shader_stage: adapter
+            .max_storage_buffers_per_shader_stage
+            .min(WANTED_STORAGE_BUFFERS_PER_STAGE),
+        max_storage_buffer_binding_size: adapter.max_storage_buffer_binding_size,
+        max_buffer_size: adapter.max_buffer_size,
+        ..wgpu::Limits::default()
+    }
+}
+
+impl GpuContext {
+    /// Creates a device on the adapter selected by the environment (see the module docs).
+    ///
+    /// Errors (rather than panicking) when no adapter exists, when `WGPU_ADAPTER_NAME` matches
+    /// none, or when the device cannot be created with the limits of [`required_limits`].
+    pub fn new() -> anyhow::Result<GpuContext> {
+        let mut why = Vec::new();
+        let mut found = None;
+        for desc in instance_candidates() {
+            let backends = desc.backends;
+            let instance = wgpu::Instance::new(desc);
+            match adapter_from_env(&instance) {
+                Ok(adapter) => {
+                    found = Some(adapter);
+                    break;
+                }
+                Err(e) => why.push(format!("backends {backends:?}: {e}")),
+            }
+        }
+        let adapter = found.ok_or_else(|| anyhow!("{NO_ADAPTER_HINT} ({})", why.join("; ")))?;
+        let info = adapter.get_info();
+        let limits = required_limits(&adapter.limits());
+
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("softdem"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .with_context(|| {
+            format!(
+                "cannot create a device on adapter {:?} ({:?}) with the limits softdem needs",
+                info.name, info.backend
+            )
+        })?;
+
+        Ok(GpuContext {
+            adapter,
+            device,
+            queue,
+            info,
+            limits,
+        })
+    }
+
+    /// Blocks until all submitted work has finished.
+    pub fn poll_wait(&self) {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("wgpu device poll failed (device lost?)");
+    }
+
+    /// Compiles kernel `shader_name` (from [`crate::shaders::KERNELS`], with `common.wgsl`
+    /// prepended) and creates a compute pipeline for `entry_point` with an automatic layout
+    /// (`layout: None`): bind group layouts come from `pipeline.get_bind_group_layout(i)`, and
+    /// bind groups made from them only fit this pipeline.
+    ///
+    /// Shader and pipeline validation errors are returned, not raised through wgpu's uncaptured
+    /// error handler; the message starts with naga's file:line report ([`validate_kernel`]).
+    pub fn create_compute_pipeline(
+        &self,
+        shader_name: &str,
+        entry_point: &str,
+    ) -> anyhow::Result<wgpu::ComputePipeline> {
+        let source = crate::shaders::shader_source(shader_name)
+            .ok_or_else(|| anyhow!("unknown shader {shader_name:?}: not listed in softdem::shaders::KERNELS"))?;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(shader_name),
+            source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+        });
+        let label = format!("{shader_name}::{entry_point}");
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry_point),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            let naga = match validate_kernel(shader_name) {
+                Err(located) => format!("{located}\n"),
+                Ok(()) => String::new(),
+            };
+            bail!(
+                "compute pipeline {label} failed:\n{naga}wgpu: {err}\n(line numbers after `wgsl:` count in \
+                 the compiled module: shaders/common.wgsl, includes, then shaders/{shader_name}.wgsl)"
+            );
+        }
+        Ok(pipeline)
+    }
+
+    /// Errors when a storage binding of `bytes` bytes would exceed the device's
+    /// `max_storage_buffer_binding_size` (how too-big scenes are refused).
+    pub fn check_binding_size(&self, what: &str, bytes: u64) -> anyhow::Result<()> {
+        let limit = self.limits.max_storage_buffer_binding_size;
+        if bytes > limit {
+            bail!(
+                "{what} needs a storage buffer of {bytes} bytes ({:.1} MiB), more than this \
+                 device's max_storage_buffer_binding_size of {limit} bytes ({:.1} MiB) on {:?} \
+                 ({:?}); use a smaller scene, another adapter (WGPU_ADAPTER_NAME) or the CPU \
+                 backend",
+                bytes as f64 / (1u64 << 20) as f64,
+                limit as f64 / (1u64 << 20) as f64,
+                self.info.name,
+                self.info.backend
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Maps a 1-based line of a module made by joining `parts` (`(file stem, source)`, in order) with
+/// `"\n"`, as [`crate::shaders::shader_source`] does, back to `("shaders/<stem>.wgsl", line)`.
+///
+/// A part ending with a newline occupies its line count plus one (the joining newline then adds
+/// an empty line); a part without a final newline occupies its line count (the joining newline
+/// ends its last line). Lines past the end are attributed to the last part.
+pub fn locate_in_parts(parts: &[(&str, &str)], line: usize) -> (String, usize) {
+    let mut first = 1;
+    for (k, (file, src)) in parts.iter().enumerate() {
+        let last = k + 1 == parts.len();
+        let lines = src.lines().count();
+        let span = if src.ends_with('\n') || src.is_empty() {
+            lines + 1
+        } else {
+            lines
+        };
+        if line < first + span || last {
+            return (format!("shaders/{file}.wgsl"), line + 1 - first);
+        }
+        first += span;
+    }
+    ("shaders/?.wgsl".to_string(), line)
+}
+
+/// Parses and validates (naga, all validation flags, default capabilities) the module made by
+/// joining `parts` with `"\n"` (see [`locate_in_parts`]). The error reads
+/// `shaders/<file>.wgsl:<line>: <kernel>: <message>` (line `?` when naga gives no span; the
+/// primary label of a parse error, the innermost span of a validation error), then naga's report, whose `wgsl:` line numbers count in
+/// the joined module. `<kernel>` is the last part.
+pub fn validate_parts(parts: &[(&str, &str)]) -> Result<(), String> {
+    let kernel = parts.last().map(|p| p.0).unwrap_or("?");
+    let source = parts.iter().map(|p| p.1).collect::<Vec<_>>().join("\n");
+    let source = source.as_str();
+    // Spans naga leaves undefined (e.g. an implicit return type) carry no location.
+    let located = |span: Option<naga::Span>| match span.filter(|s| s.is_defined()) {
+        Some(span) => {
+            let (file, line) = locate_in_parts(parts, span.location(source).line_number as usize);
+            format!("{file}:{line}")
+        }
+        None => format!("shaders/{kernel}.wgsl:?"),
+    };
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+        format!(
+            "{}: {kernel}: parse error: {}\n{}",
+            // The first defined label is the primary one.
+            located(e.labels().map(|(span, _)| span).find(|s| s.is_defined())),
+            e.message(),
+            e.emit_to_string(source)
+        )
+    })?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .map_err(|e| {
+        format!(
+            "{}: {kernel}: validation error: {}\n{}",
+            // The last span is the innermost (e.g. the expression inside the function).
+            located(e.spans().map(|(span, _)| *span).filter(|s| s.is_defined()).last()),
+            e.as_inner(),
+            e.emit_to_string(source)
+        )
+    })?;
+    Ok(())
+}
+
+/// [`validate_parts`] for kernel `name` of [`crate::shaders::KERNELS`], compiled from
+/// [`crate::shaders::parts`] (common.wgsl, includes, the kernel).
+pub fn validate_kernel(name: &str) -> Result<(), String> {
+    let parts = crate::shaders::parts(name).ok_or_else(|| format!("unknown kernel {name:?}"))?;
+    validate_parts(&parts)
+}
+
+/// Information about every adapter wgpu finds, on all backends (ignores `WGPU_BACKEND`).
+pub fn enumerate_adapters() -> Vec<wgpu::AdapterInfo> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = wgpu::Backends::all();
+    let instance = wgpu::Instance::new(desc);
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+        .iter()
+        .map(|a| a.get_info())
+        .collect()
+}
+
+/// One line describing an adapter.
+fn adapter_line(info: &wgpu::AdapterInfo) -> String {
+    let driver = [info.driver.as_str(), info.driver_info.as_str()]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "{} | backend {:?} | type {:?} | driver {}",
+        info.name, info.backend, info.device_type, driver
+    )
+}
+
+/// Prints every adapter found, the one [`GpuContext::new`] chooses, and its key limits.
+pub fn print_info() -> anyhow::Result<()> {
+    let adapters = enumerate_adapters();
+    println!("adapters found: {}", adapters.len());
+    for info in &adapters {
+        println!("  {}", adapter_line(info));
+    }
+    let ctx = GpuContext::new()?;
+    let l = &ctx.limits;
+    let a = ctx.adapter.limits();
+    println!("chosen: {}", adapter_line(&ctx.info));
+    println!("limits (requested / adapter):");
+    println!(
+        "  max_storage_buffer_binding_size: {} / {}",
+        l.max_storage_buffer_binding_size, a.max_storage_buffer_binding_size
+    );
+    println!("  max_buffer_size: {} / {}", l.max_buffer_size, a.max_buffer_size);
+    println!(
+        "  max_storage_buffers_per_shader_stage: {} / {}",
+        l.max_storage_buffers_per_shader_stage, a.max_storage_buffers_per_shader_stage
+    );
+    println!(
+        "  max_compute_workgroups_per_dimension: {} / {}",
+        l.max_compute_workgroups_per_dimension, a.max_compute_workgroups_per_dimension
+    );
+    Ok(())
+}
+
+/// The GPU context for tests. Panics with instructions when no adapter exists: a GPU test must
+/// never pass silently without running.
+pub fn gpu_for_tests() -> GpuContext {
+    match GpuContext::new() {
+        Ok(ctx) => ctx,
+        Err(e) => panic!(
+            "GPU test needs a wgpu adapter and none could be used: {e:#}\n\
+             (install `mesa-vulkan-drivers libvulkan1` for the software Vulkan driver)"
+        ),
+    }
+}
