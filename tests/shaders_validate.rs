@@ -1,0 +1,140 @@
+//! Every WGSL kernel parses and validates with naga (no GPU needed), errors are reported as
+//! `shaders/<file>.wgsl:<line>`, and no kernel file on disk is missing from `KERNELS`.
+
+use softdem::gpu::context::{locate_in_parts, validate_kernel, validate_parts};
+use softdem::shaders::{parts, shader_source, COMMON, KERNELS};
+
+#[test]
+fn every_kernel_validates() {
+    let failures: Vec<String> = KERNELS
+        .iter()
+        .filter_map(|(name, _)| validate_kernel(name).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} kernels fail naga validation:\n\n{}",
+        failures.len(),
+        KERNELS.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// First line (1-based) of each part in the joined module, computed independently of
+/// `locate_in_parts`: count the newlines in front of it.
+fn part_starts(parts: &[(&str, &str)]) -> Vec<usize> {
+    (0..parts.len())
+        .map(|k| {
+            let before: Vec<&str> = parts[..k].iter().map(|p| p.1).collect();
+            if k == 0 {
+                1
+            } else {
+                format!("{}\n", before.join("\n")).matches('\n').count() + 1
+            }
+        })
+        .collect()
+}
+
+/// Every line of every part of every kernel maps back to its own file and line.
+#[test]
+fn line_mapping_matches_the_compiled_source() {
+    for (name, _) in KERNELS {
+        let parts = parts(name).expect("listed kernel has parts");
+        let full = shader_source(name).unwrap();
+        let joined = parts.iter().map(|p| p.1).collect::<Vec<_>>().join("\n");
+        assert_eq!(full, joined, "{name}: shader_source is not the parts joined with \\n");
+        let full_lines: Vec<&str> = full.lines().collect();
+        for ((file, src), start) in parts.iter().zip(part_starts(&parts)) {
+            for (i, line) in src.lines().enumerate() {
+                let global = start + i;
+                assert_eq!(full_lines[global - 1], line, "{name}: {file}.wgsl line {}", i + 1);
+                assert_eq!(
+                    locate_in_parts(&parts, global),
+                    (format!("shaders/{file}.wgsl"), i + 1),
+                    "{name}: compiled line {global}"
+                );
+            }
+        }
+    }
+    // With common.wgsl alone in front (no includes), the kernel starts after common's lines plus
+    // the empty line the joining newline adds (common.wgsl ends with a newline).
+    assert!(COMMON.ends_with('\n'));
+    let p = [("common", COMMON), ("k", "fn f() {}\n")];
+    assert_eq!(
+        locate_in_parts(&p, softdem::shaders::common_lines() + 2),
+        ("shaders/k.wgsl".to_string(), 1)
+    );
+}
+
+#[test]
+fn broken_kernel_is_reported_at_its_file_and_line() {
+    // Line 4 uses an undefined identifier (a parse-stage error).
+    let broken = "// deliberately broken\n\
+                  @compute @workgroup_size(64)\n\
+                  fn main() {\n    let x: u32 = not_defined + 1u;\n}\n";
+    let err = validate_parts(&[("common", COMMON), ("broken", broken)]).unwrap_err();
+    assert!(
+        err.starts_with("shaders/broken.wgsl:4: broken: parse error"),
+        "unexpected report:\n{err}"
+    );
+    assert!(err.contains("not_defined"), "{err}");
+
+    // A validation-stage error (not a parse error): storing through a read-only binding.
+    let invalid = "@group(0) @binding(0) var<storage, read> d: array<u32>;\n\
+                   @compute @workgroup_size(64)\n\
+                   fn main() {\n\
+                   \x20   d[0] = 1u;\n}\n";
+    let err = validate_parts(&[("common", COMMON), ("invalid", invalid)]).unwrap_err();
+    assert!(
+        err.starts_with("shaders/invalid.wgsl:4: invalid: validation error"),
+        "unexpected report:\n{err}"
+    );
+
+    // An error in an included library (a part without a final newline, then the kernel).
+    let lib = "fn lib_ok() -> u32 { return 1u; }\nfn lib_bad() -> u32 { return 1.5; }";
+    let kernel = "@compute @workgroup_size(1)\nfn main() {}\n";
+    let err = validate_parts(&[("common", COMMON), ("lib", lib), ("k", kernel)]).unwrap_err();
+    assert!(err.starts_with("shaders/lib.wgsl:2: k:"), "unexpected report:\n{err}");
+    let bad_kernel = "@compute @workgroup_size(1)\nfn main() { let a: i32 = 1u; }\n";
+    let good_lib = "fn lib_ok() -> u32 { return 1u; }\nfn lib_ok2() -> u32 { return 2u; }";
+    let err = validate_parts(&[("common", COMMON), ("lib", good_lib), ("k", bad_kernel)]).unwrap_err();
+    assert!(err.starts_with("shaders/k.wgsl:2: k:"), "unexpected report:\n{err}");
+
+    // An error inside common.wgsl is attributed to common.wgsl.
+    let bad_common = format!("{COMMON}fn oops() -> u32 {{ return 1.5; }}\n");
+    let line = bad_common.lines().count();
+    let err = validate_parts(&[("common", &bad_common), ("k", kernel)]).unwrap_err();
+    assert!(
+        err.starts_with(&format!("shaders/common.wgsl:{line}: k:")),
+        "unexpected report:\n{err}"
+    );
+}
+
+#[test]
+fn every_shader_file_is_listed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("read shaders/") {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("wgsl") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+        if stem == "common" {
+            continue;
+        }
+        match KERNELS.iter().find(|(n, _)| *n == stem) {
+            None => missing.push(format!("shaders/{stem}.wgsl")),
+            Some((_, src)) => {
+                let on_disk = std::fs::read_to_string(&path).unwrap();
+                assert_eq!(
+                    *src, on_disk,
+                    "KERNELS entry {stem:?} does not embed shaders/{stem}.wgsl"
+                );
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "kernel files not listed in softdem::shaders::KERNELS (src/shaders.rs): {missing:?}"
+    );
+}
