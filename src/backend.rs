@@ -38,3 +38,21 @@ impl ContactSnapshot {
             .sum()
     }
 }
+
+/// Which backend to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    Gpu,
+    Cpu,
+}
+
+/// Creates the backend `kind` for `scene` (the GPU one on the adapter chosen from the environment).
+pub fn create(kind: BackendKind, scene: &Scene) -> anyhow::Result<Box<dyn Backend>> {
+    Ok(match kind {
+        BackendKind::Cpu => Box::new(crate::cpu::CpuBackend::new(scene)?),
+        BackendKind::Gpu => {
+            let ctx = std::sync::Arc::new(crate::gpu::context::GpuContext::new()?);
+            Box::new(crate::gpu::stepper::GpuBackend::new(ctx, scene)?)
+        }
+    })
+}

@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod diagnostics;
 pub mod gpu;
 pub mod model;
+pub mod scenes;
 pub mod shaders;
 
 pub use backend::Backend;

@@ -1,0 +1,133 @@
+//! Built-in scenes: the embedded default compaction demo (what `softdem run` runs without a
+//! scenario file) and the benchmark scene of `softdem bench`.
+
+use crate::model::*;
+
+/// Parameters of a box of cells on a jittered lattice.
+#[derive(Clone, Copy, Debug)]
+pub struct PackingSpec {
+    pub columns: usize,
+    pub rows: usize,
+    /// Mean cell radius R.
+    pub radius: f64,
+    /// Relative radius spread ΔR/R (uniform in [1 − Δ, 1 + Δ]).
+    pub spread: f64,
+    pub nodes_per_cell: usize,
+    pub seed: u64,
+}
+
+/// Small deterministic generator (SplitMix64), so scenes do not depend on a crate's RNG stream.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Indices of the four walls of a box: bottom, top, left, right.
+#[derive(Clone, Copy, Debug)]
+pub struct BoxWalls {
+    pub bottom: u32,
+    pub top: u32,
+    pub left: u32,
+    pub right: u32,
+}
+
+/// Cells on a square lattice of pitch 2.2 R (no initial overlap), radii spread by ±Δ, inside a
+/// box of frozen wall lines, under gravity −g ŷ. Elastic shell (η = 0, undrained core with a
+/// small K_Ω), frictional contacts, light viscous damping for a quick deposit.
+pub fn packing_in_box(spec: PackingSpec, gravity: f32) -> (Scene, BoxWalls) {
+    let mut sc = Scene::default();
+    let r = spec.radius;
+    let ell = 2.0 * std::f64::consts::PI * r / spec.nodes_per_cell as f64;
+    let k_s = 1.0e4f32;
+    let shell = sc.add_material(Material {
+        k_s,
+        f_s_yield: f32::INFINITY,
+        c_s: 0.0,
+        k_b: 0.5 * k_s * (ell * ell) as f32 * 0.05,
+        m_b_yield: f32::INFINITY,
+        c_b: 0.0,
+        k_core: 0.05 * k_s,
+        depth: 1.0,
+    });
+    let wall = sc.add_material(Material {
+        depth: 1.0,
+        ..Default::default()
+    });
+    let thickness = 0.05 * r;
+    let mass = 1.0 / spec.nodes_per_cell as f32;
+    let cell = BodyOptions {
+        material: shell,
+        radius: thickness as f32,
+        node_mass: mass,
+        frozen: false,
+        self_contact: true,
+        core: Core::Undrained { p0: 0.0 },
+    };
+    let pitch = 2.3 * r;
+    let mut rng = SplitMix(spec.seed);
+    for j in 0..spec.rows {
+        for i in 0..spec.columns {
+            let ri = r * (1.0 + spec.spread * (2.0 * rng.next_f64() - 1.0));
+            let c = [pitch * (i as f64 + 0.5), pitch * (j as f64 + 0.5)];
+            sc.add_ring(c, ri, spec.nodes_per_cell, cell);
+        }
+    }
+    let (w, h) = (pitch * spec.columns as f64, pitch * (spec.rows as f64 + 0.5));
+    let wall_opts = BodyOptions {
+        material: wall,
+        radius: thickness as f32,
+        node_mass: mass,
+        frozen: true,
+        self_contact: false,
+        core: Core::None,
+    };
+    // Wall lines with segments about as long as the cells' so contacts stay local.
+    let n_across = ((w / ell).ceil() as usize + 1).max(2);
+    let n_up = ((h / ell).ceil() as usize + 1).max(2);
+    let m = 2.0 * thickness;
+    let bottom = sc.add_line([-m, -m], [w + m, -m], n_across, wall_opts);
+    let top = sc.add_line([w + m, h + m], [-m, h + m], n_across, wall_opts);
+    let left = sc.add_line([-m, h + m], [-m, -m], n_up, wall_opts);
+    let right = sc.add_line([w + m, -m], [w + m, h + m], n_up, wall_opts);
+    sc.contact = ContactLaw {
+        k_n: k_s,
+        k_t: 0.5 * k_s,
+        mu: 0.3,
+        c_n: 0.0,
+    };
+    sc.gravity = [0.0, -gravity];
+    sc.viscous_damping = 0.5;
+    sc.time_step = TimeStep::FractionOfCritical(0.2);
+    (
+        sc,
+        BoxWalls {
+            bottom,
+            top,
+            left,
+            right,
+        },
+    )
+}
+
+/// The embedded default scenario: 6 × 5 cells of 24 nodes deposited under gravity in a box
+/// whose top wall then moves down at constant velocity (a small compaction demo).
+pub fn default_demo() -> (Scene, BoxWalls) {
+    packing_in_box(
+        PackingSpec {
+            columns: 6,
+            rows: 5,
+            radius: 1.0,
+            spread: 0.15,
+            nodes_per_cell: 24,
+            seed: 7,
+        },
+        1.0,
+    )
+}
