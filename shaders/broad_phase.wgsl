@@ -123,6 +123,7 @@ fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 @compute @workgroup_size(1)
 fn rebuild_decide() {
     let d = bitcast<f32>(atomicLoad(&flags[0]));
+    // NaN compares false: written so that a NaN displacement also rebuilds (as the CPU twin).
     let rebuild = !(d <= 0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
     let n = arrayLength(&args_template) / 3u;
     for (var i = 0u; i < n; i++) {

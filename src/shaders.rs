@@ -2,7 +2,7 @@
 //!
 //! A kernel is compiled as one module: `common.wgsl` (records and helpers shared with
 //! `model::layout`/`model::df32`), then the force-law libraries it includes (`INCLUDES`), then the
-//! kernel file itself. `locate` maps a line of that module back to its file and line.
+//! kernel file itself. `gpu::context::locate_in_parts` maps a line of that module back to its file.
 
 /// Shared WGSL helpers prepended to every kernel.
 pub const COMMON: &str = include_str!("../shaders/common.wgsl");
@@ -61,19 +61,4 @@ pub fn common_lines() -> usize {
 /// Full source of kernel `name` as compiled.
 pub fn shader_source(name: &str) -> Option<String> {
     Some(parts(name)?.iter().map(|(_, s)| *s).collect::<Vec<_>>().join("\n"))
-}
-
-/// Maps 1-based `line` of the compiled module of kernel `name` to (`shaders/<file>.wgsl`, line).
-pub fn locate(name: &str, line: usize) -> (String, usize) {
-    let mut first = 1;
-    for (file, src) in parts(name).unwrap_or_default() {
-        let n = src.lines().count().max(1);
-        // `join("\n")` adds no line of its own when the part ends with a newline.
-        let span = if src.ends_with('\n') { n } else { n.max(1) };
-        if line < first + span {
-            return (format!("shaders/{file}.wgsl"), line - first + 1);
-        }
-        first += span;
-    }
-    (format!("shaders/{name}.wgsl"), line)
 }

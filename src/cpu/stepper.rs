@@ -114,7 +114,8 @@ impl CpuBackend {
             .map(|b| core_area(b, bodies, materials, new))
             .collect();
         // 3. neighbour list, when some node moved more than half the skin.
-        if !(self.max_disp <= 0.5 * p.skin) {
+        // Written so that a NaN displacement also triggers a rebuild, as in rebuild_decide.
+        if self.max_disp.is_nan() || self.max_disp > 0.5 * p.skin {
             Self::rebuild(
                 &p,
                 nodes,

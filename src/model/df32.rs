@@ -111,7 +111,7 @@ mod tests {
     fn atan2_det_matches_libm_to_1e6() {
         let mut worst = 0.0f64;
         for i in 0..2000 {
-            let ang = -3.14159 + 6.28318 * (i as f64) / 2000.0;
+            let ang = -std::f64::consts::PI + std::f64::consts::TAU * (i as f64) / 2000.0;
             let (y, x) = ((ang.sin() * 3.0) as f32, (ang.cos() * 3.0) as f32);
             let e = (atan2_det(y, x) as f64 - (y as f64).atan2(x as f64)).abs();
             worst = worst.max(e);

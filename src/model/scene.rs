@@ -404,17 +404,17 @@ impl Scene {
         }
         for (i, m) in self.materials.iter().enumerate() {
             for (name, v) in [("k_s", m.k_s), ("k_b", m.k_b), ("k_core", m.k_core), ("depth", m.depth)] {
-                if !(v >= 0.0) {
+                if v.is_nan() || v < 0.0 {
                     return Err(format!("material {i}: {name} = {v} must be ≥ 0"));
                 }
             }
         }
-        if !(self.contact.k_n > 0.0) {
+        if self.contact.k_n.is_nan() || self.contact.k_n <= 0.0 {
             return Err(format!("contact k_n = {} must be > 0", self.contact.k_n));
         }
         let dt = self.dt();
         let dtc = self.critical_dt();
-        if !(dt > 0.0) || dt > dtc {
+        if dt.is_nan() || dt <= 0.0 || dt > dtc {
             return Err(format!("time step dt = {dt:e} must be in (0, critical dt = {dtc:e}]"));
         }
         Ok(())
