@@ -17,6 +17,10 @@ pub trait Backend {
     fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>>;
     /// Current neighbour list and contact slots: (CSR start, entries, slots).
     fn read_contacts(&mut self) -> anyhow::Result<ContactSnapshot>;
+    /// Bytes of device (GPU) memory held by the simulation; 0 for the CPU backend.
+    fn device_bytes(&self) -> u64 {
+        0
+    }
     /// Replaces the boundary conditions (the `bc_*` fields) of every node, e.g. at a new stage.
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()>;
 }

@@ -197,7 +197,7 @@ fn bench(kind: BackendKind, cells: &[usize], steps: u32) -> anyhow::Result<()> {
             be.name().replace(',', ";"),
             rows * cols,
             nodes as f64 * steps as f64 / s,
-            0
+            be.device_bytes()
         );
         std::io::stdout().flush()?;
     }

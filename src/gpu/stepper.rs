@@ -76,6 +76,16 @@ struct ListBuffers {
     slots: GpuArray<ContactSlot>,
 }
 
+/// Copy of what a batch of steps starts from, to redo the batch after a list overflow.
+struct Snapshot {
+    state: GpuArray<NodeState>,
+    hist: GpuArray<[f32; 2]>,
+    live_start: GpuArray<u32>,
+    live_entries: GpuArray<Entry>,
+    x_ref: GpuArray<[f32; 2]>,
+    flags: GpuArray<u32>,
+}
+
 pub struct GpuBackend {
     ctx: Arc<GpuContext>,
     kernels: Kernels,
@@ -97,6 +107,7 @@ pub struct GpuBackend {
     bucket_nodes: GpuArray<u32>,
     nbr_count: GpuArray<u32>,
     lists: ListBuffers,
+    snapshot: Snapshot,
     args: GpuArray<u32>,
     args_template: GpuArray<u32>,
     bucket_scan: PreparedScan,
@@ -122,13 +133,23 @@ const ARG_SCANS: u32 = 8;
 
 impl GpuBackend {
     pub fn new(ctx: Arc<GpuContext>, scene: &Scene) -> anyhow::Result<GpuBackend> {
+        Self::with_list_capacity(ctx, scene, None)
+    }
+
+    /// As `new`, with the initial neighbour-list capacity (entries) given: the lists grow from
+    /// there when needed (tests use a tiny one to exercise the growth path).
+    pub fn with_list_capacity(
+        ctx: Arc<GpuContext>,
+        scene: &Scene,
+        capacity: Option<u32>,
+    ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
         let c = &*ctx;
         let kernels = Kernels::new(c)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();
-        // Neighbour-list capacity: generous first guess, checked after every batch.
-        let capacity = (24 * n).max(1024);
+        // Neighbour-list capacity: a first guess, grown on overflow (see `step_with_retry`).
+        let capacity = capacity.unwrap_or((8 * n).max(1024)).max(1);
         params.max_entries = capacity;
         for (what, bytes) in [
             ("node state", n as u64 * std::mem::size_of::<NodeState>() as u64),
@@ -178,6 +199,7 @@ impl GpuBackend {
         let args_template = GpuArray::new(c, "args_template", &template)?;
         let args = GpuArray::new_indirect(c, "args", &template)?;
         let lists = Self::list_buffers(c, n, capacity)?;
+        let snapshot = Self::snapshot_buffers(c, n, capacity)?;
         let mut be = GpuBackend {
             kernels,
             params,
@@ -202,6 +224,7 @@ impl GpuBackend {
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             nbr_count,
             lists,
+            snapshot,
             args,
             args_template,
             bucket_scan,
@@ -214,8 +237,7 @@ impl GpuBackend {
         };
         be.make_groups();
         // One step with dt = 0 computes f_0 without moving anything (as the CPU twin does).
-        be.record_and_submit(1, true);
-        be.check_overflow()?;
+        be.step_with_retry(1, true)?;
         Ok(be)
     }
 
@@ -230,6 +252,105 @@ impl GpuBackend {
             new_hist: GpuArray::zeroed(c, "new_hist", cap)?,
             slots: GpuArray::zeroed(c, "slots", cap)?,
         })
+    }
+
+    fn snapshot_buffers(c: &GpuContext, n: u32, capacity: u32) -> anyhow::Result<Snapshot> {
+        Ok(Snapshot {
+            state: GpuArray::zeroed(c, "snapshot state", n as usize)?,
+            hist: GpuArray::zeroed(c, "snapshot hist", capacity as usize)?,
+            live_start: GpuArray::zeroed(c, "snapshot live_start", n as usize + 1)?,
+            live_entries: GpuArray::zeroed(c, "snapshot live_entries", capacity as usize)?,
+            x_ref: GpuArray::zeroed(c, "snapshot x_ref", n as usize)?,
+            flags: GpuArray::zeroed(c, "snapshot flags", 4)?,
+        })
+    }
+
+    /// Copies (or restores, with `restore`) what the next batch starts from.
+    fn copy_snapshot(&self, restore: bool) {
+        let s = &self.snapshot;
+        let l = &self.lists;
+        let pairs: [(&wgpu::Buffer, &wgpu::Buffer); 6] = [
+            (self.state[self.side].buffer(), s.state.buffer()),
+            (l.hist[self.side].buffer(), s.hist.buffer()),
+            (l.live_start.buffer(), s.live_start.buffer()),
+            (l.live_entries.buffer(), s.live_entries.buffer()),
+            (self.x_ref.buffer(), s.x_ref.buffer()),
+            (self.flags.buffer(), s.flags.buffer()),
+        ];
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("snapshot"),
+        });
+        for (live, snap) in pairs {
+            let size = live.size().min(snap.size());
+            if restore {
+                enc.copy_buffer_to_buffer(snap, 0, live, 0, size);
+            } else {
+                enc.copy_buffer_to_buffer(live, 0, snap, 0, size);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Grows the neighbour-list buffers to hold `needed` entries (with margin), keeping the live
+    /// list and history of the current side (restored from the snapshot).
+    fn grow_lists(&mut self, needed: u32) -> anyhow::Result<()> {
+        let c = &*self.ctx;
+        let capacity = needed.saturating_add(needed / 2).max(2 * self.lists.capacity);
+        c.check_binding_size(
+            "contact slots",
+            capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
+        )?;
+        self.lists = Self::list_buffers(c, self.n_nodes, capacity)?;
+        let old_snapshot = std::mem::replace(&mut self.snapshot, Self::snapshot_buffers(c, self.n_nodes, capacity)?);
+        // Old snapshot → new (larger) snapshot, then restore from it.
+        let mut enc = c
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow") });
+        let s = &self.snapshot;
+        for (from, to) in [
+            (old_snapshot.state.buffer(), s.state.buffer()),
+            (old_snapshot.hist.buffer(), s.hist.buffer()),
+            (old_snapshot.live_start.buffer(), s.live_start.buffer()),
+            (old_snapshot.live_entries.buffer(), s.live_entries.buffer()),
+            (old_snapshot.x_ref.buffer(), s.x_ref.buffer()),
+            (old_snapshot.flags.buffer(), s.flags.buffer()),
+        ] {
+            enc.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
+        }
+        c.queue.submit([enc.finish()]);
+        self.params.max_entries = capacity;
+        c.queue
+            .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
+        c.queue.write_buffer(
+            &self.params_init,
+            0,
+            bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
+        );
+        self.make_groups();
+        Ok(())
+    }
+
+    /// Runs `steps` steps; if a neighbour list outgrew its buffers, grows them and redoes the batch
+    /// from the snapshot taken before it, so the result is as if the capacity had been enough.
+    fn step_with_retry(&mut self, steps: u32, init: bool) -> anyhow::Result<()> {
+        let side0 = self.side;
+        self.copy_snapshot(false);
+        self.record_and_submit(steps, init);
+        let flags = self.flags.read(&self.ctx);
+        if flags[1] == 0 {
+            return Ok(());
+        }
+        let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
+        self.side = side0;
+        self.grow_lists(needed)?;
+        self.copy_snapshot(true);
+        self.record_and_submit(steps, init);
+        anyhow::ensure!(
+            self.flags.read(&self.ctx)[1] == 0,
+            "neighbour list overflow persists after growing to {} entries",
+            self.lists.capacity
+        );
+        Ok(())
     }
 
     /// Bind groups for both sides, for the stepping and the dt = 0 parameters.
@@ -402,18 +523,6 @@ impl GpuBackend {
         direct(pass, &k.node_forces, &g.node_forces, nodes);
     }
 
-    /// Fails clearly if a neighbour list outgrew its capacity during the last batch.
-    fn check_overflow(&self) -> anyhow::Result<()> {
-        let flags = self.flags.read(&self.ctx);
-        anyhow::ensure!(
-            flags[1] == 0,
-            "neighbour list overflow: more than {} entries ({} per node) were needed",
-            self.lists.capacity,
-            self.lists.capacity / self.n_nodes.max(1)
-        );
-        Ok(())
-    }
-
     /// Number of neighbour-list builds so far (including the initial one).
     pub fn rebuilds(&self) -> u64 {
         self.flags.read(&self.ctx)[3] as u64
@@ -423,17 +532,46 @@ impl GpuBackend {
         &self.params
     }
 
-    /// Bytes of GPU memory held by the simulation buffers.
+    /// Current neighbour-list capacity (entries).
+    pub fn list_capacity(&self) -> u32 {
+        self.lists.capacity
+    }
+
+    /// Bytes of GPU memory held by the simulation buffers (all of them, snapshot included).
     pub fn bytes_gpu(&self) -> u64 {
         let l = &self.lists;
-        let per_entry = (2 * std::mem::size_of::<Entry>()
-            + 3 * std::mem::size_of::<[f32; 2]>()
-            + std::mem::size_of::<ContactSlot>()) as u64;
-        let per_node = (2 * std::mem::size_of::<NodeState>()
-            + std::mem::size_of::<Node>()
-            + 2 * std::mem::size_of::<[f32; 2]>()
-            + 4 * 4) as u64;
-        l.capacity as u64 * per_entry + self.n_nodes as u64 * per_node + (self.params.grid_buckets as u64 * 8)
+        let s = &self.snapshot;
+        [
+            self.nodes.buffer(),
+            self.bodies.buffer(),
+            self.materials.buffer(),
+            self.state[0].buffer(),
+            self.state[1].buffer(),
+            self.vel_half.buffer(),
+            self.x_ref.buffer(),
+            self.body_state.buffer(),
+            self.flags.buffer(),
+            self.bucket_start.buffer(),
+            self.cursor.buffer(),
+            self.bucket_nodes.buffer(),
+            self.nbr_count.buffer(),
+            l.live_start.buffer(),
+            l.live_entries.buffer(),
+            l.hist[0].buffer(),
+            l.hist[1].buffer(),
+            l.new_entries.buffer(),
+            l.new_hist.buffer(),
+            l.slots.buffer(),
+            s.state.buffer(),
+            s.hist.buffer(),
+            s.live_start.buffer(),
+            s.live_entries.buffer(),
+            s.x_ref.buffer(),
+            s.flags.buffer(),
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum()
     }
 }
 
@@ -443,13 +581,17 @@ impl Backend for GpuBackend {
     }
 
     fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        self.record_and_submit(steps, false);
+        self.step_with_retry(steps, false)?;
         self.steps += steps as u64;
-        self.check_overflow()
+        Ok(())
     }
 
     fn steps_done(&self) -> u64 {
         self.steps
+    }
+
+    fn device_bytes(&self) -> u64 {
+        self.bytes_gpu()
     }
 
     fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
