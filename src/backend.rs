@@ -21,8 +21,31 @@ pub trait Backend {
     fn device_bytes(&self) -> u64 {
         0
     }
+    /// Everything needed to continue the run bit for bit (for checkpoints).
+    fn export_state(&mut self) -> anyhow::Result<SavedState>;
+    /// Restores a state from `export_state` of a backend built from the same scene (either kind).
+    fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()>;
     /// Replaces the boundary conditions (the `bc_*` fields) of every node, e.g. at a new stage.
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()>;
+}
+
+/// A backend's complete dynamic state: continuing from it gives, bit for bit, what continuing the
+/// original run would have given on the same backend. Plain arrays of `Pod` records, so a
+/// checkpoint writer can store it with `bytemuck::cast_slice`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SavedState {
+    pub steps: u64,
+    /// Node states at the current step (positions, velocities, forces, plastic state).
+    pub nodes: Vec<NodeState>,
+    /// Boundary conditions in force (they change between stages).
+    pub node_bc: Vec<Node>,
+    /// Neighbour list (CSR) and the friction history of each entry.
+    pub start: Vec<u32>,
+    pub entries: Vec<Entry>,
+    pub hist: Vec<[f32; 2]>,
+    /// Positions at the last list build and the largest displacement since (bits of an f32).
+    pub x_ref: Vec<[f32; 2]>,
+    pub max_disp_bits: u32,
 }
 
 /// Contact data read back from a backend.

@@ -8,7 +8,7 @@ use super::core_area::core_area;
 use super::integrate::integrate;
 use super::node_forces::node_forces;
 use super::scan::prefix_scan;
-use crate::backend::{Backend, ContactSnapshot};
+use crate::backend::{Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use rayon::prelude::*;
 
@@ -290,6 +290,38 @@ impl Backend for CpuBackend {
             entries: self.entries.clone(),
             slots: self.slots.clone(),
         })
+    }
+
+    fn export_state(&mut self) -> anyhow::Result<SavedState> {
+        Ok(SavedState {
+            steps: self.steps,
+            nodes: self.state[self.side].clone(),
+            node_bc: self.nodes.clone(),
+            start: self.start.clone(),
+            entries: self.entries.clone(),
+            hist: self.hist.clone(),
+            x_ref: self.x_ref.clone(),
+            max_disp_bits: self.max_disp.to_bits(),
+        })
+    }
+
+    fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
+        let n = self.nodes.len();
+        anyhow::ensure!(
+            saved.nodes.len() == n && saved.start.len() == n + 1 && saved.x_ref.len() == n,
+            "saved state has {} nodes, this scene {n}",
+            saved.nodes.len()
+        );
+        self.set_boundary_conditions(&saved.node_bc)?;
+        self.steps = saved.steps;
+        self.state[self.side] = saved.nodes.clone();
+        self.start = saved.start.clone();
+        self.entries = saved.entries.clone();
+        self.hist = saved.hist.clone();
+        self.slots = vec![ContactSlot::default(); self.entries.len()];
+        self.x_ref = saved.x_ref.clone();
+        self.max_disp = f32::from_bits(saved.max_disp_bits);
+        Ok(())
     }
 
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {

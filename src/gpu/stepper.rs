@@ -10,7 +10,7 @@ use super::array::{dispatch_size, GpuArray};
 use super::context::GpuContext;
 use super::kernel::Kernel;
 use super::prepared_scan::PreparedScan;
-use crate::backend::{Backend, ContactSnapshot};
+use crate::backend::{Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use wgpu::util::DeviceExt as _;
 
@@ -610,6 +610,64 @@ impl Backend for GpuBackend {
         entries.truncate(total);
         slots.truncate(total);
         Ok(ContactSnapshot { start, entries, slots })
+    }
+
+    fn export_state(&mut self) -> anyhow::Result<SavedState> {
+        let c = &*self.ctx;
+        let start = self.lists.live_start.read(c);
+        let total = start[self.n_nodes as usize] as usize;
+        let mut entries = self.lists.live_entries.read(c);
+        let mut hist = self.lists.hist[self.side].read(c);
+        entries.truncate(total);
+        hist.truncate(total);
+        Ok(SavedState {
+            steps: self.steps,
+            nodes: self.state[self.side].read(c),
+            node_bc: self.nodes.read(c),
+            start,
+            entries,
+            hist,
+            x_ref: self.x_ref.read(c),
+            max_disp_bits: self.flags.read(c)[0],
+        })
+    }
+
+    fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
+        let n = self.n_nodes as usize;
+        anyhow::ensure!(
+            saved.nodes.len() == n && saved.start.len() == n + 1 && saved.x_ref.len() == n,
+            "saved state has {} nodes, this scene {n}",
+            saved.nodes.len()
+        );
+        if saved.entries.len() > self.lists.capacity as usize {
+            let needed = saved.entries.len() as u32;
+            self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
+            self.snapshot = Self::snapshot_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
+            self.params.max_entries = self.lists.capacity;
+            let c = &*self.ctx;
+            c.queue
+                .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
+            c.queue.write_buffer(
+                &self.params_init,
+                0,
+                bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
+            );
+            self.make_groups();
+        }
+        self.set_boundary_conditions(&saved.node_bc)?;
+        let c = &*self.ctx;
+        self.steps = saved.steps;
+        self.state[self.side].write(c, &saved.nodes);
+        self.lists.live_start.write(c, &saved.start);
+        self.lists.live_entries.write(c, &saved.entries);
+        self.lists.hist[self.side].write(c, &saved.hist);
+        self.x_ref.write(c, &saved.x_ref);
+        let mut flags = self.flags.read(c);
+        flags[0] = saved.max_disp_bits;
+        flags[1] = 0;
+        flags[2] = 0;
+        self.flags.write(c, &flags);
+        Ok(())
     }
 
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
