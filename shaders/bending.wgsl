@@ -31,7 +31,7 @@ fn bending(m: Material, a: NodeState, v: NodeState, c: NodeState, va: vec2<f32>,
     let l2sq = dot2(e2, e2);
     let grad_a = vec2<f32>(p1.x / l1sq, p1.y / l1sq);
     let grad_c = vec2<f32>(p2.x / l2sq, p2.y / l2sq);
-    let rate = (grad_a.x * (va.x - vv.x) + grad_a.y * (va.y - vv.y))
-        + (grad_c.x * (vc.x - vv.x) + grad_c.y * (vc.y - vv.y));
+    let rate = (opaque(grad_a.x * (va.x - vv.x)) + opaque(grad_a.y * (va.y - vv.y)))
+        + (opaque(grad_c.x * (vc.x - vv.x)) + opaque(grad_c.y * (vc.y - vv.y)));
     return Bending(moment + m.c_b * rate, theta_p_new, grad_a, grad_c);
 }

@@ -2,7 +2,7 @@
 // src/cpu/broad_phase.rs. No all-pairs stage. Every kernel here is dispatched indirectly with
 // arguments written by `rebuild_decide`, so a step that needs no rebuild costs no host round trip.
 //
-// Order: rebuild_decide → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
+// Order: rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
 // grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → neighbor_mirror → rebuild_commit.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
@@ -18,14 +18,22 @@
 @group(0) @binding(10) var<storage, read_write> live_hist: array<vec2<f32>>;
 @group(0) @binding(11) var<storage, read_write> new_entries: array<Entry>;
 @group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
-// flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count.
+// flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count,
+// [4]: longest segment at the last build (f32 bits): the cut-off is that + params.contact_reach.
 @group(0) @binding(13) var<storage, read_write> flags: array<atomic<u32>>;
 @group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
 @group(0) @binding(15) var<storage, read_write> args: array<u32>;
 @group(0) @binding(16) var<storage, read> args_template: array<u32>;
 
+// Neighbour cut-off of the list being built, also the grid cell side (twin: the CPU passes it in
+// a copy of the parameters, `cutoff` and `cell_size`).
+fn current_cutoff() -> f32 {
+    return bitcast<f32>(atomicLoad(&flags[4])) + params.contact_reach;
+}
+
 fn cell_of(s: NodeState) -> vec2<i32> {
-    return vec2<i32>(i32(floor(s.pos_hi.x / params.cell_size)), i32(floor(s.pos_hi.y / params.cell_size)));
+    let cell_size = current_cutoff();
+    return vec2<i32>(i32(floor(s.pos_hi.x / cell_size)), i32(floor(s.pos_hi.y / cell_size)));
 }
 
 fn bucket_of(cell: vec2<i32>) -> u32 {
@@ -57,7 +65,8 @@ fn is_neighbor(x: u32, d: u32) -> bool {
         }
     }
     let r = df_sub(pos[d], pos[x]);
-    return dot2(r, r) < params.cutoff * params.cutoff;
+    let cutoff = current_cutoff();
+    return dot2(r, r) < cutoff * cutoff;
 }
 
 // The 9 buckets around a cell, hash-collision duplicates replaced by NONE.
@@ -135,6 +144,35 @@ fn rebuild_decide() {
         atomicStore(&flags[0], 0u);
         atomicStore(&flags[2], 0u);
         atomicAdd(&flags[3], 1u);
+        atomicStore(&flags[4], 0u);
+    }
+}
+
+var<workgroup> wg_max: array<f32, 64>;
+
+// Longest segment now (twin of segment_length + max): atomicMax on the f32 bits (non-negative, so
+// bit order is value order) after a reduction in the workgroup, one atomic per workgroup.
+@compute @workgroup_size(64)
+fn segment_max(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, 64u);
+    var len = 0.0;
+    if (i < params.n_nodes) {
+        let next = nodes[i].next;
+        if (next != NONE) {
+            let d = df_sub(pos[next], pos[i]);
+            len = sqrt(dot2(d, d));
+        }
+    }
+    wg_max[lid.x] = len;
+    workgroupBarrier();
+    for (var stride = 32u; stride > 0u; stride >>= 1u) {
+        if (lid.x < stride) {
+            wg_max[lid.x] = max(wg_max[lid.x], wg_max[lid.x + stride]);
+        }
+        workgroupBarrier();
+    }
+    if (lid.x == 0u) {
+        atomicMax(&flags[4], bitcast<u32>(wg_max[0]));
     }
 }
 

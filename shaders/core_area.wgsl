@@ -23,7 +23,7 @@ fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     for (var k = 1u; k + 1u < body.count; k++) {
         let ra = df_sub(pos[body.first + k], x0);
         let rc = df_sub(pos[body.first + k + 1u], x0);
-        twice_area += cross2(ra, rc);
+        twice_area += opaque(cross2(ra, rc));
     }
     out.area = 0.5 * twice_area;
     let m = materials[body.material];

@@ -9,29 +9,42 @@
 @group(0) @binding(5) var<storage, read_write> vel_half: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
 
+var<workgroup> wg_max: array<f32, 64>;
+
 @compute @workgroup_size(64)
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, 64u);
-    if (i >= params.n_nodes) {
-        return;
+    var d = 0.0;
+    if (i < params.n_nodes) {
+        let n = nodes[i];
+        let s = state_in[i];
+        let h = 0.5 * params.dt / n.mass;
+        var vh = vec2<f32>(s.vel.x + h * s.force.x, s.vel.y + h * s.force.y);
+        if ((n.bc_mode & BC_VX) != 0u) {
+            vh.x = n.bc_velocity.x;
+        }
+        if ((n.bc_mode & BC_VY) != 0u) {
+            vh.y = n.bc_velocity.y;
+        }
+        let px = df_add(s.pos_hi.x, s.pos_lo.x, params.dt * vh.x);
+        let py = df_add(s.pos_hi.y, s.pos_lo.y, params.dt * vh.y);
+        state_out[i].pos_hi = vec2<f32>(px.x, py.x);
+        state_out[i].pos_lo = vec2<f32>(px.y, py.y);
+        vel_half[i] = vh;
+        let dx = (px.x - x_ref[i].x) + px.y;
+        let dy = (py.x - x_ref[i].y) + py.y;
+        d = sqrt(dx * dx + dy * dy);
     }
-    let n = nodes[i];
-    let s = state_in[i];
-    let h = 0.5 * params.dt / n.mass;
-    var vh = vec2<f32>(s.vel.x + h * s.force.x, s.vel.y + h * s.force.y);
-    if ((n.bc_mode & BC_VX) != 0u) {
-        vh.x = n.bc_velocity.x;
+    // Largest displacement: reduce in the workgroup, then one atomicMax on the f32 bits.
+    wg_max[lid.x] = d;
+    workgroupBarrier();
+    for (var stride = 32u; stride > 0u; stride >>= 1u) {
+        if (lid.x < stride) {
+            wg_max[lid.x] = max(wg_max[lid.x], wg_max[lid.x + stride]);
+        }
+        workgroupBarrier();
     }
-    if ((n.bc_mode & BC_VY) != 0u) {
-        vh.y = n.bc_velocity.y;
+    if (lid.x == 0u) {
+        atomicMax(&flags[0], bitcast<u32>(wg_max[0]));
     }
-    let px = df_add(s.pos_hi.x, s.pos_lo.x, params.dt * vh.x);
-    let py = df_add(s.pos_hi.y, s.pos_lo.y, params.dt * vh.y);
-    state_out[i].pos_hi = vec2<f32>(px.x, py.x);
-    state_out[i].pos_lo = vec2<f32>(px.y, py.y);
-    vel_half[i] = vh;
-    let dx = (px.x - x_ref[i].x) + px.y;
-    let dy = (py.x - x_ref[i].y) + py.y;
-    let d = sqrt(dx * dx + dy * dy);
-    atomicMax(&flags[0], bitcast<u32>(d));
 }

@@ -68,7 +68,7 @@ struct SimParams {
     self_exclusion: u32,
     // Always 0. XOR-ing float bits with it hides values from the shader compiler (see opaque).
     opaque_zero: u32,
-    _pad1: u32,
+    contact_reach: f32,
     _pad2: u32,
 }
 
@@ -104,7 +104,9 @@ struct ContactSlot {
 
 @group(0) @binding(0) var<uniform> params: SimParams;
 
-// x, unchanged, but opaque to the compiler. Vulkan drivers (lavapipe's NIR, for one) may apply
+// x, unchanged, but opaque to the compiler. Also placed where a product feeds a sum that the
+// driver could contract into a fused multiply-add (the CPU twin rounds each product): this keeps
+// the CPU and GPU paths bit-identical on lavapipe in every acceptance case. Vulkan drivers (lavapipe's NIR, for one) may apply
 // inexact algebra such as hi − (hi + t) + t → 0 to SPIR-V that naga emits without NoContraction,
 // which would erase the rounding error TwoSum is meant to keep. The CPU twin needs no barrier.
 fn opaque(x: f32) -> f32 {

@@ -72,8 +72,8 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             let orientation = select(-1.0, 1.0, bs.area >= 0.0);
             let fa = core_pressure(m.depth, bs.pressure, orientation, pos[n.prev], pos[x]);
             let fb = core_pressure(m.depth, bs.pressure, orientation, pos[x], pos[n.next]);
-            f.x += fa.x + fb.x;
-            f.y += fa.y + fb.y;
+            f.x += opaque(fa.x) + opaque(fb.x);
+            f.y += opaque(fa.y) + opaque(fb.y);
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).

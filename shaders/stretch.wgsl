@@ -12,7 +12,7 @@ fn stretch(m: Material, a: NodeState, b: NodeState, va: vec2<f32>, vb: vec2<f32>
         f = select(-m.f_s_yield, m.f_s_yield, f > 0.0);
         rest_new = l + f / m.k_s;
     }
-    let rate = u.x * (vb.x - va.x) + u.y * (vb.y - va.y);
+    let rate = opaque(u.x * (vb.x - va.x)) + opaque(u.y * (vb.y - va.y));
     let f_total = f - m.c_s * rate;
     return vec3<f32>(f_total * u.x, f_total * u.y, rest_new);
 }

@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod diagnostics;
 pub mod gpu;
 pub mod model;
+pub mod plot;
 pub mod scenes;
 pub mod shaders;
 

@@ -193,3 +193,18 @@ fn large_scene_no_quadratic_stage_gpu_matches_cpu() {
     // Two steps from rest: positions within 1e-6 R.
     assert_close("large scene", &nodes, &cpu.read_nodes().unwrap(), 1e-6);
 }
+
+/// Case 3c on the GPU: the cut-off follows the longest segment at each list build (segment_max
+/// kernel); same contact and overlap (within 1e-4 of r_i + r_j) as the CPU twin.
+#[test]
+fn stretched_segment_keeps_contact_gpu_matches_cpu() {
+    let sc = stretched_segment::scene(None);
+    let (overlap, touched) = stretched_segment::run(&mut *gpu_backend(&sc));
+    assert!(touched, "no contact on the stretched segment (overlap {overlap:.3})");
+    assert!(overlap < 0.01, "the probe went into the segment: overlap {overlap}");
+    let (cpu_overlap, _) = stretched_segment::run(&mut *cpu_backend(&sc));
+    assert!(
+        (overlap - cpu_overlap).abs() < 1e-5,
+        "GPU overlap {overlap} vs CPU {cpu_overlap}"
+    );
+}

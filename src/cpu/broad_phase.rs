@@ -1,5 +1,6 @@
 //! Twin of `shaders/broad_phase.wgsl`: the neighbour list, built without any all-pairs stage.
 //!
+//! 0. `segment_max`: the cut-off (and cell side) follows the longest segment at this build.
 //! 1. `grid_count` / scan / `grid_scatter`: a counting sort of the nodes into the buckets of a
 //!    hashed uniform grid (cell side ≥ cut-off), so the domain needs no bounds.
 //! 2. `neighbor_count` / scan / `neighbor_fill`: each node visits the 3×3 cells around it and keeps
@@ -10,6 +11,18 @@
 
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
+
+/// Length of the segment starting at node i (0 at the end of an open line); the rebuild takes
+/// the maximum over nodes (GPU: `segment_max`) and uses cut-off = that + `contact_reach`.
+pub fn segment_length(i: usize, nodes: &[Node], pos: &[NodeState]) -> f32 {
+    let next = nodes[i].next;
+    if next == NONE {
+        return 0.0;
+    }
+    let (a, b) = (&pos[i], &pos[next as usize]);
+    let d = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
+    dot(d, d).sqrt()
+}
 
 /// Cell coordinates of a position (high part is enough: binning only needs consistency).
 pub fn cell_of(p: &SimParams, s: &NodeState) -> [i32; 2] {

@@ -183,6 +183,17 @@ impl CpuBackend {
         x_ref: &mut [[f32; 2]],
     ) {
         let n = nodes.len();
+        // Cut-off from the longest segment now: stretched shells keep their contacts.
+        let longest = (0..n)
+            .into_par_iter()
+            .map(|i| segment_length(i, nodes, pos))
+            .reduce(|| 0.0f32, f32::max);
+        let cutoff = longest + p.contact_reach;
+        let p = &SimParams {
+            cutoff,
+            cell_size: cutoff,
+            ..*p
+        };
         // Counting sort of the nodes into the hashed grid.
         let mut bucket_start = vec![0u32; p.grid_buckets as usize + 1];
         for i in 0..n {

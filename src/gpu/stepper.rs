@@ -25,6 +25,7 @@ struct Kernels {
     contact_pairs: Kernel,
     node_forces: Kernel,
     rebuild_decide: Kernel,
+    segment_max: Kernel,
     grid_clear: Kernel,
     grid_count: Kernel,
     grid_cursor: Kernel,
@@ -44,6 +45,7 @@ impl Kernels {
             contact_pairs: Kernel::new(ctx, "contact_pairs", "contact_pairs")?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
             rebuild_decide: bp("rebuild_decide")?,
+            segment_max: bp("segment_max")?,
             grid_clear: bp("grid_clear")?,
             grid_count: bp("grid_count")?,
             grid_cursor: bp("grid_cursor")?,
@@ -128,8 +130,9 @@ const ARG_NEIGHBOR_COUNT: u32 = 4;
 const ARG_NEIGHBOR_FILL: u32 = 5;
 const ARG_NEIGHBOR_MIRROR: u32 = 6;
 const ARG_REBUILD_COMMIT: u32 = 7;
+const ARG_SEGMENT_MAX: u32 = 8;
 /// First slot of the bucket scan's dispatches; the neighbour scan's follow them.
-const ARG_SCANS: u32 = 8;
+const ARG_SCANS: u32 = 9;
 
 impl GpuBackend {
     pub fn new(ctx: Arc<GpuContext>, scene: &Scene) -> anyhow::Result<GpuBackend> {
@@ -188,6 +191,7 @@ impl GpuBackend {
         template[ARG_NEIGHBOR_FILL as usize] = g(n);
         template[ARG_NEIGHBOR_MIRROR as usize] = g(n);
         template[ARG_REBUILD_COMMIT as usize] = g(n);
+        template[ARG_SEGMENT_MAX as usize] = g(n);
         for (x, y) in bucket_scan
             .dispatch_sizes()
             .into_iter()
@@ -218,7 +222,7 @@ impl GpuBackend {
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
-            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0])?,
+            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0])?,
             bucket_start,
             cursor: GpuArray::zeroed(c, "cursor", buckets as usize)?,
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
@@ -261,7 +265,7 @@ impl GpuBackend {
             live_start: GpuArray::zeroed(c, "snapshot live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "snapshot live_entries", capacity as usize)?,
             x_ref: GpuArray::zeroed(c, "snapshot x_ref", n as usize)?,
-            flags: GpuArray::zeroed(c, "snapshot flags", 4)?,
+            flags: GpuArray::zeroed(c, "snapshot flags", 8)?,
         })
     }
 
@@ -435,6 +439,7 @@ impl GpuBackend {
             ];
             let broad_phase = [
                 &k.rebuild_decide,
+                &k.segment_max,
                 &k.grid_clear,
                 &k.grid_count,
                 &k.grid_cursor,
@@ -508,17 +513,18 @@ impl GpuBackend {
         // Neighbour list, rebuilt only when rebuild_decide says so (indirect dispatches).
         let bp = &g.broad_phase;
         direct(pass, &k.rebuild_decide, &bp[0], (1, 1));
-        indirect(pass, &k.grid_clear, &bp[1], ARG_GRID_CLEAR);
-        indirect(pass, &k.grid_count, &bp[2], ARG_GRID_COUNT);
+        indirect(pass, &k.segment_max, &bp[1], ARG_SEGMENT_MAX);
+        indirect(pass, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
+        indirect(pass, &k.grid_count, &bp[3], ARG_GRID_COUNT);
         self.bucket_scan.record_indirect(pass, args, ARG_SCANS);
-        indirect(pass, &k.grid_cursor, &bp[3], ARG_GRID_CURSOR);
-        indirect(pass, &k.grid_scatter, &bp[4], ARG_GRID_SCATTER);
-        indirect(pass, &k.neighbor_count, &bp[5], ARG_NEIGHBOR_COUNT);
+        indirect(pass, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
+        indirect(pass, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
+        indirect(pass, &k.neighbor_count, &bp[6], ARG_NEIGHBOR_COUNT);
         self.nbr_scan
             .record_indirect(pass, args, ARG_SCANS + self.bucket_scan.dispatch_sizes().len() as u32);
-        indirect(pass, &k.neighbor_fill, &bp[6], ARG_NEIGHBOR_FILL);
-        indirect(pass, &k.neighbor_mirror, &bp[7], ARG_NEIGHBOR_MIRROR);
-        indirect(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
+        indirect(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
+        indirect(pass, &k.neighbor_mirror, &bp[8], ARG_NEIGHBOR_MIRROR);
+        indirect(pass, &k.rebuild_commit, &bp[9], ARG_REBUILD_COMMIT);
         direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
         direct(pass, &k.node_forces, &g.node_forces, nodes);
     }

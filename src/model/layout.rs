@@ -114,9 +114,10 @@ pub struct SimParams {
     /// Verlet skin: the list is rebuilt once a node has moved more than skin/2.
     pub skin: f32,
     pub gravity: [f32; 2],
-    /// Side of a grid cell (≥ the neighbour cut-off).
+    /// Side of a grid cell at the start (the cut-off); rebuilds use the current cut-off.
     pub cell_size: f32,
-    /// Neighbour cut-off: longest segment + 2 r_max + 2 skin (see docs/model-to-code.md).
+    /// Neighbour cut-off at the start: longest segment + `contact_reach`. Each rebuild uses the
+    /// longest segment *at that time* (see `segment_max`), so stretched shells keep their contacts.
     pub cutoff: f32,
     /// Contact normal stiffness k_n (eq 6).
     pub k_n: f32,
@@ -131,7 +132,8 @@ pub struct SimParams {
     /// Always 0: the GPU kernels XOR float bits with it to stop inexact compiler algebra
     /// (see `opaque` in shaders/model.wgsl).
     pub opaque_zero: u32,
-    pub _pad1: u32,
+    /// 2 r_max + 2 skin: the cut-off is the longest segment plus this (docs/model-to-code.md).
+    pub contact_reach: f32,
     pub _pad2: u32,
 }
 

@@ -423,7 +423,8 @@ impl Scene {
     /// Simulation parameters as the kernels see them (grid and list capacity filled by the backend).
     pub fn sim_params(&self) -> SimParams {
         let skin = self.skin.unwrap_or(0.5 * self.mean_segment());
-        let cutoff = self.longest_segment() + 2.0 * self.max_radius() + 2.0 * skin;
+        let contact_reach = 2.0 * self.max_radius() + 2.0 * skin;
+        let cutoff = self.longest_segment() + contact_reach;
         SimParams {
             n_nodes: self.nodes.len() as u32,
             n_bodies: self.bodies.len() as u32,
@@ -441,6 +442,7 @@ impl Scene {
             mu: self.contact.mu,
             c_n: self.contact.c_n,
             self_exclusion: self.self_exclusion,
+            contact_reach,
             ..Default::default()
         }
     }

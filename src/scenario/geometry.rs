@@ -1,0 +1,676 @@
+//! Geometry generators: regular-polygon cells, polydisperse random packings without overlaps,
+//! boxes of wall lines, single walls, beams with clamped nodes, and cells read from CSV/JSON
+//! polygon files. Each `[[bodies]]` entry adds bodies to the `Scene` and registers its name.
+
+use super::materials::ResolvedMaterial;
+use super::schema::BodySpec;
+use super::Problem;
+use crate::model::*;
+use crate::scenes::SplitMix;
+use std::collections::BTreeMap;
+use std::f64::consts::PI;
+use std::path::Path;
+
+/// What the generators built besides the `Scene`.
+#[derive(Clone, Debug, Default)]
+pub struct Geometry {
+    /// Named groups of bodies (a box registers `NAME.bottom`, `.top`, `.left`, `.right` and `NAME`).
+    pub groups: BTreeMap<String, Vec<u32>>,
+    /// Frozen lines (box sides and walls) in order, with their names: the series columns.
+    pub walls: Vec<(String, u32)>,
+    /// Index of the `[[bodies]]` entry that made each body.
+    pub origin: Vec<usize>,
+}
+
+/// Allowed keys of each generator kind (besides `kind` and `name`).
+pub const BODY_KINDS: &[(&str, &[&str])] = &[
+    (
+        "ring",
+        &[
+            "material",
+            "center",
+            "radius",
+            "nodes",
+            "half_thickness",
+            "core",
+            "p0",
+            "self_contact",
+            "velocity",
+        ],
+    ),
+    (
+        "packing",
+        &[
+            "material",
+            "min",
+            "max",
+            "count",
+            "radius",
+            "spread",
+            "nodes",
+            "seed",
+            "gap",
+            "half_thickness",
+            "core",
+            "p0",
+            "self_contact",
+            "velocity",
+        ],
+    ),
+    ("box", &["min", "max", "segment", "half_thickness"]),
+    ("wall", &["a", "b", "nodes", "segment", "half_thickness"]),
+    (
+        "beam",
+        &[
+            "material",
+            "a",
+            "b",
+            "nodes",
+            "half_thickness",
+            "clamp",
+            "clamp_nodes",
+            "self_contact",
+        ],
+    ),
+    (
+        "file",
+        &[
+            "material",
+            "path",
+            "half_thickness",
+            "core",
+            "p0",
+            "self_contact",
+            "velocity",
+        ],
+    ),
+];
+
+fn need<T: Copy>(i: usize, key: &str, v: Option<T>, kind: &str) -> Result<T, Problem> {
+    v.ok_or_else(|| {
+        Problem::new(
+            format!("bodies[{i}]"),
+            format!("missing field `{key}` (needed by kind `{kind}`)"),
+        )
+    })
+}
+
+fn positive(i: usize, key: &str, v: f64) -> Result<f64, Problem> {
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Problem::new(
+            format!("bodies[{i}].{key}"),
+            format!("{key} = {v} must be > 0"),
+        ))
+    }
+}
+
+/// Number of nodes a `[[bodies]]` entry will create (checked against limits before generating).
+pub fn planned_nodes(spec: &BodySpec, base: &Path) -> u64 {
+    let n = spec.nodes.unwrap_or(0) as u64;
+    match spec.kind.as_str() {
+        "ring" | "beam" => n,
+        "packing" => spec.count.unwrap_or(0) * n,
+        "wall" => n.max(2),
+        "box" => 400,
+        "file" => spec
+            .path
+            .as_ref()
+            .and_then(|p| std::fs::metadata(base.join(p)).ok())
+            .map(|m| m.len() / 8)
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn core_of(i: usize, spec: &BodySpec) -> Result<Core, Problem> {
+    let p0 = spec.p0.unwrap_or(0.0) as f32;
+    Ok(match spec.core.as_deref().unwrap_or("undrained") {
+        "none" => Core::None,
+        "undrained" => Core::Undrained { p0 },
+        "drained" => Core::Drained { p0 },
+        "gas" => Core::Gas { p0 },
+        other => {
+            return Err(Problem::new(
+                format!("bodies[{i}].core"),
+                format!("core = \"{other}\" is not one of none, undrained, drained, gas"),
+            ))
+        }
+    })
+}
+
+struct Ctx<'a> {
+    scene: Scene,
+    geo: Geometry,
+    materials: &'a BTreeMap<String, (u32, ResolvedMaterial)>,
+    wall_material: u32,
+    /// Half-thickness of the first cells (default for walls).
+    first_r: Option<f64>,
+    /// Mean segment length of the cells so far (default wall segment).
+    seg_sum: f64,
+    seg_n: f64,
+}
+
+impl Ctx<'_> {
+    fn material(&self, i: usize, spec: &BodySpec) -> Result<(u32, &ResolvedMaterial), Problem> {
+        let name = spec.material.as_ref().ok_or_else(|| {
+            Problem::new(
+                format!("bodies[{i}]"),
+                format!("missing field `material` (needed by kind `{}`)", spec.kind),
+            )
+        })?;
+        self.materials.get(name).map(|(id, m)| (*id, m)).ok_or_else(|| {
+            Problem::new(
+                format!("bodies[{i}].material"),
+                format!(
+                    "unknown material \"{name}\" (defined: {})",
+                    self.materials.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+    }
+
+    fn register(&mut self, name: &str, body: u32) {
+        self.geo.groups.entry(name.to_string()).or_default().push(body);
+    }
+
+    fn cell_options(&self, i: usize, spec: &BodySpec, radius: f64) -> Result<(u32, BodyOptions, f64), Problem> {
+        let (mat, _) = self.material(i, spec)?;
+        let r = match spec.half_thickness {
+            Some(h) => positive(i, "half_thickness", h)?,
+            None => 0.05 * radius,
+        };
+        Ok((
+            mat,
+            BodyOptions {
+                material: mat,
+                radius: r as f32,
+                node_mass: 1.0,
+                frozen: false,
+                self_contact: spec.self_contact.unwrap_or(true),
+                core: core_of(i, spec)?,
+            },
+            r,
+        ))
+    }
+
+    fn add_cell(&mut self, i: usize, spec: &BodySpec, name: &str, pts: &[[f64; 2]], mut o: BodyOptions) -> u32 {
+        let mat = &self.materials.values().find(|(id, _)| *id == o.material).unwrap().1;
+        o.node_mass = mat.node_mass_for(pts.len());
+        let b = self.scene.add_body(pts, true, o);
+        if let Some(v) = spec.velocity {
+            self.scene
+                .set_initial_velocity(&NodeSet::Body(b), [v[0] as f32, v[1] as f32]);
+        }
+        self.first_r.get_or_insert(o.radius as f64);
+        let n = pts.len();
+        for k in 0..n {
+            let (a, c) = (pts[k], pts[(k + 1) % n]);
+            self.seg_sum += (c[0] - a[0]).hypot(c[1] - a[1]);
+            self.seg_n += 1.0;
+        }
+        self.geo.origin.push(i);
+        self.register(name, b);
+        b
+    }
+
+    fn wall_line(
+        &mut self,
+        i: usize,
+        spec: &BodySpec,
+        name: &str,
+        a: [f64; 2],
+        b: [f64; 2],
+        nodes: Option<u32>,
+    ) -> Result<u32, Problem> {
+        let r = match spec.half_thickness {
+            Some(h) => positive(i, "half_thickness", h)?,
+            None => self.first_r.ok_or_else(|| {
+                Problem::new(
+                    format!("bodies[{i}]"),
+                    "missing field `half_thickness` (no cell defined before it to take it from)",
+                )
+            })?,
+        };
+        let len = (b[0] - a[0]).hypot(b[1] - a[1]);
+        let n = match (nodes, spec.segment) {
+            (Some(n), _) => n as usize,
+            (None, Some(s)) => (len / positive(i, "segment", s)?).ceil() as usize + 1,
+            (None, None) if self.seg_n > 0.0 => (len / (self.seg_sum / self.seg_n)).ceil() as usize + 1,
+            (None, None) => 21,
+        };
+        if n < 2 {
+            return Err(Problem::new(format!("bodies[{i}].nodes"), "a line needs nodes ≥ 2"));
+        }
+        let o = BodyOptions {
+            material: self.wall_material,
+            radius: r as f32,
+            node_mass: 1.0,
+            frozen: true,
+            self_contact: false,
+            core: Core::None,
+        };
+        let id = self.scene.add_line(a, b, n, o);
+        self.geo.origin.push(i);
+        self.geo.walls.push((name.to_string(), id));
+        self.register(name, id);
+        Ok(id)
+    }
+}
+
+fn ring_points(c: [f64; 2], r: f64, n: usize, phase: f64) -> Vec<[f64; 2]> {
+    (0..n)
+        .map(|k| {
+            let a = phase + 2.0 * PI * k as f64 / n as f64;
+            [c[0] + r * a.cos(), c[1] + r * a.sin()]
+        })
+        .collect()
+}
+
+/// Builds every `[[bodies]]` entry into `scene`.
+pub fn build(
+    scene: Scene,
+    specs: &[BodySpec],
+    materials: &BTreeMap<String, (u32, ResolvedMaterial)>,
+    base: &Path,
+) -> Result<(Scene, Geometry), Problem> {
+    let mut scene = scene;
+    let wall_material = scene.add_material(Material {
+        depth: 1.0,
+        ..Default::default()
+    });
+    let mut cx = Ctx {
+        scene,
+        geo: Geometry::default(),
+        materials,
+        wall_material,
+        first_r: None,
+        seg_sum: 0.0,
+        seg_n: 0.0,
+    };
+    for (i, spec) in specs.iter().enumerate() {
+        let kind = spec.kind.as_str();
+        let name = spec.name.clone().unwrap_or_else(|| format!("{kind}{i}"));
+        match kind {
+            "ring" => {
+                let c = need(i, "center", spec.center, kind)?;
+                let r = positive(i, "radius", need(i, "radius", spec.radius, kind)?)?;
+                let n = need(i, "nodes", spec.nodes, kind)? as usize;
+                if n < 3 {
+                    return Err(Problem::new(format!("bodies[{i}].nodes"), "a ring needs nodes ≥ 3"));
+                }
+                let (_, o, _) = cx.cell_options(i, spec, r)?;
+                cx.add_cell(i, spec, &name, &ring_points(c, r, n, 0.0), o);
+            }
+            "packing" => packing(&mut cx, i, spec, &name)?,
+            "box" => {
+                let lo = need(i, "min", spec.min, kind)?;
+                let hi = need(i, "max", spec.max, kind)?;
+                if !(hi[0] > lo[0] && hi[1] > lo[1]) {
+                    return Err(Problem::new(
+                        format!("bodies[{i}].max"),
+                        "max must be above and right of min",
+                    ));
+                }
+                let r = match spec.half_thickness {
+                    Some(h) => h,
+                    None => cx.first_r.unwrap_or(0.0),
+                };
+                // Wall centrelines one half-thickness outside [min, max]; corners closed by a margin.
+                let (x0, y0, x1, y1) = (lo[0] - r, lo[1] - r, hi[0] + r, hi[1] + r);
+                let m = 2.0 * r;
+                cx.wall_line(i, spec, &format!("{name}.bottom"), [x0 - m, y0], [x1 + m, y0], None)?;
+                cx.wall_line(i, spec, &format!("{name}.top"), [x1 + m, y1], [x0 - m, y1], None)?;
+                cx.wall_line(i, spec, &format!("{name}.left"), [x0, y1 + m], [x0, y0 - m], None)?;
+                cx.wall_line(i, spec, &format!("{name}.right"), [x1, y0 - m], [x1, y1 + m], None)?;
+                let ids: Vec<u32> = ["bottom", "top", "left", "right"]
+                    .iter()
+                    .map(|s| cx.geo.groups[&format!("{name}.{s}")][0])
+                    .collect();
+                cx.geo.groups.insert(name.clone(), ids);
+            }
+            "wall" => {
+                let a = need(i, "a", spec.a, kind)?;
+                let b = need(i, "b", spec.b, kind)?;
+                if spec.nodes.is_none() && spec.segment.is_none() && cx.seg_n == 0.0 {
+                    return Err(Problem::new(
+                        format!("bodies[{i}]"),
+                        "missing field `nodes` (or `segment`)",
+                    ));
+                }
+                cx.wall_line(i, spec, &name, a, b, spec.nodes)?;
+            }
+            "beam" => {
+                let a = need(i, "a", spec.a, kind)?;
+                let b = need(i, "b", spec.b, kind)?;
+                let n = need(i, "nodes", spec.nodes, kind)? as usize;
+                if n < 2 {
+                    return Err(Problem::new(format!("bodies[{i}].nodes"), "a beam needs nodes ≥ 2"));
+                }
+                let (mat, m) = cx.material(i, spec)?;
+                let node_mass = m.node_mass_for(n);
+                let len = (b[0] - a[0]).hypot(b[1] - a[1]);
+                let r = match spec.half_thickness {
+                    Some(h) => positive(i, "half_thickness", h)?,
+                    None => 0.05 * len / (n - 1) as f64,
+                };
+                let o = BodyOptions {
+                    material: mat,
+                    radius: r as f32,
+                    node_mass,
+                    frozen: false,
+                    self_contact: spec.self_contact.unwrap_or(false),
+                    core: Core::None,
+                };
+                let id = cx.scene.add_line(a, b, n, o);
+                cx.geo.origin.push(i);
+                cx.register(&name, id);
+                let k = spec.clamp_nodes.unwrap_or(2) as usize;
+                if k > n {
+                    return Err(Problem::new(
+                        format!("bodies[{i}].clamp_nodes"),
+                        format!("clamp_nodes = {k} exceeds nodes = {n}"),
+                    ));
+                }
+                let first = cx.scene.bodies[id as usize].first;
+                let clamped: Vec<u32> = match spec.clamp.as_deref().unwrap_or("start") {
+                    "start" => (0..k).collect(),
+                    "end" => (n - k..n).collect(),
+                    "both" => (0..k).chain(n - k..n).collect(),
+                    "none" => vec![],
+                    other => {
+                        return Err(Problem::new(
+                            format!("bodies[{i}].clamp"),
+                            format!("clamp = \"{other}\" is not one of start, end, both, none"),
+                        ))
+                    }
+                };
+                let set = NodeSet::Indices(clamped.iter().map(|&j| first + j as u32).collect());
+                cx.scene.impose_velocity(&set, Some(0.0), Some(0.0));
+            }
+            "file" => {
+                let rel = spec.path.as_ref().ok_or_else(|| {
+                    Problem::new(format!("bodies[{i}]"), "missing field `path` (needed by kind `file`)")
+                })?;
+                let path = base.join(rel);
+                let polys = read_polygons(&path)
+                    .map_err(|e| Problem::new(format!("bodies[{i}].path"), format!("{}: {e}", path.display())))?;
+                for (k, mut p) in polys.into_iter().enumerate() {
+                    if p.len() < 3 {
+                        return Err(Problem::new(
+                            format!("bodies[{i}].path"),
+                            format!("{}: cell {k} has {} nodes (needs ≥ 3)", path.display(), p.len()),
+                        ));
+                    }
+                    if signed_area(&p) < 0.0 {
+                        p.reverse();
+                    }
+                    let rad = (signed_area(&p) / PI).sqrt();
+                    let (_, o, _) = cx.cell_options(i, spec, rad)?;
+                    cx.add_cell(i, spec, &name, &p, o);
+                }
+            }
+            other => {
+                return Err(Problem::new(
+                    format!("bodies[{i}].kind"),
+                    format!(
+                        "kind = \"{other}\" is not one of {}",
+                        BODY_KINDS.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+    Ok((cx.scene, cx.geo))
+}
+
+fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Problem> {
+    let kind = "packing";
+    let lo = need(i, "min", spec.min, kind)?;
+    let hi = need(i, "max", spec.max, kind)?;
+    let count = need(i, "count", spec.count, kind)? as usize;
+    let r_mean = positive(i, "radius", need(i, "radius", spec.radius, kind)?)?;
+    let n = need(i, "nodes", spec.nodes, kind)? as usize;
+    if n < 3 {
+        return Err(Problem::new(format!("bodies[{i}].nodes"), "a cell needs nodes ≥ 3"));
+    }
+    let spread = spec.spread.unwrap_or(0.0);
+    if !(0.0..1.0).contains(&spread) {
+        return Err(Problem::new(
+            format!("bodies[{i}].spread"),
+            format!("spread = {spread} must be in [0, 1)"),
+        ));
+    }
+    let (_, o, r) = cx.cell_options(i, spec, r_mean)?;
+    let gap = spec.gap.unwrap_or(0.1 * r_mean);
+    let mut rng = SplitMix(spec.seed.unwrap_or(1));
+    let mut radii: Vec<f64> = (0..count)
+        .map(|_| r_mean * (1.0 + spread * (2.0 * rng.next_f64() - 1.0)))
+        .collect();
+    // Large cells first: random sequential addition fills better that way.
+    radii.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    let r_max = radii.first().copied().unwrap_or(r_mean);
+    // Hashed grid of placed discs (outer radius R + r + gap/2), cell = largest diameter.
+    let cell = 2.0 * (r_max + r + 0.5 * gap);
+    let mut grid: std::collections::HashMap<(i64, i64), Vec<usize>> = Default::default();
+    let mut placed: Vec<([f64; 2], f64)> = Vec::with_capacity(count);
+    let key = |p: [f64; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
+    for (k, &ri) in radii.iter().enumerate() {
+        let outer = ri + r + 0.5 * gap;
+        let edge = ri + r + 0.5 * gap;
+        let (x0, x1) = (lo[0] + edge, hi[0] - edge);
+        let (y0, y1) = (lo[1] + edge, hi[1] - edge);
+        if x1 < x0 || y1 < y0 {
+            return Err(Problem::new(
+                format!("bodies[{i}].max"),
+                format!("the region is smaller than one cell of radius {ri:.4}"),
+            ));
+        }
+        let mut ok = None;
+        for _ in 0..20_000 {
+            let p = [x0 + (x1 - x0) * rng.next_f64(), y0 + (y1 - y0) * rng.next_f64()];
+            let (gx, gy) = key(p);
+            let clear = (gx - 1..=gx + 1).all(|a| {
+                (gy - 1..=gy + 1).all(|b| {
+                    grid.get(&(a, b)).is_none_or(|v| {
+                        v.iter().all(|&j| {
+                            let (q, oq) = placed[j];
+                            (p[0] - q[0]).hypot(p[1] - q[1]) >= outer + oq
+                        })
+                    })
+                })
+            });
+            if clear {
+                ok = Some(p);
+                break;
+            }
+        }
+        let Some(p) = ok else {
+            let area: f64 = radii[..k].iter().map(|r| PI * r * r).sum();
+            return Err(Problem::new(
+                format!("bodies[{i}].count"),
+                format!(
+                    "could not place cell {} of {count} without overlap (packing fraction so far {:.2}): enlarge min/max or lower count",
+                    k + 1,
+                    area / ((hi[0] - lo[0]) * (hi[1] - lo[1]))
+                ),
+            ));
+        };
+        grid.entry(key(p)).or_default().push(placed.len());
+        placed.push((p, outer));
+        let phase = 2.0 * PI * rng.next_f64() / n as f64;
+        cx.add_cell(i, spec, name, &ring_points(p, ri, n, phase), o);
+    }
+    Ok(())
+}
+
+fn signed_area(p: &[[f64; 2]]) -> f64 {
+    let mut a = 0.0;
+    for k in 0..p.len() {
+        let (u, v) = (p[k], p[(k + 1) % p.len()]);
+        a += u[0] * v[1] - u[1] * v[0];
+    }
+    0.5 * a
+}
+
+/// Reads cell polygons: CSV with a header `cell,x,y` (rows grouped by cell id, in node order), or
+/// JSON `{"cells": [[[x, y], ...], ...]}` (or the bare array).
+pub fn read_polygons(path: &Path) -> Result<Vec<Vec<[f64; 2]>>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "json" => {
+            let v: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("line {}, column {}: {e}", e.line(), e.column()))?;
+            let cells = v.get("cells").unwrap_or(&v);
+            serde_json::from_value::<Vec<Vec<[f64; 2]>>>(cells.clone())
+                .map_err(|e| format!("expected {{\"cells\": [[[x, y], ...], ...]}}: {e}"))
+        }
+        "csv" => {
+            let mut lines = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+            let (_, header) = lines.next().ok_or("empty file")?;
+            let cols: Vec<&str> = header.split(',').map(|s| s.trim()).collect();
+            if cols != ["cell", "x", "y"] {
+                return Err(format!("line 1: header must be `cell,x,y`, found `{header}`"));
+            }
+            let mut out: Vec<Vec<[f64; 2]>> = vec![];
+            let mut last: Option<String> = None;
+            for (ln, l) in lines {
+                let f: Vec<&str> = l.split(',').map(|s| s.trim()).collect();
+                if f.len() != 3 {
+                    return Err(format!("line {}: expected 3 fields `cell,x,y`", ln + 1));
+                }
+                let num = |s: &str| {
+                    s.parse::<f64>()
+                        .map_err(|_| format!("line {}: `{s}` is not a number", ln + 1))
+                };
+                let p = [num(f[1])?, num(f[2])?];
+                if last.as_deref() != Some(f[0]) {
+                    out.push(vec![]);
+                    last = Some(f[0].to_string());
+                }
+                out.last_mut().unwrap().push(p);
+            }
+            Ok(out)
+        }
+        _ => Err("polygon files must end in .csv or .json".into()),
+    }
+}
+
+fn seg_dist2(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let l2 = dx * dx + dy * dy;
+    let t = if l2 > 0.0 {
+        (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (x, y) = (a[0] + t * dx - p[0], a[1] + t * dy - p[1]);
+    x * x + y * y
+}
+
+fn segments_cross(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
+    let o = |p: [f64; 2], q: [f64; 2], r: [f64; 2]| (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+    (o(a, b, c) > 0.0) != (o(a, b, d) > 0.0) && (o(c, d, a) > 0.0) != (o(c, d, b) > 0.0)
+}
+
+fn inside(p: [f64; 2], poly: &[[f64; 2]]) -> bool {
+    let mut c = false;
+    let n = poly.len();
+    for k in 0..n {
+        let (a, b) = (poly[k], poly[(k + 1) % n]);
+        if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0] + (p[1] - a[1]) / (b[1] - a[1]) * (b[0] - a[0]) {
+            c = !c;
+        }
+    }
+    c
+}
+
+/// Finds two bodies (not both frozen) whose sphero-polygons overlap in the initial state: a
+/// segment of one closer than r_a + r_b to a segment of the other, or one inside the other.
+pub fn find_overlap(scene: &Scene) -> Option<(u32, u32)> {
+    let pts = |b: &Body| -> Vec<[f64; 2]> {
+        (b.first..b.first + b.count)
+            .map(|i| scene.init[i as usize].pos())
+            .collect()
+    };
+    let segs = |b: &Body, p: &[[f64; 2]]| -> Vec<([f64; 2], [f64; 2])> {
+        let n = p.len();
+        let m = if b.flags & BODY_CLOSED != 0 { n } else { n - 1 };
+        (0..m).map(|k| (p[k], p[(k + 1) % n])).collect()
+    };
+    let all: Vec<(Vec<[f64; 2]>, [f64; 2], f64)> = scene
+        .bodies
+        .iter()
+        .map(|b| {
+            let p = pts(b);
+            let c = [
+                p.iter().map(|q| q[0]).sum::<f64>() / p.len() as f64,
+                p.iter().map(|q| q[1]).sum::<f64>() / p.len() as f64,
+            ];
+            let rad = p.iter().map(|q| (q[0] - c[0]).hypot(q[1] - c[1])).fold(0.0, f64::max) + b.radius as f64;
+            (p, c, rad)
+        })
+        .collect();
+    // Candidate pairs by bounding circles on a hashed grid of cell size 2·(largest circle).
+    let big = all.iter().map(|a| a.2).fold(0.0, f64::max).max(1e-12);
+    let cell = 2.0 * big;
+    let mut grid: std::collections::HashMap<(i64, i64), Vec<u32>> = Default::default();
+    let cells_of = |c: [f64; 2], rad: f64| {
+        let (x0, x1) = (
+            ((c[0] - rad) / cell).floor() as i64,
+            ((c[0] + rad) / cell).floor() as i64,
+        );
+        let (y0, y1) = (
+            ((c[1] - rad) / cell).floor() as i64,
+            ((c[1] + rad) / cell).floor() as i64,
+        );
+        (x0..=x1).flat_map(move |x| (y0..=y1).map(move |y| (x, y)))
+    };
+    for (bi, (_, c, rad)) in all.iter().enumerate() {
+        for k in cells_of(*c, *rad) {
+            grid.entry(k).or_default().push(bi as u32);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for v in grid.values() {
+        for (x, &a) in v.iter().enumerate() {
+            for &b in &v[x + 1..] {
+                let (ba, bb) = (&scene.bodies[a as usize], &scene.bodies[b as usize]);
+                if ba.flags & bb.flags & BODY_FROZEN != 0 || !seen.insert((a.min(b), a.max(b))) {
+                    continue;
+                }
+                let (pa, ca, ra) = &all[a as usize];
+                let (pb, cb, rb) = &all[b as usize];
+                if (ca[0] - cb[0]).hypot(ca[1] - cb[1]) > ra + rb {
+                    continue;
+                }
+                let reach = (ba.radius + bb.radius) as f64;
+                let (sa, sb) = (segs(ba, pa), segs(bb, pb));
+                let touch = sa.iter().any(|&(p, q)| {
+                    sb.iter().any(|&(u, w)| {
+                        segments_cross(p, q, u, w)
+                            || [
+                                seg_dist2(p, u, w),
+                                seg_dist2(q, u, w),
+                                seg_dist2(u, p, q),
+                                seg_dist2(w, p, q),
+                            ]
+                            .iter()
+                            .any(|&d| d < reach * reach)
+                    })
+                });
+                let nested = (ba.flags & BODY_CLOSED != 0 && inside(pb[0], pa))
+                    || (bb.flags & BODY_CLOSED != 0 && inside(pa[0], pb));
+                if touch || nested {
+                    return Some((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
+    None
+}

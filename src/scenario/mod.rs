@@ -1,0 +1,597 @@
+//! Scenario files: a TOML description of a simulation (materials, geometry, loading stages,
+//! outputs) → a validated `Scenario` with units resolved → `Built` (the `Scene` plus the stage
+//! list the driver runs). Every problem is reported once, as
+//! `FILE:LINE:COLUMN: key `PATH`: message`.
+//!
+//! Documented key by key in `docs/scenarios.md`.
+
+pub mod geometry;
+pub mod materials;
+pub mod schema;
+pub mod spans;
+pub mod stages;
+
+use crate::model::{Scene, TimeStep};
+use geometry::Geometry;
+use materials::ResolvedMaterial;
+use schema::ScenarioFile;
+use spans::SpanIndex;
+use stages::{MeasureWalls, Stage};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The embedded default scenario (`softdem run` without a file): a small compaction demo.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/default.toml");
+
+/// A problem found while resolving a scenario, at a key path (`bodies[2].radius`; "" = the file).
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub path: String,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A malformed scenario: where (file, line, column, key) and what.
+#[derive(Clone, Debug)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        if let Some(k) = &self.key {
+            write!(f, "key `{k}`: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Run-wide settings of `[simulation]` and `[output]`, with defaults applied.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub check_every: u64,
+    pub max_steps: Option<u64>,
+    pub max_speed: Option<f64>,
+    pub max_kinetic_energy: Option<f64>,
+    pub gravity: [f64; 2],
+    pub series_every: u64,
+    pub frames_every: u64,
+    pub snapshots_every: u64,
+    pub checkpoint_every: u64,
+    pub summary_every: f64,
+    pub snapshot_width: u32,
+    pub plots: bool,
+}
+
+/// A parsed and validated scenario file (materials resolved; nothing generated yet).
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    /// The file as named in messages.
+    pub origin: String,
+    /// Directory that relative paths (polygon files) are resolved against.
+    pub base_dir: PathBuf,
+    /// The text the spans refer to.
+    pub text: String,
+    /// Normalised TOML (relative paths made absolute): what `out/<name>/scenario.toml` holds
+    /// and what the checkpoint hash covers.
+    pub canonical: String,
+    pub hash: u64,
+    pub file: ScenarioFile,
+    pub spans: SpanIndex,
+    /// Materials by name, with their index in the `Scene`'s material table.
+    pub materials: BTreeMap<String, (u32, ResolvedMaterial)>,
+    pub settings: Settings,
+}
+
+/// A scenario built into a scene: what the driver runs.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub scene: Scene,
+    pub geometry: Geometry,
+    pub measure: MeasureWalls,
+    pub stages: Vec<Stage>,
+    pub settings: Settings,
+}
+
+/// FNV-1a, 64 bit (the scenario hash stored in checkpoints).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl Scenario {
+    /// Loads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        Self::load_with_overrides(path, &[])
+    }
+
+    /// As `load`, with key paths replaced first (sweeps).
+    pub fn load_with_overrides(path: &Path, overrides: &[(String, toml::Value)]) -> Result<Scenario, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: origin.clone(),
+            line: 0,
+            column: 0,
+            key: None,
+            message: format!("cannot read the scenario: {e}"),
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("scenario")
+            .to_string();
+        Self::from_text(&text, &origin, &base, &stem, overrides)
+    }
+
+    /// The embedded default scenario.
+    pub fn default_scenario() -> Scenario {
+        Self::from_text(
+            DEFAULT_SCENARIO,
+            "<embedded default.toml>",
+            Path::new("."),
+            "default",
+            &[],
+        )
+        .expect("the embedded default scenario is valid")
+    }
+
+    /// Parses scenario text; `origin` names it in messages, `stem` is the default name.
+    pub fn from_text(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+        stem: &str,
+        overrides: &[(String, toml::Value)],
+    ) -> Result<Scenario, ScenarioError> {
+        let (text, origin) = if overrides.is_empty() {
+            (text.to_string(), origin.to_string())
+        } else {
+            let mut doc: toml::Value = toml::Value::Table(
+                toml::from_str::<toml::Table>(text).map_err(|e| toml_error(origin, text, None, &e))?,
+            );
+            for (k, v) in overrides {
+                set_value_path(&mut doc, k, v.clone()).map_err(|m| ScenarioError {
+                    file: origin.to_string(),
+                    line: 0,
+                    column: 0,
+                    key: Some(k.clone()),
+                    message: m,
+                })?;
+            }
+            (
+                toml::to_string(&doc).expect("a TOML table serialises"),
+                format!("{origin} (with sweep values)"),
+            )
+        };
+        let spans = SpanIndex::new(&text).map_err(|e| toml_error(&origin, &text, None, &e))?;
+        let file: ScenarioFile = toml::from_str(&text).map_err(|e| toml_error(&origin, &text, Some(&spans), &e))?;
+        let at = |p: Problem| locate(&origin, &spans, p);
+        check_kinds(&spans, &file).map_err(at)?;
+        let mut materials = BTreeMap::new();
+        for (id, (name, spec)) in file.materials.iter().enumerate() {
+            materials.insert(name.clone(), (id as u32, materials::resolve(name, spec).map_err(at)?));
+        }
+        let sim = &file.simulation;
+        let out = &file.output;
+        let settings = Settings {
+            check_every: sim.check_every.unwrap_or(100).max(1),
+            max_steps: sim.max_steps,
+            max_speed: sim.max_speed,
+            max_kinetic_energy: sim.max_kinetic_energy,
+            gravity: sim.gravity,
+            series_every: out.series_every.unwrap_or(500),
+            frames_every: out.frames_every.unwrap_or(5000),
+            snapshots_every: out.snapshots_every.unwrap_or(0),
+            checkpoint_every: out.checkpoint_every.unwrap_or(10_000),
+            summary_every: out.summary_every.unwrap_or(10.0),
+            snapshot_width: out.snapshot_width.unwrap_or(800).clamp(64, 8192),
+            plots: out.plots.unwrap_or(true),
+        };
+        if sim.dt.is_some() && sim.dt_fraction.is_some() {
+            return Err(at(Problem::new(
+                "simulation.dt_fraction",
+                "give either dt or dt_fraction, not both",
+            )));
+        }
+        for (key, v) in [
+            ("simulation.dt", sim.dt),
+            ("simulation.dt_fraction", sim.dt_fraction),
+            ("simulation.skin", sim.skin),
+            ("simulation.max_speed", sim.max_speed),
+        ] {
+            if let Some(x) = v {
+                if !(x > 0.0) {
+                    return Err(at(Problem::new(
+                        key,
+                        format!("{} = {x} must be > 0", key.rsplit('.').next().unwrap()),
+                    )));
+                }
+            }
+        }
+        for (key, x) in [
+            ("simulation.viscous_damping", sim.viscous_damping),
+            ("contact.k_t", file.contact.k_t),
+            ("contact.mu", file.contact.mu),
+            ("contact.c_n", file.contact.c_n),
+        ] {
+            if !(x >= 0.0) {
+                return Err(at(Problem::new(
+                    key,
+                    format!("{} = {x} must be ≥ 0", key.rsplit('.').next().unwrap()),
+                )));
+            }
+        }
+        if !(file.contact.k_n > 0.0) {
+            return Err(at(Problem::new(
+                "contact.k_n",
+                format!("k_n = {} must be > 0", file.contact.k_n),
+            )));
+        }
+        if !(0.0..1.0).contains(&sim.local_damping) {
+            return Err(at(Problem::new(
+                "simulation.local_damping",
+                "local_damping must be in [0, 1)",
+            )));
+        }
+        // Canonical form: relative polygon paths made absolute.
+        let mut doc: toml::Value = toml::Value::Table(toml::from_str::<toml::Table>(&text).expect("parsed above"));
+        if let Some(bodies) = doc.get_mut("bodies").and_then(|b| b.as_array_mut()) {
+            for b in bodies {
+                if let Some(toml::Value::String(p)) = b.get_mut("path") {
+                    let abs = base_dir.join(&*p);
+                    *p = std::fs::canonicalize(&abs).unwrap_or(abs).display().to_string();
+                }
+            }
+        }
+        let canonical = toml::to_string(&doc).expect("a TOML table serialises");
+        Ok(Scenario {
+            name: file.name.clone().unwrap_or_else(|| stem.to_string()),
+            origin,
+            base_dir: base_dir.to_path_buf(),
+            hash: fnv1a(canonical.as_bytes()),
+            canonical,
+            text,
+            file,
+            spans,
+            materials,
+            settings,
+        })
+    }
+
+    /// Turns a problem into an error located in this scenario's file.
+    pub fn error(&self, p: Problem) -> ScenarioError {
+        locate(&self.origin, &self.spans, p)
+    }
+
+    /// Nodes the generators will create (before generating them).
+    pub fn planned_nodes(&self) -> Vec<u64> {
+        self.file
+            .bodies
+            .iter()
+            .map(|b| geometry::planned_nodes(b, &self.base_dir))
+            .collect()
+    }
+
+    /// Checks the planned size against a GPU's limits (node state and contact slots must fit one
+    /// storage binding each; the neighbour list starts at 8 entries per node).
+    pub fn check_limits(&self, limits: &wgpu::Limits) -> Result<(), ScenarioError> {
+        let planned = self.planned_nodes();
+        let total: u64 = planned.iter().sum();
+        let per_node = (8 * std::mem::size_of::<crate::model::ContactSlot>())
+            .max(std::mem::size_of::<crate::model::NodeState>()) as u64;
+        let limit = limits.max_storage_buffer_binding_size as u64;
+        if total.saturating_mul(per_node) > limit || total >= u32::MAX as u64 / 16 {
+            let (i, _) = planned.iter().enumerate().max_by_key(|(_, n)| **n).unwrap();
+            let key = if self.file.bodies[i].count.is_some() {
+                "count"
+            } else {
+                "nodes"
+            };
+            return Err(self.error(Problem::new(
+                format!("bodies[{i}].{key}"),
+                format!(
+                    "the scene would have {total} nodes; the GPU's max_storage_buffer_binding_size of {limit} bytes holds at most {} (contact slots need {per_node} bytes per node)",
+                    limit / per_node
+                ),
+            )));
+        }
+        Ok(())
+    }
+
+    /// Generates the scene and resolves the stages.
+    pub fn build(&self) -> Result<Built, ScenarioError> {
+        let at = |p: Problem| self.error(p);
+        let total: u64 = self.planned_nodes().iter().sum();
+        if total >= u32::MAX as u64 / 16 {
+            return self.check_limits(&wgpu::Limits::default()).map(|_| unreachable!());
+        }
+        let sim = &self.file.simulation;
+        let mut scene = Scene::default();
+        for (_, (id, m)) in self.materials.iter() {
+            let got = scene.add_material(m.material);
+            debug_assert_eq!(got, *id);
+        }
+        let c = &self.file.contact;
+        scene.contact = crate::model::ContactLaw {
+            k_n: c.k_n as f32,
+            k_t: c.k_t as f32,
+            mu: c.mu as f32,
+            c_n: c.c_n as f32,
+        };
+        // Gravity is applied by the driver as a force m·g on free nodes (it changes by stage).
+        scene.gravity = [0.0, 0.0];
+        scene.viscous_damping = sim.viscous_damping as f32;
+        scene.local_damping = sim.local_damping as f32;
+        scene.skin = sim.skin.map(|s| s as f32);
+        if let Some(e) = sim.self_exclusion {
+            scene.self_exclusion = e;
+        }
+        scene.time_step = match sim.dt {
+            Some(dt) => TimeStep::Fixed(dt as f32),
+            None => TimeStep::FractionOfCritical(sim.dt_fraction.unwrap_or(0.2) as f32),
+        };
+        let (scene, geometry) =
+            geometry::build(scene, &self.file.bodies, &self.materials, &self.base_dir).map_err(at)?;
+        if scene.nodes.is_empty() {
+            return Err(at(Problem::new(
+                "bodies",
+                "the scene is empty: add at least one [[bodies]] entry",
+            )));
+        }
+        if !scene.m_min().is_finite() {
+            return Err(at(Problem::new("bodies", "every body is frozen: nothing can move")));
+        }
+        if let Some((a, b)) = geometry::find_overlap(&scene) {
+            let (ia, ib) = (geometry.origin[a as usize], geometry.origin[b as usize]);
+            return Err(at(Problem::new(
+                format!("bodies[{ib}]"),
+                format!(
+                    "overlapping bodies in the initial state: body {a} (from bodies[{ia}], {}) and body {b} (from bodies[{ib}], {}) are closer than their thicknesses",
+                    self.file.bodies[ia].kind, self.file.bodies[ib].kind
+                ),
+            )));
+        }
+        let (dt, dtc) = (scene.dt(), scene.critical_dt());
+        if dt > dtc {
+            let key = if sim.dt.is_some() {
+                "simulation.dt"
+            } else {
+                "simulation.dt_fraction"
+            };
+            return Err(at(Problem::new(
+                key,
+                format!("time step dt = {dt:.4e} is above the critical time step δt_c = sqrt(m_min/k_max) = {dtc:.4e} (§2.4)"),
+            )));
+        }
+        scene.validate().map_err(|m| at(Problem::new("", m)))?;
+        let measure = self.measure(&geometry).map_err(at)?;
+        let stages = stages::resolve(
+            &self.file.stages,
+            &geometry,
+            &measure,
+            &scene,
+            self.settings.check_every,
+        )
+        .map_err(at)?;
+        Ok(Built {
+            scene,
+            geometry,
+            measure,
+            stages,
+            settings: self.settings.clone(),
+        })
+    }
+
+    fn measure(&self, geo: &Geometry) -> Result<MeasureWalls, Problem> {
+        let wall = |side: &str, name: &Option<String>| -> Result<Option<u32>, Problem> {
+            match name {
+                None => Ok(None),
+                Some(n) => geo
+                    .walls
+                    .iter()
+                    .find(|w| &w.0 == n)
+                    .map(|w| Some(w.1))
+                    .ok_or_else(|| Problem::new(format!("measure.{side}"), format!("no wall named \"{n}\""))),
+            }
+        };
+        if let Some(m) = &self.file.measure {
+            return Ok(MeasureWalls {
+                top: wall("top", &m.top)?,
+                bottom: wall("bottom", &m.bottom)?,
+                left: wall("left", &m.left)?,
+                right: wall("right", &m.right)?,
+            });
+        }
+        // Default: the first box.
+        let Some(b) = self.file.bodies.iter().enumerate().find(|(_, b)| b.kind == "box") else {
+            return Ok(MeasureWalls::default());
+        };
+        let name = b.1.name.clone().unwrap_or_else(|| format!("box{}", b.0));
+        let get = |s: &str| geo.walls.iter().find(|w| w.0 == format!("{name}.{s}")).map(|w| w.1);
+        Ok(MeasureWalls {
+            top: get("top"),
+            bottom: get("bottom"),
+            left: get("left"),
+            right: get("right"),
+        })
+    }
+}
+
+/// Sets `value` at a dotted key path (`materials.shell.eta`, `stages[1].velocity`).
+pub fn set_value_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result<(), String> {
+    let mut cur = doc;
+    let parts: Vec<&str> = path.split('.').collect();
+    for (n, part) in parts.iter().enumerate() {
+        let (key, index) = match part.find('[') {
+            Some(b) if part.ends_with(']') => {
+                let idx: usize = part[b + 1..part.len() - 1]
+                    .parse()
+                    .map_err(|_| format!("bad index in `{part}`"))?;
+                (&part[..b], Some(idx))
+            }
+            _ => (*part, None),
+        };
+        let last = n + 1 == parts.len();
+        let t = cur
+            .as_table_mut()
+            .ok_or_else(|| format!("`{key}` is not inside a table"))?;
+        if last && index.is_none() {
+            t.insert(key.to_string(), value);
+            return Ok(());
+        }
+        let next = t
+            .entry(key.to_string())
+            .or_insert_with(|| toml::Value::Table(Default::default()));
+        cur = match index {
+            Some(i) => next
+                .as_array_mut()
+                .and_then(|a| a.get_mut(i))
+                .ok_or_else(|| format!("`{key}` has no element {i}"))?,
+            None => next,
+        };
+        if last {
+            *cur = value;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Places a problem at its key (or, for "" or an absent key, at the start of the file).
+fn locate(origin: &str, spans: &SpanIndex, p: Problem) -> ScenarioError {
+    // The key itself, or the closest enclosing table that the file has.
+    let mut path = p.path.as_str();
+    let span = loop {
+        if let Some(k) = spans.get(path) {
+            break Some(k.key.clone());
+        }
+        match path.rfind(['.', '[']) {
+            Some(i) => path = &path[..i],
+            None => break None,
+        }
+    };
+    let (line, column) = span.map(|s| spans.line_col(s.start)).unwrap_or((1, 1));
+    ScenarioError {
+        file: origin.to_string(),
+        line,
+        column,
+        key: (!p.path.is_empty()).then(|| p.path.clone()),
+        message: p.message,
+    }
+}
+
+/// A toml/serde error with its key.
+fn toml_error(origin: &str, text: &str, spans: Option<&SpanIndex>, e: &toml::de::Error) -> ScenarioError {
+    let span = e.span();
+    let (line, column) = match &span {
+        Some(s) => {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            (line, s.start - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1)
+        }
+        None => (1, 1),
+    };
+    let mut key = span
+        .as_ref()
+        .and_then(|s| spans.and_then(|x| x.key_at(s)))
+        .map(|k| k.path.clone());
+    let msg = e.message().trim().to_string();
+    // "unknown field `x`" / "missing field `x`" name a key inside the table the span covers.
+    for pat in ["unknown field `", "missing field `"] {
+        if let Some(i) = msg.find(pat) {
+            let rest = &msg[i + pat.len()..];
+            if let Some(j) = rest.find('`') {
+                let field = &rest[..j];
+                key = Some(match key {
+                    Some(k) if !k.ends_with(field) && pat.starts_with('m') => format!("{k}.{field}"),
+                    Some(k)
+                        if !k.ends_with(field)
+                            && !k.contains('.')
+                            && !k.contains('[')
+                            && spans.is_some_and(|s| s.get(&format!("{k}.{field}")).is_some()) =>
+                    {
+                        format!("{k}.{field}")
+                    }
+                    Some(k) => k,
+                    None => field.to_string(),
+                });
+            }
+        }
+    }
+    ScenarioError {
+        file: origin.to_string(),
+        line,
+        column,
+        key,
+        message: if span.is_none() && spans.is_none() {
+            msg
+        } else {
+            msg.lines().next().unwrap_or("").to_string()
+        },
+    }
+}
+
+/// Keys of `[[bodies]]` and `[[stages]]` entries must belong to their `kind`.
+fn check_kinds(spans: &SpanIndex, file: &ScenarioFile) -> Result<(), Problem> {
+    let groups: [(&str, Vec<&str>, &[(&str, &[&str])]); 2] = [
+        (
+            "bodies",
+            file.bodies.iter().map(|b| b.kind.as_str()).collect(),
+            geometry::BODY_KINDS,
+        ),
+        (
+            "stages",
+            file.stages.iter().map(|s| s.kind.as_str()).collect(),
+            stages::STAGE_KINDS,
+        ),
+    ];
+    for (table, kinds, allowed) in groups {
+        for (i, kind) in kinds.iter().enumerate() {
+            let Some((_, keys)) = allowed.iter().find(|(k, _)| k == kind) else {
+                return Err(Problem::new(
+                    format!("{table}[{i}].kind"),
+                    format!(
+                        "kind = \"{kind}\" is not one of {}",
+                        allowed.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            };
+            let prefix = format!("{table}[{i}].");
+            for k in &spans.keys {
+                if let Some(key) = k.path.strip_prefix(&prefix) {
+                    if !key.contains(['.', '[']) && key != "kind" && key != "name" && !keys.contains(&key) {
+                        return Err(Problem::new(
+                            k.path.clone(),
+                            format!(
+                                "`{key}` is not a key of {table} of kind \"{kind}\" (its keys: kind, name, {})",
+                                keys.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

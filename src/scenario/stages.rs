@@ -1,0 +1,417 @@
+//! Loading protocol: `[[stages]]` resolved against the named bodies into actions (what the
+//! stage imposes) and stop conditions (when it ends). The driver (`run/`) executes them.
+
+use super::geometry::Geometry;
+use super::schema::StageSpec;
+use super::Problem;
+use crate::model::Scene;
+
+/// Which side of the sample a wall bounds (`[measure]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Side {
+    Top,
+    Bottom,
+    Left,
+    Right,
+}
+
+impl Side {
+    /// Unit vector from the wall into the sample (the compressive direction of motion).
+    pub fn inward(self) -> [f64; 2] {
+        match self {
+            Side::Top => [0.0, -1.0],
+            Side::Bottom => [0.0, 1.0],
+            Side::Left => [1.0, 0.0],
+            Side::Right => [-1.0, 0.0],
+        }
+    }
+
+    pub fn vertical(self) -> bool {
+        matches!(self, Side::Top | Side::Bottom)
+    }
+}
+
+/// The walls bounding the sample, as body ids.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MeasureWalls {
+    pub top: Option<u32>,
+    pub bottom: Option<u32>,
+    pub left: Option<u32>,
+    pub right: Option<u32>,
+}
+
+impl MeasureWalls {
+    pub fn side_of(&self, wall: u32) -> Option<Side> {
+        [
+            (self.top, Side::Top),
+            (self.bottom, Side::Bottom),
+            (self.left, Side::Left),
+            (self.right, Side::Right),
+        ]
+        .into_iter()
+        .find(|(w, _)| *w == Some(wall))
+        .map(|(_, s)| s)
+    }
+}
+
+/// What a stage imposes while it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Let the sample settle (optionally under a new gravity).
+    Deposit { gravity: Option<[f64; 2]> },
+    /// Set gravity from now on (no steps).
+    Gravity([f64; 2]),
+    /// Move a wall at constant velocity.
+    MoveWall { wall: u32, velocity: [f64; 2] },
+    /// Keep every wall still.
+    Hold,
+    /// Move a wall back (default: the reverse of its last `move_wall` velocity).
+    Unload { wall: u32, velocity: [f64; 2] },
+    /// Move a wall so that the stress on it approaches a target.
+    Servo {
+        wall: u32,
+        side: Side,
+        target: f64,
+        gain: f64,
+        max_speed: f64,
+    },
+    /// Add a force to every node of a set.
+    Force {
+        nodes: Vec<u32>,
+        force: [f64; 2],
+        persist: bool,
+    },
+}
+
+/// When a stage ends: the first condition met (after `min_steps`), or `max_steps`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stop {
+    pub steps: Option<u64>,
+    pub time: Option<f64>,
+    pub ke_below: Option<f64>,
+    pub strain: Option<f64>,
+    pub stress: Option<f64>,
+    pub displacement: Option<f64>,
+    pub tolerance: Option<f64>,
+    pub min_steps: u64,
+    pub max_steps: Option<u64>,
+}
+
+/// One resolved stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    pub name: String,
+    pub kind: String,
+    pub action: Action,
+    pub stop: Stop,
+}
+
+impl Stage {
+    /// The wall a stage moves, if any.
+    pub fn wall(&self) -> Option<u32> {
+        match &self.action {
+            Action::MoveWall { wall, .. } | Action::Unload { wall, .. } | Action::Servo { wall, .. } => Some(*wall),
+            _ => None,
+        }
+    }
+
+    /// Stages that take no steps.
+    pub fn instant(&self) -> bool {
+        matches!(self.action, Action::Gravity(_))
+    }
+}
+
+const STOPS: &[&str] = &[
+    "steps",
+    "time",
+    "ke_below",
+    "strain",
+    "stress",
+    "displacement",
+    "tolerance",
+];
+
+/// Allowed keys of each stage kind (besides `kind` and `name`).
+pub const STAGE_KINDS: &[(&str, &[&str])] = &[
+    (
+        "deposit",
+        &["gravity", "steps", "time", "ke_below", "min_steps", "max_steps"],
+    ),
+    ("gravity", &["gravity"]),
+    (
+        "move_wall",
+        &[
+            "wall",
+            "velocity",
+            "steps",
+            "time",
+            "strain",
+            "stress",
+            "displacement",
+            "min_steps",
+            "max_steps",
+        ],
+    ),
+    ("hold", &["steps", "time", "ke_below", "min_steps", "max_steps"]),
+    (
+        "unload",
+        &[
+            "wall",
+            "velocity",
+            "steps",
+            "time",
+            "strain",
+            "stress",
+            "displacement",
+            "min_steps",
+            "max_steps",
+        ],
+    ),
+    (
+        "servo",
+        &[
+            "wall",
+            "target_stress",
+            "gain",
+            "max_speed",
+            "tolerance",
+            "ke_below",
+            "steps",
+            "time",
+            "min_steps",
+            "max_steps",
+        ],
+    ),
+    (
+        "force",
+        &[
+            "target",
+            "nodes",
+            "force",
+            "total_force",
+            "persist",
+            "steps",
+            "time",
+            "ke_below",
+            "min_steps",
+            "max_steps",
+        ],
+    ),
+];
+
+fn wall_id(i: usize, name: &Option<String>, geo: &Geometry) -> Result<u32, Problem> {
+    let name = name
+        .as_ref()
+        .ok_or_else(|| Problem::new(format!("stages[{i}]"), "missing field `wall`"))?;
+    geo.walls
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, id)| *id)
+        .ok_or_else(|| {
+            Problem::new(
+                format!("stages[{i}].wall"),
+                format!(
+                    "no wall named \"{name}\" (walls: {})",
+                    geo.walls.iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+}
+
+/// Resolves every stage; `check_every` sets the default `min_steps` of `ke_below`.
+pub fn resolve(
+    specs: &[StageSpec],
+    geo: &Geometry,
+    measure: &MeasureWalls,
+    scene: &Scene,
+    check_every: u64,
+) -> Result<Vec<Stage>, Problem> {
+    let mut out: Vec<Stage> = vec![];
+    for (i, s) in specs.iter().enumerate() {
+        let p = format!("stages[{i}]");
+        let name = s.name.clone().unwrap_or_else(|| format!("{}{}", s.kind, i));
+        for (key, v) in [
+            ("time", s.time),
+            ("ke_below", s.ke_below),
+            ("displacement", s.displacement),
+            ("tolerance", s.tolerance),
+            ("gain", s.gain),
+            ("max_speed", s.max_speed),
+        ] {
+            if let Some(x) = v {
+                if !(x >= 0.0) {
+                    return Err(Problem::new(format!("{p}.{key}"), format!("{key} = {x} must be ≥ 0")));
+                }
+            }
+        }
+        let vec2 = |v: [f64; 2]| v;
+        let action = match s.kind.as_str() {
+            "deposit" => Action::Deposit {
+                gravity: s.gravity.map(vec2),
+            },
+            "gravity" => Action::Gravity(
+                s.gravity
+                    .ok_or_else(|| Problem::new(p.clone(), "missing field `gravity`"))?,
+            ),
+            "move_wall" => Action::MoveWall {
+                wall: wall_id(i, &s.wall, geo)?,
+                velocity: s
+                    .velocity
+                    .ok_or_else(|| Problem::new(p.clone(), "missing field `velocity`"))?,
+            },
+            "hold" => Action::Hold,
+            "unload" => {
+                let wall = wall_id(i, &s.wall, geo)?;
+                let velocity = match s.velocity {
+                    Some(v) => v,
+                    None => out
+                        .iter()
+                        .rev()
+                        .find_map(|st| match st.action {
+                            Action::MoveWall { wall: w, velocity } if w == wall => Some([-velocity[0], -velocity[1]]),
+                            _ => None,
+                        })
+                        .ok_or_else(|| {
+                            Problem::new(
+                                p.clone(),
+                                "missing field `velocity` (no earlier move_wall of this wall to reverse)",
+                            )
+                        })?,
+                };
+                Action::Unload { wall, velocity }
+            }
+            "servo" => {
+                let wall = wall_id(i, &s.wall, geo)?;
+                let side = measure.side_of(wall).ok_or_else(|| {
+                    Problem::new(
+                        format!("{p}.wall"),
+                        "a servo wall must be one of the [measure] walls (top, bottom, left, right)",
+                    )
+                })?;
+                let target = s
+                    .target_stress
+                    .ok_or_else(|| Problem::new(p.clone(), "missing field `target_stress`"))?;
+                if !(target > 0.0) {
+                    return Err(Problem::new(
+                        format!("{p}.target_stress"),
+                        "target_stress must be > 0 (compression)",
+                    ));
+                }
+                let gain = s.gain.ok_or_else(|| Problem::new(p.clone(), "missing field `gain`"))?;
+                Action::Servo {
+                    wall,
+                    side,
+                    target,
+                    gain,
+                    max_speed: s.max_speed.unwrap_or(gain),
+                }
+            }
+            "force" => {
+                let target = s
+                    .target
+                    .as_ref()
+                    .ok_or_else(|| Problem::new(p.clone(), "missing field `target`"))?;
+                let bodies = geo.groups.get(target).ok_or_else(|| {
+                    Problem::new(
+                        format!("{p}.target"),
+                        format!(
+                            "no bodies named \"{target}\" (names: {})",
+                            geo.groups.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                })?;
+                let mut nodes = vec![];
+                for &b in bodies {
+                    let body = scene.bodies[b as usize];
+                    match &s.nodes {
+                        None => nodes.extend(body.first..body.first + body.count),
+                        Some(list) => {
+                            for &k in list {
+                                let local = if k < 0 { body.count as i64 + k } else { k };
+                                if local < 0 || local >= body.count as i64 {
+                                    return Err(Problem::new(
+                                        format!("{p}.nodes"),
+                                        format!("node {k} is outside 0..{} of \"{target}\"", body.count),
+                                    ));
+                                }
+                                nodes.push(body.first + local as u32);
+                            }
+                        }
+                    }
+                }
+                let force = match (s.force, s.total_force) {
+                    (Some(f), None) => f,
+                    (None, Some(f)) => [f[0] / nodes.len() as f64, f[1] / nodes.len() as f64],
+                    (Some(_), Some(_)) => {
+                        return Err(Problem::new(
+                            format!("{p}.total_force"),
+                            "give either force or total_force, not both",
+                        ))
+                    }
+                    (None, None) => return Err(Problem::new(p.clone(), "missing field `force` (or `total_force`)")),
+                };
+                Action::Force {
+                    nodes,
+                    force,
+                    persist: s.persist.unwrap_or(false),
+                }
+            }
+            other => {
+                return Err(Problem::new(
+                    format!("{p}.kind"),
+                    format!(
+                        "kind = \"{other}\" is not one of {}",
+                        STAGE_KINDS.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
+                    ),
+                ))
+            }
+        };
+        let stop = Stop {
+            steps: s.steps,
+            time: s.time,
+            ke_below: s.ke_below,
+            strain: s.strain,
+            stress: s.stress,
+            displacement: s.displacement,
+            tolerance: s.tolerance,
+            min_steps: s
+                .min_steps
+                .unwrap_or(if s.ke_below.is_some() { 10 * check_every } else { 0 }),
+            max_steps: s.max_steps,
+        };
+        let has_stop = [
+            stop.steps.is_some(),
+            stop.time.is_some(),
+            stop.ke_below.is_some(),
+            stop.strain.is_some(),
+            stop.stress.is_some(),
+            stop.displacement.is_some(),
+            stop.tolerance.is_some(),
+        ]
+        .iter()
+        .any(|&b| b);
+        if !has_stop && !matches!(action, Action::Gravity(_)) {
+            return Err(Problem::new(
+                p.clone(),
+                format!(
+                    "stage \"{name}\" has no stop condition: give one of {}",
+                    STOPS.join(", ")
+                ),
+            ));
+        }
+        if (stop.strain.is_some() || stop.stress.is_some()) && measure.top.is_none() && measure.left.is_none() {
+            let key = if stop.strain.is_some() { "strain" } else { "stress" };
+            return Err(Problem::new(
+                format!("{p}.{key}"),
+                format!("{key} needs the sample walls: add a [measure] table or a box"),
+            ));
+        }
+        out.push(Stage {
+            name,
+            kind: s.kind.clone(),
+            action,
+            stop,
+        });
+    }
+    Ok(out)
+}
