@@ -103,7 +103,10 @@ pub struct Scene {
     pub time_step: TimeStep,
     /// Verlet skin as a length; `None` picks half the mean segment length.
     pub skin: Option<f32>,
-    pub self_exclusion: u32,
+    /// Self-contact skips node pairs at most this far apart along a shell; `None` picks the
+    /// smallest safe value, max(1, ⌈2 r_max / ℓ_min⌉): nodes two segments apart are then only
+    /// paired where they cannot touch at rest, and a hairpin fold still meets resistance.
+    pub self_exclusion: Option<u32>,
 }
 
 impl Default for Scene {
@@ -124,7 +127,7 @@ impl Default for Scene {
             local_damping: 0.0,
             time_step: TimeStep::FractionOfCritical(0.1),
             skin: None,
-            self_exclusion: 2,
+            self_exclusion: None,
         }
     }
 }
@@ -393,6 +396,18 @@ impl Scene {
         v.iter().sum::<f32>() / v.len().max(1) as f32
     }
 
+    /// max(1, ⌈2 r_max / ℓ_min⌉) over the shells with self-contact (see `self_exclusion`).
+    pub fn auto_self_exclusion(&self) -> u32 {
+        let mut n = 1u32;
+        for b in self.bodies.iter().filter(|b| b.flags & BODY_SELF_CONTACT != 0) {
+            let l = self.min_segment_length(b);
+            if l > 0.0 && l.is_finite() {
+                n = n.max((2.0 * b.radius / l).ceil() as u32);
+            }
+        }
+        n
+    }
+
     pub fn max_radius(&self) -> f32 {
         self.bodies.iter().map(|b| b.radius).fold(0.0, f32::max)
     }
@@ -441,7 +456,7 @@ impl Scene {
             k_t: self.contact.k_t,
             mu: self.contact.mu,
             c_n: self.contact.c_n,
-            self_exclusion: self.self_exclusion,
+            self_exclusion: self.self_exclusion.unwrap_or_else(|| self.auto_self_exclusion()),
             contact_reach,
             ..Default::default()
         }
