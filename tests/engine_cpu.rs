@@ -124,3 +124,26 @@ fn stretched_segment_keeps_contact_cpu() {
     );
     assert!(overlap < 0.01, "the probe went into the segment: overlap {overlap}");
 }
+
+/// Self-contact: the squeezed ring's flat sides stay apart (node–segment distance > r, i.e.
+/// overlap < half the 2r contact distance; no crossing segments); the control without
+/// self-contact interpenetrates (distance < r/2), proving the check can fail.
+#[test]
+fn self_contact_keeps_flattened_sides_apart_cpu() {
+    let nodes = self_contact::run(&mut *cpu_backend(&self_contact::scene(true)));
+    let (dmin, crossings, thickness) = self_contact::measure(&nodes);
+    let r = self_contact::RADIUS as f64;
+    println!("self-contact on: min distance {dmin:.4}, crossings {crossings}, thickness {thickness:.4}");
+    assert_eq!(crossings, 0, "segments of the shell cross");
+    assert!(dmin > r, "opposite sides came within {dmin:.4} (r = {r})");
+    assert!(thickness < 0.2, "the ring was not squeezed flat: thickness {thickness}");
+
+    let mut off = cpu_backend(&self_contact::scene(false));
+    let nodes = self_contact::run(&mut *off);
+    let (dmin_off, _, _) = self_contact::measure(&nodes);
+    println!("self-contact off: min distance {dmin_off:.4}");
+    assert!(
+        dmin_off < 0.5 * r,
+        "without self-contact the sides should interpenetrate ({dmin_off:.4})"
+    );
+}

@@ -208,3 +208,19 @@ fn stretched_segment_keeps_contact_gpu_matches_cpu() {
         "GPU overlap {overlap} vs CPU {cpu_overlap}"
     );
 }
+
+/// Self-contact on the GPU: same criteria as the CPU test, and positions within 1e-3 R of the
+/// CPU run (a quasi-static squeeze through many contacts).
+#[test]
+fn self_contact_keeps_flattened_sides_apart_gpu_matches_cpu() {
+    let sc = self_contact::scene(true);
+    let nodes = self_contact::run(&mut *gpu_backend(&sc));
+    let (dmin, crossings, _) = self_contact::measure(&nodes);
+    assert_eq!(crossings, 0, "segments of the shell cross");
+    assert!(
+        dmin > self_contact::RADIUS as f64,
+        "opposite sides came within {dmin:.4}"
+    );
+    let cpu = self_contact::run(&mut *cpu_backend(&sc));
+    assert_close("self contact", &nodes, &cpu, 1e-3);
+}
