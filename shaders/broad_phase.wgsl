@@ -148,8 +148,6 @@ fn rebuild_decide() {
     }
 }
 
-var<workgroup> wg_max: array<f32, 64>;
-
 // Longest segment now (twin of segment_length + max): atomicMax on the f32 bits (non-negative, so
 // bit order is value order) after a reduction in the workgroup, one atomic per workgroup.
 @compute @workgroup_size(64)
@@ -163,16 +161,9 @@ fn segment_max(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             len = sqrt(dot2(d, d));
         }
     }
-    wg_max[lid.x] = len;
-    workgroupBarrier();
-    for (var stride = 32u; stride > 0u; stride >>= 1u) {
-        if (lid.x < stride) {
-            wg_max[lid.x] = max(wg_max[lid.x], wg_max[lid.x + stride]);
-        }
-        workgroupBarrier();
-    }
+    let wg = workgroup_max(lid.x, len);
     if (lid.x == 0u) {
-        atomicMax(&flags[4], bitcast<u32>(wg_max[0]));
+        atomicMax(&flags[4], bitcast<u32>(wg));
     }
 }
 

@@ -9,8 +9,6 @@
 @group(0) @binding(5) var<storage, read_write> vel_half: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
 
-var<workgroup> wg_max: array<f32, 64>;
-
 @compute @workgroup_size(64)
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, 64u);
@@ -36,15 +34,8 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         d = sqrt(dx * dx + dy * dy);
     }
     // Largest displacement: reduce in the workgroup, then one atomicMax on the f32 bits.
-    wg_max[lid.x] = d;
-    workgroupBarrier();
-    for (var stride = 32u; stride > 0u; stride >>= 1u) {
-        if (lid.x < stride) {
-            wg_max[lid.x] = max(wg_max[lid.x], wg_max[lid.x + stride]);
-        }
-        workgroupBarrier();
-    }
+    let wg = workgroup_max(lid.x, d);
     if (lid.x == 0u) {
-        atomicMax(&flags[0], bitcast<u32>(wg_max[0]));
+        atomicMax(&flags[0], bitcast<u32>(wg));
     }
 }

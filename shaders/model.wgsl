@@ -183,3 +183,20 @@ fn dot2(a: vec2<f32>, b: vec2<f32>) -> f32 {
 fn perp(a: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(-a.y, a.x);
 }
+
+// ---- Workgroup reduction (kernels of workgroup size 64). ----
+
+var<workgroup> wg_max: array<f32, 64>;
+
+// Largest `value` over the 64 invocations of the workgroup; every invocation must call it.
+fn workgroup_max(lid: u32, value: f32) -> f32 {
+    wg_max[lid] = value;
+    workgroupBarrier();
+    for (var stride = 32u; stride > 0u; stride >>= 1u) {
+        if (lid < stride) {
+            wg_max[lid] = max(wg_max[lid], wg_max[lid + stride]);
+        }
+        workgroupBarrier();
+    }
+    return wg_max[0];
+}

@@ -1,4 +1,5 @@
-//! GPU exclusive prefix scan (`softdem::gpu::scan::PrefixScan`) against its CPU twin, exactly.
+//! GPU exclusive prefix scan (`softdem::gpu::scan::PrefixScan`) against its CPU twin, exactly,
+//! with direct and with indirect dispatches (as the stepper records it).
 //! Needs a wgpu adapter (lavapipe is enough): `gpu_for_tests` panics without one.
 
 use softdem::gpu::array::GpuArray;
@@ -59,10 +60,11 @@ fn check(what: &str, input: &[u32], got: &[u32]) {
     assert_eq!(got[n + 1..], GUARD, "{what}: n = {n}: wrote past data[n]");
 }
 
-fn scan_once(ctx: &GpuContext, scan: &PrefixScan, input: &[u32]) -> Vec<u32> {
+fn scan_once(ctx: &GpuContext, input: &[u32]) -> Vec<u32> {
     let data = upload(ctx, input);
+    let scan = PrefixScan::new(ctx, data.buffer(), input.len() as u32).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    scan.encode(ctx, &mut encoder, data.buffer(), input.len() as u32);
+    scan.encode(&mut encoder);
     ctx.queue.submit([encoder.finish()]);
     data.read(ctx)
 }
@@ -70,14 +72,13 @@ fn scan_once(ctx: &GpuContext, scan: &PrefixScan, input: &[u32]) -> Vec<u32> {
 #[test]
 fn scan_matches_cpu_twin() {
     let ctx = gpu_for_tests();
-    let scan = PrefixScan::new(&ctx).unwrap();
     let sizes = [
         0usize, 1, 255, 256, 257, 1023, 1024, 1025, 2048, 70_000, 1_048_577, 3_000_000,
     ];
     for (seed, &n) in sizes.iter().enumerate() {
         for max_value in [0u32, 7] {
             let input = random_input(seed as u64 * 31 + max_value as u64, n, max_value);
-            let got = scan_once(&ctx, &scan, &input);
+            let got = scan_once(&ctx, &input);
             check(&format!("random(max {max_value})"), &input, &got);
         }
     }
@@ -86,10 +87,9 @@ fn scan_matches_cpu_twin() {
 #[test]
 fn scan_2_pow_24() {
     let ctx = gpu_for_tests();
-    let scan = PrefixScan::new(&ctx).unwrap();
     let n = 1usize << 24;
     let input = random_input(24, n, 3);
-    let got = scan_once(&ctx, &scan, &input);
+    let got = scan_once(&ctx, &input);
     check("2^24", &input, &got);
 }
 
@@ -98,7 +98,6 @@ fn scan_2_pow_24() {
 #[test]
 fn many_scans_in_one_encoder() {
     let ctx = gpu_for_tests();
-    let scan = PrefixScan::new(&ctx).unwrap();
     let sizes = [5000usize, 3, 1_100_000, 0, 5000, 1024, 70_000];
     let inputs: Vec<Vec<u32>> = sizes
         .iter()
@@ -111,12 +110,18 @@ fn many_scans_in_one_encoder() {
     let twice = random_input(7, 3000, 5);
     let twice_arr = upload(&ctx, &twice);
 
+    let scans: Vec<PrefixScan> = arrays
+        .iter()
+        .zip(&inputs)
+        .map(|(a, i)| PrefixScan::new(&ctx, a.buffer(), i.len() as u32).unwrap())
+        .collect();
+    let twice_scan = PrefixScan::new(&ctx, twice_arr.buffer(), 3000).unwrap();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    for (arr, input) in arrays.iter().zip(&inputs) {
-        scan.encode(&ctx, &mut encoder, arr.buffer(), input.len() as u32);
+    for scan in &scans {
+        scan.encode(&mut encoder);
     }
-    scan.encode(&ctx, &mut encoder, twice_arr.buffer(), 3000);
-    scan.encode(&ctx, &mut encoder, twice_arr.buffer(), 3000);
+    twice_scan.encode(&mut encoder);
+    twice_scan.encode(&mut encoder);
     ctx.queue.submit([encoder.finish()]);
 
     for (arr, input) in arrays.iter().zip(&inputs) {
@@ -126,19 +131,56 @@ fn many_scans_in_one_encoder() {
     prefix_scan(&mut once);
     check("scan of a scan", &once, &twice_arr.read(&ctx));
 
-    // Reuse across submissions (cached plans) still gives the same results.
-    for input in &inputs {
-        let got = scan_once(&ctx, &scan, input);
-        check("reuse", input, &got);
+    // Reuse of prepared scans across submissions gives the same results.
+    for ((arr, input), scan) in arrays.iter().zip(&inputs).zip(&scans) {
+        arr.write(&ctx, input);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        scan.encode(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        check("reuse", input, &arr.read(&ctx));
     }
 }
 
 #[test]
-#[should_panic(expected = "n + 1 for the total")]
 fn too_small_buffer_is_refused() {
     let ctx = gpu_for_tests();
-    let scan = PrefixScan::new(&ctx).unwrap();
     let data = GpuArray::<u32>::zeroed(&ctx, "small", 10).unwrap();
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    scan.encode(&ctx, &mut encoder, data.buffer(), 10);
+    let err = PrefixScan::new(&ctx, data.buffer(), 10)
+        .err()
+        .expect("a 10-element buffer cannot hold 10 + 1");
+    assert!(format!("{err:#}").contains("n + 1 for the total"), "{err:#}");
+}
+
+/// Indirect dispatch, as inside the stepper's rebuild: with the full workgroup counts the scan is
+/// exact; with x = 0 in every slot nothing is touched.
+#[test]
+fn indirect_scan_runs_or_skips() {
+    let ctx = gpu_for_tests();
+    let input = random_input(5, 70_000, 100);
+    for enabled in [true, false] {
+        let data = upload(&ctx, &input);
+        let scan = PrefixScan::new(&ctx, data.buffer(), input.len() as u32).unwrap();
+        let args: Vec<u32> = scan
+            .dispatch_sizes()
+            .iter()
+            .flat_map(|&(x, y)| [if enabled { x } else { 0 }, y, 1])
+            .collect();
+        let args = GpuArray::new_indirect(&ctx, "args", &args).unwrap();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            scan.record_indirect(&mut pass, args.buffer(), 0);
+        }
+        ctx.queue.submit([encoder.finish()]);
+        let got = data.read(&ctx);
+        if enabled {
+            check("indirect", &input, &got);
+        } else {
+            assert_eq!(
+                &got[..input.len()],
+                &input[..],
+                "a zero-sized indirect scan changed the data"
+            );
+        }
+    }
 }

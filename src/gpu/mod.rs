@@ -3,6 +3,5 @@
 pub mod array;
 pub mod context;
 pub mod kernel;
-pub mod prepared_scan;
 pub mod scan;
 pub mod stepper;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::array::{dispatch_size, GpuArray};
 use super::context::GpuContext;
 use super::kernel::Kernel;
-use super::prepared_scan::PreparedScan;
+use super::scan::PrefixScan;
 use crate::backend::{Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use wgpu::util::DeviceExt as _;
@@ -112,8 +112,8 @@ pub struct GpuBackend {
     snapshot: Snapshot,
     args: GpuArray<u32>,
     args_template: GpuArray<u32>,
-    bucket_scan: PreparedScan,
-    nbr_scan: PreparedScan,
+    bucket_scan: PrefixScan,
+    nbr_scan: PrefixScan,
     /// Bind groups per ping-pong side, for stepping and for the dt = 0 initial force pass.
     groups: Vec<SideGroups>,
     groups_init: Vec<SideGroups>,
@@ -175,8 +175,8 @@ impl GpuBackend {
         let buckets = params.grid_buckets;
         let bucket_start = GpuArray::<u32>::zeroed(c, "bucket_start", buckets as usize + 1)?;
         let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count", n as usize + 1)?;
-        let bucket_scan = PreparedScan::new(c, bucket_start.buffer(), buckets)?;
-        let nbr_scan = PreparedScan::new(c, nbr_count.buffer(), n)?;
+        let bucket_scan = PrefixScan::new(c, bucket_start.buffer(), buckets)?;
+        let nbr_scan = PrefixScan::new(c, nbr_count.buffer(), n)?;
         // Indirect arguments template: full sizes; rebuild_decide copies them or zeroes x.
         let mut template: Vec<[u32; 3]> = vec![[0, 1, 1]; ARG_SCANS as usize];
         let g = |threads: u32| {
@@ -269,22 +269,25 @@ impl GpuBackend {
         })
     }
 
+    /// (live buffer, snapshot buffer) pairs of everything a batch starts from.
+    fn snapshot_pairs<'a>(&'a self, snap: &'a Snapshot) -> [(&'a wgpu::Buffer, &'a wgpu::Buffer); 6] {
+        let l = &self.lists;
+        [
+            (self.state[self.side].buffer(), snap.state.buffer()),
+            (l.hist[self.side].buffer(), snap.hist.buffer()),
+            (l.live_start.buffer(), snap.live_start.buffer()),
+            (l.live_entries.buffer(), snap.live_entries.buffer()),
+            (self.x_ref.buffer(), snap.x_ref.buffer()),
+            (self.flags.buffer(), snap.flags.buffer()),
+        ]
+    }
+
     /// Copies (or restores, with `restore`) what the next batch starts from.
     fn copy_snapshot(&self, restore: bool) {
-        let s = &self.snapshot;
-        let l = &self.lists;
-        let pairs: [(&wgpu::Buffer, &wgpu::Buffer); 6] = [
-            (self.state[self.side].buffer(), s.state.buffer()),
-            (l.hist[self.side].buffer(), s.hist.buffer()),
-            (l.live_start.buffer(), s.live_start.buffer()),
-            (l.live_entries.buffer(), s.live_entries.buffer()),
-            (self.x_ref.buffer(), s.x_ref.buffer()),
-            (self.flags.buffer(), s.flags.buffer()),
-        ];
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("snapshot"),
         });
-        for (live, snap) in pairs {
+        for (live, snap) in self.snapshot_pairs(&self.snapshot) {
             let size = live.size().min(snap.size());
             if restore {
                 enc.copy_buffer_to_buffer(snap, 0, live, 0, size);
@@ -306,19 +309,12 @@ impl GpuBackend {
         )?;
         self.lists = Self::list_buffers(c, self.n_nodes, capacity)?;
         let old_snapshot = std::mem::replace(&mut self.snapshot, Self::snapshot_buffers(c, self.n_nodes, capacity)?);
-        // Old snapshot → new (larger) snapshot, then restore from it.
+        // Old snapshot → new (larger) snapshot; the caller then restores from it.
         let mut enc = c
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow") });
-        let s = &self.snapshot;
-        for (from, to) in [
-            (old_snapshot.state.buffer(), s.state.buffer()),
-            (old_snapshot.hist.buffer(), s.hist.buffer()),
-            (old_snapshot.live_start.buffer(), s.live_start.buffer()),
-            (old_snapshot.live_entries.buffer(), s.live_entries.buffer()),
-            (old_snapshot.x_ref.buffer(), s.x_ref.buffer()),
-            (old_snapshot.flags.buffer(), s.flags.buffer()),
-        ] {
+        let old_pairs = self.snapshot_pairs(&old_snapshot);
+        for ((_, from), (_, to)) in old_pairs.iter().zip(self.snapshot_pairs(&self.snapshot)) {
             enc.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
         }
         c.queue.submit([enc.finish()]);
