@@ -9,8 +9,12 @@ pub mod cpu;
 pub mod diagnostics;
 pub mod gpu;
 pub mod model;
+pub mod output;
 pub mod plot;
+pub mod run;
+pub mod scenario;
 pub mod scenes;
 pub mod shaders;
+pub mod sweep;
 
 pub use backend::Backend;

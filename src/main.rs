@@ -1,10 +1,10 @@
-//! `softdem` command line: `info`, `run`, `compare`, `bench`.
+//! `softdem` command line: `run`, `check`, `info`, `compare`, `sweep`, `bench`.
 
-use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use softdem::backend::{create, BackendKind};
-use softdem::diagnostics;
-use softdem::model::*;
+use softdem::run::session::{self, RunRequest};
+use softdem::run::Driver;
+use softdem::scenario::Scenario;
 use softdem::scenes;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,21 +25,53 @@ struct Cli {
 enum Command {
     /// Lists the GPU adapters found and the one chosen (WGPU_BACKEND / WGPU_ADAPTER_NAME select it).
     Info,
-    /// Runs the embedded default compaction demo: deposit under gravity, then the top wall moves down.
+    /// Runs a scenario file (default: the embedded compaction demo) and writes its outputs.
     Run {
+        /// Scenario file (TOML, see docs/scenarios.md); omitted: the embedded default.
+        scenario: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "gpu")]
         backend: BackendKind,
-        /// Total steps (half deposit, half compaction).
-        #[arg(long, default_value_t = 20_000)]
-        steps: u32,
-        /// Output directory.
-        #[arg(long, default_value = "out/default")]
-        out: PathBuf,
+        /// Output directory (default out/<scenario name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Stop at this step (absolute: a resumed run stops at the same step as a fresh one).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Continue the run in DIR from its checkpoint.bin (the scenario is DIR/scenario.toml).
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["scenario", "out"])]
+        resume: Option<PathBuf>,
+        /// No progress bar or summary lines.
+        #[arg(long)]
+        quiet: bool,
     },
-    /// Runs the default demo on both backends and prints the largest deviation per quantity.
+    /// Validates a scenario and prints derived parameters, time steps, sizes and GPU memory.
+    Check {
+        scenario: PathBuf,
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: BackendKind,
+    },
+    /// Runs a scenario on both backends and prints the largest deviation per quantity.
     Compare {
+        /// Scenario file; omitted: the embedded default.
+        scenario: Option<PathBuf>,
         #[arg(long, default_value_t = 2000)]
-        steps: u32,
+        steps: u64,
+    },
+    /// Runs a parameter sweep (cartesian product over scenario keys), or writes a Slurm job array.
+    Sweep {
+        sweep: PathBuf,
+        /// Write the Slurm job-array script and member list instead of running.
+        #[arg(long)]
+        slurm: bool,
+        /// Run only member K (what each Slurm task does).
+        #[arg(long, value_name = "K")]
+        member: Option<usize>,
+        /// Only gather every member's series.csv into sweep.csv.
+        #[arg(long)]
+        collect: bool,
+        /// Backend (overrides the sweep file's).
+        #[arg(long, value_enum)]
+        backend: Option<BackendKind>,
     },
     /// Steps a packing of 32-node cells at several sizes and prints node-steps/s as CSV.
     Bench {
@@ -53,119 +85,193 @@ enum Command {
     },
 }
 
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+fn main() {
+    let result = match Cli::parse().command {
         Command::Info => softdem::gpu::context::print_info(),
-        Command::Run { backend, steps, out } => run_demo(backend, steps, &out),
-        Command::Compare { steps } => compare(steps),
-        Command::Bench { backend, cells, steps } => bench(backend, &cells, steps),
-    }
-}
-
-/// Writes `contents` to `path` atomically: a temporary file in the same directory, then rename.
-fn write_atomic(path: &Path, contents: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, contents).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
-}
-
-fn run_demo(kind: BackendKind, steps: u32, out: &Path) -> anyhow::Result<()> {
-    let (mut scene, walls) = scenes::default_demo();
-    let mut be = create(kind, &scene)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    eprintln!(
-        "softdem run: default demo, {} cells, {} nodes, backend {}",
-        scene.bodies.len() - 4,
-        scene.nodes.len(),
-        be.name()
-    );
-    let dt = scene.dt() as f64;
-    let outputs = 50u32;
-    let chunk = (steps / outputs).max(1);
-    let mut series =
-        String::from("step,time,top_wall_y,top_wall_force_y,kinetic,stretch,bending,core,contact,contacts\n");
-    let t0 = Instant::now();
-    let mut done = 0u32;
-    let mut compacting = false;
-    while done < steps {
-        if !compacting && done >= steps / 2 {
-            // Compaction stage: the top wall moves down at a constant velocity.
-            scene.impose_velocity(&NodeSet::Body(walls.top), Some(0.0), Some(-0.02));
-            be.set_boundary_conditions(&scene.nodes)?;
-            compacting = true;
+        Command::Run {
+            scenario,
+            backend,
+            out,
+            steps,
+            resume,
+            quiet,
+        } => {
+            let req = RunRequest {
+                out,
+                steps,
+                resume,
+                quiet,
+                ..RunRequest::new(scenario, backend)
+            };
+            session::run(&req).map(|_| ())
         }
-        let n = chunk.min(steps - done);
-        be.step(n)?;
-        done += n;
-        let nodes = be.read_nodes()?;
-        let bodies = be.read_bodies()?;
-        let contacts = be.read_contacts()?;
-        let e = diagnostics::energies(&scene, &nodes, &bodies, &contacts);
-        anyhow::ensure!(e.total().is_finite(), "the state became NaN before step {done}");
-        let top_y = diagnostics::centroid(&scene, &nodes, walls.top)[1];
-        let f_top = diagnostics::body_force(&scene, &nodes, walls.top)[1];
-        series += &format!(
-            "{done},{:.6e},{top_y:.6},{f_top:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{}\n",
-            done as f64 * dt,
-            e.kinetic,
-            e.stretch,
-            e.bending,
-            e.core,
-            e.contact,
-            contacts.active_count()
-        );
-        let rate = done as f64 / t0.elapsed().as_secs_f64();
-        eprintln!(
-            "step {done:>8}  t {:.3}  top wall y {top_y:.4}  F_top {f_top:.4e}  KE {:.3e}  {:.0} steps/s",
-            done as f64 * dt,
-            e.kinetic,
-            rate
-        );
+        Command::Check { scenario, backend } => check(&scenario, backend),
+        Command::Compare { scenario, steps } => compare(scenario.as_deref(), steps),
+        Command::Sweep {
+            sweep,
+            slurm,
+            member,
+            collect,
+            backend,
+        } => softdem::sweep::command(&sweep, slurm, member, collect, backend),
+        Command::Bench { backend, cells, steps } => bench(backend, &cells, steps),
+    };
+    if let Err(e) = result {
+        // One clear message: a scenario error is already "FILE:LINE:COL: key `K`: message".
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
     }
-    write_atomic(&out.join("series.csv"), &series)?;
-    let nodes = be.read_nodes()?;
-    let mut fin = String::from("body,node,x,y,vx,vy,fx,fy\n");
-    for (nd, s) in scene.nodes.iter().zip(&nodes) {
-        let p = s.pos();
-        fin += &format!(
-            "{},{},{:.9},{:.9},{:.6e},{:.6e},{:.6e},{:.6e}\n",
-            nd.body, nd.local, p[0], p[1], s.vel[0], s.vel[1], s.force[0], s.force[1]
-        );
+}
+
+fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
+    Ok(match path {
+        Some(p) => Scenario::load(p)?,
+        None => Scenario::default_scenario(),
+    })
+}
+
+fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
+    let sc = Scenario::load(path)?;
+    let gpu = match kind {
+        BackendKind::Gpu => match softdem::gpu::context::GpuContext::new() {
+            Ok(ctx) => Some(std::sync::Arc::new(ctx)),
+            Err(e) => {
+                println!("no GPU adapter ({e:#}): GPU limits not checked, memory estimated");
+                None
+            }
+        },
+        BackendKind::Cpu => None,
+    };
+    if let Some(ctx) = &gpu {
+        sc.check_limits(&ctx.limits)?;
     }
-    write_atomic(&out.join("final.csv"), &fin)?;
-    eprintln!(
-        "wrote {}/series.csv and final.csv in {:.1} s",
-        out.display(),
-        t0.elapsed().as_secs_f64()
+    let built = sc.build()?;
+    let scene = &built.scene;
+    println!("scenario {} ({}): OK", sc.name, sc.origin);
+    if let Some(d) = &sc.file.description {
+        println!("  {d}");
+    }
+    if let Some(u) = &sc.file.units {
+        println!("units: {u}");
+    }
+    for (_, m) in sc.materials.values() {
+        print!("{}", m.describe());
+    }
+    let cells = scene
+        .bodies
+        .iter()
+        .filter(|b| b.flags & softdem::model::BODY_FROZEN == 0)
+        .count();
+    println!(
+        "bodies: {} ({cells} free, {} walls), nodes: {}",
+        scene.bodies.len(),
+        built.geometry.walls.len(),
+        scene.nodes.len()
     );
+    let (dt, dtc) = (scene.dt(), scene.critical_dt());
+    println!(
+        "time step: dt = {dt:.6e}, critical dt = sqrt(m_min/k_max) = {dtc:.6e} (m_min = {:.4e}, k_max = {:.4e}), dt/dt_c = {:.3}",
+        scene.m_min(),
+        scene.k_max(),
+        dt / dtc
+    );
+    let p = scene.sim_params();
+    println!("neighbour list: skin = {:.4e}, cut-off = {:.4e}", p.skin, p.cutoff);
+    // Initial contacts and list size from the CPU twin (one force pass).
+    let mut cpu = softdem::cpu::CpuBackend::new(scene)?;
+    let c = softdem::Backend::read_contacts(&mut cpu)?;
+    println!(
+        "initial state: {} neighbour entries, {} contacts",
+        c.entries.len(),
+        c.active_count()
+    );
+    let n = scene.nodes.len() as u64;
+    let estimate = n * 220 + (8 * n).max(1024) * 112 + scene.bodies.len() as u64 * 40;
+    match &gpu {
+        Some(ctx) => {
+            let be = softdem::gpu::stepper::GpuBackend::new(ctx.clone(), scene)?;
+            println!(
+                "GPU memory: {:.2} MiB on {} (limit per binding {:.0} MiB)",
+                softdem::Backend::device_bytes(&be) as f64 / 1048576.0,
+                ctx.adapter.get_info().name,
+                ctx.limits.max_storage_buffer_binding_size as f64 / 1048576.0
+            );
+        }
+        None => println!("GPU memory: about {:.2} MiB (estimate)", estimate as f64 / 1048576.0),
+    }
+    println!("stages:");
+    for (i, st) in built.stages.iter().enumerate() {
+        let s = &st.stop;
+        let mut stops = vec![];
+        for (k, v) in [
+            ("steps", s.steps.map(|x| x as f64)),
+            ("time", s.time),
+            ("ke_below", s.ke_below),
+            ("strain", s.strain),
+            ("stress", s.stress),
+            ("displacement", s.displacement),
+            ("tolerance", s.tolerance),
+            ("max_steps", s.max_steps.map(|x| x as f64)),
+        ] {
+            if let Some(v) = v {
+                stops.push(format!("{k} = {v}"));
+            }
+        }
+        println!(
+            "  {i}: {} ({}) until {}",
+            st.name,
+            st.kind,
+            if stops.is_empty() { "-".into() } else { stops.join(", ") }
+        );
+    }
     Ok(())
 }
 
-fn compare(steps: u32) -> anyhow::Result<()> {
-    let (scene, _) = scenes::default_demo();
-    let mut cpu = create(BackendKind::Cpu, &scene)?;
-    let mut gpu = create(BackendKind::Gpu, &scene)?;
-    cpu.step(steps)?;
-    gpu.step(steps)?;
-    let (a, b) = (cpu.read_nodes()?, gpu.read_nodes()?);
-    let r = scene.bodies[0].radius;
+fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
+    let sc = load(path)?;
+    let mut runs = vec![];
+    for kind in [BackendKind::Cpu, BackendKind::Gpu] {
+        let (built, be) = session::make_backend(kind, &sc)?;
+        let name = be.name();
+        let mut d = Driver::new(built, be)?;
+        let mut sink = softdem::output::progress::Progress::silent();
+        d.run(Some(steps), &mut [], &mut sink)?;
+        let (nodes, _bodies, _c, m) = d.sample()?;
+        runs.push((name, nodes, m, d.backend.steps_done()));
+    }
+    let (a, b) = (&runs[0], &runs[1]);
     let mut dev = [0.0f64; 3];
-    for (x, y) in a.iter().zip(&b) {
+    for (x, y) in a.1.iter().zip(&b.1) {
         let (p, q) = (x.pos(), y.pos());
-        dev[0] = dev[0].max(((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt());
+        dev[0] = dev[0].max((p[0] - q[0]).hypot(p[1] - q[1]));
         dev[1] = dev[1].max(((x.vel[0] - y.vel[0]) as f64).hypot((x.vel[1] - y.vel[1]) as f64));
         dev[2] = dev[2].max(((x.force[0] - y.force[0]) as f64).hypot((x.force[1] - y.force[1]) as f64));
     }
-    println!(
-        "{} vs {} after {steps} steps (shell half-thickness r = {r}):",
-        cpu.name(),
-        gpu.name()
-    );
-    println!(
-        "max |Δx| = {:.3e}\nmax |Δv| = {:.3e}\nmax |Δf| = {:.3e}",
-        dev[0], dev[1], dev[2]
-    );
+    println!("{} vs {} after {} steps of {}:", a.0, b.0, a.3, sc.name);
+    println!("quantity,cpu,gpu,abs_deviation,rel_deviation");
+    let row = |q: &str, x: f64, y: f64| {
+        println!(
+            "{q},{x:.9e},{y:.9e},{:.3e},{:.3e}",
+            (x - y).abs(),
+            (x - y).abs() / x.abs().max(y.abs()).max(1e-300)
+        );
+    };
+    println!("max |dx| over nodes,,,{:.3e},", dev[0]);
+    println!("max |dv| over nodes,,,{:.3e},", dev[1]);
+    println!("max |df| over nodes,,,{:.3e},", dev[2]);
+    let (ea, eb) = (&a.2.energies, &b.2.energies);
+    row("e_stretch", ea.stretch, eb.stretch);
+    row("e_bending", ea.bending, eb.bending);
+    row("e_core", ea.core, eb.core);
+    row("e_contact", ea.contact, eb.contact);
+    row("e_kinetic", ea.kinetic, eb.kinetic);
+    row("stress", a.2.stress_yy, b.2.stress_yy);
+    row("void_ratio", a.2.void_ratio, b.2.void_ratio);
+    row("contacts", a.2.contacts as f64, b.2.contacts as f64);
+    for (k, ((pa, fa), (pb, fb))) in a.2.walls.iter().zip(&b.2.walls).enumerate() {
+        row(&format!("wall{k}_y"), pa[1], pb[1]);
+        row(&format!("wall{k}_fy"), fa[1], fb[1]);
+    }
     Ok(())
 }
 

@@ -375,9 +375,9 @@ pub fn build(
                 }
                 let first = cx.scene.bodies[id as usize].first;
                 let clamped: Vec<u32> = match spec.clamp.as_deref().unwrap_or("start") {
-                    "start" => (0..k).collect(),
-                    "end" => (n - k..n).collect(),
-                    "both" => (0..k).chain(n - k..n).collect(),
+                    "start" => (0..k as u32).collect(),
+                    "end" => ((n - k) as u32..n as u32).collect(),
+                    "both" => (0..k as u32).chain((n - k) as u32..n as u32).collect(),
                     "none" => vec![],
                     other => {
                         return Err(Problem::new(
@@ -386,7 +386,7 @@ pub fn build(
                         ))
                     }
                 };
-                let set = NodeSet::Indices(clamped.iter().map(|&j| first + j as u32).collect());
+                let set = NodeSet::Indices(clamped.iter().map(|&j| first + j).collect());
                 cx.scene.impose_velocity(&set, Some(0.0), Some(0.0));
             }
             "file" => {

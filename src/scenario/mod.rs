@@ -106,6 +106,8 @@ pub struct Built {
     pub geometry: Geometry,
     pub measure: MeasureWalls,
     pub stages: Vec<Stage>,
+    /// Index of the stage whose start defines H0, W0 of the strain (`[measure] strain_from`).
+    pub strain_from: Option<usize>,
     pub settings: Settings,
 }
 
@@ -345,7 +347,7 @@ impl Scenario {
         scene.local_damping = sim.local_damping as f32;
         scene.skin = sim.skin.map(|s| s as f32);
         if let Some(e) = sim.self_exclusion {
-            scene.self_exclusion = e;
+            scene.self_exclusion = Some(e);
         }
         scene.time_step = match sim.dt {
             Some(dt) => TimeStep::Fixed(dt as f32),
@@ -394,11 +396,24 @@ impl Scenario {
             self.settings.check_every,
         )
         .map_err(at)?;
+        let strain_from = match self.file.measure.as_ref().and_then(|m| m.strain_from.as_ref()) {
+            None => None,
+            Some(name) => Some(stages.iter().position(|s| &s.name == name).ok_or_else(|| {
+                at(Problem::new(
+                    "measure.strain_from",
+                    format!(
+                        "no stage named \"{name}\" (stages: {})",
+                        stages.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                ))
+            })?),
+        };
         Ok(Built {
             scene,
             geometry,
             measure,
             stages,
+            strain_from,
             settings: self.settings.clone(),
         })
     }
@@ -501,8 +516,8 @@ fn locate(origin: &str, spans: &SpanIndex, p: Problem) -> ScenarioError {
     }
 }
 
-/// A toml/serde error with its key.
-fn toml_error(origin: &str, text: &str, spans: Option<&SpanIndex>, e: &toml::de::Error) -> ScenarioError {
+/// A toml/serde error with its file, line, column and key.
+pub fn toml_error(origin: &str, text: &str, spans: Option<&SpanIndex>, e: &toml::de::Error) -> ScenarioError {
     let span = e.span();
     let (line, column) = match &span {
         Some(s) => {

@@ -1,0 +1,42 @@
+//! Run outputs, each an observer of the driver: `series.csv` (series.rs), `frames/*.vtp` and
+//! `run.pvd` (vtk.rs), `snapshots/*.png` (snapshot.rs), `plots/*.png` (plots.rs),
+//! `checkpoint.bin` (checkpoint.rs), `final.csv`; the progress bar (progress.rs). Every file is
+//! written atomically (atomic.rs).
+
+pub mod atomic;
+pub mod checkpoint;
+pub mod plots;
+pub mod progress;
+pub mod series;
+pub mod snapshot;
+pub mod vtk;
+
+use crate::run::{ObserveCtx, Observer};
+use std::path::PathBuf;
+
+/// `final.csv`: every node at the end, `body,node,x,y,vx,vy,fx,fy` (positions exact in f64).
+pub struct FinalCsv {
+    pub path: PathBuf,
+}
+
+impl Observer for FinalCsv {
+    fn next_due(&self, _step: u64) -> u64 {
+        u64::MAX
+    }
+
+    fn observe(&mut self, _ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        let mut s = String::from("body,node,x,y,vx,vy,fx,fy\n");
+        for (nd, st) in ctx.built.scene.nodes.iter().zip(ctx.nodes) {
+            let p = st.pos();
+            s += &format!(
+                "{},{},{},{},{},{},{},{}\n",
+                nd.body, nd.local, p[0], p[1], st.vel[0], st.vel[1], st.force[0], st.force[1]
+            );
+        }
+        atomic::write(&self.path, s.as_bytes())
+    }
+}

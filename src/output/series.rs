@@ -1,0 +1,155 @@
+//! `series.csv`: one row per output interval (and one at the end), header first:
+//! `step,time,stage`, then per wall `<wall>_x,<wall>_y,<wall>_fx,<wall>_fy`, then
+//! `height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,
+//! e_contact,e_kinetic,contacts`. Rewritten atomically every few seconds, at every checkpoint
+//! step and at the end.
+
+use super::atomic;
+use crate::run::{ObserveCtx, Observer};
+use crate::scenario::Built;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Column-safe form of a wall name (`box.top` → `box_top`).
+pub fn column_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// The header line (without newline).
+pub fn header(built: &Built) -> String {
+    let mut h = String::from("step,time,stage");
+    for (name, _) in &built.geometry.walls {
+        let c = column_name(name);
+        h += &format!(",{c}_x,{c}_y,{c}_fx,{c}_fy");
+    }
+    h += ",height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,e_contact,e_kinetic,contacts";
+    h
+}
+
+pub struct SeriesWriter {
+    path: PathBuf,
+    header: String,
+    rows: Vec<(u64, String)>,
+    every: u64,
+    flush_every_step: u64,
+    last_flush: Instant,
+    dirty: bool,
+}
+
+impl SeriesWriter {
+    /// A writer for `built`; with `resume_step`, the rows of an existing file up to that step are
+    /// kept (a resumed run continues the same table).
+    pub fn new(path: PathBuf, built: &Built, resume_step: Option<u64>) -> anyhow::Result<SeriesWriter> {
+        let header = header(built);
+        let mut rows = vec![];
+        if let Some(s) = resume_step {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let mut lines = text.lines();
+                anyhow::ensure!(
+                    lines.next() == Some(header.as_str()),
+                    "{} has another header than this scenario's",
+                    path.display()
+                );
+                for l in lines {
+                    let step: u64 = l.split(',').next().and_then(|x| x.parse().ok()).unwrap_or(u64::MAX);
+                    // Rows on the interval only: an end-of-run row is redone by the resumed run.
+                    if step <= s && step % built.settings.series_every.max(1) == 0 {
+                        rows.push((step, l.to_string()));
+                    }
+                }
+            }
+        }
+        Ok(SeriesWriter {
+            path,
+            header,
+            rows,
+            every: built.settings.series_every.max(1),
+            flush_every_step: built.settings.checkpoint_every,
+            last_flush: Instant::now(),
+            dirty: false,
+        })
+    }
+
+    fn row(ctx: &ObserveCtx) -> String {
+        let m = ctx.m;
+        let e = &m.energies;
+        let mut r = format!("{},{:.9e},{}", ctx.step, ctx.time, ctx.stage.replace([',', '"'], ";"));
+        for (p, f) in &m.walls {
+            r += &format!(",{:.9e},{:.9e},{:.6e},{:.6e}", p[0], p[1], f[0], f[1]);
+        }
+        r += &format!(
+            ",{:.9e},{:.9e},{:.6e},{:.6e},{:.6e},{:.6e},{:.9e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{}",
+            m.height,
+            m.width,
+            m.stress_yy,
+            m.stress_xx,
+            ctx.strain,
+            m.void_ratio,
+            m.particle_area,
+            e.stretch,
+            e.bending,
+            e.core,
+            e.contact,
+            e.kinetic,
+            m.contacts
+        );
+        r
+    }
+
+    fn push(&mut self, ctx: &ObserveCtx) {
+        if self.rows.last().is_some_and(|r| r.0 >= ctx.step) {
+            return;
+        }
+        self.rows.push((ctx.step, Self::row(ctx)));
+        self.dirty = true;
+    }
+
+    /// Rewrites the file atomically.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        let mut s = String::with_capacity(self.rows.len() * 200);
+        s += &self.header;
+        s.push('\n');
+        for (_, r) in &self.rows {
+            s += r;
+            s.push('\n');
+        }
+        atomic::write(&self.path, s.as_bytes())?;
+        self.last_flush = Instant::now();
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// Rows so far (step, line).
+    pub fn rows(&self) -> &[(u64, String)] {
+        &self.rows
+    }
+}
+
+impl Observer for SeriesWriter {
+    fn next_due(&self, step: u64) -> u64 {
+        let a = (step / self.every + 1) * self.every;
+        if self.flush_every_step > 0 {
+            a.min((step / self.flush_every_step + 1) * self.flush_every_step)
+        } else {
+            a
+        }
+    }
+
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        if ctx.step % self.every == 0 {
+            self.push(ctx);
+        }
+        let at_checkpoint = self.flush_every_step > 0 && ctx.step % self.flush_every_step == 0;
+        if self.dirty && (at_checkpoint || self.last_flush.elapsed() > Duration::from_secs(2)) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        self.push(ctx);
+        self.flush()
+    }
+}

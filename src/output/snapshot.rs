@@ -1,0 +1,200 @@
+//! Pictures of the cells (`snapshots/snapshot_NNNNNN.png`), coloured by elastic energy
+//! normalised by the mean over the cells, W_i/⟨W⟩, as in the paper's Fig. 30: cells below the mean
+//! are white, above it they go from yellow to dark red (≥ 4⟨W⟩). Walls and beams are drawn as
+//! grey lines. Rendered with plotters' bitmap backend and the embedded DejaVu Sans font.
+
+use super::atomic;
+use crate::model::*;
+use crate::output::vtk::mean_cell_energy;
+use crate::run::measure::body_energies;
+use crate::run::{ObserveCtx, Observer};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+const FONT: &str = "softdem-snapshot-sans";
+
+fn font() -> anyhow::Result<()> {
+    static OK: OnceLock<bool> = OnceLock::new();
+    let ok =
+        *OK.get_or_init(|| plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok());
+    anyhow::ensure!(ok, "the embedded DejaVu Sans font could not be parsed");
+    Ok(())
+}
+
+/// Colour of a normalised energy w = W_i/⟨W⟩ (white below 1, yellow → red → dark red up to 4).
+pub fn energy_colour(w: f64) -> RGBColor {
+    if !(w >= 1.0) {
+        return RGBColor(255, 255, 255);
+    }
+    let t = ((w - 1.0) / 3.0).clamp(0.0, 1.0);
+    // Piecewise linear: (1) light yellow → (2) orange → (3) red → (4) dark red.
+    let stops = [
+        (255.0, 245.0, 160.0),
+        (253.0, 160.0, 50.0),
+        (220.0, 40.0, 30.0),
+        (110.0, 0.0, 10.0),
+    ];
+    let x = t * 3.0;
+    let k = (x.floor() as usize).min(2);
+    let f = x - k as f64;
+    let (a, b) = (stops[k], stops[k + 1]);
+    let mix = |p: f64, q: f64| (p + (q - p) * f).round() as u8;
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// Draws one state into a PNG of `width` pixels (height from the scene's aspect ratio).
+pub fn render(
+    path: &Path,
+    scene: &Scene,
+    nodes: &[NodeState],
+    bodies: &[BodyState],
+    width: u32,
+    caption: &str,
+) -> anyhow::Result<()> {
+    font()?;
+    let energy = body_energies(scene, nodes, bodies);
+    let mean = mean_cell_energy(scene, &energy);
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for (st, nd) in nodes.iter().zip(&scene.nodes) {
+        let p = st.pos();
+        let r = scene.bodies[nd.body as usize].radius as f64;
+        for a in 0..2 {
+            if p[a].is_finite() {
+                lo[a] = lo[a].min(p[a] - r);
+                hi[a] = hi[a].max(p[a] + r);
+            }
+        }
+    }
+    anyhow::ensure!(lo[0].is_finite(), "nothing finite to draw");
+    let span = [(hi[0] - lo[0]).max(1e-12), (hi[1] - lo[1]).max(1e-12)];
+    let (top, bar, margin) = (36u32, 70u32, 10u32);
+    let draw_w = width - bar - 2 * margin;
+    let scale = draw_w as f64 / span[0];
+    let draw_h = ((span[1] * scale).ceil() as u32).clamp(64, 4 * width);
+    let scale = scale.min(draw_h as f64 / span[1]);
+    let height = draw_h + top + 2 * margin;
+    let px = |p: [f64; 2]| -> (i32, i32) {
+        (
+            (margin as f64 + (p[0] - lo[0]) * scale).round() as i32,
+            (top as f64 + margin as f64 + (hi[1] - p[1]) * scale).round() as i32,
+        )
+    };
+    let draw = |tmp: &Path| -> anyhow::Result<()> {
+        let root = BitMapBackend::new(tmp, (width, height)).into_drawing_area();
+        let e = |x: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {x:?}", path.display());
+        root.fill(&WHITE).map_err(e)?;
+        for (b, body) in scene.bodies.iter().enumerate() {
+            let pts: Vec<(i32, i32)> = (body.first..body.first + body.count)
+                .map(|i| px(nodes[i as usize].pos()))
+                .collect();
+            let closed = body.flags & BODY_CLOSED != 0;
+            let frozen = body.flags & BODY_FROZEN != 0;
+            let line_w = ((2.0 * body.radius as f64 * scale).round() as u32).max(1);
+            if closed && !frozen {
+                let w = if mean > 0.0 { energy[b] / mean } else { 0.0 };
+                root.draw(&Polygon::new(pts.clone(), energy_colour(w).filled()))
+                    .map_err(e)?;
+                let mut ring = pts.clone();
+                ring.push(pts[0]);
+                root.draw(&PathElement::new(ring, BLACK.stroke_width(line_w.min(3))))
+                    .map_err(e)?;
+            } else {
+                let mut line = pts.clone();
+                if closed {
+                    line.push(pts[0]);
+                }
+                root.draw(&PathElement::new(
+                    line,
+                    RGBColor(90, 90, 90).stroke_width(line_w.max(2)),
+                ))
+                .map_err(e)?;
+            }
+        }
+        // Colour bar: W_i/⟨W⟩ from 0 to 4.
+        let (bx, by0, by1) = (
+            (width - bar + 14) as i32,
+            (top + margin + 20) as i32,
+            (top + margin + 20 + draw_h.min(400) - 20) as i32,
+        );
+        let steps = (by1 - by0).max(1);
+        for k in 0..steps {
+            let w = 4.0 * (1.0 - k as f64 / steps as f64);
+            root.draw(&Rectangle::new(
+                [(bx, by0 + k), (bx + 16, by0 + k + 1)],
+                energy_colour(w).filled(),
+            ))
+            .map_err(e)?;
+        }
+        root.draw(&Rectangle::new([(bx, by0), (bx + 16, by1)], BLACK.stroke_width(1)))
+            .map_err(e)?;
+        let style = TextStyle::from((FONT, 13).into_font()).color(&BLACK);
+        for v in [0.0, 1.0, 2.0, 3.0, 4.0] {
+            let y = by1 - ((v / 4.0) * (by1 - by0) as f64) as i32;
+            root.draw(&Text::new(format!("{v:.0}"), (bx + 20, y - 6), style.clone()))
+                .map_err(e)?;
+        }
+        root.draw(&Text::new("W/<W>", (bx - 6, by0 - 18), style.clone()))
+            .map_err(e)?;
+        let cap = TextStyle::from((FONT, 16).into_font()).color(&BLACK);
+        root.draw(&Text::new(caption.to_string(), (margin as i32, 8), cap))
+            .map_err(e)?;
+        root.present().map_err(e)?;
+        Ok(())
+    };
+    atomic::write_with(path, draw)
+}
+
+/// Writes a snapshot every `every` steps (0: only at the end).
+pub struct SnapshotWriter {
+    dir: PathBuf,
+    every: u64,
+    width: u32,
+    last: Option<u64>,
+}
+
+impl SnapshotWriter {
+    pub fn new(dir: PathBuf, every: u64, width: u32) -> SnapshotWriter {
+        SnapshotWriter {
+            dir,
+            every,
+            width,
+            last: None,
+        }
+    }
+
+    fn write(&mut self, ctx: &ObserveCtx) -> anyhow::Result<()> {
+        if self.last == Some(ctx.step) {
+            return Ok(());
+        }
+        let caption = format!(
+            "step {}   t = {:.4}   {}   strain {:.4}   stress {:.4e}",
+            ctx.step, ctx.time, ctx.stage, ctx.strain, ctx.m.stress_yy
+        );
+        let path = self.dir.join(format!("snapshot_{:06}.png", ctx.step));
+        render(&path, &ctx.built.scene, ctx.nodes, ctx.bodies, self.width, &caption)?;
+        self.last = Some(ctx.step);
+        Ok(())
+    }
+}
+
+impl Observer for SnapshotWriter {
+    fn next_due(&self, step: u64) -> u64 {
+        if self.every == 0 {
+            u64::MAX
+        } else {
+            (step / self.every + 1) * self.every
+        }
+    }
+
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        if self.every > 0 && ctx.step % self.every == 0 {
+            self.write(ctx)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        self.write(ctx)
+    }
+}

@@ -1,0 +1,194 @@
+//! ParaView output: one VTK XML PolyData file per frame (`frames/frame_NNNNNN.vtp`: every body
+//! as a polyline, closed shells repeating their first node; per-node velocity and force, per-body
+//! pressure, area, elastic energy and normalised elastic energy) and `run.pvd`, the collection
+//! listing the frames with their times.
+
+use super::atomic;
+use crate::model::*;
+use crate::run::measure::body_energies;
+use crate::run::{ObserveCtx, Observer};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The `.vtp` text of one state.
+pub fn polydata(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> String {
+    let n = nodes.len();
+    let nb = scene.bodies.len();
+    let energy = body_energies(scene, nodes, bodies);
+    let mean = mean_cell_energy(scene, &energy);
+    let mut s = String::with_capacity(n * 120 + nb * 64);
+    s += "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n";
+    let _ = writeln!(s, "<Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"0\" NumberOfLines=\"{nb}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">");
+    s += "<Points>\n<DataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\" format=\"ascii\">\n";
+    for st in nodes {
+        let p = st.pos();
+        let _ = writeln!(s, "{} {} 0", p[0], p[1]);
+    }
+    s += "</DataArray>\n</Points>\n";
+    s += "<PointData Vectors=\"velocity\">\n";
+    for (name, get) in [("velocity", 0usize), ("force", 1)] {
+        let _ = writeln!(
+            s,
+            "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"3\" format=\"ascii\">"
+        );
+        for st in nodes {
+            let v = if get == 0 { st.vel } else { st.force };
+            let _ = writeln!(s, "{} {} 0", v[0], v[1]);
+        }
+        s += "</DataArray>\n";
+    }
+    s += "<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">\n";
+    for nd in &scene.nodes {
+        let _ = write!(s, "{} ", nd.body);
+    }
+    s += "\n</DataArray>\n</PointData>\n";
+    s += "<CellData Scalars=\"elastic_energy_normalised\">\n";
+    let cell_arrays: [(&str, &str, Box<dyn Fn(usize) -> String>); 6] = [
+        ("Int32", "body", Box::new(|b| b.to_string())),
+        ("Float32", "pressure", Box::new(|b| bodies[b].pressure.to_string())),
+        ("Float32", "area", Box::new(|b| bodies[b].area.abs().to_string())),
+        ("Float64", "elastic_energy", Box::new(|b| energy[b].to_string())),
+        (
+            "Float64",
+            "elastic_energy_normalised",
+            Box::new(|b| {
+                if mean > 0.0 {
+                    (energy[b] / mean).to_string()
+                } else {
+                    "0".into()
+                }
+            }),
+        ),
+        (
+            "Int32",
+            "frozen",
+            Box::new(|b| ((scene.bodies[b].flags & BODY_FROZEN != 0) as u8).to_string()),
+        ),
+    ];
+    for (ty, name, f) in &cell_arrays {
+        let _ = writeln!(s, "<DataArray type=\"{ty}\" Name=\"{name}\" format=\"ascii\">");
+        for b in 0..nb {
+            s += &f(b);
+            s.push(' ');
+        }
+        s += "\n</DataArray>\n";
+    }
+    s += "</CellData>\n<Lines>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n";
+    let mut offsets = Vec::with_capacity(nb);
+    let mut off = 0u64;
+    for b in &scene.bodies {
+        for i in b.first..b.first + b.count {
+            let _ = write!(s, "{i} ");
+        }
+        off += b.count as u64;
+        if b.flags & BODY_CLOSED != 0 {
+            let _ = write!(s, "{} ", b.first);
+            off += 1;
+        }
+        s.push('\n');
+        offsets.push(off);
+    }
+    s += "</DataArray>\n<DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n";
+    for o in offsets {
+        let _ = write!(s, "{o} ");
+    }
+    s += "\n</DataArray>\n</Lines>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+    s
+}
+
+/// Mean elastic energy ⟨W⟩ over the free closed bodies (cells).
+pub fn mean_cell_energy(scene: &Scene, energy: &[f64]) -> f64 {
+    let cells: Vec<f64> = scene
+        .bodies
+        .iter()
+        .zip(energy)
+        .filter(|(b, _)| b.flags & BODY_FROZEN == 0 && b.flags & BODY_CLOSED != 0)
+        .map(|(_, e)| *e)
+        .collect();
+    cells.iter().sum::<f64>() / cells.len().max(1) as f64
+}
+
+/// The `run.pvd` text for frames (time, relative file name).
+pub fn collection(frames: &[(f64, String)]) -> String {
+    let mut s = String::from("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n");
+    for (t, f) in frames {
+        let _ = writeln!(s, "<DataSet timestep=\"{t:e}\" group=\"\" part=\"0\" file=\"{f}\"/>");
+    }
+    s += "</Collection>\n</VTKFile>\n";
+    s
+}
+
+/// Writes `frames/frame_NNNNNN.vtp` every `every` steps (and at the end) and keeps `run.pvd`
+/// up to date.
+pub struct FramesWriter {
+    dir: PathBuf,
+    every: u64,
+    frames: Vec<(u64, f64, String)>,
+}
+
+impl FramesWriter {
+    /// With `resume_step`, the frames already in `dir/frames` up to that step are kept.
+    pub fn new(dir: PathBuf, every: u64, dt: f64, resume_step: Option<u64>) -> FramesWriter {
+        let mut frames = vec![];
+        if let Some(s) = resume_step {
+            if let Ok(rd) = std::fs::read_dir(dir.join("frames")) {
+                for e in rd.flatten() {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    if let Some(step) = name
+                        .strip_prefix("frame_")
+                        .and_then(|x| x.strip_suffix(".vtp"))
+                        .and_then(|x| x.parse::<u64>().ok())
+                    {
+                        if step <= s && (every == 0 || step % every == 0) {
+                            frames.push((step, step as f64 * dt, format!("frames/{name}")));
+                        } else {
+                            // Past the checkpoint or the end frame of the interrupted run: redone.
+                            std::fs::remove_file(e.path()).ok();
+                        }
+                    }
+                }
+            }
+            frames.sort_by_key(|f| f.0);
+        }
+        FramesWriter { dir, every, frames }
+    }
+
+    fn write(&mut self, ctx: &ObserveCtx) -> anyhow::Result<()> {
+        if self.frames.last().is_some_and(|f| f.0 >= ctx.step) {
+            return Ok(());
+        }
+        let rel = format!("frames/frame_{:06}.vtp", ctx.step);
+        atomic::write(
+            &self.dir.join(&rel),
+            polydata(&ctx.built.scene, ctx.nodes, ctx.bodies).as_bytes(),
+        )?;
+        self.frames.push((ctx.step, ctx.time, rel));
+        let list: Vec<(f64, String)> = self.frames.iter().map(|f| (f.1, f.2.clone())).collect();
+        atomic::write(&self.dir.join("run.pvd"), collection(&list).as_bytes())
+    }
+
+    pub fn pvd_path(dir: &Path) -> PathBuf {
+        dir.join("run.pvd")
+    }
+}
+
+impl Observer for FramesWriter {
+    fn next_due(&self, step: u64) -> u64 {
+        if self.every == 0 {
+            u64::MAX
+        } else {
+            (step / self.every + 1) * self.every
+        }
+    }
+
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        if self.every > 0 && ctx.step % self.every == 0 {
+            self.write(ctx)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        self.write(ctx)
+    }
+}

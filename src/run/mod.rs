@@ -1,0 +1,621 @@
+//! The driver: runs the stages of a built scenario on a `Backend`, evaluates stop conditions
+//! and servo control every `check_every` steps (at absolute step numbers, so a resumed run makes
+//! the same decisions), stops on NaN or runaway motion naming the step, body and node, and hands
+//! samples to observers (series, frames, snapshots, checkpoints; `output/`).
+
+pub mod measure;
+pub mod session;
+
+use crate::backend::{Backend, SavedState};
+use crate::model::*;
+use crate::scenario::stages::{Action, Side};
+use crate::scenario::Built;
+use measure::Measures;
+use serde::{Deserialize, Serialize};
+
+/// Everything the driver decides from besides the backend state; saved in checkpoints.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverState {
+    /// Current stage (== stages.len() when finished).
+    pub stage: usize,
+    pub stage_start: u64,
+    /// Step at which the stage ends by `steps`/`time`.
+    pub stage_end: Option<u64>,
+    /// Step at which the stage ends by `max_steps`.
+    pub stage_cap: Option<u64>,
+    /// Centroid of the stage's wall at its start.
+    pub wall_start: [f64; 2],
+    /// Strain and stress of the stage's axis at its start (the crossing direction of stops).
+    pub strain_start: f64,
+    pub stress_start: f64,
+    /// Sample height and width of the strain's origin.
+    pub h0: Option<f64>,
+    pub w0: Option<f64>,
+    pub gravity: [f64; 2],
+    /// Forces that outlive their stage (`persist = true`).
+    pub forces: Vec<(u32, [f64; 2])>,
+    pub servo_velocity: [f64; 2],
+    pub finished: bool,
+}
+
+/// One read-back state handed to observers.
+pub struct ObserveCtx<'a> {
+    pub step: u64,
+    pub time: f64,
+    /// The stage that ran up to this step.
+    pub stage: &'a str,
+    pub built: &'a Built,
+    pub nodes: &'a [NodeState],
+    pub bodies: &'a [BodyState],
+    pub m: &'a Measures,
+    /// ε = ln(H0/H) (0 before the strain's origin).
+    pub strain: f64,
+    pub state: &'a DriverState,
+    pub backend: &'a mut dyn Backend,
+}
+
+/// Something that wants samples at given steps (outputs).
+pub trait Observer {
+    /// The next step after `step` at which it wants a sample (`u64::MAX`: none).
+    fn next_due(&self, step: u64) -> u64;
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()>;
+    /// Called once with the last state of the run.
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()>;
+}
+
+/// Progress reporting (`output::progress`): told about every sample.
+pub trait ProgressSink {
+    fn update(&mut self, step: u64, estimated_total: u64, ctx: &ObserveCtx);
+    fn message(&mut self, line: &str);
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every stage finished.
+    Done,
+    /// The step cap was reached.
+    Cap,
+}
+
+/// Runs a built scenario on a backend.
+pub struct Driver {
+    pub built: Built,
+    pub backend: Box<dyn Backend>,
+    pub state: DriverState,
+    /// Boundary conditions of the scene as built (frozen walls, clamps).
+    base: Vec<Node>,
+    dt: f64,
+    last_good: Option<SavedState>,
+}
+
+fn ceil_steps(time: f64, dt: f64) -> u64 {
+    (time / dt - 1e-9).ceil().max(0.0) as u64
+}
+
+impl Driver {
+    /// A new run from the scene's initial state; enters the first stage.
+    pub fn new(built: Built, backend: Box<dyn Backend>) -> anyhow::Result<Driver> {
+        let dt = built.scene.dt() as f64;
+        let mut d = Driver {
+            base: built.scene.nodes.clone(),
+            state: DriverState {
+                gravity: built.settings.gravity,
+                ..Default::default()
+            },
+            built,
+            backend,
+            dt,
+            last_good: None,
+        };
+        let m = d.sample()?.3;
+        d.enter(0, 0, &m)?;
+        Ok(d)
+    }
+
+    /// Continues a run from a checkpoint.
+    pub fn resume(
+        built: Built,
+        mut backend: Box<dyn Backend>,
+        saved: &SavedState,
+        state: DriverState,
+    ) -> anyhow::Result<Driver> {
+        anyhow::ensure!(
+            saved.nodes.len() == built.scene.nodes.len(),
+            "the checkpoint has {} nodes, the scenario {}",
+            saved.nodes.len(),
+            built.scene.nodes.len()
+        );
+        backend.import_state(saved)?;
+        let dt = built.scene.dt() as f64;
+        let d = Driver {
+            base: built.scene.nodes.clone(),
+            built,
+            backend,
+            state,
+            dt,
+            last_good: Some(saved.clone()),
+        };
+        debug_assert_eq!(d.boundary_conditions(), saved.node_bc);
+        Ok(d)
+    }
+
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Name of the current stage.
+    pub fn stage_name(&self) -> &str {
+        self.built
+            .stages
+            .get(self.state.stage)
+            .map(|s| s.name.as_str())
+            .unwrap_or("end")
+    }
+
+    /// Reads back the state and measures it.
+    pub fn sample(
+        &mut self,
+    ) -> anyhow::Result<(
+        Vec<NodeState>,
+        Vec<BodyState>,
+        crate::backend::ContactSnapshot,
+        Measures,
+    )> {
+        let nodes = self.backend.read_nodes()?;
+        let bodies = self.backend.read_bodies()?;
+        let contacts = self.backend.read_contacts()?;
+        let m = measure::measure(&self.built, &nodes, &bodies, &contacts);
+        Ok((nodes, bodies, contacts, m))
+    }
+
+    /// ε = ln(H0/H) on the vertical (or, with `horizontal`, ln(W0/W)).
+    pub fn strain(&self, m: &Measures, horizontal: bool) -> f64 {
+        let (r, x) = if horizontal {
+            (self.state.w0, m.width)
+        } else {
+            (self.state.h0, m.height)
+        };
+        match r {
+            Some(r0) if x > 0.0 => (r0 / x).ln(),
+            _ => 0.0,
+        }
+    }
+
+    fn stage_axis_horizontal(&self) -> bool {
+        let st = &self.built.stages[self.state.stage];
+        st.wall()
+            .and_then(|w| self.built.measure.side_of(w))
+            .is_some_and(|s| !s.vertical())
+    }
+
+    fn stress_on_axis(m: &Measures, horizontal: bool) -> f64 {
+        if horizontal {
+            m.stress_xx
+        } else {
+            m.stress_yy
+        }
+    }
+
+    /// Enters stage `idx` at `step` (running instant stages at once) and applies its loads.
+    fn enter(&mut self, idx: usize, step: u64, m: &Measures) -> anyhow::Result<()> {
+        let mut idx = idx;
+        loop {
+            let s = &mut self.state;
+            s.stage = idx;
+            s.stage_start = step;
+            s.servo_velocity = [0.0, 0.0];
+            if idx >= self.built.stages.len() {
+                s.finished = !self.built.stages.is_empty();
+                s.stage_end = None;
+                s.stage_cap = None;
+                break;
+            }
+            let st = self.built.stages[idx].clone();
+            match &st.action {
+                Action::Gravity(g) => {
+                    s.gravity = *g;
+                    idx += 1;
+                    continue;
+                }
+                Action::Deposit { gravity: Some(g) } => s.gravity = *g,
+                _ => {}
+            }
+            let moves = st.wall().is_some();
+            let origin = match self.built.strain_from {
+                Some(k) => k == idx,
+                None => moves && s.h0.is_none(),
+            };
+            if origin {
+                s.h0 = m.height.is_finite().then_some(m.height);
+                s.w0 = m.width.is_finite().then_some(m.width);
+            }
+            let end_steps = st.stop.steps.map(|n| step + n);
+            let end_time = st.stop.time.map(|t| step + ceil_steps(t, self.dt));
+            s.stage_end = match (end_steps, end_time) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            s.stage_cap = st.stop.max_steps.map(|n| step + n);
+            let wall_start = st.wall().map(|w| m.walls[self.wall_index(w)].0).unwrap_or_default();
+            self.state.wall_start = wall_start;
+            let horizontal = self.stage_axis_horizontal();
+            self.state.strain_start = self.strain(m, horizontal);
+            self.state.stress_start = Self::stress_on_axis(m, horizontal);
+            break;
+        }
+        let bc = self.boundary_conditions();
+        self.backend.set_boundary_conditions(&bc)?;
+        Ok(())
+    }
+
+    fn wall_index(&self, body: u32) -> usize {
+        self.built
+            .geometry
+            .walls
+            .iter()
+            .position(|w| w.1 == body)
+            .expect("a wall")
+    }
+
+    /// Boundary conditions now: the scene's, plus gravity (m·g on free nodes), forces and the
+    /// current stage's wall velocity.
+    pub fn boundary_conditions(&self) -> Vec<Node> {
+        let sc = &self.built.scene;
+        let mut nodes = self.base.clone();
+        let g = [self.state.gravity[0] as f32, self.state.gravity[1] as f32];
+        for n in nodes.iter_mut() {
+            if sc.bodies[n.body as usize].flags & BODY_FROZEN == 0 {
+                n.bc_force[0] += n.mass * g[0];
+                n.bc_force[1] += n.mass * g[1];
+            }
+        }
+        for (i, f) in &self.state.forces {
+            let n = &mut nodes[*i as usize];
+            n.bc_force[0] += f[0] as f32;
+            n.bc_force[1] += f[1] as f32;
+        }
+        let Some(st) = self.built.stages.get(self.state.stage) else {
+            return nodes;
+        };
+        let wall_v = match &st.action {
+            Action::MoveWall { wall, velocity } | Action::Unload { wall, velocity } => Some((*wall, *velocity)),
+            Action::Servo { wall, .. } => Some((*wall, self.state.servo_velocity)),
+            Action::Force {
+                nodes: set,
+                force,
+                persist: false,
+            } => {
+                for &i in set {
+                    let n = &mut nodes[i as usize];
+                    n.bc_force[0] += force[0] as f32;
+                    n.bc_force[1] += force[1] as f32;
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some((w, v)) = wall_v {
+            let b = sc.bodies[w as usize];
+            for n in &mut nodes[b.first as usize..(b.first + b.count) as usize] {
+                n.bc_mode = BC_VX | BC_VY;
+                n.bc_velocity = [v[0] as f32, v[1] as f32];
+            }
+        }
+        nodes
+    }
+
+    /// Evaluates the current stage's stop conditions (and servo) at `step`; true when it moved on.
+    fn check(&mut self, step: u64, m: &Measures, progress: &mut dyn ProgressSink) -> anyhow::Result<bool> {
+        let Some(st) = self.built.stages.get(self.state.stage).cloned() else {
+            return Ok(false);
+        };
+        let s = &self.state;
+        let since = step - s.stage_start;
+        let horizontal = self.stage_axis_horizontal();
+        let ke = m.energies.kinetic;
+        let strain = self.strain(m, horizontal);
+        let stress = Self::stress_on_axis(m, horizontal);
+        let crossed = |start: f64, now: f64, target: f64| if start < target { now >= target } else { now <= target };
+        let stop = &st.stop;
+        let mut done = s.stage_end.is_some_and(|e| step >= e);
+        if since >= stop.min_steps {
+            let servo_ok = match (&st.action, stop.tolerance) {
+                (Action::Servo { target, .. }, Some(tol)) => Some((stress - target).abs() <= tol * target),
+                _ => None,
+            };
+            let ke_ok = stop.ke_below.map(|t| ke < t);
+            done |= match servo_ok {
+                Some(ok) => ok && ke_ok.unwrap_or(true),
+                None => ke_ok.unwrap_or(false),
+            };
+            if let Some(t) = stop.strain {
+                done |= crossed(s.strain_start, strain, t);
+            }
+            if let Some(t) = stop.stress {
+                done |= stress.is_finite()
+                    && crossed(
+                        if s.stress_start.is_finite() {
+                            s.stress_start
+                        } else {
+                            0.0
+                        },
+                        stress,
+                        t,
+                    );
+            }
+            if let (Some(d), Some(w)) = (stop.displacement, st.wall()) {
+                let c = m.walls[self.wall_index(w)].0;
+                done |= (c[0] - s.wall_start[0]).hypot(c[1] - s.wall_start[1]) >= d;
+            }
+        }
+        if !done && s.stage_cap.is_some_and(|c| step >= c) {
+            progress.message(&format!(
+                "warning: stage \"{}\" reached max_steps = {} at step {step} before its stop condition; going on",
+                st.name,
+                stop.max_steps.unwrap_or(0)
+            ));
+            done = true;
+        }
+        if done {
+            if let Action::Force {
+                nodes,
+                force,
+                persist: true,
+            } = &st.action
+            {
+                self.state.forces.extend(nodes.iter().map(|&i| (i, *force)));
+            }
+            self.enter(self.state.stage + 1, step, m)?;
+            return Ok(true);
+        }
+        if let Action::Servo {
+            side,
+            target,
+            gain,
+            max_speed,
+            ..
+        } = st.action
+        {
+            let err = (target - stress) / target;
+            let speed = (gain * err).clamp(-max_speed, max_speed);
+            let n = Side::inward(side);
+            let v = if stress.is_finite() {
+                [n[0] * speed, n[1] * speed]
+            } else {
+                [0.0, 0.0]
+            };
+            if v != self.state.servo_velocity {
+                self.state.servo_velocity = v;
+                let bc = self.boundary_conditions();
+                self.backend.set_boundary_conditions(&bc)?;
+            }
+        }
+        Ok(false)
+    }
+
+    /// A rough number of steps left (for the progress bar's ETA).
+    pub fn estimate_total(&self, step: u64, m: &Measures, cap: Option<u64>) -> u64 {
+        let mut total = step;
+        for (k, st) in self.built.stages.iter().enumerate().skip(self.state.stage) {
+            let from = if k == self.state.stage {
+                self.state.stage_start
+            } else {
+                total
+            };
+            let by_time = st.stop.time.map(|t| ceil_steps(t, self.dt));
+            let by_steps = st.stop.steps.or(by_time);
+            let by_strain = match (st.stop.strain, &st.action) {
+                (Some(e), Action::MoveWall { velocity, .. } | Action::Unload { velocity, .. })
+                    if m.height.is_finite() =>
+                {
+                    let dh = (self.state.h0.unwrap_or(m.height) * (e - self.strain(m, false)).abs()).abs();
+                    let v = velocity[0].hypot(velocity[1]).max(1e-30);
+                    Some(step.saturating_sub(from) + (dh / v / self.dt) as u64)
+                }
+                _ => None,
+            };
+            let est = by_steps
+                .or(by_strain)
+                .or(st.stop.max_steps)
+                .unwrap_or(10_000)
+                .max(st.stop.min_steps);
+            total = (from + est).max(total);
+        }
+        match cap {
+            Some(c) if self.built.stages.is_empty() || c < total => c,
+            _ => total,
+        }
+    }
+
+    /// Keeps the current state as the replay point of the runaway diagnosis.
+    fn keep_good(&mut self) -> anyhow::Result<()> {
+        self.last_good = Some(self.backend.export_state()?);
+        Ok(())
+    }
+
+    fn runaway(&self, m: &Measures) -> Option<String> {
+        let max_speed = self
+            .built
+            .settings
+            .max_speed
+            .unwrap_or(0.5 * self.built.scene.sim_params().skin as f64 / self.dt);
+        if let Some(i) = m.non_finite {
+            return Some(format!(
+                "node {} has a non-finite position, velocity or force",
+                self.describe_node(i)
+            ));
+        }
+        if m.fastest.1 > max_speed {
+            return Some(format!(
+                "node {} moves at {:.3e} > max_speed {:.3e} (half the Verlet skin per step)",
+                self.describe_node(m.fastest.0),
+                m.fastest.1,
+                max_speed
+            ));
+        }
+        if let Some(k) = self.built.settings.max_kinetic_energy {
+            if !(m.energies.kinetic <= k) {
+                return Some(format!(
+                    "kinetic energy {:.3e} > max_kinetic_energy {k:.3e}; fastest node {}",
+                    m.energies.kinetic,
+                    self.describe_node(m.fastest.0)
+                ));
+            }
+        }
+        None
+    }
+
+    fn describe_node(&self, i: u32) -> String {
+        let n = self.built.scene.nodes[i as usize];
+        format!("{i} (body {}, node {} of that body)", n.body, n.local)
+    }
+
+    /// Replays from the last good state one step at a time to name the first bad step and node.
+    fn diagnose(&mut self, detected_at: u64, first: String) -> anyhow::Error {
+        let Some(good) = self.last_good.clone() else {
+            return anyhow::anyhow!("runaway detected at step {detected_at}: {first}");
+        };
+        if self.backend.import_state(&good).is_err() {
+            return anyhow::anyhow!("runaway detected at step {detected_at}: {first}");
+        }
+        let mut step = good.steps;
+        while step < detected_at {
+            if self.backend.step(1).is_err() {
+                break;
+            }
+            step += 1;
+            let Ok((nodes, bodies, contacts, _)) = self.sample() else {
+                break;
+            };
+            let m = measure::measure(&self.built, &nodes, &bodies, &contacts);
+            if let Some(why) = self.runaway(&m) {
+                return anyhow::anyhow!(
+                    "the run stopped: NaN or runaway motion began at step {step} (t = {:.6e}): {why}; kinetic energy {:.3e}",
+                    step as f64 * self.dt,
+                    m.energies.kinetic
+                );
+            }
+        }
+        anyhow::anyhow!("the run stopped: NaN or runaway motion detected at step {detected_at}: {first}")
+    }
+
+    /// Runs until every stage is done or `cap` steps (absolute) are reached.
+    pub fn run(
+        &mut self,
+        cap: Option<u64>,
+        observers: &mut [&mut dyn Observer],
+        progress: &mut dyn ProgressSink,
+    ) -> anyhow::Result<RunEnd> {
+        let ce = self.built.settings.check_every;
+        let cap = cap.or(self.built.settings.max_steps);
+        anyhow::ensure!(
+            !self.built.stages.is_empty() || cap.is_some(),
+            "the scenario has no [[stages]]: give --steps N (or [simulation] max_steps) to run it freely"
+        );
+        let keep_every = 10 * ce;
+        let mut step = self.backend.steps_done();
+        if self.last_good.is_none() {
+            self.keep_good()?;
+        }
+        if step == 0 {
+            let (nodes, bodies, _c, m) = self.sample()?;
+            let stage_name = self.stage_name().to_string();
+            let mut ctx = ObserveCtx {
+                step,
+                time: 0.0,
+                stage: &stage_name,
+                built: &self.built,
+                nodes: &nodes,
+                bodies: &bodies,
+                m: &m,
+                strain: 0.0,
+                state: &self.state,
+                backend: &mut *self.backend,
+            };
+            for o in observers.iter_mut() {
+                o.observe(&mut ctx)?;
+            }
+        }
+        let end = loop {
+            if self.state.finished {
+                break RunEnd::Done;
+            }
+            if cap.is_some_and(|c| step >= c) {
+                break RunEnd::Cap;
+            }
+            let mut next = (step / ce + 1) * ce;
+            for e in [self.state.stage_end, self.state.stage_cap, cap].into_iter().flatten() {
+                if e > step {
+                    next = next.min(e);
+                }
+            }
+            for o in observers.iter() {
+                next = next.min(o.next_due(step));
+            }
+            let due: Vec<bool> = observers.iter().map(|o| o.next_due(step) <= next).collect();
+            let mut left = next - step;
+            while left > 0 {
+                let n = left.min(u32::MAX as u64) as u32;
+                self.backend.step(n)?;
+                left -= n as u64;
+            }
+            step = next;
+            let (nodes, bodies, _contacts, m) = self.sample()?;
+            if let Some(why) = self.runaway(&m) {
+                return Err(self.diagnose(step, why));
+            }
+            let stage_name = self.stage_name().to_string();
+            let is_check = step % ce == 0 || Some(step) == self.state.stage_end || Some(step) == self.state.stage_cap;
+            let moved = is_check && self.check(step, &m, progress)?;
+            if moved || step % keep_every == 0 {
+                self.keep_good()?;
+            }
+            let strain = self.strain(&m, false);
+            let est = self.estimate_total(step, &m, cap);
+            let mut ctx = ObserveCtx {
+                step,
+                time: step as f64 * self.dt,
+                stage: &stage_name,
+                built: &self.built,
+                nodes: &nodes,
+                bodies: &bodies,
+                m: &m,
+                strain,
+                state: &self.state,
+                backend: &mut *self.backend,
+            };
+            for (o, d) in observers.iter_mut().zip(&due) {
+                if *d {
+                    o.observe(&mut ctx)?;
+                }
+            }
+            progress.update(step, est, &ctx);
+            if moved {
+                progress.message(&format!(
+                    "step {step}: stage \"{stage_name}\" done → \"{}\"",
+                    self.stage_name()
+                ));
+            }
+        };
+        let (nodes, bodies, _c, m) = self.sample()?;
+        let stage_name = self.stage_name().to_string();
+        let strain = self.strain(&m, false);
+        let mut ctx = ObserveCtx {
+            step,
+            time: step as f64 * self.dt,
+            stage: &stage_name,
+            built: &self.built,
+            nodes: &nodes,
+            bodies: &bodies,
+            m: &m,
+            strain,
+            state: &self.state,
+            backend: &mut *self.backend,
+        };
+        for o in observers.iter_mut() {
+            o.finish(&mut ctx)?;
+        }
+        Ok(end)
+    }
+}
