@@ -16,5 +16,6 @@ pub mod scenario;
 pub mod scenes;
 pub mod shaders;
 pub mod sweep;
+pub mod validation;
 
 pub use backend::Backend;

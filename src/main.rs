@@ -1,4 +1,4 @@
-//! `softdem` command line: `run`, `check`, `info`, `compare`, `sweep`, `bench`.
+//! `softdem` command line: `run`, `check`, `info`, `compare`, `sweep`, `bench`, `validate`.
 
 use clap::{Parser, Subcommand};
 use softdem::backend::{create, BackendKind};
@@ -83,6 +83,14 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         steps: u32,
     },
+    /// Runs the validation cases against the paper's analytic results and writes a report.
+    Validate {
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: BackendKind,
+        /// Report directory.
+        #[arg(long, default_value = "out/validation")]
+        out: PathBuf,
+    },
 }
 
 fn main() {
@@ -115,6 +123,11 @@ fn main() {
             backend,
         } => softdem::sweep::command(&sweep, slurm, member, collect, backend),
         Command::Bench { backend, cells, steps } => bench(backend, &cells, steps),
+        Command::Validate { backend, out } => match softdem::validation::run_all(backend, &out) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(anyhow::anyhow!("validation failed: see {}", out.display())),
+            Err(e) => Err(e),
+        },
     };
     if let Err(e) = result {
         // One clear message: a scenario error is already "FILE:LINE:COL: key `K`: message".

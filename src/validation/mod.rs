@@ -1,0 +1,197 @@
+//! Validation against the SPD paper's analytic results (§4–5; issue 4): beams under point forces,
+//! a ring under isotropic pressure and the diametral compression of elastic, plastic and
+//! stiff-core rings between two walls.
+//!
+//! Every case is built programmatically (one file per case) and driven through the `Backend`
+//! trait only, so the same code runs on the CPU reference and on the GPU. A case returns a
+//! [`CaseReport`]: one [`Check`] per asserted figure (measured, expected, tolerance, pass), the
+//! plots (simulation vs analytic curve) and the series that the GPU tests compare with the CPU's.
+//! [`run_all`] runs every case and writes `validation.csv` and `report.md` (`report.rs`).
+//! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
+
+pub mod cantilever;
+pub mod measure;
+pub mod pressure_ring;
+pub mod report;
+pub mod ring_compression;
+pub mod simply_supported;
+
+use crate::backend::BackendKind;
+use crate::plot::PlotSpec;
+use std::path::Path;
+
+/// One asserted figure: `pass` is decided by the case (the comparison is stated in `rule`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// Starts with the case prefix (`cantilever_`, `simply_supported_`, `pressure_ring_`,
+    /// `elastic_ring_`, `plastic_ring_`, `stiff_core_`).
+    pub name: String,
+    pub measured: f64,
+    pub expected: f64,
+    pub tolerance: f64,
+    pub pass: bool,
+    /// How measured, expected and tolerance are compared, in words (for the report).
+    pub rule: String,
+}
+
+impl Check {
+    /// |measured − expected| ≤ tolerance · |expected|.
+    pub fn relative(name: &str, measured: f64, expected: f64, tolerance: f64) -> Check {
+        Check {
+            name: name.into(),
+            measured,
+            expected,
+            tolerance,
+            pass: (measured - expected).abs() <= tolerance * expected.abs(),
+            rule: "relative error ≤ tolerance".into(),
+        }
+    }
+
+    /// |measured − expected| ≤ tolerance.
+    pub fn absolute(name: &str, measured: f64, expected: f64, tolerance: f64) -> Check {
+        Check {
+            name: name.into(),
+            measured,
+            expected,
+            tolerance,
+            pass: (measured - expected).abs() <= tolerance,
+            rule: "absolute error ≤ tolerance".into(),
+        }
+    }
+
+    /// measured ≤ expected + tolerance (an upper bound).
+    pub fn at_most(name: &str, measured: f64, expected: f64, tolerance: f64) -> Check {
+        Check {
+            name: name.into(),
+            measured,
+            expected,
+            tolerance,
+            pass: measured <= expected + tolerance,
+            rule: "measured ≤ expected + tolerance".into(),
+        }
+    }
+
+    /// measured ≥ expected − tolerance (a lower bound).
+    pub fn at_least(name: &str, measured: f64, expected: f64, tolerance: f64) -> Check {
+        Check {
+            name: name.into(),
+            measured,
+            expected,
+            tolerance,
+            pass: measured >= expected - tolerance,
+            rule: "measured ≥ expected − tolerance".into(),
+        }
+    }
+}
+
+/// A figure of the report: written as `file` (a PNG name) next to `report.md`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub file: String,
+    /// One sentence under the plot (which paper figure it reproduces, what is drawn).
+    pub caption: String,
+    pub spec: PlotSpec,
+}
+
+/// A named series of numbers recorded during a run (for CPU/GPU comparisons in the tests).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// What one case produces.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CaseReport {
+    /// Case name (the check prefix without the trailing underscore).
+    pub case: String,
+    /// Parameters and set-up in a few lines of Markdown.
+    pub setup: String,
+    pub checks: Vec<Check>,
+    pub figures: Vec<Figure>,
+    pub traces: Vec<Trace>,
+    /// Wall-clock seconds of the run.
+    pub seconds: f64,
+    pub backend: String,
+}
+
+impl CaseReport {
+    pub fn all_pass(&self) -> bool {
+        self.checks.iter().all(|c| c.pass)
+    }
+
+    /// The check of this name (panics when absent: for tests).
+    pub fn check(&self, name: &str) -> &Check {
+        self.checks
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no check named {name} in case {}", self.case))
+    }
+
+    /// The trace of this name (panics when absent: for tests).
+    pub fn trace(&self, name: &str) -> &Trace {
+        self.traces
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no trace named {name} in case {}", self.case))
+    }
+
+    /// Panics with every failing check listed (for tests).
+    pub fn assert_all_pass(&self) {
+        let failed: Vec<String> = self
+            .checks
+            .iter()
+            .filter(|c| !c.pass)
+            .map(|c| {
+                format!(
+                    "{}: measured {:.6} expected {:.6} tolerance {} ({})",
+                    c.name, c.measured, c.expected, c.tolerance, c.rule
+                )
+            })
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "failed checks of {}:\n{}",
+            self.case,
+            failed.join("\n")
+        );
+    }
+}
+
+/// How much of a case to run: `Full` is what `softdem validate` and the CPU tests run; `Prefix`
+/// is the stated prefix the GPU tests run on lavapipe (see each case's `prefix` documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    Full,
+    Prefix,
+}
+
+/// Runs every case on `kind`, writes `out/validation.csv`, `out/report.md` and the PNG plots, and
+/// returns true when every check passes.
+pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
+    let mut reports = Vec::new();
+    let log = |r: &CaseReport| {
+        eprintln!(
+            "validate: {:<18} {:>6.1} s  {} / {} checks pass",
+            r.case,
+            r.seconds,
+            r.checks.iter().filter(|c| c.pass).count(),
+            r.checks.len()
+        );
+    };
+    for case in [
+        cantilever::run as fn(BackendKind, Extent) -> anyhow::Result<CaseReport>,
+        simply_supported::run,
+        pressure_ring::run,
+    ] {
+        let r = case(kind, Extent::Full)?;
+        log(&r);
+        reports.push(r);
+    }
+    for r in ring_compression::run_all_variants(kind, Extent::Full)? {
+        log(&r);
+        reports.push(r);
+    }
+    report::write(out, &reports)?;
+    Ok(reports.iter().all(|r| r.all_pass()))
+}

@@ -1,0 +1,901 @@
+//! Diametral compression of one core-shell particle between two rigid walls (§5, Figs 11–26):
+//! the elastic ring (η = 0, γ = ∞), the plastic ring (η = 0, M^Y/M* = 5×10⁻⁵) and the stiff
+//! core (η = 10⁵, γ = ∞).
+//!
+//! **Particle.** A regular N-gon of radius R = 1 (N = [`N_NODES`], divisible by 4 so b0 = 2R),
+//! depth s = 1, node mass m = 1. The shell follows eq 11–12 with ν = 0 and E h = k_s = 1; its
+//! thickness h is set by the stiffness ratio ξ = k_b/(k_s ℓ²) = h²/(12 ℓ²) of eq 19:
+//! ξ = [`XI`] (h = √(12ξ) ℓ ≈ 1.7 ℓ), so k_b = ξ k_s ℓ² and the sphero-segment half-thickness is
+//! r = h/2. Characteristic quantities: F* = k_b/R (eq 32), M* = F* ℓ (eq 34), F** = M^Y/ℓ
+//! (eq 35), K_∂Ω = (k_s/s) tan(π/N) (eq 25), K_Ω = η K_∂Ω (eq 20).
+//! - elastic ring: no core (η = 0: "a floppy membrane" whose shape is held by bending alone; no
+//!   gas or drained pressure is needed), M^Y = ∞.
+//! - plastic ring: as the elastic ring with M_b^Y = γ M*, γ = 5×10⁻⁵ (eq 27).
+//! - stiff core: undrained core (eq 4, p0 = 0) with K_Ω = η K_∂Ω, η = 10⁵.
+//!
+//! **Walls.** Two frozen open lines of one segment each (length 5R, half-thickness r), touching
+//! the particle at y = ±(R + 2r). Frictionless contacts (μ = 0: the normal forces of the
+//! analytic models only) with k_n = [`KN_OVER_KS`]·k_s.
+//!
+//! **Loading.** Both walls move towards each other at speed v until each has travelled
+//! 0.35 R (ε = 0.35 at the walls), then back at the same speed to their start, then the particle
+//! relaxes with the walls at rest ([`RELAX_FRACTION`] of the loading time). The rate is
+//! quasi-static: v R/v_c ≪ 1 with the slowest shape mode (see [`Params::wall_speed`]); global
+//! viscous damping c_v and local damping α remove the kinetic energy. Halving v changes the
+//! measured curves by less than their tolerances (checked while choosing v; see
+//! docs/validation.md).
+//!
+//! **Time step.** dt = 0.5·√(m/k_max) with k_max the largest of k_s, 4k_b/ℓ², k_n and the
+//! stiffness of the core's breathing mode, K_Ω s² ℓ² N/V0 (the core couples all N nodes; the
+//! scene's `critical_dt` counts only one node's share of it, see docs/validation.md), so the
+//! scene's time step is `TimeStep::Fixed`.
+
+use super::measure::{self, linear_fit};
+use super::{CaseReport, Check, Extent, Figure, Trace};
+use crate::backend::{create, BackendKind};
+use crate::diagnostics;
+use crate::model::*;
+use crate::plot::{PlotSpec, Series, Style};
+use std::f64::consts::PI;
+
+/// Nodes of the particle.
+pub const N_NODES: usize = 64;
+/// Stiffness ratio ξ = k_b/(k_s ℓ²) (eq 19).
+pub const XI: f64 = 0.25;
+/// Contact stiffness over stretch stiffness.
+pub const KN_OVER_KS: f64 = 1.0;
+/// Relaxation after unloading, as a fraction of the loading time.
+pub const RELAX_FRACTION: f64 = 0.5;
+/// Maximum strain ε = 1 − b/b0 (Fig. 11).
+pub const EPS_MAX: f64 = 0.35;
+
+/// Which particle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Elastic,
+    Plastic,
+    StiffCore,
+}
+
+impl Variant {
+    /// Check-name prefix.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Variant::Elastic => "elastic_ring",
+            Variant::Plastic => "plastic_ring",
+            Variant::StiffCore => "stiff_core",
+        }
+    }
+}
+
+/// Parameters of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    pub variant: Variant,
+    pub n: usize,
+    pub xi: f64,
+    /// η = K_Ω/K_∂Ω (0: no core).
+    pub eta: f64,
+    /// γ = M^Y/M* (∞: elastic).
+    pub gamma: f64,
+    pub kn_over_ks: f64,
+    /// Loading time in units of the slowest bending period of the ring (see `wall_speed`).
+    pub load_periods: f64,
+    /// Global viscous damping rate in units of the slowest bending angular frequency.
+    pub viscous: f64,
+    /// Local damping α.
+    pub local: f64,
+    /// Unload and relax after the loading.
+    pub unload: bool,
+    /// Fraction of the loading run actually done (1 for the full case; the GPU prefix runs less).
+    pub fraction: f64,
+}
+
+impl Params {
+    pub fn new(variant: Variant) -> Params {
+        // (η, γ, loading periods, c_v/ω_b, α, unload)
+        let (eta, gamma, load_periods, viscous, local, unload) = match variant {
+            Variant::Elastic => (0.0, f64::INFINITY, 12.0, 1.0, 0.3, true),
+            // Little viscous damping: the hinges yield at M^Y = 5e-5 M*, so a drag c_v m v must
+            // stay far below F** = M^Y/ℓ per node (here < 2 %); local damping only acts on
+            // unbalanced forces. The yielding ring is a near-mechanism: slow loading. The walls
+            // leave it 10 times faster on unloading (it loses contact at once).
+            Variant::Plastic => (0.0, 5e-5, 100.0, 0.05, 0.7, true),
+            // The core's breathing mode needs dt ≈ 1/30 of the elastic ring's; only the loading
+            // is run (no check needs the unloading).
+            Variant::StiffCore => (1e5, f64::INFINITY, 8.0, 1.0, 0.3, false),
+        };
+        Params {
+            variant,
+            n: N_NODES,
+            xi: XI,
+            eta,
+            gamma,
+            kn_over_ks: KN_OVER_KS,
+            load_periods,
+            viscous,
+            local,
+            unload,
+            fraction: 1.0,
+        }
+    }
+
+    /// Segment length ℓ0 of the N-gon of radius 1.
+    pub fn ell(&self) -> f64 {
+        2.0 * (PI / self.n as f64).sin()
+    }
+    pub fn k_s(&self) -> f64 {
+        1.0
+    }
+    pub fn k_b(&self) -> f64 {
+        self.xi * self.k_s() * self.ell() * self.ell()
+    }
+    /// Shell thickness h from ξ = h²/(12 ℓ²) (eq 19).
+    pub fn h(&self) -> f64 {
+        (12.0 * self.xi).sqrt() * self.ell()
+    }
+    /// F* = k_b/R (eq 32).
+    pub fn f_star(&self) -> f64 {
+        self.k_b()
+    }
+    /// M* = F* ℓ (eq 34).
+    pub fn m_star(&self) -> f64 {
+        self.f_star() * self.ell()
+    }
+    /// K_∂Ω = (k_s/s) tan(π/N) (eq 25, initial state).
+    pub fn k_shell(&self) -> f64 {
+        self.k_s() * (PI / self.n as f64).tan()
+    }
+    pub fn k_core(&self) -> f64 {
+        self.eta * self.k_shell()
+    }
+    /// Initial volume V0 = s · area of the N-gon.
+    pub fn v0(&self) -> f64 {
+        0.5 * self.n as f64 * (2.0 * PI / self.n as f64).sin()
+    }
+    /// Largest stiffness (see the module documentation).
+    pub fn k_max(&self) -> f64 {
+        let l = self.ell();
+        let core = self.k_core() * l * l * self.n as f64 / self.v0();
+        self.k_s()
+            .max(4.0 * self.k_b() / (l * l))
+            .max(self.kn_over_ks * self.k_s())
+            .max(core)
+    }
+    pub fn dt(&self) -> f64 {
+        0.5 / self.k_max().sqrt()
+    }
+    /// Angular frequency of the ovalisation mode of a ring, ω² = 7.2 EI/(ρA R⁴) with EI = k_b ℓ
+    /// and ρA = m/ℓ.
+    pub fn omega_bending(&self) -> f64 {
+        (7.2 * self.k_b() * self.ell() * self.ell()).sqrt()
+    }
+    /// Wall speed: each wall travels 0.35 R in `load_periods` ovalisation periods.
+    pub fn wall_speed(&self) -> f64 {
+        let t_load = self.load_periods * 2.0 * PI / self.omega_bending();
+        0.5 * EPS_MAX * 2.0 / t_load
+    }
+}
+
+/// One sample of the loading or unloading curve.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sample {
+    pub step: u64,
+    /// Loading (true) or unloading.
+    pub loading: bool,
+    pub eps: f64,
+    /// a/b0.
+    pub a_b0: f64,
+    pub v_v0: f64,
+    /// Number of contact nodes per wall (mean of the two walls): L_c/ℓ.
+    pub lc_ell: f64,
+    /// Mean wall force (y), positive.
+    pub force: f64,
+    pub pressure: f64,
+    pub w_s: f64,
+    pub w_b: f64,
+    pub kinetic: f64,
+}
+
+/// Everything recorded in one run.
+#[derive(Clone, Debug, Default)]
+pub struct RingRun {
+    pub samples: Vec<Sample>,
+    /// (ε, profile) at the first samples with ε ≥ 0.1, 0.2, 0.3, 0.35 (bottom wall).
+    pub profiles: Vec<(f64, Vec<(f64, f64)>)>,
+    /// Largest distance of a node from its start after unloading and relaxation, over R.
+    pub final_max_disp: f64,
+    /// b/b0 after unloading.
+    pub final_b_b0: f64,
+    pub steps: u64,
+    pub backend: String,
+}
+
+/// The scene: particle (body 0), bottom wall (body 1), top wall (body 2).
+pub fn scene(p: &Params) -> Scene {
+    let mut sc = Scene::default();
+    let ell = p.ell();
+    let shell = sc.add_material(Material {
+        k_s: p.k_s() as f32,
+        f_s_yield: f32::INFINITY,
+        c_s: 0.0,
+        k_b: p.k_b() as f32,
+        m_b_yield: if p.gamma.is_finite() {
+            (p.gamma * p.m_star()) as f32
+        } else {
+            f32::INFINITY
+        },
+        c_b: 0.0,
+        k_core: p.k_core() as f32,
+        depth: 1.0,
+    });
+    let wall = sc.add_material(Material {
+        depth: 1.0,
+        ..Default::default()
+    });
+    let r = 0.5 * p.h();
+    let core = if p.eta > 0.0 {
+        Core::Undrained { p0: 0.0 }
+    } else {
+        Core::None
+    };
+    sc.add_ring(
+        [0.0, 0.0],
+        1.0,
+        p.n,
+        BodyOptions {
+            material: shell,
+            radius: r as f32,
+            node_mass: 1.0,
+            frozen: false,
+            self_contact: false,
+            core,
+        },
+    );
+    let wo = BodyOptions {
+        material: wall,
+        radius: r as f32,
+        node_mass: 1.0,
+        frozen: true,
+        self_contact: false,
+        core: Core::None,
+    };
+    let y = 1.0 + 2.0 * r;
+    sc.add_line([-2.5, -y], [2.5, -y], 2, wo);
+    sc.add_line([2.5, y], [-2.5, y], 2, wo);
+    sc.contact = ContactLaw {
+        k_n: (p.kn_over_ks * p.k_s()) as f32,
+        k_t: 0.0,
+        mu: 0.0,
+        c_n: 0.0,
+    };
+    sc.viscous_damping = (p.viscous * p.omega_bending()) as f32;
+    sc.local_damping = p.local as f32;
+    sc.time_step = TimeStep::Fixed(p.dt() as f32);
+    sc.skin = Some((0.5 * ell) as f32);
+    sc
+}
+
+/// Runs the loading–unloading cycle (or its first `p.fraction` of the loading).
+pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
+    let mut sc = scene(p);
+    let mut be = create(kind, &sc)?;
+    let dt = sc.dt() as f64;
+    let v = p.wall_speed();
+    let travel = 0.5 * EPS_MAX * 2.0;
+    let load_steps = (travel / (v * dt)).ceil() as u64;
+    let relax_steps = (RELAX_FRACTION * load_steps as f64) as u64;
+    let n_samples = 200u64;
+    let chunk = (load_steps / n_samples).max(1);
+    let init = measure::positions(&sc, &sc.init, 0);
+    let (_, b0) = measure::extents(&init);
+    let v0 = measure::polygon_area(&init);
+    let ell = p.ell();
+    let f_char = if p.gamma.is_finite() {
+        p.gamma * p.m_star() / ell
+    } else {
+        p.f_star()
+    };
+    let threshold = 1e-3 * f_char;
+    let mut run = RingRun {
+        backend: be.name(),
+        ..Default::default()
+    };
+    let profile_at = [0.1, 0.2, 0.3, 0.35];
+    let total_load = ((p.fraction * load_steps as f64).ceil() as u64).min(load_steps);
+    let set_walls = |sc: &mut Scene, be: &mut Box<dyn crate::Backend>, speed: f64| -> anyhow::Result<()> {
+        sc.impose_velocity(&NodeSet::Body(1), Some(0.0), Some(speed as f32));
+        sc.impose_velocity(&NodeSet::Body(2), Some(0.0), Some(-speed as f32));
+        be.set_boundary_conditions(&sc.nodes)
+    };
+    let stages: [(f64, u64, bool); 3] = if total_load < load_steps || !p.unload {
+        [(v, total_load, true), (0.0, 0, false), (0.0, 0, false)]
+    } else {
+        let k = if p.variant == Variant::Plastic { 10 } else { 1 };
+        [
+            (v, load_steps, true),
+            (-v * k as f64, load_steps / k, false),
+            (0.0, relax_steps / k, false),
+        ]
+    };
+    for (speed, steps, loading) in stages {
+        if steps == 0 {
+            continue;
+        }
+        set_walls(&mut sc, &mut be, speed)?;
+        let mut done = 0u64;
+        while done < steps {
+            let n = chunk.min(steps - done);
+            be.step(n as u32)?;
+            done += n;
+            if speed == 0.0 && done < steps {
+                continue;
+            }
+            let nodes = be.read_nodes()?;
+            let bodies = be.read_bodies()?;
+            let contacts = be.read_contacts()?;
+            let pos = measure::positions(&sc, &nodes, 0);
+            let (a, b) = measure::extents(&pos);
+            let vol = measure::polygon_area(&pos);
+            let fb = measure::wall_contact_forces(&sc, &contacts, 0, 1);
+            let ft = measure::wall_contact_forces(&sc, &contacts, 0, 2);
+            let nc = 0.5 * (measure::contact_nodes(&fb, threshold) + measure::contact_nodes(&ft, threshold)) as f64;
+            let fwb = diagnostics::body_force(&sc, &nodes, 1)[1];
+            let fwt = diagnostics::body_force(&sc, &nodes, 2)[1];
+            let e = diagnostics::energies(&sc, &nodes, &bodies, &contacts);
+            anyhow::ensure!(e.total().is_finite(), "{}: the state became NaN", p.variant.prefix());
+            let s = Sample {
+                step: be.steps_done(),
+                loading,
+                eps: 1.0 - b / b0,
+                a_b0: a / b0,
+                v_v0: vol / v0,
+                lc_ell: nc,
+                force: 0.5 * (-fwb + fwt),
+                pressure: bodies[0].pressure as f64,
+                w_s: e.stretch,
+                w_b: e.bending,
+                kinetic: e.kinetic,
+            };
+            if loading {
+                if let Some(&target) = profile_at.get(run.profiles.len()) {
+                    if s.eps >= target - 1e-3 {
+                        run.profiles
+                            .push((s.eps, measure::pressure_profile(&pos, &fb, threshold, f_char, 1.0)));
+                    }
+                }
+            }
+            run.samples.push(s);
+        }
+    }
+    let nodes = be.read_nodes()?;
+    let pos = measure::positions(&sc, &nodes, 0);
+    run.final_max_disp = pos
+        .iter()
+        .zip(&init)
+        .map(|(q, q0)| (q[0] - q0[0]).hypot(q[1] - q0[1]))
+        .fold(0.0, f64::max);
+    run.final_b_b0 = measure::extents(&pos).1 / b0;
+    run.steps = be.steps_done();
+    Ok(run)
+}
+
+/// a/b0 of the constant-perimeter ellipse (eq 28) at strain ε: solves
+/// 2b0 = 3(a + b) − √((a + 3b)(3a + b)) for a by bisection (b0 = 1).
+pub fn ellipse_a(eps: f64) -> f64 {
+    let b = 1.0 - eps;
+    let g = |a: f64| 3.0 * (a + b) - ((a + 3.0 * b) * (3.0 * a + b)).sqrt() - 2.0;
+    let (mut lo, mut hi) = (b, 3.0);
+    for _ in 0..100 {
+        let m = 0.5 * (lo + hi);
+        if g(m) > 0.0 {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// a/b0 of the constant-perimeter stadium (eq 29).
+pub fn stadium_a(eps: f64) -> f64 {
+    1.0 + (PI / 2.0 - 1.0) * eps
+}
+
+/// V/V0 of the constant-perimeter stadium (eq 31).
+pub fn stadium_volume(eps: f64) -> f64 {
+    1.0 - eps * eps
+}
+
+/// Runs the three variants (elastic, plastic, stiff core) and checks them.
+pub fn run_all_variants(kind: BackendKind, extent: Extent) -> anyhow::Result<Vec<CaseReport>> {
+    let elastic = run_variant(kind, Variant::Elastic, extent, None)?;
+    let plastic = run_variant(kind, Variant::Plastic, extent, Some(&elastic))?;
+    let stiff = run_variant(kind, Variant::StiffCore, extent, Some(&elastic))?;
+    Ok(vec![elastic.0, plastic.0, stiff.0])
+}
+
+/// Runs one variant; `elastic` (the elastic ring's run) is drawn for comparison where the paper
+/// does (Figs 20, 22, 23, 24).
+pub fn run_variant(
+    kind: BackendKind,
+    variant: Variant,
+    extent: Extent,
+    elastic: Option<&(CaseReport, RingRun)>,
+) -> anyhow::Result<(CaseReport, RingRun)> {
+    let mut p = Params::new(variant);
+    if extent == Extent::Prefix {
+        p.fraction = prefix_fraction(variant);
+    }
+    let t0 = std::time::Instant::now();
+    let run = simulate(kind, &p)?;
+    let mut rep = CaseReport {
+        case: variant.prefix().into(),
+        seconds: t0.elapsed().as_secs_f64(),
+        backend: run.backend.clone(),
+        setup: setup_text(&p, &run),
+        ..Default::default()
+    };
+    let load: Vec<&Sample> = run.samples.iter().filter(|s| s.loading).collect();
+    for (name, f) in [
+        ("eps", (|s: &Sample| s.eps) as fn(&Sample) -> f64),
+        ("a_b0", |s| s.a_b0),
+        ("v_v0", |s| s.v_v0),
+        ("lc_ell", |s| s.lc_ell),
+        ("force", |s| s.force),
+    ] {
+        rep.traces.push(Trace {
+            name: name.into(),
+            values: load.iter().map(|s| f(s)).collect(),
+        });
+    }
+    if extent == Extent::Full {
+        checks(&p, &run, &mut rep, elastic.map(|e| &e.1));
+    }
+    figures(&p, &run, &mut rep, elastic.map(|e| &e.1));
+    Ok((rep, run))
+}
+
+/// Fraction of the loading the GPU tests run (documented in the tests).
+pub fn prefix_fraction(variant: Variant) -> f64 {
+    match variant {
+        Variant::Elastic => 0.25,
+        Variant::Plastic => 0.05,
+        Variant::StiffCore => 0.02,
+    }
+}
+
+fn setup_text(p: &Params, run: &RingRun) -> String {
+    format!(
+        "N = {} nodes, R = 1, ℓ = {:.4}, ξ = {}, h = {:.4}, k_s = 1, k_b = {:.3e}, η = {}, γ = {}, k_n = {} k_s, μ = 0; \
+         dt = {:.3e}, wall speed {:.3e} ({} ovalisation periods per loading), c_v = {} ω_b, α = {}; {} steps on {}",
+        p.n,
+        p.ell(),
+        p.xi,
+        p.h(),
+        p.k_b(),
+        p.eta,
+        p.gamma,
+        p.kn_over_ks,
+        p.dt(),
+        p.wall_speed(),
+        p.load_periods,
+        p.viscous,
+        p.local,
+        run.steps,
+        run.backend
+    )
+}
+
+/// Loading samples as (x, y) points.
+fn curve(run: &RingRun, f: impl Fn(&Sample) -> (f64, f64)) -> Vec<(f64, f64)> {
+    run.samples.iter().filter(|s| s.loading).map(f).collect()
+}
+
+/// Largest relative deviation of F/F_c from the model `model(sample)` over the loading samples
+/// with at least 2 contact nodes per wall, and the largest F/F_c − model (signed).
+fn force_deviation(run: &RingRun, f_char: f64, model: impl Fn(&Sample) -> f64) -> (f64, f64) {
+    let mut rel: f64 = 0.0;
+    let mut above = f64::NEG_INFINITY;
+    for s in run.samples.iter().filter(|s| s.loading && s.lc_ell >= 2.0) {
+        let m = model(s);
+        let f = s.force / f_char;
+        rel = rel.max((f - m).abs() / m);
+        above = above.max(f - m);
+    }
+    (rel, above)
+}
+
+/// Slope of L_c/b0 against ε over the loading samples with ε ≥ `from`.
+fn lc_slope(p: &Params, run: &RingRun, from: f64) -> f64 {
+    let pts = curve(run, |s| (s.eps, s.lc_ell * p.ell() / 2.0));
+    let late: Vec<(f64, f64)> = pts.into_iter().filter(|q| q.0 >= from).collect();
+    linear_fit(&late).0
+}
+
+/// W_s/W_b at strain ε (interpolated on the loading curve).
+fn ws_wb_at(run: &RingRun, eps: f64) -> f64 {
+    measure::interpolate(&curve(run, |s| (s.eps, s.w_s / s.w_b)), eps)
+}
+
+fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&RingRun>) {
+    let pre = p.variant.prefix();
+    let name = |s: &str| format!("{pre}_{s}");
+    let load: Vec<&Sample> = run.samples.iter().filter(|s| s.loading).collect();
+    let eps_end = load.last().map(|s| s.eps).unwrap_or(0.0);
+    match p.variant {
+        Variant::Elastic => {
+            // a/b0 between the stadium (eq 29, below) and the ellipse (eq 28, above): the largest
+            // excursion outside the band, in units of b0.
+            let outside = load
+                .iter()
+                .filter(|s| s.eps > 0.01)
+                .map(|s| (stadium_a(s.eps) - s.a_b0).max(s.a_b0 - ellipse_a(s.eps)))
+                .fold(f64::NEG_INFINITY, f64::max);
+            rep.checks.push(Check::at_most(
+                &name("a_outside_stadium_ellipse_band"),
+                outside,
+                0.0,
+                0.002,
+            ));
+            let dv = load
+                .iter()
+                .map(|s| (s.v_v0 - stadium_volume(s.eps)).abs())
+                .fold(0.0, f64::max);
+            rep.checks
+                .push(Check::at_most(&name("volume_eq31_max_abs_dev"), dv, 0.0, 0.03));
+            rep.checks.push(Check::relative(
+                &name("lc_slope_eps_ge_0.28"),
+                lc_slope(p, run, 0.28),
+                PI / 2.0,
+                0.10,
+            ));
+            let (rel, above) = force_deviation(run, p.f_star(), |s| s.lc_ell);
+            rep.checks
+                .push(Check::at_most(&name("force_eq33_max_rel_dev"), rel, 0.0, 0.20));
+            rep.checks
+                .push(Check::at_most(&name("force_eq33_max_excess"), above, 0.0, 0.0));
+            rep.checks.push(Check::at_most(
+                &name("recovery_max_node_disp_over_r"),
+                run.final_max_disp,
+                0.0,
+                0.01,
+            ));
+            let ws_wb = load
+                .iter()
+                .filter(|s| s.eps >= 0.05)
+                .map(|s| s.w_s / s.w_b)
+                .fold(0.0, f64::max);
+            rep.checks
+                .push(Check::at_most(&name("ws_over_wb_max"), ws_wb, 0.0, 0.02));
+        }
+        Variant::Plastic => {
+            let f2 = p.gamma * p.m_star() / p.ell();
+            let (rel, _) = force_deviation(run, f2, |s| s.lc_ell);
+            rep.checks
+                .push(Check::at_most(&name("force_eq36_max_rel_dev"), rel, 0.0, 0.10));
+            rep.checks.push(Check::at_least(
+                &name("residual_strain_after_unloading"),
+                1.0 - run.final_b_b0,
+                0.05,
+                0.0,
+            ));
+            if let Some(el) = elastic {
+                let e = eps_end.min(
+                    el.samples
+                        .iter()
+                        .filter(|s| s.loading)
+                        .map(|s| s.eps)
+                        .fold(0.0, f64::max),
+                );
+                let vp = measure::interpolate(&curve(run, |s| (s.eps, s.v_v0)), e);
+                let ve = measure::interpolate(&curve(el, |s| (s.eps, s.v_v0)), e);
+                rep.checks
+                    .push(Check::absolute(&name("volume_vs_elastic_at_eps_max"), vp, ve, 0.03));
+            }
+        }
+        Variant::StiffCore => {
+            let dv = load
+                .iter()
+                .filter(|s| s.eps <= 0.3)
+                .map(|s| (s.v_v0 - 1.0).abs())
+                .fold(0.0, f64::max);
+            rep.checks
+                .push(Check::at_most(&name("volume_change_max_eps_le_0.3"), dv, 0.0, 0.01));
+            rep.checks.push(Check::relative(
+                &name("lc_slope_eps_ge_0.2"),
+                lc_slope(p, run, 0.2),
+                2.1,
+                0.15,
+            ));
+            let fs = p.f_star();
+            let ell = p.ell();
+            let (rel, _) = force_deviation(run, fs, |s| (1.0 + s.pressure * ell / fs) * s.lc_ell);
+            rep.checks
+                .push(Check::at_most(&name("force_eq37_max_rel_dev"), rel, 0.0, 0.15));
+            let growth = ws_wb_at(run, eps_end) / ws_wb_at(run, 0.1);
+            rep.checks.push(Check::at_least(
+                &name("ws_over_wb_growth_0.1_to_eps_max"),
+                growth,
+                2.0,
+                0.0,
+            ));
+            if let Some(el) = elastic {
+                let r = ws_wb_at(run, eps_end) / ws_wb_at(el, eps_end);
+                rep.checks
+                    .push(Check::at_least(&name("ws_over_wb_vs_elastic_at_eps_max"), r, 10.0, 0.0));
+            }
+        }
+    }
+}
+
+fn series(name: &str, points: Vec<(f64, f64)>, style: Style) -> Series {
+    Series {
+        name: name.into(),
+        points,
+        style,
+    }
+}
+
+fn figure(file: String, caption: &str, title: &str, x: &str, y: &str, s: Vec<Series>) -> Figure {
+    Figure {
+        file,
+        caption: caption.into(),
+        spec: PlotSpec {
+            title: title.into(),
+            x_label: x.into(),
+            y_label: y.into(),
+            series: s,
+        },
+    }
+}
+
+fn profile_series(run: &RingRun) -> Vec<Series> {
+    run.profiles
+        .iter()
+        .map(|(e, pts)| series(&format!("ε = {e:.2}"), pts.clone(), Style::Line))
+        .collect()
+}
+
+fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&RingRun>) {
+    let pre = p.variant.prefix();
+    let ell = p.ell();
+    let b0 = 2.0;
+    let eps_grid: Vec<f64> = (0..=70).map(|i| i as f64 * EPS_MAX / 70.0).collect();
+    let lc_max = run.samples.iter().map(|s| s.lc_ell).fold(1.0, f64::max);
+    let file = |s: &str| format!("{pre}_{s}.png");
+    let lc_b0 = |s: &Sample| (s.eps, s.lc_ell * ell / b0);
+    match p.variant {
+        Variant::Elastic => {
+            rep.figures.push(figure(
+                file("fig12_a_b0"),
+                "Fig. 12: a/b0 vs ε, simulation and the constant-perimeter ellipse (eq 28) and stadium (eq 29)",
+                "Elastic ring (η = 0): a/b0 vs ε (Fig. 12)",
+                "ε = 1 − b/b0",
+                "a/b0",
+                vec![
+                    series("simulation", curve(run, |s| (s.eps, s.a_b0)), Style::Line),
+                    series(
+                        "ellipse (eq 28)",
+                        eps_grid.iter().map(|&e| (e, ellipse_a(e))).collect(),
+                        Style::Dashed,
+                    ),
+                    series(
+                        "stadium (eq 29)",
+                        eps_grid.iter().map(|&e| (e, stadium_a(e))).collect(),
+                        Style::Dashed,
+                    ),
+                ],
+            ));
+            rep.figures.push(figure(
+                file("fig13_lc"),
+                "Fig. 13: contact length L_c/b0 vs ε, simulation and the stadium's eq 30 (slope π/2)",
+                "Elastic ring (η = 0): L_c/b0 vs ε (Fig. 13)",
+                "ε = 1 − b/b0",
+                "L_c/b0",
+                vec![
+                    series("simulation", curve(run, lc_b0), Style::Line),
+                    series(
+                        "eq 30: (π/2) ε",
+                        vec![(0.0, 0.0), (EPS_MAX, PI / 2.0 * EPS_MAX)],
+                        Style::Dashed,
+                    ),
+                ],
+            ));
+            rep.figures.push(figure(
+                file("fig14_volume"),
+                "Fig. 14: V/V0 vs ε, simulation and the stadium's eq 31",
+                "Elastic ring (η = 0): V/V0 vs ε (Fig. 14)",
+                "ε = 1 − b/b0",
+                "V/V0",
+                vec![
+                    series("simulation, loading", curve(run, |s| (s.eps, s.v_v0)), Style::Line),
+                    series(
+                        "eq 31: 1 − ε²",
+                        eps_grid.iter().map(|&e| (e, stadium_volume(e))).collect(),
+                        Style::Dashed,
+                    ),
+                ],
+            ));
+            rep.figures.push(figure(
+                file("fig16_force"),
+                "Fig. 16: F/F* vs L_c/ℓ, simulation and eq 33",
+                "Elastic ring (η = 0): F/F* vs L_c/ℓ (Fig. 16)",
+                "L_c/ℓ",
+                "F/F*",
+                vec![
+                    series(
+                        "simulation",
+                        curve(run, |s| (s.lc_ell, s.force / p.f_star())),
+                        Style::Markers,
+                    ),
+                    series("eq 33: F/F* = L_c/ℓ", vec![(0.0, 0.0), (lc_max, lc_max)], Style::Dashed),
+                ],
+            ));
+            let mut prof = profile_series(run);
+            prof.push(series(
+                "p = p* (eq 32–33)",
+                vec![(-0.6, 1.0), (0.6, 1.0)],
+                Style::Dashed,
+            ));
+            rep.figures.push(figure(
+                file("fig17_pressure"),
+                "Fig. 17: contact pressure p/p* along the bottom wall vs (x − x_mid)/R at four strains; eq 33 assumes p = p*",
+                "Elastic ring (η = 0): contact pressure profile (Fig. 17)",
+                "(x − x_mid)/R",
+                "p/p*",
+                prof,
+            ));
+        }
+        Variant::Plastic => {
+            let f2 = p.gamma * p.m_star() / ell;
+            rep.figures.push(figure(
+                file("fig18_force"),
+                "Fig. 18: F/F** vs L_c/ℓ, simulation and eq 36",
+                "Plastic ring (M^Y/M* = 5e-5): F/F** vs L_c/ℓ (Fig. 18)",
+                "L_c/ℓ",
+                "F/F**",
+                vec![
+                    series("simulation", curve(run, |s| (s.lc_ell, s.force / f2)), Style::Markers),
+                    series(
+                        "eq 36: F/F** = L_c/ℓ",
+                        vec![(0.0, 0.0), (lc_max, lc_max)],
+                        Style::Dashed,
+                    ),
+                ],
+            ));
+            let mut prof = profile_series(run);
+            prof.push(series(
+                "p = p** (eq 35–36)",
+                vec![(-0.8, 1.0), (0.8, 1.0)],
+                Style::Dashed,
+            ));
+            rep.figures.push(figure(
+                file("fig19_pressure"),
+                "Fig. 19: contact pressure p/p** along the bottom wall vs (x − x_mid)/R at four strains",
+                "Plastic ring: contact pressure profile (Fig. 19)",
+                "(x − x_mid)/R",
+                "p/p**",
+                prof,
+            ));
+            let mut s = vec![series("plastic ring", curve(run, |s| (s.eps, s.v_v0)), Style::Line)];
+            if let Some(el) = elastic {
+                s.push(series("elastic ring", curve(el, |s| (s.eps, s.v_v0)), Style::Line));
+            }
+            s.push(series(
+                "eq 31: 1 − ε²",
+                eps_grid.iter().map(|&e| (e, stadium_volume(e))).collect(),
+                Style::Dashed,
+            ));
+            rep.figures.push(figure(
+                file("fig20_volume"),
+                "Fig. 20: V/V0 vs ε for the plastic ring and the elastic ring",
+                "Plastic vs elastic ring: V/V0 vs ε (Fig. 20)",
+                "ε = 1 − b/b0",
+                "V/V0",
+                s,
+            ));
+        }
+        Variant::StiffCore => {
+            let fs = p.f_star();
+            let with_el = |mine: Vec<(f64, f64)>, f: &dyn Fn(&Sample) -> (f64, f64)| {
+                let mut v = vec![series("η = 1e5", mine, Style::Line)];
+                if let Some(el) = elastic {
+                    v.push(series("η = 0", curve(el, f), Style::Line));
+                }
+                v
+            };
+            let vol = |s: &Sample| (s.eps, s.v_v0);
+            rep.figures.push(figure(
+                file("fig22_volume"),
+                "Fig. 22: V/V0 vs ε for η = 1e5 and η = 0",
+                "Stiff core vs η = 0: V/V0 vs ε (Fig. 22)",
+                "ε = 1 − b/b0",
+                "V/V0",
+                with_el(curve(run, vol), &vol),
+            ));
+            let mut s = with_el(curve(run, lc_b0), &lc_b0);
+            let last = curve(run, lc_b0).last().copied().unwrap_or((EPS_MAX, 0.0));
+            s.push(series(
+                "slope 2.1 (paper)",
+                vec![(last.0 - 0.15, last.1 - 2.1 * 0.15), last],
+                Style::Dashed,
+            ));
+            rep.figures.push(figure(
+                file("fig23_lc"),
+                "Fig. 23: L_c/b0 vs ε for η = 1e5 and η = 0, with the paper's slope 2.1",
+                "Stiff core vs η = 0: L_c/b0 vs ε (Fig. 23)",
+                "ε = 1 − b/b0",
+                "L_c/b0",
+                s,
+            ));
+            let fl = |s: &Sample| (s.lc_ell, s.force / fs);
+            let mut s = with_el(curve(run, fl), &fl);
+            s[0].style = Style::Markers;
+            s.push(series(
+                "eq 37: (1 + p s ℓ/F*) L_c/ℓ",
+                curve(run, |s| (s.lc_ell, (1.0 + s.pressure * ell / fs) * s.lc_ell)),
+                Style::Dashed,
+            ));
+            s.push(series(
+                "eq 33: L_c/ℓ",
+                vec![(0.0, 0.0), (lc_max, lc_max)],
+                Style::Dashed,
+            ));
+            rep.figures.push(figure(
+                file("fig24_force"),
+                "Fig. 24: F/F* vs L_c/ℓ for η = 1e5 and η = 0, with eq 37 evaluated with the measured core pressure",
+                "Stiff core vs η = 0: F/F* vs L_c/ℓ (Fig. 24)",
+                "L_c/ℓ",
+                "F/F*",
+                s,
+            ));
+            let mut prof = profile_series(run);
+            for (e, _) in &run.profiles {
+                if let Some(smp) = run.samples.iter().find(|s| s.loading && s.eps >= *e - 1e-12) {
+                    let level = 1.0 + smp.pressure * ell / fs;
+                    prof.push(series(
+                        &format!("eq 37 level at ε = {e:.2}"),
+                        vec![(-0.8, level), (0.8, level)],
+                        Style::Dashed,
+                    ));
+                }
+            }
+            rep.figures.push(figure(
+                file("fig25_pressure"),
+                "Fig. 25: contact pressure p/p* along the bottom wall at four strains; dashed: 1 + p s ℓ/F* (eq 37 per node)",
+                "Stiff core: contact pressure profile (Fig. 25)",
+                "(x − x_mid)/R",
+                "p/p*",
+                prof,
+            ));
+            let fe = |s: &Sample| (s.eps, s.force / fs);
+            rep.figures.push(figure(
+                file("fig26_force_eps"),
+                "Fig. 26: F/F* vs ε for η = 1e5 and η = 0",
+                "Stiff core vs η = 0: F/F* vs ε (Fig. 26)",
+                "ε = 1 − b/b0",
+                "F/F*",
+                with_el(curve(run, fe), &fe),
+            ));
+            let wr = |s: &Sample| (s.eps, s.w_s / s.w_b);
+            let pts: Vec<(f64, f64)> = curve(run, wr).into_iter().filter(|q| q.0 >= 0.02).collect();
+            let mut s = vec![series("η = 1e5", pts, Style::Line)];
+            if let Some(el) = elastic {
+                s.push(series(
+                    "η = 0",
+                    curve(el, wr).into_iter().filter(|q| q.0 >= 0.02).collect(),
+                    Style::Line,
+                ));
+            }
+            rep.figures.push(figure(
+                file("fig15_ws_wb"),
+                "Fig. 15: W_s/W_b vs ε for η = 1e5 and η = 0",
+                "Stretch over bending energy W_s/W_b vs ε (Fig. 15)",
+                "ε = 1 − b/b0",
+                "W_s/W_b",
+                s,
+            ));
+        }
+    }
+}
