@@ -174,11 +174,7 @@ pub fn eq15(x: f64) -> f64 {
 pub type Convergence = (Vec<(f64, f64)>, (f64, f64), u64);
 
 /// The convergence study of Fig. 9: (1/N, δmax/δmax^th) for each N, and the linear fit.
-pub fn convergence(
-    kind: BackendKind,
-    support: Support,
-    counts: &[usize],
-) -> anyhow::Result<Convergence> {
+pub fn convergence(kind: BackendKind, support: Support, counts: &[usize]) -> anyhow::Result<Convergence> {
     let mut pts = Vec::new();
     let mut steps = 0;
     for &n in counts {
