@@ -19,7 +19,8 @@
 @group(0) @binding(11) var<storage, read_write> new_entries: array<Entry>;
 @group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
 // flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count,
-// [4]: longest segment at the last build (f32 bits): the cut-off is that + params.contact_reach.
+// [4]: longest segment at the last build (f32 bits): the cut-off is that + params.contact_reach,
+// [5]: the step being computed (1-based; counted here, read by cohesive_links).
 @group(0) @binding(13) var<storage, read_write> flags: array<atomic<u32>>;
 @group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
 @group(0) @binding(15) var<storage, read_write> args: array<u32>;
@@ -131,6 +132,9 @@ fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 // the x workgroup counts of every indirect dispatch of the rebuild: the template or zero.
 @compute @workgroup_size(1)
 fn rebuild_decide() {
+    if (params.dt > 0.0) {
+        atomicAdd(&flags[5], 1u);
+    }
     let d = bitcast<f32>(atomicLoad(&flags[0]));
     // NaN compares false: written so that a NaN displacement also rebuilds (as the CPU twin).
     let rebuild = !(d <= 0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;

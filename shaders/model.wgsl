@@ -93,6 +93,38 @@ struct Entry {
     _pad: u32,
 }
 
+struct Link {
+    a: u32,
+    b: u32,
+    law: u32,
+    _pad: u32,
+    d0: f32,
+    interface_length: f32,
+}
+
+struct LinkLaw {
+    k_n: f32,
+    k_t: f32,
+    f_n0: f32,
+    f_t0: f32,
+    alpha: f32,
+    g_c: f32,
+    _pad0: f32,
+    _pad1: f32,
+}
+
+const LINK_INTACT: u32 = 0u;
+const LINK_BROKE_TENSION: u32 = 1u;
+const LINK_BROKE_SHEAR: u32 = 2u;
+const LINK_BROKE_ENERGY: u32 = 3u;
+
+struct LinkState {
+    f_n: f32,
+    f_t: f32,
+    broken_step: u32,
+    mode: u32,
+}
+
 struct ContactSlot {
     seg_force: vec2<f32>,
     cap_force: vec2<f32>,

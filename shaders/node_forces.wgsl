@@ -1,5 +1,5 @@
 // node_forces.wgsl: all forces on node X at x_{n+1} (stretch, bending, core pressure, contact
-// gather with lever-rule reactions), then the second half of velocity Verlet (§2.4); twin of
+// gather with lever-rule reactions, cohesive links), then the second half of velocity Verlet (§2.4); twin of
 // src/cpu/node_forces.rs. Gather only, fixed order, no atomics: bit-identical reruns.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
@@ -12,6 +12,9 @@
 @group(0) @binding(8) var<storage, read> start: array<u32>;
 @group(0) @binding(9) var<storage, read> entries: array<Entry>;
 @group(0) @binding(10) var<storage, read> slots: array<ContactSlot>;
+@group(0) @binding(11) var<storage, read> link_start: array<u32>;
+@group(0) @binding(12) var<storage, read> link_list: array<u32>;
+@group(0) @binding(13) var<storage, read> link_force: array<vec2<f32>>;
 
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -105,6 +108,18 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         } else if ((ms.flags & SLOT_CAP) != 0u) {
             f.x -= ms.cap_force.x;
             f.y -= ms.cap_force.y;
+        }
+    }
+    // Cohesive links (§7): + force on a, − on b; entries are link · 2 + side.
+    for (var k = link_start[x]; k < link_start[x + 1u]; k++) {
+        let e = link_list[k];
+        let lf = link_force[e >> 1u];
+        if ((e & 1u) == 0u) {
+            f.x += lf.x;
+            f.y += lf.y;
+        } else {
+            f.x -= lf.x;
+            f.y -= lf.y;
         }
     }
     let vh = vel_half[x];

@@ -21,6 +21,8 @@ pub trait Backend {
     fn device_bytes(&self) -> u64 {
         0
     }
+    /// Current state of every cohesive link (forces, break step and mode).
+    fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>>;
     /// Everything needed to continue the run bit for bit (for checkpoints).
     fn export_state(&mut self) -> anyhow::Result<SavedState>;
     /// Restores a state from `export_state` of a backend built from the same scene (either kind).
@@ -46,6 +48,8 @@ pub struct SavedState {
     /// Positions at the last list build and the largest displacement since (bits of an f32).
     pub x_ref: Vec<[f32; 2]>,
     pub max_disp_bits: u32,
+    /// Cohesive links: tangential history, break step and mode.
+    pub links: Vec<LinkState>,
 }
 
 /// Contact data read back from a backend.

@@ -20,6 +20,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("broad_phase", include_str!("../shaders/broad_phase.wgsl")),
     ("contact_pairs", include_str!("../shaders/contact_pairs.wgsl")),
     ("node_forces", include_str!("../shaders/node_forces.wgsl")),
+    ("cohesive_link", include_str!("../shaders/cohesive_link.wgsl")),
 ];
 
 /// Force-law libraries (function-only files) compiled in front of a kernel.
@@ -33,6 +34,7 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
     ("broad_phase", &["model"]),
     ("contact_pairs", &["model", "contact"]),
     ("node_forces", &["model", "stretch", "bending", "core_pressure"]),
+    ("cohesive_link", &["model"]),
 ];
 
 fn source_of(name: &str) -> Option<&'static str> {

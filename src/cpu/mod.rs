@@ -3,6 +3,7 @@
 
 pub mod bending;
 pub mod broad_phase;
+pub mod cohesive_link;
 pub mod contact;
 pub mod contact_pairs;
 pub mod core_area;

@@ -5,7 +5,7 @@
 //! the bending law of the three vertices X−1, X, X+1 and the core pressure on both segments;
 //! the plastic state of segment X → X+1 and of vertex X is owned (written) by X alone. Contact
 //! forces are read from the slots of X's entries and, for reactions, from the mirror entries in
-//! the neighbours' lists (Fig. 5 lever rule). No atomics: the sum order is fixed, so runs are
+//! the neighbours' lists (Fig. 5 lever rule), and cohesive-link forces from the link table. No atomics: the sum order is fixed, so runs are
 //! bit-identical.
 
 use super::bending::bending;
@@ -35,6 +35,9 @@ pub fn node_forces(
     start: &[u32],
     entries: &[Entry],
     slots: &[ContactSlot],
+    link_start: &[u32],
+    link_list: &[u32],
+    link_force: &[[f32; 2]],
 ) -> NodeUpdate {
     let n = nodes[x];
     let body = bodies[n.body as usize];
@@ -137,6 +140,17 @@ pub fn node_forces(
         } else if ms.flags & SLOT_CAP != 0 {
             f[0] -= ms.cap_force[0];
             f[1] -= ms.cap_force[1];
+        }
+    }
+    // Cohesive links (§7): + force on a, − on b; entries are link · 2 + side.
+    for &e in &link_list[link_start[x] as usize..link_start[x + 1] as usize] {
+        let lf = link_force[(e >> 1) as usize];
+        if e & 1 == 0 {
+            f[0] += lf[0];
+            f[1] += lf[1];
+        } else {
+            f[0] -= lf[0];
+            f[1] -= lf[1];
         }
     }
     let vh = vel_half[x];

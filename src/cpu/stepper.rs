@@ -3,6 +3,7 @@
 //! result does not depend on the thread count.
 
 use super::broad_phase::*;
+use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::core_area::core_area;
 use super::integrate::integrate;
@@ -33,6 +34,12 @@ pub struct CpuBackend {
     entries: Vec<Entry>,
     hist: Vec<[f32; 2]>,
     slots: Vec<ContactSlot>,
+    links: Vec<Link>,
+    link_laws: Vec<LinkLaw>,
+    link_state: Vec<LinkState>,
+    link_force: Vec<[f32; 2]>,
+    link_start: Vec<u32>,
+    link_list: Vec<u32>,
     steps: u64,
     rebuilds: u64,
 }
@@ -57,6 +64,12 @@ impl CpuBackend {
             entries: vec![],
             hist: vec![],
             slots: vec![],
+            links: scene.links.clone(),
+            link_laws: scene.link_laws.clone(),
+            link_state: vec![LinkState::default(); scene.links.len()],
+            link_force: vec![[0.0; 2]; scene.links.len()],
+            link_start: scene.link_csr().0,
+            link_list: scene.link_csr().1,
             steps: 0,
             rebuilds: 0,
         };
@@ -150,15 +163,45 @@ impl CpuBackend {
                 });
         }
         self.hist = hist_out;
-        // 5. node_forces: internal forces, contact gather, second Verlet half-step.
+        // 5. cohesive_links: one thread per link (§7, eq 41). Step numbers are 1-based; the dt = 0
+        //    initial force pass is step 0.
+        let step = if p.dt > 0.0 { self.steps as u32 + 1 } else { 0 };
+        let (links, laws) = (&self.links, &self.link_laws);
+        let old_links = &self.link_state;
+        let out: Vec<([f32; 2], LinkState)> = (0..links.len())
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .map(|l| {
+                let k = links[l];
+                let (a, b) = (k.a as usize, k.b as usize);
+                cohesive_link(
+                    &laws[k.law as usize],
+                    &k,
+                    &new_ro[a],
+                    &new_ro[b],
+                    vel_half[a],
+                    vel_half[b],
+                    old_links[l],
+                    p.dt,
+                    step,
+                )
+            })
+            .collect();
+        for (l, (f, s)) in out.into_iter().enumerate() {
+            self.link_force[l] = f;
+            self.link_state[l] = s;
+        }
+        // 6. node_forces: internal forces, contact gather, second Verlet half-step.
         let body_state = &self.body_state;
         let slots = &self.slots;
+        let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
         let updates: Vec<_> = (0..nodes.len())
             .into_par_iter()
             .with_min_len(CHUNK)
             .map(|x| {
                 node_forces(
                     x, &p, nodes, bodies, materials, body_state, old, new_ro, vel_half, start, entries, slots,
+                    link_start, link_list, link_force,
                 )
             })
             .collect();
@@ -303,6 +346,10 @@ impl Backend for CpuBackend {
         })
     }
 
+    fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>> {
+        Ok(self.link_state.clone())
+    }
+
     fn export_state(&mut self) -> anyhow::Result<SavedState> {
         Ok(SavedState {
             steps: self.steps,
@@ -313,6 +360,7 @@ impl Backend for CpuBackend {
             hist: self.hist.clone(),
             x_ref: self.x_ref.clone(),
             max_disp_bits: self.max_disp.to_bits(),
+            links: self.link_state.clone(),
         })
     }
 
@@ -332,6 +380,13 @@ impl Backend for CpuBackend {
         self.slots = vec![ContactSlot::default(); self.entries.len()];
         self.x_ref = saved.x_ref.clone();
         self.max_disp = f32::from_bits(saved.max_disp_bits);
+        anyhow::ensure!(
+            saved.links.len() == self.links.len(),
+            "saved state has {} links, this scene {}",
+            saved.links.len(),
+            self.links.len()
+        );
+        self.link_state = saved.links.clone();
         Ok(())
     }
 

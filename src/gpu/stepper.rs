@@ -24,6 +24,7 @@ struct Kernels {
     core_area: Kernel,
     contact_pairs: Kernel,
     node_forces: Kernel,
+    cohesive_links: Kernel,
     rebuild_decide: Kernel,
     segment_max: Kernel,
     grid_clear: Kernel,
@@ -44,6 +45,7 @@ impl Kernels {
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
             contact_pairs: Kernel::new(ctx, "contact_pairs", "contact_pairs")?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
+            cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
             rebuild_decide: bp("rebuild_decide")?,
             segment_max: bp("segment_max")?,
             grid_clear: bp("grid_clear")?,
@@ -64,7 +66,19 @@ struct SideGroups {
     core_area: wgpu::BindGroup,
     contact_pairs: wgpu::BindGroup,
     node_forces: wgpu::BindGroup,
+    cohesive_links: wgpu::BindGroup,
     broad_phase: Vec<wgpu::BindGroup>,
+}
+
+/// Cohesive links (§7): static table, ping-pong state, per-link force, per-node CSR.
+struct LinkBuffers {
+    count: u32,
+    links: GpuArray<Link>,
+    laws: GpuArray<LinkLaw>,
+    state: [GpuArray<LinkState>; 2],
+    force: GpuArray<[f32; 2]>,
+    start: GpuArray<u32>,
+    list: GpuArray<u32>,
 }
 
 /// Buffers whose size depends on the neighbour-list capacity.
@@ -81,6 +95,7 @@ struct ListBuffers {
 /// Copy of what a batch of steps starts from, to redo the batch after a list overflow.
 struct Snapshot {
     state: GpuArray<NodeState>,
+    link_state: GpuArray<LinkState>,
     hist: GpuArray<[f32; 2]>,
     live_start: GpuArray<u32>,
     live_entries: GpuArray<Entry>,
@@ -109,6 +124,7 @@ pub struct GpuBackend {
     bucket_nodes: GpuArray<u32>,
     nbr_count: GpuArray<u32>,
     lists: ListBuffers,
+    links: LinkBuffers,
     snapshot: Snapshot,
     args: GpuArray<u32>,
     args_template: GpuArray<u32>,
@@ -203,7 +219,21 @@ impl GpuBackend {
         let args_template = GpuArray::new(c, "args_template", &template)?;
         let args = GpuArray::new_indirect(c, "args", &template)?;
         let lists = Self::list_buffers(c, n, capacity)?;
-        let snapshot = Self::snapshot_buffers(c, n, capacity)?;
+        let (link_start, link_list) = scene.link_csr();
+        let no_links = vec![LinkState::default(); scene.links.len()];
+        let links = LinkBuffers {
+            count: scene.links.len() as u32,
+            links: GpuArray::new(c, "links", &scene.links)?,
+            laws: GpuArray::new(c, "link_laws", &scene.link_laws)?,
+            state: [
+                GpuArray::new(c, "link state 0", &no_links)?,
+                GpuArray::new(c, "link state 1", &no_links)?,
+            ],
+            force: GpuArray::zeroed(c, "link_force", scene.links.len())?,
+            start: GpuArray::new(c, "link_start", &link_start)?,
+            list: GpuArray::new(c, "link_list", &link_list)?,
+        };
+        let snapshot = Self::snapshot_buffers(c, n, scene.links.len(), capacity)?;
         let mut be = GpuBackend {
             kernels,
             params,
@@ -228,6 +258,7 @@ impl GpuBackend {
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             nbr_count,
             lists,
+            links,
             snapshot,
             args,
             args_template,
@@ -258,9 +289,10 @@ impl GpuBackend {
         })
     }
 
-    fn snapshot_buffers(c: &GpuContext, n: u32, capacity: u32) -> anyhow::Result<Snapshot> {
+    fn snapshot_buffers(c: &GpuContext, n: u32, n_links: usize, capacity: u32) -> anyhow::Result<Snapshot> {
         Ok(Snapshot {
             state: GpuArray::zeroed(c, "snapshot state", n as usize)?,
+            link_state: GpuArray::zeroed(c, "snapshot link state", n_links)?,
             hist: GpuArray::zeroed(c, "snapshot hist", capacity as usize)?,
             live_start: GpuArray::zeroed(c, "snapshot live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "snapshot live_entries", capacity as usize)?,
@@ -270,10 +302,11 @@ impl GpuBackend {
     }
 
     /// (live buffer, snapshot buffer) pairs of everything a batch starts from.
-    fn snapshot_pairs<'a>(&'a self, snap: &'a Snapshot) -> [(&'a wgpu::Buffer, &'a wgpu::Buffer); 6] {
+    fn snapshot_pairs<'a>(&'a self, snap: &'a Snapshot) -> [(&'a wgpu::Buffer, &'a wgpu::Buffer); 7] {
         let l = &self.lists;
         [
             (self.state[self.side].buffer(), snap.state.buffer()),
+            (self.links.state[self.side].buffer(), snap.link_state.buffer()),
             (l.hist[self.side].buffer(), snap.hist.buffer()),
             (l.live_start.buffer(), snap.live_start.buffer()),
             (l.live_entries.buffer(), snap.live_entries.buffer()),
@@ -308,7 +341,10 @@ impl GpuBackend {
             capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
         )?;
         self.lists = Self::list_buffers(c, self.n_nodes, capacity)?;
-        let old_snapshot = std::mem::replace(&mut self.snapshot, Self::snapshot_buffers(c, self.n_nodes, capacity)?);
+        let old_snapshot = std::mem::replace(
+            &mut self.snapshot,
+            Self::snapshot_buffers(c, self.n_nodes, self.links.count as usize, capacity)?,
+        );
         // Old snapshot → new (larger) snapshot; the caller then restores from it.
         let mut enc = c
             .device
@@ -412,6 +448,24 @@ impl GpuBackend {
                     (8, l.live_start.buffer()),
                     (9, l.live_entries.buffer()),
                     (10, l.slots.buffer()),
+                    (11, self.links.start.buffer()),
+                    (12, self.links.list.buffer()),
+                    (13, self.links.force.buffer()),
+                ],
+            );
+            let lk = &self.links;
+            let cohesive_links = k.cohesive_links.bind(
+                c,
+                &[
+                    (0, params),
+                    (1, lk.links.buffer()),
+                    (2, lk.laws.buffer()),
+                    (3, new),
+                    (4, self.vel_half.buffer()),
+                    (5, lk.state[s].buffer()),
+                    (6, lk.state[1 - s].buffer()),
+                    (7, lk.force.buffer()),
+                    (8, self.flags.buffer()),
                 ],
             );
             let table: Vec<(u32, &wgpu::Buffer)> = vec![
@@ -453,6 +507,7 @@ impl GpuBackend {
                 core_area,
                 contact_pairs,
                 node_forces,
+                cohesive_links,
                 broad_phase,
             }
         };
@@ -522,6 +577,14 @@ impl GpuBackend {
         indirect(pass, &k.neighbor_mirror, &bp[8], ARG_NEIGHBOR_MIRROR);
         indirect(pass, &k.rebuild_commit, &bp[9], ARG_REBUILD_COMMIT);
         direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
+        if self.links.count > 0 {
+            direct(
+                pass,
+                &k.cohesive_links,
+                &g.cohesive_links,
+                dispatch_size(self.links.count, WG),
+            );
+        }
         direct(pass, &k.node_forces, &g.node_forces, nodes);
     }
 
@@ -564,7 +627,15 @@ impl GpuBackend {
             l.new_entries.buffer(),
             l.new_hist.buffer(),
             l.slots.buffer(),
+            self.links.links.buffer(),
+            self.links.laws.buffer(),
+            self.links.state[0].buffer(),
+            self.links.state[1].buffer(),
+            self.links.force.buffer(),
+            self.links.start.buffer(),
+            self.links.list.buffer(),
             s.state.buffer(),
+            s.link_state.buffer(),
             s.hist.buffer(),
             s.live_start.buffer(),
             s.live_entries.buffer(),
@@ -614,6 +685,10 @@ impl Backend for GpuBackend {
         Ok(ContactSnapshot { start, entries, slots })
     }
 
+    fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>> {
+        Ok(self.links.state[self.side].read(&self.ctx))
+    }
+
     fn export_state(&mut self) -> anyhow::Result<SavedState> {
         let c = &*self.ctx;
         let start = self.lists.live_start.read(c);
@@ -631,6 +706,7 @@ impl Backend for GpuBackend {
             hist,
             x_ref: self.x_ref.read(c),
             max_disp_bits: self.flags.read(c)[0],
+            links: self.links.state[self.side].read(c),
         })
     }
 
@@ -644,7 +720,8 @@ impl Backend for GpuBackend {
         if saved.entries.len() > self.lists.capacity as usize {
             let needed = saved.entries.len() as u32;
             self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
-            self.snapshot = Self::snapshot_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
+            self.snapshot =
+                Self::snapshot_buffers(&self.ctx, self.n_nodes, self.links.count as usize, needed + needed / 2)?;
             self.params.max_entries = self.lists.capacity;
             let c = &*self.ctx;
             c.queue
@@ -664,8 +741,16 @@ impl Backend for GpuBackend {
         self.lists.live_entries.write(c, &saved.entries);
         self.lists.hist[self.side].write(c, &saved.hist);
         self.x_ref.write(c, &saved.x_ref);
+        anyhow::ensure!(
+            saved.links.len() == self.links.count as usize,
+            "saved state has {} links, this scene {}",
+            saved.links.len(),
+            self.links.count
+        );
+        self.links.state[self.side].write(c, &saved.links);
         let mut flags = self.flags.read(c);
         flags[0] = saved.max_disp_bits;
+        flags[5] = saved.steps as u32;
         flags[1] = 0;
         flags[2] = 0;
         self.flags.write(c, &flags);

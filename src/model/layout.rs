@@ -173,3 +173,64 @@ pub struct ContactSlot {
     /// `SLOT_SEG | SLOT_CAP`.
     pub flags: u32,
 }
+
+/// A cohesive link between two nodes of different bodies (§7): linear normal and tangential
+/// springs from the reference state until the yield function of eq 41 (or the energy criterion)
+/// breaks it, irreversibly; the pair is then an ordinary frictional contact.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Link {
+    pub a: u32,
+    pub b: u32,
+    /// Index into the link-law table.
+    pub law: u32,
+    pub _pad: u32,
+    /// Reference distance |x_a − x_b| (the initial one).
+    pub d0: f32,
+    /// Interface length this link stands for (energy criterion: energy per unit length).
+    pub interface_length: f32,
+}
+
+/// Parameters of the cohesive law (§7, eq 41). Sign convention of the paper: compression and
+/// inward displacement positive, so `f_n0 < 0` is the tensile threshold.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LinkLaw {
+    pub k_n: f32,
+    /// Tangential stiffness (the paper uses 0.1 k_n).
+    pub k_t: f32,
+    /// Tensile normal force threshold f_n^0 (< 0).
+    pub f_n0: f32,
+    /// Tangential force threshold f_t^0 (> 0) at zero normal force.
+    pub f_t0: f32,
+    /// Exponent α of eq 41 (the paper uses 2).
+    pub alpha: f32,
+    /// Energy criterion: the link breaks when its elastic energy per unit interface length
+    /// reaches G_c; 0 disables it.
+    pub g_c: f32,
+    pub _pad0: f32,
+    pub _pad1: f32,
+}
+
+/// `LinkState::mode` of an intact link.
+pub const LINK_INTACT: u32 = 0;
+/// Broke by eq 41 with the normal term dominant (mode I).
+pub const LINK_BROKE_TENSION: u32 = 1;
+/// Broke by eq 41 with the shear term dominant.
+pub const LINK_BROKE_SHEAR: u32 = 2;
+/// Broke by the energy criterion.
+pub const LINK_BROKE_ENERGY: u32 = 3;
+
+/// Dynamic state of a link (ping-pong like the node state).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LinkState {
+    /// Normal force f_n (compression positive), at this step or at the break.
+    pub f_n: f32,
+    /// Tangential force f_t (incremental, in the frame t = n × z), at this step or at the break.
+    pub f_t: f32,
+    /// Step at which the link broke (1-based), 0 while intact.
+    pub broken_step: u32,
+    /// `LINK_*` mode.
+    pub mode: u32,
+}

@@ -107,6 +107,9 @@ pub struct Scene {
     /// smallest safe value, max(1, ⌈2 r_max / ℓ_min⌉): nodes two segments apart are then only
     /// paired where they cannot touch at rest, and a hairpin fold still meets resistance.
     pub self_exclusion: Option<u32>,
+    /// Cohesive links (§7) and their laws.
+    pub links: Vec<Link>,
+    pub link_laws: Vec<LinkLaw>,
 }
 
 impl Default for Scene {
@@ -128,6 +131,8 @@ impl Default for Scene {
             time_step: TimeStep::FractionOfCritical(0.1),
             skin: None,
             self_exclusion: None,
+            links: vec![],
+            link_laws: vec![],
         }
     }
 }
@@ -257,6 +262,53 @@ impl Scene {
         self.add_body(&pts, false, o)
     }
 
+    pub fn add_link_law(&mut self, law: LinkLaw) -> u32 {
+        self.link_laws.push(law);
+        (self.link_laws.len() - 1) as u32
+    }
+
+    /// Links nodes `a` and `b` (of different bodies) with law `law`; the reference distance is
+    /// their current distance.
+    pub fn add_link(&mut self, a: u32, b: u32, law: u32, interface_length: f32) -> u32 {
+        assert!(
+            a != b && self.nodes[a as usize].body != self.nodes[b as usize].body,
+            "a link joins two bodies"
+        );
+        let (a, b) = (a.min(b), a.max(b));
+        // d0 exactly as the kernels compute d, so a fresh link carries no force.
+        let (pa, pb) = (&self.init[a as usize], &self.init[b as usize]);
+        let off = df_sub(pa.pos_hi, pa.pos_lo, pb.pos_hi, pb.pos_lo);
+        let d0 = dot(off, off).sqrt();
+        self.links.push(Link {
+            a,
+            b,
+            law,
+            _pad: 0,
+            d0,
+            interface_length,
+        });
+        (self.links.len() - 1) as u32
+    }
+
+    /// Per-node list of the links touching each node (CSR): entry = link index · 2 + side, side 0
+    /// when the node is the link's `a`, 1 when it is `b`; sorted, so the gather order is fixed.
+    pub fn link_csr(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.nodes.len();
+        let mut per: Vec<Vec<u32>> = vec![vec![]; n];
+        for (l, link) in self.links.iter().enumerate() {
+            per[link.a as usize].push(2 * l as u32);
+            per[link.b as usize].push(2 * l as u32 + 1);
+        }
+        let mut start = Vec::with_capacity(n + 1);
+        let mut list = Vec::with_capacity(2 * self.links.len());
+        start.push(0);
+        for v in per {
+            list.extend(v);
+            start.push(list.len() as u32);
+        }
+        (start, list)
+    }
+
     /// Node indices of a set.
     pub fn resolve(&self, set: &NodeSet) -> Vec<u32> {
         match set {
@@ -333,6 +385,9 @@ impl Scene {
     /// Bending and core stiffnesses are converted to node-level springs: k_b/ℓ² and K_Ω·s·ℓ²/A.
     pub fn k_max(&self) -> f32 {
         let mut k = self.contact.k_n.max(self.contact.k_t);
+        for law in &self.link_laws {
+            k = k.max(law.k_n).max(law.k_t);
+        }
         for b in &self.bodies {
             if b.flags & BODY_FROZEN != 0 {
                 continue;
@@ -422,6 +477,18 @@ impl Scene {
                 if v.is_nan() || v < 0.0 {
                     return Err(format!("material {i}: {name} = {v} must be ≥ 0"));
                 }
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            let law = self
+                .link_laws
+                .get(l.law as usize)
+                .ok_or(format!("link {i}: no link law {}", l.law))?;
+            if !(law.f_n0 < 0.0 && law.f_t0 > 0.0 && law.k_n > 0.0 && law.k_t >= 0.0 && law.alpha > 0.0) {
+                return Err(format!(
+                    "link law {}: need k_n > 0, k_t ≥ 0, f_n0 < 0, f_t0 > 0, alpha > 0",
+                    l.law
+                ));
             }
         }
         if self.contact.k_n.is_nan() || self.contact.k_n <= 0.0 {
