@@ -679,7 +679,7 @@ fn figure(file: String, caption: &str, title: &str, x: &str, y: &str, s: Vec<Ser
 fn profile_series(run: &RingRun) -> Vec<Series> {
     run.profiles
         .iter()
-        .map(|(e, pts)| series(&format!("ε = {e:.2}"), pts.clone(), Style::Line))
+        .map(|(e, pts)| series(&format!("ε = {e:.2}"), pts.clone(), Style::Markers))
         .collect()
 }
 
