@@ -468,6 +468,8 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
             ));
         }
         let mut ok = None;
+        let mut found = 0;
+        const CANDIDATES: usize = 32;
         for _ in 0..20_000 {
             let p = [x0 + (x1 - x0) * rng.next_f64(), y0 + (y1 - y0) * rng.next_f64()];
             let (gx, gy) = key(p);
@@ -481,9 +483,15 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
                     })
                 })
             });
+            // Of the first free candidates, keep the lowest (a bottom-up, denser packing).
             if clear {
-                ok = Some(p);
-                break;
+                found += 1;
+                if ok.is_none_or(|q: [f64; 2]| p[1] < q[1]) {
+                    ok = Some(p);
+                }
+                if found == CANDIDATES {
+                    break;
+                }
             }
         }
         let Some(p) = ok else {

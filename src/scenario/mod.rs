@@ -190,6 +190,27 @@ impl Scenario {
         let file: ScenarioFile = toml::from_str(&text).map_err(|e| toml_error(&origin, &text, Some(&spans), &e))?;
         let at = |p: Problem| locate(&origin, &spans, p);
         check_kinds(&spans, &file).map_err(at)?;
+        // Vectors are pairs (x, y); serde would silently drop a third component.
+        const VEC2: &[&str] = &[
+            "gravity",
+            "center",
+            "min",
+            "max",
+            "a",
+            "b",
+            "velocity",
+            "force",
+            "total_force",
+        ];
+        for (path, len) in &spans.arrays {
+            let last = path.rsplit('.').next().unwrap_or("");
+            if VEC2.contains(&last) && *len != 2 {
+                return Err(at(Problem::new(
+                    path.clone(),
+                    format!("invalid length {len}, expected a pair [x, y]"),
+                )));
+            }
+        }
         let mut materials = BTreeMap::new();
         for (id, (name, spec)) in file.materials.iter().enumerate() {
             materials.insert(name.clone(), (id as u32, materials::resolve(name, spec).map_err(at)?));
@@ -531,6 +552,9 @@ pub fn toml_error(origin: &str, text: &str, spans: Option<&SpanIndex>, e: &toml:
         .as_ref()
         .and_then(|s| spans.and_then(|x| x.key_at(s)))
         .map(|k| k.path.clone());
+    if key.is_none() {
+        key = key_on_line(text, line);
+    }
     let msg = e.message().trim().to_string();
     // "unknown field `x`" / "missing field `x`" name a key inside the table the span covers.
     for pat in ["unknown field `", "missing field `"] {
@@ -565,6 +589,29 @@ pub fn toml_error(origin: &str, text: &str, spans: Option<&SpanIndex>, e: &toml:
             msg.lines().next().unwrap_or("").to_string()
         },
     }
+}
+
+/// The key written on line `line` (1-based) of a document that does not parse, prefixed by the
+/// table header above it: `k_n = = 3` under `[contact]` gives `contact.k_n`.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let l = lines.get(line.checked_sub(1)?)?.trim();
+    let key = l.split('=').next()?.trim();
+    if l.starts_with('#')
+        || !l.contains('=')
+        || key.is_empty()
+        || !key.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    {
+        return None;
+    }
+    let header = lines[..line - 1].iter().rev().find_map(|h| {
+        let h = h.trim();
+        (h.starts_with('[') && h.ends_with(']')).then(|| h.trim_matches(['[', ']']).trim().to_string())
+    });
+    Some(match header {
+        Some(h) => format!("{h}.{key}"),
+        None => key.to_string(),
+    })
 }
 
 /// Keys of `[[bodies]]` and `[[stages]]` entries must belong to their `kind`.

@@ -17,6 +17,8 @@ pub struct KeySpan {
 #[derive(Clone, Debug, Default)]
 pub struct SpanIndex {
     pub keys: Vec<KeySpan>,
+    /// Arrays of plain values: key path and length.
+    pub arrays: Vec<(String, usize)>,
     line_starts: Vec<usize>,
 }
 
@@ -26,6 +28,7 @@ impl SpanIndex {
         let root = DeTable::parse(text)?;
         let mut idx = SpanIndex {
             keys: vec![],
+            arrays: vec![],
             line_starts: std::iter::once(0)
                 .chain(text.match_indices('\n').map(|(i, _)| i + 1))
                 .collect(),
@@ -54,6 +57,9 @@ impl SpanIndex {
         match v {
             DeValue::Table(t) => self.walk_table(path, t),
             DeValue::Array(a) => {
+                if !a.iter().any(|x| matches!(x.get_ref(), DeValue::Table(_))) {
+                    self.arrays.push((path.to_string(), a.len()));
+                }
                 for (i, item) in a.iter().enumerate() {
                     let p = format!("{path}[{i}]");
                     if let DeValue::Table(t) = item.get_ref() {
