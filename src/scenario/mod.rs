@@ -1,7 +1,7 @@
 //! Scenario files: a TOML description of a simulation (materials, geometry, loading stages,
 //! outputs) → a validated `Scenario` with units resolved → `Built` (the `Scene` plus the stage
 //! list the driver runs). Every problem is reported once, as
-//! `FILE:LINE:COLUMN: key `PATH`: message`.
+//! ``FILE:LINE:COLUMN: key `PATH`: message``.
 //!
 //! Documented key by key in `docs/scenarios.md`.
 
