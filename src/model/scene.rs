@@ -382,7 +382,8 @@ impl Scene {
     }
 
     /// Largest stiffness of the scene, for the critical time step sqrt(m/k_max) (§2.4).
-    /// Bending and core stiffnesses are converted to node-level springs: k_b/ℓ² and K_Ω·s·ℓ²/A.
+    /// Bending and core stiffnesses are converted to node-level springs: 4 k_b/ℓ² and the core's
+    /// breathing-mode stiffness K_Ω s² ℓ² N / V0.
     pub fn k_max(&self) -> f32 {
         let mut k = self.contact.k_n.max(self.contact.k_t);
         for law in &self.link_laws {
@@ -396,7 +397,9 @@ impl Scene {
             let l = self.min_segment_length(b);
             k = k.max(m.k_s).max(4.0 * m.k_b / (l * l));
             if b.core_model == CORE_UNDRAINED && b.core_v0 > 0.0 {
-                k = k.max(m.k_core * m.depth * m.depth * l * l / b.core_v0);
+                // Breathing mode: all N nodes move out by δ, dV = s N ℓ δ, and each node feels
+                // s ℓ dp = s ℓ K_Ω dV/V0, i.e. a stiffness K_Ω s² ℓ² N / V0 per node.
+                k = k.max(m.k_core * m.depth * m.depth * l * l * b.count as f32 / b.core_v0);
             }
         }
         k
