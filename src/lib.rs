@@ -16,6 +16,7 @@ pub mod scenario;
 pub mod scenes;
 pub mod shaders;
 pub mod sweep;
+pub mod tissue;
 pub mod validation;
 
 pub use backend::Backend;
