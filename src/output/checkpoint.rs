@@ -37,7 +37,7 @@ fn put_array<T: Pod>(out: &mut Vec<u8>, v: &[T]) {
     let bytes: &[u8] = bytemuck::cast_slice(v);
     out.extend_from_slice(&(v.len() as u64).to_le_bytes());
     out.extend_from_slice(bytes);
-    while out.len() % 8 != 0 {
+    while !out.len().is_multiple_of(8) {
         out.push(0);
     }
 }
@@ -165,15 +165,11 @@ impl CheckpointWriter {
 
 impl Observer for CheckpointWriter {
     fn next_due(&self, step: u64) -> u64 {
-        if self.every == 0 {
-            u64::MAX
-        } else {
-            (step / self.every + 1) * self.every
-        }
+        step.checked_div(self.every).map_or(u64::MAX, |q| (q + 1) * self.every)
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if self.every > 0 && ctx.step % self.every == 0 && ctx.step > 0 {
+        if self.every > 0 && ctx.step.is_multiple_of(self.every) && ctx.step > 0 {
             self.write(ctx)?;
         }
         Ok(())

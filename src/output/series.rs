@@ -55,7 +55,7 @@ impl SeriesWriter {
                 for l in lines {
                     let step: u64 = l.split(',').next().and_then(|x| x.parse().ok()).unwrap_or(u64::MAX);
                     // Rows on the interval only: an end-of-run row is redone by the resumed run.
-                    if step <= s && step % built.settings.series_every.max(1) == 0 {
+                    if step <= s && step.is_multiple_of(built.settings.series_every.max(1)) {
                         rows.push((step, l.to_string()));
                     }
                 }
@@ -130,18 +130,15 @@ impl SeriesWriter {
 impl Observer for SeriesWriter {
     fn next_due(&self, step: u64) -> u64 {
         let a = (step / self.every + 1) * self.every;
-        if self.flush_every_step > 0 {
-            a.min((step / self.flush_every_step + 1) * self.flush_every_step)
-        } else {
-            a
-        }
+        step.checked_div(self.flush_every_step)
+            .map_or(a, |q| a.min((q + 1) * self.flush_every_step))
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if ctx.step % self.every == 0 {
+        if ctx.step.is_multiple_of(self.every) {
             self.push(ctx);
         }
-        let at_checkpoint = self.flush_every_step > 0 && ctx.step % self.flush_every_step == 0;
+        let at_checkpoint = self.flush_every_step > 0 && ctx.step.is_multiple_of(self.flush_every_step);
         if self.dirty && (at_checkpoint || self.last_flush.elapsed() > Duration::from_secs(2)) {
             self.flush()?;
         }

@@ -3,6 +3,9 @@
 //! are white, above it they go from yellow to dark red (≥ 4⟨W⟩). Walls and beams are drawn as
 //! grey lines. Rendered with plotters' bitmap backend and the embedded DejaVu Sans font.
 
+// `!(x > 0.0)` on purpose: NaN must fail these checks too.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use super::atomic;
 use crate::model::*;
 use crate::output::vtk::mean_cell_energy;
@@ -180,15 +183,11 @@ impl SnapshotWriter {
 
 impl Observer for SnapshotWriter {
     fn next_due(&self, step: u64) -> u64 {
-        if self.every == 0 {
-            u64::MAX
-        } else {
-            (step / self.every + 1) * self.every
-        }
+        step.checked_div(self.every).map_or(u64::MAX, |q| (q + 1) * self.every)
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if self.every > 0 && ctx.step % self.every == 0 {
+        if self.every > 0 && ctx.step.is_multiple_of(self.every) {
             self.write(ctx)?;
         }
         Ok(())

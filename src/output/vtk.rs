@@ -10,6 +10,9 @@ use crate::run::{ObserveCtx, Observer};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// A per-body data array: VTK type, name, value of body b.
+type CellArray<'a> = (&'static str, &'static str, Box<dyn Fn(usize) -> String + 'a>);
+
 /// The `.vtp` text of one state.
 pub fn polydata(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> String {
     let n = nodes.len();
@@ -43,7 +46,7 @@ pub fn polydata(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> Str
     }
     s += "\n</DataArray>\n</PointData>\n";
     s += "<CellData Scalars=\"elastic_energy_normalised\">\n";
-    let cell_arrays: [(&str, &str, Box<dyn Fn(usize) -> String>); 6] = [
+    let cell_arrays: [CellArray; 6] = [
         ("Int32", "body", Box::new(|b| b.to_string())),
         ("Float32", "pressure", Box::new(|b| bodies[b].pressure.to_string())),
         ("Float32", "area", Box::new(|b| bodies[b].area.abs().to_string())),
@@ -174,15 +177,11 @@ impl FramesWriter {
 
 impl Observer for FramesWriter {
     fn next_due(&self, step: u64) -> u64 {
-        if self.every == 0 {
-            u64::MAX
-        } else {
-            (step / self.every + 1) * self.every
-        }
+        step.checked_div(self.every).map_or(u64::MAX, |q| (q + 1) * self.every)
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if self.every > 0 && ctx.step % self.every == 0 {
+        if self.every > 0 && ctx.step.is_multiple_of(self.every) {
             self.write(ctx)?;
         }
         Ok(())

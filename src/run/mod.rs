@@ -3,6 +3,9 @@
 //! the same decisions), stops on NaN or runaway motion naming the step, body and node, and hands
 //! samples to observers (series, frames, snapshots, checkpoints; `output/`).
 
+// `!(x > 0.0)` on purpose: NaN must fail these checks too.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod measure;
 pub mod session;
 
@@ -566,9 +569,10 @@ impl Driver {
                 return Err(self.diagnose(step, why));
             }
             let stage_name = self.stage_name().to_string();
-            let is_check = step % ce == 0 || Some(step) == self.state.stage_end || Some(step) == self.state.stage_cap;
+            let is_check =
+                step.is_multiple_of(ce) || Some(step) == self.state.stage_end || Some(step) == self.state.stage_cap;
             let moved = is_check && self.check(step, &m, progress)?;
-            if moved || step % keep_every == 0 {
+            if moved || step.is_multiple_of(keep_every) {
                 self.keep_good()?;
             }
             let strain = self.strain(&m, false);

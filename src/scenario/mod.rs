@@ -5,6 +5,9 @@
 //!
 //! Documented key by key in `docs/scenarios.md`.
 
+// `!(x > 0.0)` on purpose: NaN must fail these checks too.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod geometry;
 pub mod materials;
 pub mod schema;
@@ -323,7 +326,7 @@ impl Scenario {
         let total: u64 = planned.iter().sum();
         let per_node = (8 * std::mem::size_of::<crate::model::ContactSlot>())
             .max(std::mem::size_of::<crate::model::NodeState>()) as u64;
-        let limit = limits.max_storage_buffer_binding_size as u64;
+        let limit = limits.max_storage_buffer_binding_size;
         if total.saturating_mul(per_node) > limit || total >= u32::MAX as u64 / 16 {
             let (i, _) = planned.iter().enumerate().max_by_key(|(_, n)| **n).unwrap();
             let key = if self.file.bodies[i].count.is_some() {
@@ -614,9 +617,12 @@ fn key_on_line(text: &str, line: usize) -> Option<String> {
     })
 }
 
+/// Each kind with its allowed keys.
+type KindKeys = &'static [(&'static str, &'static [&'static str])];
+
 /// Keys of `[[bodies]]` and `[[stages]]` entries must belong to their `kind`.
 fn check_kinds(spans: &SpanIndex, file: &ScenarioFile) -> Result<(), Problem> {
-    let groups: [(&str, Vec<&str>, &[(&str, &[&str])]); 2] = [
+    let groups: [(&str, Vec<&str>, KindKeys); 2] = [
         (
             "bodies",
             file.bodies.iter().map(|b| b.kind.as_str()).collect(),

@@ -1,6 +1,9 @@
 //! Loading protocol: `[[stages]]` resolved against the named bodies into actions (what the
 //! stage imposes) and stop conditions (when it ends). The driver (`run/`) executes them.
 
+// `!(x > 0.0)` on purpose: NaN must fail these checks too.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use super::geometry::Geometry;
 use super::schema::StageSpec;
 use super::Problem;
