@@ -24,6 +24,9 @@
 //!    interface), created at the current distance (stress-free), `interface_length` = interface
 //!    length / links on it. With `bond_walls`, the cells' nodes along the bottom and top box sides
 //!    are linked the same way to nodes of the frozen wall lines placed 2d below/above them.
+//! 5. **Self-contact at rest**: at a sharp corner nodes two or three segments apart can be closer
+//!    than r; the generator raises `Scene::self_exclusion` to what the shells need (at most
+//!    `MAX_SELF_EXCLUSION`) and switches self-contact off for a cell that would need more.
 //!
 //! Bodies are added cells first (in site order, degenerate cells dropped), then the bottom, top
 //! and (optionally) left and right walls; links interfaces first (in cell order), then walls.
@@ -172,7 +175,18 @@ pub struct Tissue {
     /// Cell–cell adjacencies of the tessellation left without links (an edge collapsed on at
     /// least one side because it was shorter than `min_edge_length` after the offset).
     pub unbonded_interfaces: usize,
+    /// Self-contact exclusion (ring distance) these shells need to start contact-free: at a sharp
+    /// corner, nodes two segments apart can be closer than r. When it exceeds the scene's
+    /// (`Scene::self_exclusion`, or the automatic value), the generator raises
+    /// `Scene::self_exclusion` to it; keep it at least this if you set it afterwards.
+    pub self_exclusion: u32,
+    /// Cells whose shell would touch itself at rest farther than `MAX_SELF_EXCLUSION` nodes apart
+    /// (a sliver thinner than r): self-contact is switched off for them instead.
+    pub cells_without_self_contact: usize,
 }
+
+/// Largest self-contact exclusion the generator raises the scene to (see `Tissue::self_exclusion`).
+pub const MAX_SELF_EXCLUSION: u32 = 3;
 
 impl Tissue {
     /// Link ids of all cell–cell interfaces.
@@ -559,6 +573,36 @@ fn offset_cell(poly: &Poly<Label>, d: f64, min_edge: f64, eps: f64) -> Vec<OEdge
     out
 }
 
+/// Distance from p to the segment a–b.
+fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (ab, ap) = (sub(b, a), sub(p, a));
+    let l2 = dot2(ab, ab);
+    let t = if l2 > 0.0 {
+        (dot2(ap, ab) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    dist(p, lerp(a, b, t))
+}
+
+/// Smallest ring distance k such that no node of the closed shell `pts` is within `reach` of a
+/// node or segment (D → D+1) of the same shell more than k nodes away (the self-contact pairing
+/// rule of `cpu::broad_phase::is_neighbor`), at least 1.
+fn rest_exclusion(pts: &[[f64; 2]], reach: f64) -> u32 {
+    let n = pts.len();
+    let mut need = 1;
+    for c in 0..n {
+        for d in 0..n {
+            let gap = c.abs_diff(d);
+            let ring = gap.min(n - gap);
+            if ring > need && segment_distance(pts[c], pts[d], pts[(d + 1) % n]) < reach {
+                need = ring;
+            }
+        }
+    }
+    need as u32
+}
+
 /// Shells, links and walls from labelled cells (`Label::Cell` indices into `cells`).
 fn build(
     scene: &mut Scene,
@@ -672,6 +716,23 @@ fn build(
             mass_sum += m;
             mass_count += 1;
         }
+    }
+    // Self-contact at rest: raise the exclusion for sharp corners, switch it off for slivers.
+    let mut self_exclusion = 1;
+    let mut cells_without_self_contact = 0;
+    for &i in &kept {
+        let (first, count) = span[i];
+        let pts: Vec<[f64; 2]> = (first..first + count).map(|k| scene.init[k as usize].pos()).collect();
+        let need = rest_exclusion(&pts, r * (1.0 + 1e-4));
+        if need <= MAX_SELF_EXCLUSION {
+            self_exclusion = self_exclusion.max(need);
+        } else {
+            scene.bodies[body_of[i] as usize].flags &= !BODY_SELF_CONTACT;
+            cells_without_self_contact += 1;
+        }
+    }
+    if self_exclusion > scene.self_exclusion.unwrap_or_else(|| scene.auto_self_exclusion()) {
+        scene.self_exclusion = Some(self_exclusion);
     }
     let node = |i: usize, e: usize, k: usize| -> u32 {
         let (first, count) = span[i];
@@ -828,6 +889,8 @@ fn build(
         box_max,
         dropped_cells,
         unbonded_interfaces,
+        self_exclusion,
+        cells_without_self_contact,
     })
 }
 

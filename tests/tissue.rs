@@ -135,6 +135,7 @@ fn cells_fill_the_box_less_the_offset_strips() {
 fn generated_tissue_is_contact_free_and_stress_free() {
     let (sc, t, spec) = generate(12.0, 11.0, 7);
     let r = spec.minkowski_radius as f32;
+    assert_eq!(t.cells_without_self_contact, 0);
     let mut be = CpuBackend::new(&sc).unwrap();
     assert_eq!(be.read_contacts().unwrap().active_count(), 0, "initial contacts");
     let f_max = be
@@ -327,4 +328,48 @@ fn pulled_tissue_breaks_links_identically_on_cpu_and_gpu() {
     );
     assert_eq!(seq, breaks(&on_gpu), "CPU and GPU break sequences differ");
     assert_eq!(on_cpu, on_gpu, "CPU and GPU link states differ");
+}
+/// Sharp corners (r = 0.1, ℓ = 0.15). A 27° corner (wedge 2 × 1): nodes two segments from the
+/// corner are within r of its segments, so the generator raises the scene's self-contact exclusion
+/// (≤ `MAX_SELF_EXCLUSION`) and the tissue starts contact-free; with the automatic exclusion (1)
+/// it would not. A 14° corner (wedge 2 × 0.5) would need more: self-contact is switched off for
+/// that cell instead, and the tissue again starts contact-free.
+#[test]
+fn sharp_corners_raise_the_self_exclusion() {
+    let wedge = |h: f64| {
+        vec![
+            vec![[0.0, 0.0], [2.0, 0.0], [2.0, h]],
+            vec![[0.0, 0.0], [2.0, h], [2.0, 2.0], [0.0, 2.0]],
+        ]
+    };
+    let build = |h: f64| {
+        let (mut sc, m, law) = base_scene();
+        let spec = TissueSpec {
+            minkowski_radius: 0.1,
+            segment_length: 0.15,
+            ..TissueSpec::new(0.0, 0.0, 1.0, m, law)
+        };
+        let t = cells_from_polygons(&mut sc, &wedge(h), &spec).unwrap();
+        (sc, t)
+    };
+    let contacts = |sc: &Scene| CpuBackend::new(sc).unwrap().read_contacts().unwrap().active_count();
+    let (mut sc, t) = build(1.0);
+    assert!(
+        t.self_exclusion >= 2 && t.self_exclusion <= MAX_SELF_EXCLUSION,
+        "exclusion {}",
+        t.self_exclusion
+    );
+    assert_eq!(sc.self_exclusion, Some(t.self_exclusion));
+    assert_eq!(t.cells_without_self_contact, 0);
+    assert_eq!(contacts(&sc), 0);
+    sc.self_exclusion = None;
+    assert!(
+        contacts(&sc) > 0,
+        "control: the automatic exclusion should see the corner"
+    );
+    let (sc, t) = build(0.5);
+    assert_eq!(t.cells_without_self_contact, 1);
+    assert_eq!(sc.bodies[t.cells[0] as usize].flags & BODY_SELF_CONTACT, 0);
+    assert_ne!(sc.bodies[t.cells[1] as usize].flags & BODY_SELF_CONTACT, 0);
+    assert_eq!(contacts(&sc), 0);
 }
