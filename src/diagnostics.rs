@@ -27,6 +27,40 @@ impl Energies {
     }
 }
 
+/// Elastic energies stored at node i: W_s of segment i → i+1 (F²/2k_s, F = k_s(ℓ_p − ℓ)) and
+/// W_b of vertex i (k_b (θ − θ_p)²/2), in f64. Frozen bodies and missing segments give 0.
+pub fn shell_energy_at(scene: &Scene, nodes: &[NodeState], i: usize) -> (f64, f64) {
+    let nd = scene.nodes[i];
+    let body = scene.bodies[nd.body as usize];
+    if body.flags & BODY_FROZEN != 0 {
+        return (0.0, 0.0);
+    }
+    let m = scene.materials[body.material as usize];
+    let s = &nodes[i];
+    let (mut w_s, mut w_b) = (0.0, 0.0);
+    if nd.next != NONE && m.k_s > 0.0 {
+        let b = &nodes[nd.next as usize];
+        let d = df_sub(b.pos_hi, b.pos_lo, s.pos_hi, s.pos_lo);
+        let l = (dot(d, d) as f64).sqrt();
+        let f = m.k_s as f64 * (s.seg_rest as f64 - l);
+        w_s = 0.5 * f * f / m.k_s as f64;
+    }
+    if nd.prev != NONE && nd.next != NONE && m.k_b > 0.0 {
+        let (a, c) = (&nodes[nd.prev as usize], &nodes[nd.next as usize]);
+        let e1 = df_sub(s.pos_hi, s.pos_lo, a.pos_hi, a.pos_lo);
+        let e2 = df_sub(c.pos_hi, c.pos_lo, s.pos_hi, s.pos_lo);
+        let mut dth = atan2_det(cross(e1, e2), dot(e1, e2)) as f64 - s.theta_p as f64;
+        if dth > std::f64::consts::PI {
+            dth -= 2.0 * std::f64::consts::PI;
+        }
+        if dth < -std::f64::consts::PI {
+            dth += 2.0 * std::f64::consts::PI;
+        }
+        w_b = 0.5 * m.k_b as f64 * dth * dth;
+    }
+    (w_s, w_b)
+}
+
 pub fn energies(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState], contacts: &ContactSnapshot) -> Energies {
     let mut e = Energies::default();
     for (i, (nd, s)) in scene.nodes.iter().zip(nodes).enumerate() {
@@ -34,29 +68,10 @@ pub fn energies(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState], contac
         if body.flags & BODY_FROZEN != 0 {
             continue;
         }
-        let m = scene.materials[body.material as usize];
         e.kinetic += 0.5 * nd.mass as f64 * (s.vel[0] as f64 * s.vel[0] as f64 + s.vel[1] as f64 * s.vel[1] as f64);
-        if nd.next != NONE {
-            let b = &nodes[nd.next as usize];
-            let d = df_sub(b.pos_hi, b.pos_lo, s.pos_hi, s.pos_lo);
-            let l = (dot(d, d) as f64).sqrt();
-            let f = m.k_s as f64 * (s.seg_rest as f64 - l);
-            e.stretch += 0.5 * f * f / m.k_s as f64;
-        }
-        if nd.prev != NONE && nd.next != NONE && m.k_b > 0.0 {
-            let (a, c) = (&nodes[nd.prev as usize], &nodes[nd.next as usize]);
-            let e1 = df_sub(s.pos_hi, s.pos_lo, a.pos_hi, a.pos_lo);
-            let e2 = df_sub(c.pos_hi, c.pos_lo, s.pos_hi, s.pos_lo);
-            let mut dth = atan2_det(cross(e1, e2), dot(e1, e2)) as f64 - s.theta_p as f64;
-            if dth > std::f64::consts::PI {
-                dth -= 2.0 * std::f64::consts::PI;
-            }
-            if dth < -std::f64::consts::PI {
-                dth += 2.0 * std::f64::consts::PI;
-            }
-            e.bending += 0.5 * m.k_b as f64 * dth * dth;
-        }
-        let _ = i;
+        let (w_s, w_b) = shell_energy_at(scene, nodes, i);
+        e.stretch += w_s;
+        e.bending += w_b;
     }
     for (b, bs) in scene.bodies.iter().zip(bodies) {
         let m = scene.materials[b.material as usize];

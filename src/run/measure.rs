@@ -4,7 +4,7 @@
 
 use crate::backend::ContactSnapshot;
 use crate::diagnostics::{self, Energies};
-use crate::model::df32::{atan2_det, cross, df_sub, dot};
+
 use crate::model::*;
 use crate::scenario::stages::MeasureWalls;
 use crate::scenario::Built;
@@ -179,33 +179,9 @@ pub fn particle_area(sc: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> f
 /// energy (as `diagnostics::energies`, body by body). Frozen bodies have 0.
 pub fn body_energies(sc: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> Vec<f64> {
     let mut e = vec![0.0f64; sc.bodies.len()];
-    for (nd, s) in sc.nodes.iter().zip(nodes) {
-        let body = sc.bodies[nd.body as usize];
-        if body.flags & BODY_FROZEN != 0 {
-            continue;
-        }
-        let m = sc.materials[body.material as usize];
-        let w = &mut e[nd.body as usize];
-        if nd.next != NONE && m.k_s > 0.0 {
-            let b = &nodes[nd.next as usize];
-            let d = df_sub(b.pos_hi, b.pos_lo, s.pos_hi, s.pos_lo);
-            let l = (dot(d, d) as f64).sqrt();
-            let f = m.k_s as f64 * (s.seg_rest as f64 - l);
-            *w += 0.5 * f * f / m.k_s as f64;
-        }
-        if nd.prev != NONE && nd.next != NONE && m.k_b > 0.0 {
-            let (a, c) = (&nodes[nd.prev as usize], &nodes[nd.next as usize]);
-            let e1 = df_sub(s.pos_hi, s.pos_lo, a.pos_hi, a.pos_lo);
-            let e2 = df_sub(c.pos_hi, c.pos_lo, s.pos_hi, s.pos_lo);
-            let mut dth = atan2_det(cross(e1, e2), dot(e1, e2)) as f64 - s.theta_p as f64;
-            if dth > std::f64::consts::PI {
-                dth -= 2.0 * std::f64::consts::PI;
-            }
-            if dth < -std::f64::consts::PI {
-                dth += 2.0 * std::f64::consts::PI;
-            }
-            *w += 0.5 * m.k_b as f64 * dth * dth;
-        }
+    for (i, nd) in sc.nodes.iter().enumerate() {
+        let (w_s, w_b) = crate::diagnostics::shell_energy_at(sc, nodes, i);
+        e[nd.body as usize] += w_s + w_b;
     }
     for (i, (b, bs)) in sc.bodies.iter().zip(bodies).enumerate() {
         let m = sc.materials[b.material as usize];
