@@ -1,9 +1,10 @@
 //! Run outputs, each an observer of the driver: `series.csv` (series.rs), `frames/*.vtp` and
 //! `run.pvd` (vtk.rs), `snapshots/*.png` (snapshot.rs), `plots/*.png` (plots.rs),
-//! `checkpoint.bin` (checkpoint.rs), `final.csv`; the progress bar (progress.rs). Every file is
+//! `checkpoint.bin` (checkpoint.rs), `final.csv`, `breaks.csv` with cohesive links (breaks.rs); the progress bar (progress.rs). Every file is
 //! written atomically (atomic.rs).
 
 pub mod atomic;
+pub mod breaks;
 pub mod checkpoint;
 pub mod plots;
 pub mod progress;

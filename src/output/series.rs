@@ -1,7 +1,8 @@
 //! `series.csv`: one row per output interval (and one at the end), header first:
 //! `step,time,stage`, then per wall `<wall>_x,<wall>_y,<wall>_fx,<wall>_fy`, then
 //! `height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,
-//! e_contact,e_kinetic,contacts`. Rewritten atomically every few seconds, at every checkpoint
+//! e_contact,e_kinetic,contacts`, and with cohesive links (§7) `broken_links,crack_length,
+//! released_energy` (`breaks::link_summary`). Rewritten atomically every few seconds, at every checkpoint
 //! step and at the end.
 
 use super::atomic;
@@ -25,6 +26,9 @@ pub fn header(built: &Built) -> String {
         h += &format!(",{c}_x,{c}_y,{c}_fx,{c}_fy");
     }
     h += ",height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,e_contact,e_kinetic,contacts";
+    if !built.scene.links.is_empty() {
+        h += ",broken_links,crack_length,released_energy";
+    }
     h
 }
 
@@ -72,7 +76,7 @@ impl SeriesWriter {
         })
     }
 
-    fn row(ctx: &ObserveCtx) -> String {
+    fn row(ctx: &mut ObserveCtx) -> anyhow::Result<String> {
         let m = ctx.m;
         let e = &m.energies;
         let mut r = format!("{},{:.9e},{}", ctx.step, ctx.time, ctx.stage.replace([',', '"'], ";"));
@@ -95,15 +99,22 @@ impl SeriesWriter {
             e.kinetic,
             m.contacts
         );
-        r
+        if !ctx.built.scene.links.is_empty() {
+            let links = ctx.backend.read_links()?;
+            let (n, len, e) = super::breaks::link_summary(&ctx.built.scene, &links);
+            r += &format!(",{n},{len:.6e},{e:.6e}");
+        }
+        Ok(r)
     }
 
-    fn push(&mut self, ctx: &ObserveCtx) {
+    fn push(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
         if self.rows.last().is_some_and(|r| r.0 >= ctx.step) {
-            return;
+            return Ok(());
         }
-        self.rows.push((ctx.step, Self::row(ctx)));
+        let row = Self::row(ctx)?;
+        self.rows.push((ctx.step, row));
         self.dirty = true;
+        Ok(())
     }
 
     /// Rewrites the file atomically.
@@ -136,7 +147,7 @@ impl Observer for SeriesWriter {
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
         if ctx.step.is_multiple_of(self.every) {
-            self.push(ctx);
+            self.push(ctx)?;
         }
         let at_checkpoint = self.flush_every_step > 0 && ctx.step.is_multiple_of(self.flush_every_step);
         if self.dirty && (at_checkpoint || self.last_flush.elapsed() > Duration::from_secs(2)) {
@@ -146,7 +157,7 @@ impl Observer for SeriesWriter {
     }
 
     fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        self.push(ctx);
+        self.push(ctx)?;
         self.flush()
     }
 }

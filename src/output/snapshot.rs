@@ -1,6 +1,7 @@
 //! Pictures of the cells (`snapshots/snapshot_NNNNNN.png`), coloured by elastic energy
 //! normalised by the mean over the cells, W_i/⟨W⟩, as in the paper's Fig. 30: cells below the mean
-//! are white, above it they go from yellow to dark red (≥ 4⟨W⟩). Walls and beams are drawn as
+//! are white, above it they go from yellow to dark red (≥ 4⟨W⟩). In a scene with cohesive links
+//! (tissues, §7, Figs 33, 35) the scale is instead W0 = (f_n0)²/2k_n of the first link law. Walls and beams are drawn as
 //! grey lines. Rendered with plotters' bitmap backend and the embedded DejaVu Sans font.
 
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
@@ -57,7 +58,11 @@ pub fn render(
 ) -> anyhow::Result<()> {
     font()?;
     let energy = body_energies(scene, nodes, bodies);
-    let mean = mean_cell_energy(scene, &energy);
+    // Tissues (§7, Figs 33, 35): W/W0 with W0 = (f_n0)²/2k_n; otherwise W/⟨W⟩ (Fig. 30).
+    let (mean, label) = match super::breaks::link_energy_scale(scene) {
+        Some(w0) => (w0, "W/W0"),
+        None => (mean_cell_energy(scene, &energy), "W/<W>"),
+    };
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
     for (st, nd) in nodes.iter().zip(&scene.nodes) {
         let p = st.pos();
@@ -114,7 +119,7 @@ pub fn render(
                 .map_err(e)?;
             }
         }
-        // Colour bar: W_i/⟨W⟩ from 0 to 4.
+        // Colour bar: W_i/⟨W⟩ (or W_i/W0) from 0 to 4.
         let (bx, by0, by1) = (
             (width - bar + 14) as i32,
             (top + margin + 20) as i32,
@@ -137,7 +142,7 @@ pub fn render(
             root.draw(&Text::new(format!("{v:.0}"), (bx + 20, y - 6), style.clone()))
                 .map_err(e)?;
         }
-        root.draw(&Text::new("W/<W>", (bx - 6, by0 - 18), style.clone()))
+        root.draw(&Text::new(label, (bx - 6, by0 - 18), style.clone()))
             .map_err(e)?;
         let cap = TextStyle::from((FONT, 16).into_font()).color(&BLACK);
         root.draw(&Text::new(caption.to_string(), (margin as i32, 8), cap))

@@ -146,7 +146,10 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let mut fin = FinalCsv {
         path: out.join("final.csv"),
     };
-    let mut observers: Vec<&mut dyn Observer> = vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin];
+    let mut breaks =
+        crate::output::breaks::BreaksWriter::new(out.join("breaks.csv"), settings.series_every, &driver.built.scene);
+    let mut observers: Vec<&mut dyn Observer> =
+        vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin, &mut breaks];
     let start_step = driver.backend.steps_done();
     let end = driver.run(req.steps, &mut observers, &mut progress);
     progress.finish();

@@ -84,6 +84,25 @@ pub const BODY_KINDS: &[(&str, &[&str])] = &[
             "velocity",
         ],
     ),
+    (
+        "tissue",
+        &[
+            "material",
+            "size",
+            "radius",
+            "spread",
+            "jitter",
+            "minkowski_radius",
+            "segment",
+            "seed",
+            "link_law",
+            "wall_link_law",
+            "bond_walls",
+            "side_walls",
+            "core",
+            "p0",
+        ],
+    ),
 ];
 
 fn need<T: Copy>(i: usize, key: &str, v: Option<T>, kind: &str) -> Result<T, Problem> {
@@ -114,6 +133,14 @@ pub fn planned_nodes(spec: &BodySpec, base: &Path) -> u64 {
         "packing" => spec.count.unwrap_or(0) * n,
         "wall" => n.max(2),
         "box" => 400,
+        "tissue" => match (spec.size, spec.radius) {
+            (Some([w, h]), Some(r)) if r > 0.0 && w > 0.0 && h > 0.0 => {
+                let cells = (w * h / (PI * r * r)).ceil().min(1e9);
+                let seg = spec.segment.filter(|s| *s > 0.0).unwrap_or(0.3 * r);
+                (cells * (8.0 * r / seg).ceil() + 4.0 * (w + h) / seg) as u64
+            }
+            _ => 0,
+        },
         "file" => spec
             .path
             .as_ref()
@@ -273,6 +300,7 @@ pub fn build(
     scene: Scene,
     specs: &[BodySpec],
     materials: &BTreeMap<String, (u32, ResolvedMaterial)>,
+    link_laws: &BTreeMap<String, u32>,
     base: &Path,
 ) -> Result<(Scene, Geometry), Problem> {
     let mut scene = scene;
@@ -304,6 +332,7 @@ pub fn build(
                 cx.add_cell(i, spec, &name, &ring_points(c, r, n, 0.0), o);
             }
             "packing" => packing(&mut cx, i, spec, &name)?,
+            "tissue" => tissue(&mut cx, i, spec, &name, link_laws)?,
             "box" => {
                 let lo = need(i, "min", spec.min, kind)?;
                 let hi = need(i, "max", spec.max, kind)?;
@@ -423,6 +452,103 @@ pub fn build(
         }
     }
     Ok((cx.scene, cx.geo))
+}
+
+/// A `tissue` entry (§7): `tissue::tissue` on the box [0, size_x] × [0, size_y]; cells are named
+/// NAME, the walls NAME.bottom, NAME.top (and NAME.left, NAME.right with `side_walls`).
+fn tissue(
+    cx: &mut Ctx,
+    i: usize,
+    spec: &BodySpec,
+    name: &str,
+    link_laws: &BTreeMap<String, u32>,
+) -> Result<(), Problem> {
+    use crate::tissue::{NodeMass, TissueSpec};
+    let kind = "tissue";
+    let [w, h] = need(i, "size", spec.size, kind)?;
+    positive(i, "size", w.min(h))?;
+    let r_mean = positive(i, "radius", need(i, "radius", spec.radius, kind)?)?;
+    let (mat, m) = cx.material(i, spec)?;
+    let law = |key: &str, v: &Option<String>| -> Result<Option<u32>, Problem> {
+        match v {
+            None => Ok(None),
+            Some(n) => link_laws.get(n).map(|id| Some(*id)).ok_or_else(|| {
+                Problem::new(
+                    format!("bodies[{i}].{key}"),
+                    format!(
+                        "unknown link law \"{n}\" (defined: {})",
+                        link_laws.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            }),
+        }
+    };
+    let link_law = law("link_law", &spec.link_law)?.ok_or_else(|| {
+        Problem::new(
+            format!("bodies[{i}]"),
+            "missing field `link_law` (needed by kind `tissue`)",
+        )
+    })?;
+    let node_mass = match (m.node_mass, m.cell_mass) {
+        (Some(nm), _) => NodeMass::PerNode(nm),
+        (None, Some(_)) => {
+            return Err(Problem::new(
+                format!("bodies[{i}].material"),
+                "a tissue needs the material's node_mass (its cells differ in size: cell_mass is not used)",
+            ))
+        }
+        _ => NodeMass::PerLength(1.0),
+    };
+    let mut t = TissueSpec::new(w, h, r_mean, mat, link_law);
+    if let Some(x) = spec.spread {
+        if !(0.0..1.0).contains(&x) {
+            return Err(Problem::new(
+                format!("bodies[{i}].spread"),
+                format!("spread = {x} must be in [0, 1)"),
+            ));
+        }
+        t.radius_spread = x;
+    }
+    if let Some(x) = spec.jitter {
+        if !(x >= 0.0) {
+            return Err(Problem::new(
+                format!("bodies[{i}].jitter"),
+                format!("jitter = {x} must be ≥ 0"),
+            ));
+        }
+        t.jitter = x;
+    }
+    if let Some(x) = spec.minkowski_radius {
+        t.minkowski_radius = positive(i, "minkowski_radius", x)?;
+    }
+    if let Some(x) = spec.segment {
+        t.segment_length = positive(i, "segment", x)?;
+    }
+    t.seed = spec.seed.unwrap_or(1);
+    t.node_mass = node_mass;
+    t.core = core_of(i, spec)?;
+    t.bond_walls = spec.bond_walls.unwrap_or(true);
+    t.wall_link_law = law("wall_link_law", &spec.wall_link_law)?;
+    t.side_walls = spec.side_walls.unwrap_or(false);
+    let first = cx.scene.bodies.len() as u32;
+    let made =
+        crate::tissue::tissue(&mut cx.scene, &t).map_err(|e| Problem::new(format!("bodies[{i}]"), e.to_string()))?;
+    for _ in first..cx.scene.bodies.len() as u32 {
+        cx.geo.origin.push(i);
+    }
+    for &c in &made.cells {
+        cx.register(name, c);
+    }
+    let mut walls = vec![("bottom", made.walls.bottom), ("top", made.walls.top)];
+    walls.extend(made.walls.left.map(|b| ("left", b)));
+    walls.extend(made.walls.right.map(|b| ("right", b)));
+    for (side, b) in walls {
+        let wname = format!("{name}.{side}");
+        cx.geo.walls.push((wname.clone(), b));
+        cx.register(&wname, b);
+    }
+    cx.first_r.get_or_insert(0.5 * t.minkowski_radius);
+    Ok(())
 }
 
 fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Problem> {

@@ -5,9 +5,9 @@
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-use super::schema::MaterialSpec;
+use super::schema::{LinkLawSpec, MaterialSpec};
 use super::Problem;
-use crate::model::Material;
+use crate::model::{LinkLaw, Material};
 use std::f64::consts::PI;
 
 /// A material with everything resolved, and the values derived for a reference ring.
@@ -357,4 +357,64 @@ impl ResolvedMaterial {
         }
         s
     }
+}
+
+/// `[link_laws.NAME]` → the eq 41 law: k_t defaults to 0.1 k_n, α to 2; `tensile_strength` is
+/// converted to f_n0 = −tensile_strength (compression positive).
+pub fn resolve_link_law(name: &str, spec: &LinkLawSpec) -> Result<LinkLaw, Problem> {
+    let key = |k: &str| format!("link_laws.{name}.{k}");
+    let finite_pos = |k: &str, v: f64| -> Result<f64, Problem> {
+        if v > 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(Problem::new(key(k), format!("{k} = {v} must be > 0")))
+        }
+    };
+    let k_n = finite_pos("k_n", spec.k_n)?;
+    let k_t = match spec.k_t {
+        Some(v) => finite_pos("k_t", v)?,
+        None => 0.1 * k_n,
+    };
+    let f_n0 = match (spec.f_n0, spec.tensile_strength) {
+        (Some(_), Some(_)) => {
+            return Err(Problem::new(
+                key("tensile_strength"),
+                "give either f_n0 (< 0) or tensile_strength (> 0), not both",
+            ))
+        }
+        (Some(v), None) => {
+            if !(v < 0.0 && v.is_finite()) {
+                return Err(Problem::new(
+                    key("f_n0"),
+                    format!("f_n0 = {v} must be < 0 (tension is negative, eq 41); or give tensile_strength > 0"),
+                ));
+            }
+            v
+        }
+        (None, Some(v)) => -finite_pos("tensile_strength", v)?,
+        (None, None) => {
+            return Err(Problem::new(
+                format!("link_laws.{name}"),
+                "missing field `f_n0` (or `tensile_strength`)",
+            ))
+        }
+    };
+    let f_t0 = finite_pos("f_t0", spec.f_t0)?;
+    let alpha = match spec.alpha {
+        Some(v) => finite_pos("alpha", v)?,
+        None => 2.0,
+    };
+    let g_c = match spec.g_c {
+        Some(v) => finite_pos("g_c", v)?,
+        None => 0.0,
+    };
+    Ok(LinkLaw {
+        k_n: k_n as f32,
+        k_t: k_t as f32,
+        f_n0: f_n0 as f32,
+        f_t0: f_t0 as f32,
+        alpha: alpha as f32,
+        g_c: g_c as f32,
+        ..Default::default()
+    })
 }

@@ -99,6 +99,8 @@ pub struct Scenario {
     pub spans: SpanIndex,
     /// Materials by name, with their index in the `Scene`'s material table.
     pub materials: BTreeMap<String, (u32, ResolvedMaterial)>,
+    /// Cohesive link laws by name (`[link_laws.NAME]`).
+    pub link_laws: BTreeMap<String, crate::model::LinkLaw>,
     pub settings: Settings,
 }
 
@@ -204,6 +206,7 @@ impl Scenario {
             "velocity",
             "force",
             "total_force",
+            "size",
         ];
         for (path, len) in &spans.arrays {
             let last = path.rsplit('.').next().unwrap_or("");
@@ -217,6 +220,10 @@ impl Scenario {
         let mut materials = BTreeMap::new();
         for (id, (name, spec)) in file.materials.iter().enumerate() {
             materials.insert(name.clone(), (id as u32, materials::resolve(name, spec).map_err(at)?));
+        }
+        let mut link_laws = BTreeMap::new();
+        for (name, spec) in &file.link_laws {
+            link_laws.insert(name.clone(), materials::resolve_link_law(name, spec).map_err(at)?);
         }
         let sim = &file.simulation;
         let out = &file.output;
@@ -301,6 +308,7 @@ impl Scenario {
             file,
             spans,
             materials,
+            link_laws,
             settings,
         })
     }
@@ -377,8 +385,12 @@ impl Scenario {
             Some(dt) => TimeStep::Fixed(dt as f32),
             None => TimeStep::FractionOfCritical(sim.dt_fraction.unwrap_or(0.2) as f32),
         };
+        let mut laws = BTreeMap::new();
+        for (name, law) in &self.link_laws {
+            laws.insert(name.clone(), scene.add_link_law(*law));
+        }
         let (scene, geometry) =
-            geometry::build(scene, &self.file.bodies, &self.materials, &self.base_dir).map_err(at)?;
+            geometry::build(scene, &self.file.bodies, &self.materials, &laws, &self.base_dir).map_err(at)?;
         if scene.nodes.is_empty() {
             return Err(at(Problem::new(
                 "bodies",
@@ -462,11 +474,17 @@ impl Scenario {
                 right: wall("right", &m.right)?,
             });
         }
-        // Default: the first box.
-        let Some(b) = self.file.bodies.iter().enumerate().find(|(_, b)| b.kind == "box") else {
+        // Default: the first box or tissue.
+        let Some(b) = self
+            .file
+            .bodies
+            .iter()
+            .enumerate()
+            .find(|(_, b)| b.kind == "box" || b.kind == "tissue")
+        else {
             return Ok(MeasureWalls::default());
         };
-        let name = b.1.name.clone().unwrap_or_else(|| format!("box{}", b.0));
+        let name = b.1.name.clone().unwrap_or_else(|| format!("{}{}", b.1.kind, b.0));
         let get = |s: &str| geo.walls.iter().find(|w| w.0 == format!("{name}.{s}")).map(|w| w.1);
         Ok(MeasureWalls {
             top: get("top"),

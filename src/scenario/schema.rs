@@ -26,6 +26,8 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub materials: BTreeMap<String, MaterialSpec>,
     #[serde(default)]
+    pub link_laws: BTreeMap<String, LinkLawSpec>,
+    #[serde(default)]
     pub bodies: Vec<BodySpec>,
     pub measure: Option<Measure>,
     #[serde(default)]
@@ -144,11 +146,34 @@ pub struct MaterialSpec {
     pub cell_mass: Option<f64>,
 }
 
+/// `[link_laws.NAME]`: a cohesive link law (§7, eq 41) used by `tissue` bodies. Forces in the
+/// paper's sign convention (compression positive): the tensile threshold `f_n0` is < 0; a
+/// positive `tensile_strength` may be given instead (f_n0 = −tensile_strength).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkLawSpec {
+    /// Normal stiffness k_n [force/length].
+    pub k_n: f64,
+    /// Tangential stiffness k_t [force/length] (default 0.1 k_n).
+    pub k_t: Option<f64>,
+    /// Tensile threshold f_n^0 [force] (< 0); exclusive with `tensile_strength`.
+    pub f_n0: Option<f64>,
+    /// Tensile threshold as a positive force [force]: f_n^0 = −tensile_strength.
+    pub tensile_strength: Option<f64>,
+    /// Shear threshold f_t^0 [force] (> 0).
+    pub f_t0: f64,
+    /// Exponent α of eq 41 (default 2).
+    pub alpha: Option<f64>,
+    /// Energy criterion: critical stored energy per unit interface length [energy/length]
+    /// (default: none).
+    pub g_c: Option<f64>,
+}
+
 /// `[[bodies]]`: one geometry generator, selected by `kind`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BodySpec {
-    /// ring | packing | box | wall | beam | file
+    /// ring | packing | box | wall | beam | file | tissue
     pub kind: String,
     /// Name used by `[measure]` and stages (a box adds `.bottom`, `.top`, `.left`, `.right`).
     pub name: Option<String>,
@@ -173,6 +198,14 @@ pub struct BodySpec {
     pub clamp_nodes: Option<u32>,
     pub path: Option<String>,
     pub velocity: Option<[f64; 2]>,
+    // Tissue (§7): box [0, size_x] × [0, size_y] and the keys of `tissue::TissueSpec`.
+    pub size: Option<[f64; 2]>,
+    pub jitter: Option<f64>,
+    pub minkowski_radius: Option<f64>,
+    pub link_law: Option<String>,
+    pub wall_link_law: Option<String>,
+    pub bond_walls: Option<bool>,
+    pub side_walls: Option<bool>,
 }
 
 /// `[measure]`: which walls bound the sample (for stress, strain and void ratio).
