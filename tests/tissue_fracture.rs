@@ -23,6 +23,7 @@ fn tmp(name: &str) -> PathBuf {
 /// One series row: step, elongation, stress, broken links.
 #[derive(Clone, Copy, Debug)]
 struct Row {
+    #[allow(dead_code)]
     step: u64,
     strain: f64,
     stress: f64,
@@ -141,4 +142,109 @@ fn elastic_tissue_is_brittle() {
         .collect();
     assert!(!drops.is_empty(), "no drop before the peak");
     assert!(drops.iter().all(|d| *d < 0.1 * peak.stress), "{drops:?}");
+}
+
+/// Mean stress of the rows with strain in [a, b).
+fn mean_stress(rows: &[Row], a: f64, b: f64) -> Option<f64> {
+    let v: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.strain >= a && r.strain < b)
+        .map(|r| r.stress)
+        .collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+#[test]
+fn plastic_tissue_yields_then_flows_and_breaks_progressively() {
+    let out = run_cpu("scenarios/tissue_plastic.toml", "plastic");
+    let rows = read_series(&out.join("series.csv"), 10.0);
+    check_breaks(&out, &rows);
+    // Elastic rise: the stress climbs from 0 to a yield peak σ_y at ε_y (the largest stress in
+    // the first 2 % of strain), at a small strain.
+    let yield_row = *rows
+        .iter()
+        .filter(|r| r.strain < 0.02)
+        .max_by(|a, b| a.stress.total_cmp(&b.stress))
+        .unwrap();
+    let (eps_y, sig_y) = (yield_row.strain, yield_row.stress);
+    assert!(sig_y > 0.0 && eps_y > 0.0 && eps_y < 0.01, "yield at ε = {eps_y}");
+    // Plastic phase: from 3 ε_y on. The plateau σ_pl is the median stress from there to the
+    // last row above 0.1 σ_y (after it the tissue has parted); the phase lasts until the stress,
+    // averaged over strain bins of 0.01, first leaves the band [0.5, 2] σ_pl.
+    const BIN: f64 = 0.01;
+    let eps_a = 3.0 * eps_y;
+    let eps_end = rows.iter().rev().find(|r| r.stress > 0.1 * sig_y).unwrap().strain;
+    let mut v: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.strain >= eps_a && r.strain < eps_end)
+        .map(|r| r.stress)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    let sig_pl = v[v.len() / 2];
+    let mut eps_b = eps_a;
+    while let Some(m) = mean_stress(&rows, eps_b, eps_b + BIN) {
+        if !(m > 0.5 * sig_pl && m < 2.0 * sig_pl) {
+            break;
+        }
+        eps_b += BIN;
+    }
+    eprintln!(
+        "plastic: yield σ_y = {sig_y:.3} at ε_y = {eps_y:.4}; plateau σ_pl = {sig_pl:.3} from ε = {eps_a:.4} to {eps_b:.4}; {} links broken in all",
+        rows.last().unwrap().broken
+    );
+    // The stress stays in the band (serrated by the breaks, but neither hardening nor
+    // collapsing) over a strain range many times the elastic one.
+    assert!(sig_pl > 0.0 && sig_pl < sig_y);
+    assert!(
+        eps_b - eps_a >= 10.0 * eps_y,
+        "plastic range {:.4} vs ε_y = {eps_y:.4}",
+        eps_b - eps_a
+    );
+    // ... while the links break progressively along it (not all at once as in the brittle
+    // tissue): at the middle of the phase between 20 % and 80 % of them have broken.
+    let total = rows.last().unwrap().broken as f64;
+    let mid = rows.iter().find(|r| r.strain >= 0.5 * (eps_a + eps_b)).unwrap().broken as f64;
+    assert!(
+        mid > 0.2 * total && mid < 0.8 * total,
+        "{mid} of {total} broken at mid-phase"
+    );
+    // In the end the tissue has parted.
+    assert!(rows.last().unwrap().stress.abs() < 0.05 * sig_pl);
+}
+
+/// The first steps of the elastic scenario on the GPU give the CPU's series (wall force, broken
+/// links) to f32 accuracy.
+#[test]
+fn gpu_prefix_of_the_elastic_tissue_matches_the_cpu() {
+    const STEPS: u64 = 1500;
+    let series = |kind: BackendKind, name: &str| {
+        let out = tmp(name);
+        let req = RunRequest {
+            out: Some(out.clone()),
+            steps: Some(STEPS),
+            quiet: true,
+            ..RunRequest::new(Some(manifest("scenarios/tissue_elastic.toml")), kind)
+        };
+        let t = std::time::Instant::now();
+        run(&req).unwrap();
+        eprintln!("{name}: {STEPS} steps in {:.1} s", t.elapsed().as_secs_f64());
+        read_series(&out.join("series.csv"), 15.0)
+    };
+    let cpu = series(BackendKind::Cpu, "prefix-cpu");
+    let gpu = series(BackendKind::Gpu, "prefix-gpu");
+    assert_eq!(cpu.len(), gpu.len());
+    let scale = cpu.iter().map(|r| r.stress.abs()).fold(0.0, f64::max);
+    assert!(scale > 0.0);
+    for (c, g) in cpu.iter().zip(&gpu) {
+        assert_eq!(c.step, g.step);
+        assert_eq!(c.broken, g.broken, "step {}", c.step);
+        assert!((c.strain - g.strain).abs() < 1e-5, "step {}", c.step);
+        assert!(
+            (c.stress - g.stress).abs() < 1e-3 * scale,
+            "step {}: σ {} (CPU) vs {} (GPU)",
+            c.step,
+            c.stress,
+            g.stress
+        );
+    }
 }
