@@ -248,3 +248,63 @@ fn gpu_prefix_of_the_elastic_tissue_matches_the_cpu() {
         );
     }
 }
+
+/// Regenerates the pictures of docs/tissues.md (stress–strain curves, broken links and snapshots
+/// coloured by W/W0): `cargo test --test tissue_fracture -- --ignored docs_images`.
+#[test]
+#[ignore]
+fn docs_images() {
+    use softdem::plot::{line_plot, PlotSpec, Series, Style};
+    let dir = manifest("docs/img/tissues");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, width, every) in [("elastic", 15.0, 500u64), ("plastic", 10.0, 2500)] {
+        let out = tmp(&format!("docs-{name}"));
+        let req = RunRequest {
+            out: Some(out.clone()),
+            quiet: true,
+            overrides: vec![("output.snapshots_every".to_string(), toml::Value::Integer(every as i64))],
+            ..RunRequest::new(
+                Some(manifest(&format!("scenarios/tissue_{name}.toml"))),
+                BackendKind::Cpu,
+            )
+        };
+        run(&req).unwrap();
+        let rows = read_series(&out.join("series.csv"), width);
+        line_plot(
+            &dir.join(format!("{name}_stress_strain.png")),
+            &PlotSpec {
+                title: format!("tissue_{name}: stress–strain (Fig. 34)"),
+                x_label: "elongation ln(H/H0)".into(),
+                y_label: "σ = −F_y(top)/L".into(),
+                series: vec![Series {
+                    name: "σ".into(),
+                    points: rows.iter().map(|r| (r.strain, r.stress)).collect(),
+                    style: Style::Line,
+                }],
+            },
+        )
+        .unwrap();
+        line_plot(
+            &dir.join(format!("{name}_broken_links.png")),
+            &PlotSpec {
+                title: format!("tissue_{name}: broken links"),
+                x_label: "elongation ln(H/H0)".into(),
+                y_label: "broken links".into(),
+                series: vec![Series {
+                    name: "broken links".into(),
+                    points: rows.iter().map(|r| (r.strain, r.broken as f64)).collect(),
+                    style: Style::Line,
+                }],
+            },
+        )
+        .unwrap();
+        for e in std::fs::read_dir(out.join("snapshots")).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(
+                &p,
+                dir.join(format!("{name}_{}", p.file_name().unwrap().to_str().unwrap())),
+            )
+            .unwrap();
+        }
+    }
+}
