@@ -308,3 +308,20 @@ fn docs_images() {
         }
     }
 }
+
+/// `[link_laws]` defaults and conversions: k_t = 0.1 k_n, α = 2, f_n0 = −tensile_strength, no
+/// energy criterion; a `tissue` body uses it for its links and registers its walls.
+#[test]
+fn link_law_table_defaults_and_tissue_body() {
+    let sc = softdem::scenario::Scenario::load(&manifest("scenarios/tissue_elastic.toml")).unwrap();
+    let built = sc.build().unwrap();
+    let law = built.scene.link_laws[0];
+    assert_eq!(
+        (law.k_n, law.k_t, law.f_n0, law.f_t0, law.alpha, law.g_c),
+        (1e3, 1e2, -2.0, 2.0, 2.0, 0.0)
+    );
+    assert!(!built.scene.links.is_empty() && built.scene.links.iter().all(|l| l.law == 0));
+    let walls: Vec<&str> = built.geometry.walls.iter().map(|w| w.0.as_str()).collect();
+    assert_eq!(walls, ["tissue.bottom", "tissue.top"]);
+    assert!(built.measure.top.is_some() && built.measure.bottom.is_some());
+}

@@ -7,7 +7,9 @@
 //! `x, y` the midpoint of its two nodes at that output, `mode` the `LINK_BROKE_*` code
 //! (1 tension, 2 shear, 3 energy) and `energy` = f_n²/2k_n + f_t²/2k_t of the forces at the
 //! break (the elastic energy the link released). The file is rewritten atomically at every
-//! output that found new breaks and at the end.
+//! output that found new breaks and at the end. A resumed run starts with no link logged: its
+//! first output lists every link broken so far again (complete, in order), with the midpoints of
+//! the links broken before the checkpoint taken at that output.
 
 use super::atomic;
 use crate::model::{LinkState, Scene};
