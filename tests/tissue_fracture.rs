@@ -248,7 +248,7 @@ fn gpu_prefix_of_the_elastic_tissue_matches_the_cpu() {
 /// Regenerates the pictures of docs/tissues.md (stress–strain curves, broken links and snapshots
 /// coloured by W/W0): `cargo test --test tissue_fracture -- --ignored docs_images`.
 #[test]
-#[ignore]
+#[ignore = "regenerates the pictures in docs/img/tissues; run by hand with --ignored"]
 fn docs_images() {
     use softdem::plot::{line_plot, PlotSpec, Series, Style};
     let dir = manifest("docs/img/tissues");
