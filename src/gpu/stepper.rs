@@ -169,8 +169,7 @@ impl GpuBackend {
         let mut params = scene.sim_params();
         // Neighbour-list capacity: a first guess, grown on overflow (see `step_with_retry`).
         // Packings need ~3 entries per node; 4 per node fits a 128 MiB binding up to 1M nodes.
-        let max_slots =
-            (c.limits.max_storage_buffer_binding_size as u64 / std::mem::size_of::<ContactSlot>() as u64) as u32;
+        let max_slots = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<ContactSlot>() as u64) as u32;
         let capacity = capacity.unwrap_or((4 * n).clamp(1024, max_slots.max(1024))).max(1);
         params.max_entries = capacity;
         for (what, bytes) in [

@@ -616,8 +616,9 @@ pub mod friction_slope {
         for c in 0..3 {
             for r in c + 1..3 {
                 let f = ata[r][c] / ata[c][c];
-                for k in 0..3 {
-                    ata[r][k] -= f * ata[c][k];
+                let pivot = ata[c];
+                for (v, p) in ata[r].iter_mut().zip(pivot) {
+                    *v -= f * p;
                 }
                 atb[r] -= f * atb[c];
             }
