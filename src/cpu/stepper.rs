@@ -49,6 +49,7 @@ impl CpuBackend {
         scene.validate().map_err(anyhow::Error::msg)?;
         let params = scene.sim_params();
         let n = scene.nodes.len();
+        let (link_start, link_list) = scene.link_csr();
         let mut be = CpuBackend {
             params,
             nodes: scene.nodes.clone(),
@@ -68,8 +69,8 @@ impl CpuBackend {
             link_laws: scene.link_laws.clone(),
             link_state: vec![LinkState::default(); scene.links.len()],
             link_force: vec![[0.0; 2]; scene.links.len()],
-            link_start: scene.link_csr().0,
-            link_list: scene.link_csr().1,
+            link_start,
+            link_list,
             steps: 0,
             rebuilds: 0,
         };

@@ -112,6 +112,8 @@ pub struct GpuBackend {
     params_step: wgpu::Buffer,
     params_init: wgpu::Buffer,
     nodes: GpuArray<Node>,
+    /// Host copy of `nodes` (only the boundary conditions change), so no read-back is needed.
+    nodes_host: Vec<Node>,
     bodies: GpuArray<Body>,
     materials: GpuArray<Material>,
     state: [GpuArray<NodeState>; 2],
@@ -244,6 +246,7 @@ impl GpuBackend {
             params_step,
             params_init,
             nodes: GpuArray::new(c, "nodes", &scene.nodes)?,
+            nodes_host: scene.nodes.clone(),
             bodies: GpuArray::new(c, "bodies", &scene.bodies)?,
             materials: GpuArray::new(c, "materials", &scene.materials)?,
             state: [
@@ -702,7 +705,7 @@ impl Backend for GpuBackend {
         Ok(SavedState {
             steps: self.steps,
             nodes: self.state[self.side].read(c),
-            node_bc: self.nodes.read(c),
+            node_bc: self.nodes_host.clone(),
             start,
             entries,
             hist,
@@ -761,13 +764,12 @@ impl Backend for GpuBackend {
 
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
         anyhow::ensure!(nodes.len() == self.n_nodes as usize, "node count changed");
-        let mut cur = self.nodes.read(&self.ctx);
-        for (a, b) in cur.iter_mut().zip(nodes) {
+        for (a, b) in self.nodes_host.iter_mut().zip(nodes) {
             a.bc_mode = b.bc_mode;
             a.bc_velocity = b.bc_velocity;
             a.bc_force = b.bc_force;
         }
-        self.nodes.write(&self.ctx, &cur);
+        self.nodes.write(&self.ctx, &self.nodes_host);
         Ok(())
     }
 }

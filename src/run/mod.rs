@@ -503,6 +503,30 @@ impl Driver {
         anyhow::anyhow!("the run stopped: NaN or runaway motion detected at step {detected_at}: {first}")
     }
 
+    /// The observers' view of a sample taken at `step`.
+    fn observe_ctx<'a>(
+        &'a mut self,
+        step: u64,
+        stage: &'a str,
+        nodes: &'a [NodeState],
+        bodies: &'a [BodyState],
+        m: &'a Measures,
+        strain: f64,
+    ) -> ObserveCtx<'a> {
+        ObserveCtx {
+            step,
+            time: step as f64 * self.dt,
+            stage,
+            built: &self.built,
+            nodes,
+            bodies,
+            m,
+            strain,
+            state: &self.state,
+            backend: &mut *self.backend,
+        }
+    }
+
     /// Runs until every stage is done or `cap` steps (absolute) are reached.
     pub fn run(
         &mut self,
@@ -524,18 +548,7 @@ impl Driver {
         if step == 0 {
             let (nodes, bodies, _c, m) = self.sample()?;
             let stage_name = self.stage_name().to_string();
-            let mut ctx = ObserveCtx {
-                step,
-                time: 0.0,
-                stage: &stage_name,
-                built: &self.built,
-                nodes: &nodes,
-                bodies: &bodies,
-                m: &m,
-                strain: 0.0,
-                state: &self.state,
-                backend: &mut *self.backend,
-            };
+            let mut ctx = self.observe_ctx(step, &stage_name, &nodes, &bodies, &m, 0.0);
             for o in observers.iter_mut() {
                 o.observe(&mut ctx)?;
             }
@@ -577,18 +590,7 @@ impl Driver {
             }
             let strain = self.strain(&m, false);
             let est = self.estimate_total(step, &m, cap);
-            let mut ctx = ObserveCtx {
-                step,
-                time: step as f64 * self.dt,
-                stage: &stage_name,
-                built: &self.built,
-                nodes: &nodes,
-                bodies: &bodies,
-                m: &m,
-                strain,
-                state: &self.state,
-                backend: &mut *self.backend,
-            };
+            let mut ctx = self.observe_ctx(step, &stage_name, &nodes, &bodies, &m, strain);
             for (o, d) in observers.iter_mut().zip(&due) {
                 if *d {
                     o.observe(&mut ctx)?;
@@ -605,18 +607,7 @@ impl Driver {
         let (nodes, bodies, _c, m) = self.sample()?;
         let stage_name = self.stage_name().to_string();
         let strain = self.strain(&m, false);
-        let mut ctx = ObserveCtx {
-            step,
-            time: step as f64 * self.dt,
-            stage: &stage_name,
-            built: &self.built,
-            nodes: &nodes,
-            bodies: &bodies,
-            m: &m,
-            strain,
-            state: &self.state,
-            backend: &mut *self.backend,
-        };
+        let mut ctx = self.observe_ctx(step, &stage_name, &nodes, &bodies, &m, strain);
         for o in observers.iter_mut() {
             o.finish(&mut ctx)?;
         }
