@@ -1,0 +1,154 @@
+// modal_body.wgsl: per body, the generalized forces (eq 26–28) gathered in a fixed order from the
+// body's own node slots and from the reaction slots of its neighbours' nodes, then the explicit
+// step of eq 42–44; per wall, the total wall force (node order). Twins: src/modal/cpu.rs
+// modal_body_update, modal_wall_force. Invocations 0..n_bodies are bodies, the next n_walls walls.
+// `modal_clock` advances the step counter (wall kinematics read it).
+
+fn table_force(first: u32, len: u32, eps: f32) -> f32 {
+    let a = abs(eps);
+    var i = 0u;
+    loop {
+        if (!(i + 2u < len && a > tables[first + 2u * (i + 1u)])) {
+            break;
+        }
+        i = i + 1u;
+    }
+    let e0 = tables[first + 2u * i];
+    let f0 = tables[first + 2u * i + 1u];
+    let e1 = tables[first + 2u * (i + 1u)];
+    let f1 = tables[first + 2u * (i + 1u) + 1u];
+    let f = f0 + (f1 - f0) * ((a - e0) / (e1 - e0));
+    if (eps < 0.0) {
+        return -f;
+    }
+    return f;
+}
+
+fn modal_body_update_one(b: u32) {
+    let br = bodies[b];
+    var st = state[b];
+    let n = br.n_modes;
+    let ns = params.slots;
+    let c = cos(st.theta);
+    let s = sin(st.theta);
+    var f = vec2<f32>(0.0, 0.0);
+    var tau = 0.0;
+    var fe = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+    for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
+        let nd = nodes[k];
+        var loc = vec2<f32>(nd.p[0], nd.p[1]);
+        for (var a = 0u; a < n; a = a + 1u) {
+            loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
+            loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+        }
+        let rel = rot(c, s, loc);
+        for (var sl = 0u; sl < ns; sl = sl + 1u) {
+            let o = slots[k * ns + sl];
+            if (o.flag != 0u) {
+                f.x = f.x + o.force[0];
+                f.y = f.y + o.force[1];
+                // eq 27: (R q) × f.
+                tau = tau + (rel.x * o.force[1] - rel.y * o.force[0]);
+                // eq 28 with the global → local mapping.
+                let fl = rot_t(c, s, vec2<f32>(o.force[0], o.force[1]));
+                for (var a = 0u; a < n; a = a + 1u) {
+                    fe[a] = fe[a] + (nd.phi[2u * a] * fl.x + nd.phi[2u * a + 1u] * fl.y);
+                }
+            }
+        }
+    }
+    for (var t = 0u; t < MAX_NB; t = t + 1u) {
+        let j = nb[b * MAX_NB + t];
+        if (j == NONE) {
+            continue;
+        }
+        let back = nb_back[b * MAX_NB + t];
+        let bj = bodies[j];
+        for (var k = bj.node_first; k < bj.node_first + bj.node_count; k = k + 1u) {
+            let o = slots[k * ns + params.n_walls + back];
+            if (o.flag != 0u) {
+                let fr = vec2<f32>(-o.force[0], -o.force[1]);
+                let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
+                f.x = f.x + fr.x;
+                f.y = f.y + fr.y;
+                tau = tau + (arm.x * fr.y - arm.y * fr.x);
+                let fl = rot_t(c, s, fr);
+                for (var a = 0u; a < n; a = a + 1u) {
+                    let phi = mode_eval(b, a, vec2<f32>(o.p_ref[0], o.p_ref[1]));
+                    fe[a] = fe[a] + (phi.x * fl.x + phi.y * fl.y);
+                }
+            }
+        }
+    }
+    // eq 42, 43 (semi-implicit Euler) with rigid damping.
+    let v = vec2<f32>(st.v[0] + params.dt * (f.x / br.mass - br.rigid_damping * st.v[0]),
+                      st.v[1] + params.dt * (f.y / br.mass - br.rigid_damping * st.v[1]));
+    let omega = st.omega + params.dt * (tau / br.inertia - br.rigid_damping * st.omega);
+    // eq 44: M ε̈ = F_ε − F_int(ε) − C ε̇.
+    var rhs = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+    for (var a = 0u; a < n; a = a + 1u) {
+        var fint = 0.0;
+        if (br.stiff_kind == STIFF_TABLE) {
+            fint = table_force(br.table_first, br.table_len, st.eps[0]);
+        } else {
+            for (var q = 0u; q < n; q = q + 1u) {
+                fint = fint + br.k[a * 4u + q] * st.eps[q];
+            }
+        }
+        var damp = 0.0;
+        for (var q = 0u; q < n; q = q + 1u) {
+            damp = damp + br.c[a * 4u + q] * st.eps_dot[q];
+        }
+        rhs[a] = fe[a] - fint - damp;
+    }
+    var eps_dot = st.eps_dot;
+    for (var a = 0u; a < n; a = a + 1u) {
+        var acc = 0.0;
+        for (var q = 0u; q < n; q = q + 1u) {
+            acc = acc + br.minv[a * 4u + q] * rhs[q];
+        }
+        eps_dot[a] = st.eps_dot[a] + params.dt * acc;
+    }
+    for (var a = 0u; a < n; a = a + 1u) {
+        st.eps[a] = st.eps[a] + params.dt * eps_dot[a];
+    }
+    st.eps_dot = eps_dot;
+    let x = df_add(st.x_hi[0], st.x_lo[0], params.dt * v.x);
+    let y = df_add(st.x_hi[1], st.x_lo[1], params.dt * v.y);
+    st.x_hi = array<f32, 2>(x.x, y.x);
+    st.x_lo = array<f32, 2>(x.y, y.y);
+    st.v = array<f32, 2>(v.x, v.y);
+    st.theta = st.theta + params.dt * omega;
+    st.omega = omega;
+    state[b] = st;
+}
+
+fn modal_wall_force_one(w: u32) {
+    let ns = params.slots;
+    var f = vec2<f32>(0.0, 0.0);
+    for (var k = 0u; k < params.n_nodes; k = k + 1u) {
+        let o = slots[k * ns + w];
+        if (o.flag != 0u) {
+            f.x = f.x - o.force[0];
+            f.y = f.y - o.force[1];
+        }
+    }
+    wall_force[2u * w] = f.x;
+    wall_force[2u * w + 1u] = f.y;
+}
+
+@compute @workgroup_size(64)
+fn modal_body_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, 64u);
+    if (i < params.n_bodies) {
+        modal_body_update_one(i);
+    } else if (i < params.n_bodies + params.n_walls) {
+        modal_wall_force_one(i - params.n_bodies);
+    }
+}
+
+@compute @workgroup_size(1)
+fn modal_clock() {
+    clock[0] = clock[0] + 1u;
+}

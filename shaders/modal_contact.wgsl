@@ -1,0 +1,71 @@
+// modal_contact.wgsl: one surface node's contacts per invocation (twin: src/modal/cpu.rs
+// modal_node_contact): its walls, then the level sets of its body's neighbours (pullback, eq
+// 47–48). Writes only this node's slots (force, contact point, friction history): no atomics.
+
+@compute @workgroup_size(64)
+fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                      @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(wid, lid, nwg, 64u);
+    if (k >= params.n_nodes) {
+        return;
+    }
+    let nd = nodes[k];
+    let b = nd.body;
+    let nm = bodies[b].n_modes;
+    var st = state[b];
+    // Node kinematics (eq 1 and its rate), body frame then global.
+    var loc = vec2<f32>(nd.p[0], nd.p[1]);
+    var vloc = vec2<f32>(0.0, 0.0);
+    for (var a = 0u; a < nm; a = a + 1u) {
+        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
+        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+        vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
+        vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
+    }
+    let c = cos(st.theta);
+    let s = sin(st.theta);
+    let rel = rot(c, s, loc);
+    let vg = rot(c, s, vloc);
+    let vel = vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y);
+    let t = f32(clock[0]) * params.dt;
+    let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
+    let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
+    let base = k * params.slots;
+    for (var w = 0u; w < params.n_walls; w = w + 1u) {
+        let h = slots[base + w].hist;
+        let o = node_vs_wall(w, t, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
+        var sl: ModalSlot;
+        sl.force = array<f32, 2>(o.force.x, o.force.y);
+        sl.q = array<f32, 2>(0.0, 0.0);
+        sl.p_ref = array<f32, 2>(0.0, 0.0);
+        sl.hist = array<f32, 2>(o.hist.x, o.hist.y);
+        sl.partner = NONE;
+        sl.flag = o.flag;
+        slots[base + w] = sl;
+    }
+    for (var u = 0u; u < MAX_NB; u = u + 1u) {
+        let slot = base + params.n_walls + u;
+        let j = nb[b * MAX_NB + u];
+        var sl: ModalSlot;
+        sl.force = array<f32, 2>(0.0, 0.0);
+        sl.q = array<f32, 2>(0.0, 0.0);
+        sl.p_ref = array<f32, 2>(0.0, 0.0);
+        sl.hist = array<f32, 2>(0.0, 0.0);
+        sl.partner = NONE;
+        sl.flag = 0u;
+        if (j != NONE) {
+            let sj = state[j];
+            let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel.x,
+                              (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel.y);
+            let h = slots[slot].hist;
+            let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]));
+            sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
+            sl.q = array<f32, 2>(o.q.x, o.q.y);
+            sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
+            sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
+            sl.partner = j;
+            sl.flag = o.c.flag;
+        }
+        slots[slot] = sl;
+    }
+}

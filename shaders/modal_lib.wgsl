@@ -1,0 +1,346 @@
+// modal_lib.wgsl: records, bindings and per-point functions of the modal (deformable LS-DEM)
+// engine. Twins: src/modal/layout.rs (records), src/modal/contact.rs (functions, same names and
+// order of operations). Included by modal_contact.wgsl and modal_body.wgsl.
+
+const MODE_BENDING: u32 = 0u;
+const MODE_GRID: u32 = 1u;
+const STIFF_LINEAR: u32 = 0u;
+const STIFF_TABLE: u32 = 1u;
+const WALL_LINE: u32 = 0u;
+const WALL_CIRCLE: u32 = 1u;
+const MAX_NB: u32 = 6u;
+const MODAL_PI: f32 = 3.14159265358979;
+
+struct ModalParams {
+    dt: f32,
+    n_nodes: u32,
+    n_bodies: u32,
+    n_walls: u32,
+    slots: u32,
+    k_n: f32,
+    c_n: f32,
+    k_t: f32,
+    mu: f32,
+    opaque_zero: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+struct ModalBodyRec {
+    node_first: u32,
+    node_count: u32,
+    n_modes: u32,
+    mode_first: u32,
+    ls_first: u32,
+    nx: u32,
+    ny: u32,
+    stiff_kind: u32,
+    origin: array<f32, 2>,
+    h: f32,
+    mass: f32,
+    inertia: f32,
+    rigid_damping: f32,
+    bound_radius: f32,
+    table_first: u32,
+    table_len: u32,
+    pad: u32,
+    minv: array<f32, 16>,
+    k: array<f32, 16>,
+    c: array<f32, 16>,
+}
+
+struct ModalModeRec {
+    kind: u32,
+    grid_first: u32,
+    length: f32,
+    x_left: f32,
+    y_mid: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+struct ModalNodeRec {
+    body: u32,
+    pad: u32,
+    p: array<f32, 2>,
+    phi: array<f32, 8>,
+}
+
+struct ModalState {
+    x_hi: array<f32, 2>,
+    x_lo: array<f32, 2>,
+    v: array<f32, 2>,
+    theta: f32,
+    omega: f32,
+    eps: array<f32, 4>,
+    eps_dot: array<f32, 4>,
+}
+
+struct ModalWallRec {
+    kind: u32,
+    pad: u32,
+    p0: array<f32, 2>,
+    normal: array<f32, 2>,
+    velocity: array<f32, 2>,
+    radius: f32,
+    pad1: u32,
+}
+
+struct ModalSlot {
+    force: array<f32, 2>,
+    q: array<f32, 2>,
+    p_ref: array<f32, 2>,
+    hist: array<f32, 2>,
+    partner: u32,
+    flag: u32,
+}
+
+@group(0) @binding(0) var<storage, read> params: ModalParams;
+@group(0) @binding(1) var<storage, read> bodies: array<ModalBodyRec>;
+@group(0) @binding(2) var<storage, read> modes: array<ModalModeRec>;
+@group(0) @binding(3) var<storage, read> mode_grid: array<f32>;
+@group(0) @binding(4) var<storage, read> phi0: array<f32>;
+@group(0) @binding(5) var<storage, read> nodes: array<ModalNodeRec>;
+@group(0) @binding(6) var<storage, read> walls: array<ModalWallRec>;
+@group(0) @binding(7) var<storage, read> tables: array<f32>;
+@group(0) @binding(8) var<storage, read_write> state: array<ModalState>;
+@group(0) @binding(9) var<storage, read> nb: array<u32>;
+@group(0) @binding(10) var<storage, read> nb_back: array<u32>;
+@group(0) @binding(11) var<storage, read_write> slots: array<ModalSlot>;
+@group(0) @binding(12) var<storage, read_write> clock: array<u32>;
+@group(0) @binding(13) var<storage, read_write> wall_force: array<f32>;
+
+// x, unchanged, but opaque to the compiler (keeps TwoSum exact; see model.wgsl).
+fn opaque(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ params.opaque_zero);
+}
+
+// (hi, lo) + d, TwoSum (twin: src/model/df32.rs df_add).
+fn df_add(hi: f32, lo: f32, d: f32) -> vec2<f32> {
+    let t = opaque(lo + d);
+    let s = opaque(hi + t);
+    let bp = opaque(s - hi);
+    let e = opaque(hi - opaque(s - bp)) + opaque(t - bp);
+    return vec2<f32>(s, e);
+}
+
+fn rot(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(c * v.x - s * v.y, s * v.x + c * v.y);
+}
+
+fn rot_t(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(c * v.x + s * v.y, c * v.y - s * v.x);
+}
+
+// 2D eq 51 (src/modal/modes.rs bending_mode).
+fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: vec2<f32>) -> vec2<f32> {
+    let k = MODAL_PI / length;
+    let a = k * (p.x - x_left);
+    let z = p.y - y_mid;
+    return vec2<f32>(z * k * cos(a), -sin(a));
+}
+
+// Bilinear interpolation of φ0 of body b at p (clamped to the grid). Twin: level_set::ls_bilinear.
+fn ls_bilinear(b: u32, p: vec2<f32>) -> f32 {
+    let br = bodies[b];
+    let gx = clamp((p.x - br.origin[0]) / br.h, 0.0, f32(br.nx - 1u));
+    let gy = clamp((p.y - br.origin[1]) / br.h, 0.0, f32(br.ny - 1u));
+    let i = min(u32(floor(gx)), br.nx - 2u);
+    let j = min(u32(floor(gy)), br.ny - 2u);
+    let fx = gx - f32(i);
+    let fy = gy - f32(j);
+    let o = br.ls_first + j * br.nx + i;
+    let v0 = phi0[o] * (1.0 - fx) + phi0[o + 1u] * fx;
+    let v1 = phi0[o + br.nx] * (1.0 - fx) + phi0[o + br.nx + 1u] * fx;
+    return v0 * (1.0 - fy) + v1 * fy;
+}
+
+// Component c of a tabulated mode (interleaved pairs from `first`) at p.
+fn ls_bilinear_pair(b: u32, first: u32, c: u32, p: vec2<f32>) -> f32 {
+    let br = bodies[b];
+    let gx = clamp((p.x - br.origin[0]) / br.h, 0.0, f32(br.nx - 1u));
+    let gy = clamp((p.y - br.origin[1]) / br.h, 0.0, f32(br.ny - 1u));
+    let i = min(u32(floor(gx)), br.nx - 2u);
+    let j = min(u32(floor(gy)), br.ny - 2u);
+    let fx = gx - f32(i);
+    let fy = gy - f32(j);
+    let o = first + 2u * (j * br.nx + i) + c;
+    let w = 2u * br.nx;
+    let v0 = mode_grid[o] * (1.0 - fx) + mode_grid[o + 2u] * fx;
+    let v1 = mode_grid[o + w] * (1.0 - fx) + mode_grid[o + w + 2u] * fx;
+    return v0 * (1.0 - fy) + v1 * fy;
+}
+
+fn mode_eval(b: u32, m: u32, p: vec2<f32>) -> vec2<f32> {
+    let mr = modes[bodies[b].mode_first + m];
+    if (mr.kind == MODE_BENDING) {
+        return bending_mode(mr.length, mr.x_left, mr.y_mid, p);
+    }
+    return vec2<f32>(ls_bilinear_pair(b, mr.grid_first, 0u, p), ls_bilinear_pair(b, mr.grid_first, 1u, p));
+}
+
+fn mode_at_node(b: u32, m: u32, i: u32, j: u32) -> vec2<f32> {
+    let br = bodies[b];
+    let mr = modes[br.mode_first + m];
+    if (mr.kind == MODE_BENDING) {
+        let p = vec2<f32>(br.origin[0] + f32(i) * br.h, br.origin[1] + f32(j) * br.h);
+        return bending_mode(mr.length, mr.x_left, mr.y_mid, p);
+    }
+    let o = mr.grid_first + 2u * (j * br.nx + i);
+    return vec2<f32>(mode_grid[o], mode_grid[o + 1u]);
+}
+
+// u(p) = Σ ε_α Φ_α(p) (eq 1); `e` the amplitudes (or their rates).
+fn displacement(b: u32, e: vec4<f32>, p: vec2<f32>) -> vec2<f32> {
+    var u = vec2<f32>(0.0, 0.0);
+    for (var m = 0u; m < min(bodies[b].n_modes, 4u); m = m + 1u) {
+        let f = mode_eval(b, m, p);
+        u.x = u.x + e[m] * f.x;
+        u.y = u.y + e[m] * f.y;
+    }
+    return u;
+}
+
+fn displacement_at_node(b: u32, e: vec4<f32>, i: u32, j: u32) -> vec2<f32> {
+    var u = vec2<f32>(0.0, 0.0);
+    for (var m = 0u; m < min(bodies[b].n_modes, 4u); m = m + 1u) {
+        let f = mode_at_node(b, m, i, j);
+        u.x = u.x + e[m] * f.x;
+        u.y = u.y + e[m] * f.y;
+    }
+    return u;
+}
+
+// Deformed level set of body b at q (body frame): (φ, ∂φ/∂x, ∂φ/∂y, inside grid), eq 47–48
+// evaluated on demand at the four corners of q's cell.
+fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
+    let br = bodies[b];
+    let gx = (q.x - br.origin[0]) / br.h;
+    let gy = (q.y - br.origin[1]) / br.h;
+    if (!(gx >= 0.0 && gy >= 0.0 && gx < f32(br.nx - 1u) && gy < f32(br.ny - 1u))) {
+        return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
+    }
+    let i = u32(floor(gx));
+    let j = u32(floor(gy));
+    let fx = gx - f32(i);
+    let fy = gy - f32(j);
+    var v = vec4<f32>(0.0, 0.0, 0.0, 0.0);
+    for (var c = 0u; c < 4u; c = c + 1u) {
+        let di = c & 1u;
+        let dj = c >> 1u;
+        let u = displacement_at_node(b, e, i + di, j + dj);
+        let cx = br.origin[0] + f32(i + di) * br.h - u.x;
+        let cy = br.origin[1] + f32(j + dj) * br.h - u.y;
+        v[c] = ls_bilinear(b, vec2<f32>(cx, cy));
+    }
+    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
+    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / br.h;
+    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / br.h;
+    return vec4<f32>(phi, dx, dy, 1.0);
+}
+
+struct ContactOut {
+    force: vec2<f32>,
+    hist: vec2<f32>,
+    flag: u32,
+}
+
+// Penalty normal force with dashpot, tangential spring with history and Coulomb cap.
+fn contact_law(gap: f32, n: vec2<f32>, vrel: vec2<f32>, hist: vec2<f32>) -> ContactOut {
+    var out: ContactOut;
+    out.force = vec2<f32>(0.0, 0.0);
+    out.hist = vec2<f32>(0.0, 0.0);
+    out.flag = 0u;
+    if (gap >= 0.0) {
+        return out;
+    }
+    let vn = vrel.x * n.x + vrel.y * n.y;
+    let fnorm = max(-params.k_n * gap - params.c_n * vn, 0.0);
+    let vt = vec2<f32>(vrel.x - vn * n.x, vrel.y - vn * n.y);
+    let hn = hist.x * n.x + hist.y * n.y;
+    var ht = vec2<f32>(hist.x - hn * n.x + vt.x * params.dt, hist.y - hn * n.y + vt.y * params.dt);
+    var ft = vec2<f32>(-params.k_t * ht.x, -params.k_t * ht.y);
+    let ftl = sqrt(ft.x * ft.x + ft.y * ft.y);
+    let lim = params.mu * fnorm;
+    if (ftl > lim) {
+        let r = lim / ftl;
+        ft = vec2<f32>(ft.x * r, ft.y * r);
+        ht = vec2<f32>(-ft.x / params.k_t, -ft.y / params.k_t);
+    }
+    out.force = vec2<f32>(n.x * fnorm + ft.x, n.y * fnorm + ft.y);
+    out.hist = ht;
+    out.flag = 1u;
+    return out;
+}
+
+fn wall_point(w: u32, t: f32) -> vec2<f32> {
+    let wr = walls[w];
+    return vec2<f32>(wr.p0[0] + wr.velocity[0] * t, wr.p0[1] + wr.velocity[1] * t);
+}
+
+// A point x_hi + x_lo with velocity vel against wall w at time t.
+fn node_vs_wall(w: u32, t: f32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> ContactOut {
+    let wr = walls[w];
+    let wp = wall_point(w, t);
+    let d = vec2<f32>((x_hi.x - wp.x) + x_lo.x, (x_hi.y - wp.y) + x_lo.y);
+    var gap: f32;
+    var n = vec2<f32>(wr.normal[0], wr.normal[1]);
+    if (wr.kind == WALL_LINE) {
+        gap = d.x * wr.normal[0] + d.y * wr.normal[1];
+    } else {
+        let dist = sqrt(d.x * d.x + d.y * d.y);
+        gap = dist - wr.radius;
+        if (dist > 0.0) {
+            n = vec2<f32>(d.x / dist, d.y / dist);
+        }
+    }
+    let vrel = vec2<f32>(vel.x - wr.velocity[0], vel.y - wr.velocity[1]);
+    return contact_law(gap, n, vrel, hist);
+}
+
+struct BodyContact {
+    c: ContactOut,
+    q: vec2<f32>,
+    p_ref: vec2<f32>,
+}
+
+// A point (d: relative to X_j, global frame; velocity vel) against body j's deformed level set.
+fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyContact {
+    var out: BodyContact;
+    out.c.force = vec2<f32>(0.0, 0.0);
+    out.c.hist = vec2<f32>(0.0, 0.0);
+    out.c.flag = 0u;
+    out.q = vec2<f32>(0.0, 0.0);
+    out.p_ref = vec2<f32>(0.0, 0.0);
+    let bj = bodies[j];
+    var sj = state[j];
+    if (d.x * d.x + d.y * d.y > bj.bound_radius * bj.bound_radius) {
+        return out;
+    }
+    let c = cos(sj.theta);
+    let s = sin(sj.theta);
+    let q = rot_t(c, s, d);
+    out.q = q;
+    let e = vec4<f32>(sj.eps[0], sj.eps[1], sj.eps[2], sj.eps[3]);
+    let r = ls_pullback(j, e, q);
+    if (r.w == 0.0 || r.x >= 0.0) {
+        return out;
+    }
+    let gl = sqrt(r.y * r.y + r.z * r.z);
+    var nl = vec2<f32>(1.0, 0.0);
+    if (gl > 0.0) {
+        nl = vec2<f32>(r.y / gl, r.z / gl);
+    }
+    let n = rot(c, s, nl);
+    let u = displacement(j, e, q);
+    let p_ref = vec2<f32>(q.x - u.x, q.y - u.y);
+    let ed = vec4<f32>(sj.eps_dot[0], sj.eps_dot[1], sj.eps_dot[2], sj.eps_dot[3]);
+    let ud = displacement(j, ed, p_ref);
+    let udg = rot(c, s, ud);
+    let vj = vec2<f32>(sj.v[0] - sj.omega * d.y + udg.x, sj.v[1] + sj.omega * d.x + udg.y);
+    let vrel = vec2<f32>(vel.x - vj.x, vel.y - vj.y);
+    out.c = contact_law(r.x, n, vrel, hist);
+    out.p_ref = p_ref;
+    return out;
+}

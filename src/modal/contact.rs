@@ -1,0 +1,224 @@
+//! Per-node contact functions (CPU twins of shaders/modal_lib.wgsl, same names, same order of
+//! operations). They take a point (and its velocity) and a body or wall and return the force and
+//! the friction history, so phase 2 (SPD nodes against the modal level set) can call them as is.
+//!
+//! - `mode_eval`, `mode_at_node`, `displacement`, `displacement_at_node`: u = ε_α Φ_α (eq 1).
+//! - `ls_pullback`: the deformed level set at a point q of the body frame by the semi-Lagrangian
+//!   pullback evaluated on demand at the four corners of q's cell (§3.1.3, eq 47–48):
+//!   φ(c) = φ0(c − u(c)) at each corner c, then bilinear interpolation; no grid-wide update.
+//! - `contact_law`: penalty normal force with dashpot, tangential spring with history and Coulomb
+//!   limit (as in LS-DEM [15], and the SPD contacts of src/cpu/contact.rs).
+//! - `node_vs_wall`, `point_vs_body`: a point against a wall / against a body's level set.
+
+use super::layout::*;
+use super::level_set::{ls_bilinear, Grid};
+use super::stepper::Packed;
+use super::MAX_MODES;
+
+pub fn grid_of(b: &ModalBodyRec) -> Grid {
+    Grid {
+        origin: b.origin,
+        h: b.h,
+        nx: b.nx,
+        ny: b.ny,
+    }
+}
+
+pub fn rot(c: f32, s: f32, v: [f32; 2]) -> [f32; 2] {
+    [c * v[0] - s * v[1], s * v[0] + c * v[1]]
+}
+
+pub fn rot_t(c: f32, s: f32, v: [f32; 2]) -> [f32; 2] {
+    [c * v[0] + s * v[1], c * v[1] - s * v[0]]
+}
+
+/// Φ of mode `m` of body `b` at reference point p.
+pub fn mode_eval(sc: &Packed, b: &ModalBodyRec, m: u32, p: [f32; 2]) -> [f32; 2] {
+    let mr = &sc.modes[(b.mode_first + m) as usize];
+    if mr.kind == MODE_BENDING {
+        return super::modes::bending_mode(mr.length, mr.x_left, mr.y_mid, p);
+    }
+    let g = grid_of(b);
+    let f = mr.grid_first as usize;
+    [
+        ls_bilinear_pair(&g, &sc.mode_grid, f, 0, p),
+        ls_bilinear_pair(&g, &sc.mode_grid, f, 1, p),
+    ]
+}
+
+/// Bilinear interpolation of component `c` of interleaved pairs (mode grids).
+fn ls_bilinear_pair(g: &Grid, data: &[f32], first: usize, c: usize, p: [f32; 2]) -> f32 {
+    let gx = ((p[0] - g.origin[0]) / g.h).clamp(0.0, (g.nx - 1) as f32);
+    let gy = ((p[1] - g.origin[1]) / g.h).clamp(0.0, (g.ny - 1) as f32);
+    let i = (gx.floor() as u32).min(g.nx - 2);
+    let j = (gy.floor() as u32).min(g.ny - 2);
+    let fx = gx - i as f32;
+    let fy = gy - j as f32;
+    let at = |a: u32, bb: u32| data[first + 2 * (bb * g.nx + a) as usize + c];
+    let v0 = at(i, j) * (1.0 - fx) + at(i + 1, j) * fx;
+    let v1 = at(i, j + 1) * (1.0 - fx) + at(i + 1, j + 1) * fx;
+    v0 * (1.0 - fy) + v1 * fy
+}
+
+/// Φ of mode `m` at grid node (i, j): stored value (tabulated) or closed form at the node.
+pub fn mode_at_node(sc: &Packed, b: &ModalBodyRec, m: u32, i: u32, j: u32) -> [f32; 2] {
+    let mr = &sc.modes[(b.mode_first + m) as usize];
+    if mr.kind == MODE_BENDING {
+        let p = [b.origin[0] + i as f32 * b.h, b.origin[1] + j as f32 * b.h];
+        return super::modes::bending_mode(mr.length, mr.x_left, mr.y_mid, p);
+    }
+    let o = mr.grid_first as usize + 2 * (j * b.nx + i) as usize;
+    [sc.mode_grid[o], sc.mode_grid[o + 1]]
+}
+
+/// u(p) = Σ ε_α Φ_α(p) (eq 1).
+pub fn displacement(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], p: [f32; 2]) -> [f32; 2] {
+    let mut u = [0.0f32; 2];
+    for m in 0..b.n_modes.min(MAX_MODES as u32) {
+        let f = mode_eval(sc, b, m, p);
+        u[0] += eps[m as usize] * f[0];
+        u[1] += eps[m as usize] * f[1];
+    }
+    u
+}
+
+pub fn displacement_at_node(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], i: u32, j: u32) -> [f32; 2] {
+    let mut u = [0.0f32; 2];
+    for m in 0..b.n_modes.min(MAX_MODES as u32) {
+        let f = mode_at_node(sc, b, m, i, j);
+        u[0] += eps[m as usize] * f[0];
+        u[1] += eps[m as usize] * f[1];
+    }
+    u
+}
+
+/// Deformed level set of body `b` (amplitudes `eps`) at q, body frame: (φ, ∂φ/∂x, ∂φ/∂y, inside)
+/// with inside = 1 when q lies on the grid (0: no contact possible). Eq 47–48 on demand at the four
+/// corners of q's cell.
+pub fn ls_pullback(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], q: [f32; 2]) -> [f32; 4] {
+    let gx = (q[0] - b.origin[0]) / b.h;
+    let gy = (q[1] - b.origin[1]) / b.h;
+    if !(gx >= 0.0 && gy >= 0.0 && gx < (b.nx - 1) as f32 && gy < (b.ny - 1) as f32) {
+        return [1.0e30, 0.0, 0.0, 0.0];
+    }
+    let i = gx.floor() as u32;
+    let j = gy.floor() as u32;
+    let fx = gx - i as f32;
+    let fy = gy - j as f32;
+    let g = grid_of(b);
+    let first = b.ls_first as usize;
+    let mut v = [0.0f32; 4];
+    for (c, (di, dj)) in [(0u32, 0u32), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+        let u = displacement_at_node(sc, b, eps, i + di, j + dj);
+        // eq 47: x_ref = x − u(x) at the corner; eq 48: φ(x) = φ0(x_ref).
+        let cx = b.origin[0] + (i + di) as f32 * b.h - u[0];
+        let cy = b.origin[1] + (j + dj) as f32 * b.h - u[1];
+        v[c] = ls_bilinear(&g, &sc.phi0, first, [cx, cy]);
+    }
+    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
+    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / b.h;
+    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / b.h;
+    [phi, dx, dy, 1.0]
+}
+
+/// Result of one contact evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactOut {
+    pub force: [f32; 2],
+    pub hist: [f32; 2],
+    pub active: u32,
+}
+
+/// Normal penalty k_n·(−gap) with dashpot c_n (no tension), tangential spring k_t with history
+/// `hist` (projected on the current tangent), capped at μ f_n (Coulomb; the spring is reset to
+/// the cap on sliding). n points from the partner towards the node.
+pub fn contact_law(p: &ModalParams, gap: f32, n: [f32; 2], vrel: [f32; 2], hist: [f32; 2]) -> ContactOut {
+    if gap >= 0.0 {
+        return ContactOut::default();
+    }
+    let vn = vrel[0] * n[0] + vrel[1] * n[1];
+    let fnorm = (-p.k_n * gap - p.c_n * vn).max(0.0);
+    let vt = [vrel[0] - vn * n[0], vrel[1] - vn * n[1]];
+    let hn = hist[0] * n[0] + hist[1] * n[1];
+    let mut ht = [hist[0] - hn * n[0] + vt[0] * p.dt, hist[1] - hn * n[1] + vt[1] * p.dt];
+    let mut ft = [-p.k_t * ht[0], -p.k_t * ht[1]];
+    let ftl = (ft[0] * ft[0] + ft[1] * ft[1]).sqrt();
+    let lim = p.mu * fnorm;
+    if ftl > lim {
+        let r = lim / ftl;
+        ft = [ft[0] * r, ft[1] * r];
+        ht = [-ft[0] / p.k_t, -ft[1] / p.k_t];
+    }
+    ContactOut {
+        force: [n[0] * fnorm + ft[0], n[1] * fnorm + ft[1]],
+        hist: ht,
+        active: 1,
+    }
+}
+
+/// Wall position at time t.
+pub fn wall_point(w: &ModalWallRec, t: f32) -> [f32; 2] {
+    [w.p0[0] + w.velocity[0] * t, w.p0[1] + w.velocity[1] * t]
+}
+
+/// A point x = x_hi + x_lo (double-f32) with velocity `vel` against wall `w` at time t.
+pub fn node_vs_wall(
+    p: &ModalParams,
+    w: &ModalWallRec,
+    t: f32,
+    x_hi: [f32; 2],
+    x_lo: [f32; 2],
+    vel: [f32; 2],
+    hist: [f32; 2],
+) -> ContactOut {
+    let wp = wall_point(w, t);
+    let d = [(x_hi[0] - wp[0]) + x_lo[0], (x_hi[1] - wp[1]) + x_lo[1]];
+    let gap;
+    let mut n = w.normal;
+    if w.kind == WALL_LINE {
+        gap = d[0] * w.normal[0] + d[1] * w.normal[1];
+    } else {
+        let dist = (d[0] * d[0] + d[1] * d[1]).sqrt();
+        gap = dist - w.radius;
+        if dist > 0.0 {
+            n = [d[0] / dist, d[1] / dist];
+        }
+    }
+    let vrel = [vel[0] - w.velocity[0], vel[1] - w.velocity[1]];
+    contact_law(p, gap, n, vrel, hist)
+}
+
+/// Contact of a point against body `j`'s deformed level set. `d` is the point relative to X_j
+/// (global frame), `vel` its velocity. Returns the contact, the point in j's frame q and j's
+/// material point p_ref = q − u(q) (eq 47) there; inactive when the point is outside j's bounding
+/// circle or its grid, or φ ≥ 0.
+pub fn point_vs_body(
+    sc: &Packed,
+    j: usize,
+    sj: &ModalState,
+    d: [f32; 2],
+    vel: [f32; 2],
+    hist: [f32; 2],
+) -> (ContactOut, [f32; 2], [f32; 2]) {
+    let bj = &sc.bodies[j];
+    if d[0] * d[0] + d[1] * d[1] > bj.bound_radius * bj.bound_radius {
+        return (ContactOut::default(), [0.0; 2], [0.0; 2]);
+    }
+    let (c, s) = (sj.theta.cos(), sj.theta.sin());
+    let q = rot_t(c, s, d);
+    let r = ls_pullback(sc, bj, &sj.eps, q);
+    if r[3] == 0.0 || r[0] >= 0.0 {
+        return (ContactOut::default(), q, [0.0; 2]);
+    }
+    let gl = (r[1] * r[1] + r[2] * r[2]).sqrt();
+    let nl = if gl > 0.0 { [r[1] / gl, r[2] / gl] } else { [1.0, 0.0] };
+    let n = rot(c, s, nl);
+    let u = displacement(sc, bj, &sj.eps, q);
+    let p_ref = [q[0] - u[0], q[1] - u[1]];
+    // Velocity of j's material point at the contact: V + ω × d + R Σ ε̇_α Φ_α(p_ref).
+    let ud = displacement(sc, bj, &sj.eps_dot, p_ref);
+    let udg = rot(c, s, ud);
+    let vj = [sj.v[0] - sj.omega * d[1] + udg[0], sj.v[1] + sj.omega * d[0] + udg[1]];
+    let vrel = [vel[0] - vj[0], vel[1] - vj[1]];
+    (contact_law(&sc.params, r[0], n, vrel, hist), q, p_ref)
+}

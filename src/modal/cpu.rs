@@ -1,0 +1,276 @@
+//! CPU twins of the modal kernels (shaders/modal_contact.wgsl, shaders/modal_body.wgsl), same
+//! names and the same order of operations, and the CPU backend that runs them.
+//!
+//! Per step: `modal_node_contact` (one surface node: its walls, then its neighbour bodies' level
+//! sets; writes the node's slots), `modal_body_update` (one body gathers its nodes' forces and the
+//! reactions from its neighbours' nodes in a fixed order, eq 26–28, and integrates eq 42–44),
+//! `modal_wall_force` (one wall sums its slots over the nodes in order), `modal_clock`.
+
+use super::contact::*;
+use super::layout::*;
+use crate::model::df32::df_add;
+use super::stepper::{ModalBackend, Packed};
+use super::stiffness::table_force;
+use super::MAX_NB;
+use rayon::prelude::*;
+
+/// Dynamic arrays (the GPU's read-write buffers).
+#[derive(Clone, Debug)]
+pub struct Dynamic {
+    pub state: Vec<ModalState>,
+    pub nb: Vec<u32>,
+    pub nb_back: Vec<u32>,
+    pub slots: Vec<ModalSlot>,
+    pub clock: u32,
+    pub wall_force: Vec<[f32; 2]>,
+}
+
+/// Node kinematics: position relative to X (global frame) and velocity (eq 1 differentiated).
+pub fn node_kinematics(sc: &Packed, st: &ModalState, k: usize) -> ([f32; 2], [f32; 2]) {
+    let nd = &sc.nodes[k];
+    let b = &sc.bodies[nd.body as usize];
+    let mut loc = nd.p;
+    let mut vloc = [0.0f32; 2];
+    for a in 0..b.n_modes as usize {
+        loc[0] += st.eps[a] * nd.phi[2 * a];
+        loc[1] += st.eps[a] * nd.phi[2 * a + 1];
+        vloc[0] += st.eps_dot[a] * nd.phi[2 * a];
+        vloc[1] += st.eps_dot[a] * nd.phi[2 * a + 1];
+    }
+    let (c, s) = (st.theta.cos(), st.theta.sin());
+    let rel = rot(c, s, loc);
+    let vg = rot(c, s, vloc);
+    let vel = [st.v[0] - st.omega * rel[1] + vg[0], st.v[1] + st.omega * rel[0] + vg[1]];
+    (rel, vel)
+}
+
+/// One surface node's contacts (twin of the kernel `modal_node_contact`).
+pub fn modal_node_contact(sc: &Packed, dy_state: &[ModalState], nb: &[u32], clock: u32, k: usize, out: &mut [ModalSlot]) {
+    let p = &sc.params;
+    let b = sc.nodes[k].body as usize;
+    let st = &dy_state[b];
+    let (rel, vel) = node_kinematics(sc, st, k);
+    let t = clock as f32 * p.dt;
+    let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
+    for w in 0..p.n_walls as usize {
+        let o = node_vs_wall(p, &sc.walls[w], t, st.x_hi, x_lo, vel, out[w].hist);
+        out[w] = ModalSlot {
+            force: o.force,
+            q: [0.0; 2],
+            p_ref: [0.0; 2],
+            hist: o.hist,
+            partner: NONE,
+            active: o.active,
+        };
+    }
+    for s in 0..MAX_NB {
+        let slot = p.n_walls as usize + s;
+        let j = nb[b * MAX_NB + s];
+        if j == NONE {
+            out[slot] = ModalSlot::default();
+            continue;
+        }
+        let sj = &dy_state[j as usize];
+        let d = [
+            (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel[0],
+            (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel[1],
+        ];
+        let (o, q, p_ref) = point_vs_body(sc, j as usize, sj, d, vel, out[slot].hist);
+        out[slot] = ModalSlot {
+            force: o.force,
+            q,
+            p_ref,
+            hist: o.hist,
+            partner: j,
+            active: o.active,
+        };
+    }
+}
+
+/// Generalized forces of body b (eq 26–28) from its own nodes' slots and from the reactions of
+/// its neighbours' nodes, then the explicit step of eq 42–44 (twin of `modal_body_update`).
+pub fn modal_body_update(sc: &Packed, dy: &Dynamic, b: usize) -> ModalState {
+    let p = &sc.params;
+    let br = &sc.bodies[b];
+    let mut st = dy.state[b];
+    let n = br.n_modes as usize;
+    let ns = p.slots as usize;
+    let (c, s) = (st.theta.cos(), st.theta.sin());
+    let mut f = [0.0f32; 2];
+    let mut tau = 0.0f32;
+    let mut fe = [0.0f32; 4];
+    for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
+        let nd = &sc.nodes[k];
+        let mut loc = nd.p;
+        for a in 0..n {
+            loc[0] += st.eps[a] * nd.phi[2 * a];
+            loc[1] += st.eps[a] * nd.phi[2 * a + 1];
+        }
+        let rel = rot(c, s, loc);
+        for sl in 0..ns {
+            let o = &dy.slots[k * ns + sl];
+            if o.active != 0 {
+                f[0] += o.force[0];
+                f[1] += o.force[1];
+                // eq 27: r_k e_θ · f = (R q) × f in 2D.
+                tau += rel[0] * o.force[1] - rel[1] * o.force[0];
+                // eq 28 with the global → local mapping: Φ_α,k · Rᵀ f.
+                let fl = rot_t(c, s, o.force);
+                for a in 0..n {
+                    fe[a] += nd.phi[2 * a] * fl[0] + nd.phi[2 * a + 1] * fl[1];
+                }
+            }
+        }
+    }
+    for t in 0..MAX_NB {
+        let j = dy.nb[b * MAX_NB + t];
+        if j == NONE {
+            continue;
+        }
+        let back = dy.nb_back[b * MAX_NB + t] as usize;
+        let bj = &sc.bodies[j as usize];
+        for k in bj.node_first as usize..(bj.node_first + bj.node_count) as usize {
+            let o = &dy.slots[k * ns + p.n_walls as usize + back];
+            if o.active != 0 {
+                let fr = [-o.force[0], -o.force[1]];
+                let arm = rot(c, s, o.q);
+                f[0] += fr[0];
+                f[1] += fr[1];
+                tau += arm[0] * fr[1] - arm[1] * fr[0];
+                let fl = rot_t(c, s, fr);
+                for a in 0..n {
+                    let phi = mode_eval(sc, br, a as u32, o.p_ref);
+                    fe[a] += phi[0] * fl[0] + phi[1] * fl[1];
+                }
+            }
+        }
+    }
+    // eq 42, 43 (semi-implicit Euler) with rigid damping γ.
+    let v = [
+        st.v[0] + p.dt * (f[0] / br.mass - br.rigid_damping * st.v[0]),
+        st.v[1] + p.dt * (f[1] / br.mass - br.rigid_damping * st.v[1]),
+    ];
+    let omega = st.omega + p.dt * (tau / br.inertia - br.rigid_damping * st.omega);
+    // eq 44 (eq 38 with F_int = U'_ε): M ε̈ = F_ε − F_int(ε) − C ε̇.
+    let mut rhs = [0.0f32; 4];
+    for a in 0..n {
+        let mut fint = 0.0f32;
+        if br.stiff_kind == STIFF_TABLE {
+            fint = table_force(&sc.tables, br.table_first as usize, br.table_len as usize, st.eps[0]);
+        } else {
+            for bb in 0..n {
+                fint += br.k[a * 4 + bb] * st.eps[bb];
+            }
+        }
+        let mut damp = 0.0f32;
+        for bb in 0..n {
+            damp += br.c[a * 4 + bb] * st.eps_dot[bb];
+        }
+        rhs[a] = fe[a] - fint - damp;
+    }
+    let mut eps_dot = st.eps_dot;
+    for a in 0..n {
+        let mut acc = 0.0f32;
+        for bb in 0..n {
+            acc += br.minv[a * 4 + bb] * rhs[bb];
+        }
+        eps_dot[a] = st.eps_dot[a] + p.dt * acc;
+    }
+    for a in 0..n {
+        st.eps[a] += p.dt * eps_dot[a];
+    }
+    st.eps_dot = eps_dot;
+    let x = df_add(st.x_hi[0], st.x_lo[0], p.dt * v[0]);
+    let y = df_add(st.x_hi[1], st.x_lo[1], p.dt * v[1]);
+    st.x_hi = [x.0, y.0];
+    st.x_lo = [x.1, y.1];
+    st.v = v;
+    st.theta += p.dt * omega;
+    st.omega = omega;
+    st
+}
+
+/// Total force on wall w: −Σ_k slot force, nodes in order (twin of `modal_wall_force`).
+pub fn modal_wall_force(sc: &Packed, slots: &[ModalSlot], w: usize) -> [f32; 2] {
+    let ns = sc.params.slots as usize;
+    let mut f = [0.0f32; 2];
+    for k in 0..sc.params.n_nodes as usize {
+        let o = &slots[k * ns + w];
+        if o.active != 0 {
+            f[0] -= o.force[0];
+            f[1] -= o.force[1];
+        }
+    }
+    f
+}
+
+/// The CPU backend.
+pub struct CpuModal {
+    pub sc: Packed,
+    pub dy: Dynamic,
+    pub steps: u64,
+}
+
+impl CpuModal {
+    pub fn new(sc: Packed, state: Vec<ModalState>) -> CpuModal {
+        let nb = vec![NONE; sc.bodies.len() * MAX_NB];
+        let dy = Dynamic {
+            state,
+            nb: nb.clone(),
+            nb_back: nb,
+            slots: vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
+            clock: 0,
+            wall_force: vec![[0.0; 2]; sc.walls.len()],
+        };
+        CpuModal { sc, dy, steps: 0 }
+    }
+
+    pub fn step_once(&mut self) {
+        let ns = self.sc.params.slots as usize;
+        let (sc, dy) = (&self.sc, &mut self.dy);
+        let (state, nb, clock) = (&dy.state, &dy.nb, dy.clock);
+        dy.slots
+            .par_chunks_mut(ns)
+            .enumerate()
+            .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+        let dyr = &*dy;
+        let new: Vec<ModalState> = (0..sc.bodies.len()).map(|b| modal_body_update(sc, dyr, b)).collect();
+        let wf: Vec<[f32; 2]> = (0..sc.walls.len()).map(|w| modal_wall_force(sc, &dyr.slots, w)).collect();
+        dy.state = new;
+        dy.wall_force = wf;
+        dy.clock += 1; // modal_clock
+        self.steps += 1;
+    }
+}
+
+impl ModalBackend for CpuModal {
+    fn step(&mut self, n: u32) -> anyhow::Result<()> {
+        for _ in 0..n {
+            self.step_once();
+        }
+        Ok(())
+    }
+    fn states(&mut self) -> anyhow::Result<Vec<ModalState>> {
+        Ok(self.dy.state.clone())
+    }
+    fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
+        Ok(self.dy.wall_force.clone())
+    }
+    fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>> {
+        Ok(self.dy.slots.clone())
+    }
+    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()> {
+        self.dy.nb = nb.to_vec();
+        self.dy.nb_back = nb_back.to_vec();
+        if let Some(s) = slots {
+            self.dy.slots = s.to_vec();
+        }
+        Ok(())
+    }
+    fn steps_done(&self) -> u64 {
+        self.steps
+    }
+    fn packed(&self) -> &Packed {
+        &self.sc
+    }
+}

@@ -1,0 +1,127 @@
+//! GPU records of the modal engine, shared field for field with shaders/modal_lib.wgsl (all
+//! fields are 4-byte scalars or arrays of them, so Rust `repr(C)` and WGSL storage layout agree).
+
+use bytemuck::{Pod, Zeroable};
+
+pub const MODE_BENDING: u32 = 0;
+pub const MODE_GRID: u32 = 1;
+pub const STIFF_LINEAR: u32 = 0;
+pub const STIFF_TABLE: u32 = 1;
+pub const WALL_LINE: u32 = 0;
+pub const WALL_CIRCLE: u32 = 1;
+pub const NONE: u32 = u32::MAX;
+
+/// Step parameters (binding 0).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalParams {
+    pub dt: f32,
+    pub n_nodes: u32,
+    pub n_bodies: u32,
+    pub n_walls: u32,
+    /// Contact slots per node: n_walls + MAX_NB.
+    pub slots: u32,
+    pub k_n: f32,
+    pub c_n: f32,
+    pub k_t: f32,
+    pub mu: f32,
+    /// 0 at run time; read through `opaque()` so the driver cannot reassociate TwoSum.
+    pub opaque_zero: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+}
+
+/// Static description of one body.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalBodyRec {
+    pub node_first: u32,
+    pub node_count: u32,
+    pub n_modes: u32,
+    pub mode_first: u32,
+    /// Offset of φ0 in the phi0 array.
+    pub ls_first: u32,
+    pub nx: u32,
+    pub ny: u32,
+    pub stiff_kind: u32,
+    pub origin: [f32; 2],
+    pub h: f32,
+    pub mass: f32,
+    pub inertia: f32,
+    pub rigid_damping: f32,
+    pub bound_radius: f32,
+    pub table_first: u32,
+    pub table_len: u32,
+    pub pad: u32,
+    /// Inverse modal mass M_ε⁻¹, modal stiffness K_ε and modal damping C_ε, row-major 4×4.
+    pub minv: [f32; 16],
+    pub k: [f32; 16],
+    pub c: [f32; 16],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalModeRec {
+    pub kind: u32,
+    /// Offset of the (Φ_x, Φ_y) pairs in the mode_grid array (tabulated modes).
+    pub grid_first: u32,
+    pub length: f32,
+    pub x_left: f32,
+    pub y_mid: f32,
+    pub pad: [u32; 3],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalNodeRec {
+    pub body: u32,
+    pub pad: u32,
+    /// Reference position in the body frame.
+    pub p: [f32; 2],
+    /// Φ_α at the node, (x, y) per mode.
+    pub phi: [f32; 8],
+}
+
+/// Dynamic state of one body (eq 42–44 unknowns). X is double-f32 (hi + lo).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalState {
+    pub x_hi: [f32; 2],
+    pub x_lo: [f32; 2],
+    pub v: [f32; 2],
+    pub theta: f32,
+    pub omega: f32,
+    pub eps: [f32; 4],
+    pub eps_dot: [f32; 4],
+}
+
+/// A rigid wall with prescribed velocity: a line (point p0, unit normal towards the bodies) or a
+/// circle (centre p0, radius). Position at step n: p0 + velocity · (n · dt).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalWallRec {
+    pub kind: u32,
+    pub pad: u32,
+    pub p0: [f32; 2],
+    pub normal: [f32; 2],
+    pub velocity: [f32; 2],
+    pub radius: f32,
+    pub pad1: u32,
+}
+
+/// One contact slot of one surface node (walls first, then the neighbour bodies of its body).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalSlot {
+    /// Force on the node (global frame).
+    pub force: [f32; 2],
+    /// Contact point in the partner body's frame, current (deformed) coordinates.
+    pub q: [f32; 2],
+    /// The partner's material point there: pullback x_ref = q − u(q) (eq 47).
+    pub p_ref: [f32; 2],
+    /// Tangential spring (friction history), global frame.
+    pub hist: [f32; 2],
+    /// Partner body index (NONE for a wall slot or an empty slot).
+    pub partner: u32,
+    pub active: u32,
+}

@@ -1,0 +1,326 @@
+//! Scene packing and the step loop shared by both backends.
+//!
+//! A [`ModalScene`] (bodies, walls, contact parameters, dt) is packed into flat arrays
+//! ([`Packed`], the layout of shaders/modal_lib.wgsl). A backend ([`ModalBackend`]) steps
+//! `n` steps at a time; between batches [`ModalRun`] reads the body states back, rebuilds the
+//! body neighbour lists with the bounding-circle cell list ([`super::broad_phase`]) and, when they
+//! changed, moves each node's friction history to its partner's new slot. Both backends follow the
+//! same schedule, so they compute the same thing.
+
+use super::body::ModalBody;
+use super::broad_phase::neighbour_lists;
+use super::layout::*;
+use super::stiffness::ModalStiffness;
+use super::{MAX_MODES, MAX_NB};
+use anyhow::ensure;
+
+/// Contact parameters (per node contact; see `contact::contact_law`).
+#[derive(Clone, Copy, Debug)]
+pub struct ContactParams {
+    pub k_n: f32,
+    pub c_n: f32,
+    pub k_t: f32,
+    pub mu: f32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModalScene {
+    pub bodies: Vec<ModalBody>,
+    pub walls: Vec<ModalWallRec>,
+    pub contact: ContactParams,
+    pub dt: f32,
+    /// Steps between neighbour-list rebuilds (and between reads of the state on the GPU).
+    pub rebuild_every: u32,
+    /// Verlet skin added to the bounding circles when listing neighbour bodies.
+    pub skin: f32,
+}
+
+/// The static arrays both backends read (the GPU uploads them once).
+#[derive(Clone, Debug)]
+pub struct Packed {
+    pub params: ModalParams,
+    pub bodies: Vec<ModalBodyRec>,
+    pub modes: Vec<ModalModeRec>,
+    pub mode_grid: Vec<f32>,
+    pub phi0: Vec<f32>,
+    pub nodes: Vec<ModalNodeRec>,
+    pub walls: Vec<ModalWallRec>,
+    pub tables: Vec<f32>,
+}
+
+/// Line wall through p0 with unit normal `normal` (towards the bodies), moving at `velocity`.
+pub fn line_wall(p0: [f32; 2], normal: [f32; 2], velocity: [f32; 2]) -> ModalWallRec {
+    ModalWallRec {
+        kind: WALL_LINE,
+        pad: 0,
+        p0,
+        normal,
+        velocity,
+        radius: 0.0,
+        pad1: 0,
+    }
+}
+
+/// Rigid cylinder (circle) wall.
+pub fn circle_wall(center: [f32; 2], radius: f32, velocity: [f32; 2]) -> ModalWallRec {
+    ModalWallRec {
+        kind: WALL_CIRCLE,
+        pad: 0,
+        p0: center,
+        normal: [0.0, 1.0],
+        velocity,
+        radius,
+        pad1: 0,
+    }
+}
+
+fn mat4(v: &[f32], n: usize) -> [f32; 16] {
+    let mut m = [0.0; 16];
+    for r in 0..n {
+        for c in 0..n {
+            m[r * 4 + c] = v[r * n + c];
+        }
+    }
+    m
+}
+
+impl ModalScene {
+    pub fn pack(&self) -> anyhow::Result<Packed> {
+        let mut p = Packed {
+            params: ModalParams {
+                dt: self.dt,
+                n_nodes: 0,
+                n_bodies: self.bodies.len() as u32,
+                n_walls: self.walls.len() as u32,
+                slots: (self.walls.len() + MAX_NB) as u32,
+                k_n: self.contact.k_n,
+                c_n: self.contact.c_n,
+                k_t: self.contact.k_t,
+                mu: self.contact.mu,
+                opaque_zero: 0,
+                pad0: 0,
+                pad1: 0,
+            },
+            bodies: vec![],
+            modes: vec![],
+            mode_grid: vec![],
+            phi0: vec![],
+            nodes: vec![],
+            walls: self.walls.clone(),
+            tables: vec![],
+        };
+        ensure!(self.contact.k_t > 0.0 || self.contact.mu == 0.0, "modal scene: friction needs k_t > 0");
+        for (bi, b) in self.bodies.iter().enumerate() {
+            b.validate().map_err(|e| anyhow::anyhow!("body {bi}: {e}"))?;
+            let n = b.n_modes();
+            let g = &b.level_set.grid;
+            let m64: Vec<f64> = b.modal_mass.iter().map(|x| *x as f64).collect();
+            let minv: Vec<f32> = super::quadrature::invert(&m64, n)?.iter().map(|x| *x as f32).collect();
+            let (stiff_kind, k, table_first, table_len) = match &b.stiffness {
+                ModalStiffness::Linear(k) => (STIFF_LINEAR, mat4(k, n), 0, 0),
+                ModalStiffness::Table(t) => {
+                    let first = p.tables.len() as u32;
+                    for e in t {
+                        p.tables.extend_from_slice(e);
+                    }
+                    (STIFF_TABLE, [0.0; 16], first, t.len() as u32)
+                }
+            };
+            let rec = ModalBodyRec {
+                node_first: p.nodes.len() as u32,
+                node_count: b.nodes.len() as u32,
+                n_modes: n as u32,
+                mode_first: p.modes.len() as u32,
+                ls_first: p.phi0.len() as u32,
+                nx: g.nx,
+                ny: g.ny,
+                stiff_kind,
+                origin: g.origin,
+                h: g.h,
+                mass: b.mass,
+                inertia: b.inertia,
+                rigid_damping: b.rigid_damping,
+                // Reference extent + room for the deformation + two cells.
+                bound_radius: b.reference_radius() + 2.0 * g.h,
+                table_first,
+                table_len,
+                pad: 0,
+                minv: mat4(&minv, n),
+                k,
+                c: mat4(&b.modal_damping, n),
+            };
+            p.phi0.extend_from_slice(&b.level_set.phi);
+            for m in &b.modes {
+                match m {
+                    super::modes::Mode::Bending { length, x_left, y_mid } => p.modes.push(ModalModeRec {
+                        kind: MODE_BENDING,
+                        grid_first: 0,
+                        length: *length,
+                        x_left: *x_left,
+                        y_mid: *y_mid,
+                        pad: [0; 3],
+                    }),
+                    super::modes::Mode::Grid { ux, uy } => {
+                        p.modes.push(ModalModeRec {
+                            kind: MODE_GRID,
+                            grid_first: p.mode_grid.len() as u32,
+                            length: 0.0,
+                            x_left: 0.0,
+                            y_mid: 0.0,
+                            pad: [0; 3],
+                        });
+                        for (x, y) in ux.iter().zip(uy) {
+                            p.mode_grid.push(*x);
+                            p.mode_grid.push(*y);
+                        }
+                    }
+                }
+            }
+            for q in &b.nodes {
+                let mut phi = [0.0f32; 8];
+                for (a, m) in b.modes.iter().enumerate().take(MAX_MODES) {
+                    let f = m.eval(g, *q);
+                    phi[2 * a] = f[0];
+                    phi[2 * a + 1] = f[1];
+                }
+                p.nodes.push(ModalNodeRec {
+                    body: bi as u32,
+                    pad: 0,
+                    p: *q,
+                    phi,
+                });
+            }
+            p.bodies.push(rec);
+        }
+        p.params.n_nodes = p.nodes.len() as u32;
+        // Keep every binding non-empty.
+        if p.mode_grid.is_empty() {
+            p.mode_grid.push(0.0);
+        }
+        if p.tables.is_empty() {
+            p.tables.extend_from_slice(&[0.0, 0.0]);
+        }
+        Ok(p)
+    }
+}
+
+/// What a backend offers to the shared loop.
+pub trait ModalBackend {
+    /// Runs `n` steps with the current neighbour lists.
+    fn step(&mut self, n: u32) -> anyhow::Result<()>;
+    fn states(&mut self) -> anyhow::Result<Vec<ModalState>>;
+    /// Total force on each wall at the last step (sum over nodes of −force, node order).
+    fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
+    fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>>;
+    /// Installs neighbour lists (and, when given, remapped contact slots).
+    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()>;
+    fn steps_done(&self) -> u64;
+    fn packed(&self) -> &Packed;
+}
+
+/// The shared driver: batches of `rebuild_every` steps with a neighbour-list rebuild in between.
+pub struct ModalRun<B: ModalBackend> {
+    pub backend: B,
+    pub rebuild_every: u32,
+    pub skin: f32,
+    nb: Vec<u32>,
+    /// Body positions at the last rebuild (for the skin check).
+    x_at_rebuild: Vec<[f32; 2]>,
+    pub rebuilds: u32,
+}
+
+impl<B: ModalBackend> ModalRun<B> {
+    pub fn new(backend: B, rebuild_every: u32, skin: f32) -> ModalRun<B> {
+        let nb = vec![NONE; backend.packed().bodies.len() * MAX_NB];
+        ModalRun {
+            backend,
+            rebuild_every: rebuild_every.max(1),
+            skin,
+            nb,
+            x_at_rebuild: vec![],
+            rebuilds: 0,
+        }
+    }
+
+    fn rebuild(&mut self) -> anyhow::Result<()> {
+        let states = self.backend.states()?;
+        let centres: Vec<[f32; 2]> = states.iter().map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]]).collect();
+        if !self.x_at_rebuild.is_empty() {
+            // Verlet check: a body that moved more than skin/2 since the last list may have
+            // missed a partner during the batch.
+            for (a, b) in centres.iter().zip(&self.x_at_rebuild) {
+                let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+                ensure!(
+                    d <= 0.5 * self.skin,
+                    "modal broad phase: a body moved {d} > skin/2 = {} in one batch of {} steps; \
+                     raise `skin` or lower `rebuild_every`",
+                    0.5 * self.skin,
+                    self.rebuild_every
+                );
+            }
+        }
+        let radii: Vec<f32> = self.backend.packed().bodies.iter().map(|b| b.bound_radius).collect();
+        let (nb, nb_back) = neighbour_lists(&centres, &radii, self.skin)?;
+        let slots = if nb != self.nb && self.backend.steps_done() > 0 {
+            let old = self.backend.slots()?;
+            Some(remap_slots(self.backend.packed(), &old, &self.nb, &nb))
+        } else {
+            None
+        };
+        if nb != self.nb || self.rebuilds == 0 {
+            self.backend.set_neighbours(&nb, &nb_back, slots.as_deref())?;
+        }
+        self.nb = nb;
+        self.x_at_rebuild = centres;
+        self.rebuilds += 1;
+        Ok(())
+    }
+
+    /// Runs `n` steps (a multiple of nothing in particular: the last batch may be short).
+    pub fn run(&mut self, n: u64) -> anyhow::Result<()> {
+        let mut left = n;
+        while left > 0 {
+            let since = self.backend.steps_done() % self.rebuild_every as u64;
+            if since == 0 {
+                self.rebuild()?;
+            }
+            let batch = (self.rebuild_every as u64 - since).min(left);
+            self.backend.step(batch as u32)?;
+            left -= batch;
+        }
+        Ok(())
+    }
+}
+
+/// Moves each node's body-contact slot (history included) to the slot of the same partner in the
+/// new neighbour list; slots of partners no longer listed are dropped.
+pub fn remap_slots(p: &Packed, old: &[ModalSlot], old_nb: &[u32], new_nb: &[u32]) -> Vec<ModalSlot> {
+    let s = p.params.slots as usize;
+    let nw = p.params.n_walls as usize;
+    let mut out = old.to_vec();
+    for (k, node) in p.nodes.iter().enumerate() {
+        let b = node.body as usize;
+        for t in 0..MAX_NB {
+            let partner = new_nb[b * MAX_NB + t];
+            let from = (0..MAX_NB).find(|&u| partner != NONE && old_nb[b * MAX_NB + u] == partner);
+            out[k * s + nw + t] = match from {
+                Some(u) => old[k * s + nw + u],
+                None => ModalSlot::default(),
+            };
+        }
+    }
+    out
+}
+
+impl Default for ModalSlot {
+    fn default() -> Self {
+        ModalSlot {
+            force: [0.0; 2],
+            q: [0.0; 2],
+            p_ref: [0.0; 2],
+            hist: [0.0; 2],
+            partner: NONE,
+            active: 0,
+        }
+    }
+}
