@@ -8,6 +8,7 @@ pub mod backend;
 pub mod cpu;
 pub mod diagnostics;
 pub mod gpu;
+pub mod modal;
 pub mod model;
 pub mod output;
 pub mod plot;

@@ -19,8 +19,12 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("core_area", include_str!("../shaders/core_area.wgsl")),
     ("broad_phase", include_str!("../shaders/broad_phase.wgsl")),
     ("contact_pairs", include_str!("../shaders/contact_pairs.wgsl")),
+    ("shell_forces", include_str!("../shaders/shell_forces.wgsl")),
     ("node_forces", include_str!("../shaders/node_forces.wgsl")),
     ("cohesive_link", include_str!("../shaders/cohesive_link.wgsl")),
+    ("modal_lib", include_str!("../shaders/modal_lib.wgsl")),
+    ("modal_contact", include_str!("../shaders/modal_contact.wgsl")),
+    ("modal_body", include_str!("../shaders/modal_body.wgsl")),
 ];
 
 /// Force-law libraries (function-only files) compiled in front of a kernel.
@@ -33,8 +37,11 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
     ("core_area", &["model"]),
     ("broad_phase", &["model"]),
     ("contact_pairs", &["model", "contact"]),
-    ("node_forces", &["model", "stretch", "bending", "core_pressure"]),
+    ("shell_forces", &["model", "stretch", "bending", "core_pressure"]),
+    ("node_forces", &["model"]),
     ("cohesive_link", &["model"]),
+    ("modal_contact", &["modal_lib"]),
+    ("modal_body", &["modal_lib"]),
 ];
 
 fn source_of(name: &str) -> Option<&'static str> {
