@@ -84,7 +84,9 @@ pub struct TissueSpec {
     pub minkowski_radius: f64,
     /// Target segment length ℓ (segments are ≤ ℓ, and ≥ min(ℓ/2, `min_edge_length`)).
     pub segment_length: f64,
-    /// Offset edges shorter than this are collapsed; 0 picks ℓ/2.
+    /// Offset edges shorter than this are collapsed; 0 picks min(ℓ/2, R/4): ℓ/2 for ℓ ≤ R/2, R/4
+    /// for a long ℓ (e.g. longer than every edge: nodes at the polygon vertices only, the paper's
+    /// sphero-polygons), so that a long ℓ does not collapse the cells' ordinary edges.
     pub min_edge_length: f64,
     pub seed: u64,
     pub material: u32,
@@ -133,7 +135,7 @@ impl TissueSpec {
         if self.min_edge_length > 0.0 {
             self.min_edge_length
         } else {
-            0.5 * self.segment_length
+            (0.5 * self.segment_length).min(0.25 * self.mean_radius)
         }
     }
 }
