@@ -281,7 +281,8 @@ fn polygon_input_with_t_junction() {
 
 /// A tissue of 18 cells glued (by 100× stronger links) to a fixed bottom wall and a top wall that
 /// moves up at 0.02: interface links start to break after ~600 steps. 1000 steps on the CPU and
-/// the GPU give the same link states (break steps, modes, forces) bit for bit, with ≥ 3 breaks.
+/// the GPU give the same link states (break steps, modes, forces) bit for bit, with ≥ 3 breaks;
+/// a second GPU run repeats the first bit for bit (link states and node positions).
 #[test]
 fn pulled_tissue_breaks_links_identically_on_cpu_and_gpu() {
     let (mut sc, m, law) = base_scene();
@@ -328,6 +329,14 @@ fn pulled_tissue_breaks_links_identically_on_cpu_and_gpu() {
     );
     assert_eq!(seq, breaks(&on_gpu), "CPU and GPU break sequences differ");
     assert_eq!(on_cpu, on_gpu, "CPU and GPU link states differ");
+    let mut rerun = GpuBackend::new(Arc::new(gpu_for_tests()), &sc).unwrap();
+    rerun.step(steps).unwrap();
+    assert_eq!(on_gpu, rerun.read_links().unwrap(), "two GPU runs: link states differ");
+    assert_eq!(
+        gpu.read_nodes().unwrap(),
+        rerun.read_nodes().unwrap(),
+        "two GPU runs: nodes differ"
+    );
 }
 /// Sharp corners (r = 0.1, ℓ = 0.15). A 27° corner (wedge 2 × 1): nodes two segments from the
 /// corner are within r of its segments, so the generator raises the scene's self-contact exclusion

@@ -298,7 +298,7 @@ fn docs_images() {
     use softdem::plot::{line_plot, PlotSpec, Series, Style};
     let dir = manifest("docs/img/tissues");
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, width, every) in [("elastic", 24.0, 500u64), ("plastic", 15.0, 2500)] {
+    for (name, width, every) in [("elastic", 24.0, 1000u64), ("plastic", 15.0, 5000)] {
         let out = tmp(&format!("docs-{name}"));
         let req = RunRequest {
             out: Some(out.clone()),
