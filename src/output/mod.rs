@@ -1,11 +1,12 @@
 //! Run outputs, each an observer of the driver: `series.csv` (series.rs), `frames/*.vtp` and
 //! `run.pvd` (vtk.rs), `snapshots/*.png` (snapshot.rs), `plots/*.png` (plots.rs),
-//! `checkpoint.bin` (checkpoint.rs), `final.csv`, `breaks.csv` with cohesive links (breaks.rs); the progress bar (progress.rs). Every file is
+//! `checkpoint.bin` (checkpoint.rs), the §6 compaction analysis (compaction.rs), `final.csv`, `cells.csv` (with `[output] polygons`), `breaks.csv` with cohesive links (breaks.rs); the progress bar (progress.rs). Every file is
 //! written atomically (atomic.rs).
 
 pub mod atomic;
 pub mod breaks;
 pub mod checkpoint;
+pub mod compaction;
 pub mod plots;
 pub mod progress;
 pub mod series;
@@ -37,6 +38,40 @@ impl Observer for FinalCsv {
                 "{},{},{},{},{},{},{},{}\n",
                 nd.body, nd.local, p[0], p[1], st.vel[0], st.vel[1], st.force[0], st.force[1]
             );
+        }
+        atomic::write(&self.path, s.as_bytes())
+    }
+}
+
+/// `cells.csv` (`[output] polygons = true`): every free closed cell at the end as a polygon, in
+/// the format a `file` body reads (`cell,x,y`), so a deposited packing can start other runs.
+pub struct PolygonsCsv {
+    pub path: PathBuf,
+}
+
+impl Observer for PolygonsCsv {
+    fn next_due(&self, _step: u64) -> u64 {
+        u64::MAX
+    }
+
+    fn observe(&mut self, _ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        use crate::model::{BODY_CLOSED, BODY_FROZEN};
+        let mut s = String::from("cell,x,y\n");
+        let cells = ctx
+            .built
+            .scene
+            .bodies
+            .iter()
+            .filter(|b| b.flags & BODY_CLOSED != 0 && b.flags & BODY_FROZEN == 0);
+        for (k, b) in cells.enumerate() {
+            for i in b.first..b.first + b.count {
+                let p = ctx.nodes[i as usize].pos();
+                s += &format!("{k},{},{}\n", p[0], p[1]);
+            }
         }
         atomic::write(&self.path, s.as_bytes())
     }

@@ -1,7 +1,8 @@
 //! `series.csv`: one row per output interval (and one at the end), header first:
 //! `step,time,stage`, then per wall `<wall>_x,<wall>_y,<wall>_fx,<wall>_fy`, then
 //! `height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,
-//! e_contact,e_kinetic,contacts`, and with cohesive links (§7) `broken_links,crack_length,
+//! e_contact,e_kinetic,contacts,stress_norm,solid_volume_ratio` (σ/σ* with σ* of eq 39, and
+//! ΔV_s/ΔV of §6: particle area change over sample area change since the strain's origin), and with cohesive links (§7) `broken_links,crack_length,
 //! released_energy` (`breaks::link_summary`). Rewritten atomically every few seconds, at every checkpoint
 //! step and at the end.
 
@@ -25,11 +26,31 @@ pub fn header(built: &Built) -> String {
         let c = column_name(name);
         h += &format!(",{c}_x,{c}_y,{c}_fx,{c}_fy");
     }
-    h += ",height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,e_contact,e_kinetic,contacts";
+    h += ",height,width,stress,stress_xx,strain,void_ratio,particle_area,e_stretch,e_bending,e_core,e_contact,e_kinetic,contacts,stress_norm,solid_volume_ratio";
     if !built.scene.links.is_empty() {
         h += ",broken_links,crack_length,released_energy";
     }
     h
+}
+
+/// σ/σ* (eq 39; NaN without a reference ring) and ΔV_s/ΔV = (A_p0 − A_p)/(W0 H0 − W H) (§6;
+/// NaN before the strain's origin and while the sample has not changed volume).
+pub fn compaction_columns(ctx: &ObserveCtx) -> (f64, f64) {
+    let m = ctx.m;
+    let norm = ctx.built.sigma_star.map_or(f64::NAN, |s| m.stress_yy / s);
+    let st = ctx.state;
+    let ratio = match (st.h0, st.w0, st.a_p0) {
+        (Some(h0), Some(w0), Some(a0)) => {
+            let dv = w0 * h0 - m.width * m.height;
+            if dv != 0.0 {
+                (a0 - m.particle_area) / dv
+            } else {
+                f64::NAN
+            }
+        }
+        _ => f64::NAN,
+    };
+    (norm, ratio)
 }
 
 pub struct SeriesWriter {
@@ -99,6 +120,8 @@ impl SeriesWriter {
             e.kinetic,
             m.contacts
         );
+        let (norm, ratio) = compaction_columns(ctx);
+        r += &format!(",{norm:.6e},{ratio:.6e}");
         if !ctx.built.scene.links.is_empty() {
             let links = ctx.backend.read_links()?;
             let (n, len, e) = super::breaks::link_summary(&ctx.built.scene, &links);

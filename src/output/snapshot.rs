@@ -153,12 +153,14 @@ pub fn render(
     atomic::write_with(path, draw)
 }
 
-/// Writes a snapshot every `every` steps (0: only at the end).
+/// Writes a snapshot every `every` steps (0: only at the end), and with `at_stage_end` one
+/// `snapshot_NNNNNN_<stage>.png` when each stage ends (e.g. the paper's Fig. 30 at ε = 0.3).
 pub struct SnapshotWriter {
     dir: PathBuf,
     every: u64,
     width: u32,
     last: Option<u64>,
+    pub at_stage_end: bool,
 }
 
 impl SnapshotWriter {
@@ -168,6 +170,7 @@ impl SnapshotWriter {
             every,
             width,
             last: None,
+            at_stage_end: false,
         }
     }
 
@@ -175,12 +178,16 @@ impl SnapshotWriter {
         if self.last == Some(ctx.step) {
             return Ok(());
         }
+        let path = self.dir.join(format!("snapshot_{:06}.png", ctx.step));
+        self.write_to(ctx, &path)
+    }
+
+    fn write_to(&mut self, ctx: &ObserveCtx, path: &Path) -> anyhow::Result<()> {
         let caption = format!(
             "step {}   t = {:.4}   {}   strain {:.4}   stress {:.4e}",
             ctx.step, ctx.time, ctx.stage, ctx.strain, ctx.m.stress_yy
         );
-        let path = self.dir.join(format!("snapshot_{:06}.png", ctx.step));
-        render(&path, &ctx.built.scene, ctx.nodes, ctx.bodies, self.width, &caption)?;
+        render(path, &ctx.built.scene, ctx.nodes, ctx.bodies, self.width, &caption)?;
         self.last = Some(ctx.step);
         Ok(())
     }
@@ -200,5 +207,14 @@ impl Observer for SnapshotWriter {
 
     fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
         self.write(ctx)
+    }
+
+    fn stage_done(&mut self, ctx: &mut ObserveCtx, stage: &str) -> anyhow::Result<()> {
+        if !self.at_stage_end {
+            return Ok(());
+        }
+        let tag = super::series::column_name(stage);
+        let path = self.dir.join(format!("snapshot_{:06}_{tag}.png", ctx.step));
+        self.write_to(ctx, &path)
     }
 }

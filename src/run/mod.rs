@@ -34,6 +34,9 @@ pub struct DriverState {
     /// Sample height and width of the strain's origin.
     pub h0: Option<f64>,
     pub w0: Option<f64>,
+    /// Particle area A_p at the strain's origin (for ΔV_s/ΔV, §6).
+    #[serde(default)]
+    pub a_p0: Option<f64>,
     pub gravity: [f64; 2],
     /// Forces that outlive their stage (`persist = true`).
     pub forces: Vec<(u32, [f64; 2])>,
@@ -64,6 +67,10 @@ pub trait Observer {
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()>;
     /// Called once with the last state of the run.
     fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()>;
+    /// Called with the state at which stage `stage` ended (after `observe`, if that was due).
+    fn stage_done(&mut self, _ctx: &mut ObserveCtx, _stage: &str) -> anyhow::Result<()> {
+        Ok(())
+    }
 }
 
 /// Progress reporting (`output::progress`): told about every sample.
@@ -232,6 +239,7 @@ impl Driver {
             if origin {
                 s.h0 = m.height.is_finite().then_some(m.height);
                 s.w0 = m.width.is_finite().then_some(m.width);
+                s.a_p0 = (m.particle_area > 0.0).then_some(m.particle_area);
             }
             let end_steps = st.stop.steps.map(|n| step + n);
             let end_time = st.stop.time.map(|t| step + ceil_steps(t, self.dt));
@@ -346,6 +354,11 @@ impl Driver {
                         stress,
                         t,
                     );
+            }
+            if let (true, Some(w)) = (stop.touch, st.wall()) {
+                // First contact: any contact force on the wall (cells are otherwise free of it).
+                let f = m.walls[self.wall_index(w)].1;
+                done |= f[0] != 0.0 || f[1] != 0.0;
             }
             if let (Some(d), Some(w)) = (stop.displacement, st.wall()) {
                 let c = m.walls[self.wall_index(w)].0;
@@ -594,6 +607,11 @@ impl Driver {
             for (o, d) in observers.iter_mut().zip(&due) {
                 if *d {
                     o.observe(&mut ctx)?;
+                }
+            }
+            if moved {
+                for o in observers.iter_mut() {
+                    o.stage_done(&mut ctx, &stage_name)?;
                 }
             }
             progress.update(step, est, &ctx);

@@ -141,6 +141,7 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let mut series = SeriesWriter::new(out.join("series.csv"), &driver.built, resume_step)?;
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
+    snaps.at_stage_end = settings.stage_snapshots;
     let mut ckpt =
         checkpoint::CheckpointWriter::new(out.join("checkpoint.bin"), settings.checkpoint_every, scenario.hash);
     let mut fin = FinalCsv {
@@ -148,8 +149,14 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     };
     let mut breaks =
         crate::output::breaks::BreaksWriter::new(out.join("breaks.csv"), settings.series_every, &driver.built.scene);
+    let mut polygons = output::PolygonsCsv {
+        path: out.join("cells.csv"),
+    };
     let mut observers: Vec<&mut dyn Observer> =
         vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin, &mut breaks];
+    if settings.polygons {
+        observers.push(&mut polygons);
+    }
     let start_step = driver.backend.steps_done();
     let end = driver.run(req.steps, &mut observers, &mut progress);
     progress.finish();

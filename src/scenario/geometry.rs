@@ -77,6 +77,7 @@ pub const BODY_KINDS: &[(&str, &[&str])] = &[
         &[
             "material",
             "path",
+            "scale",
             "half_thickness",
             "core",
             "p0",
@@ -425,7 +426,27 @@ pub fn build(
                 let path = base.join(rel);
                 let polys = read_polygons(&path)
                     .map_err(|e| Problem::new(format!("bodies[{i}].path"), format!("{}: {e}", path.display())))?;
+                let scale = match spec.scale {
+                    Some(f) if !(f > 0.0 && f.is_finite()) => {
+                        return Err(Problem::new(
+                            format!("bodies[{i}].scale"),
+                            format!("scale = {f} must be a finite number > 0"),
+                        ))
+                    }
+                    Some(f) => f,
+                    None => 1.0,
+                };
                 for (k, mut p) in polys.into_iter().enumerate() {
+                    if scale != 1.0 && !p.is_empty() {
+                        let n = p.len() as f64;
+                        let c = [
+                            p.iter().map(|q| q[0]).sum::<f64>() / n,
+                            p.iter().map(|q| q[1]).sum::<f64>() / n,
+                        ];
+                        for q in p.iter_mut() {
+                            *q = [c[0] + scale * (q[0] - c[0]), c[1] + scale * (q[1] - c[1])];
+                        }
+                    }
                     if p.len() < 3 {
                         return Err(Problem::new(
                             format!("bodies[{i}].path"),

@@ -79,6 +79,10 @@ pub struct Settings {
     pub summary_every: f64,
     pub snapshot_width: u32,
     pub plots: bool,
+    /// Write `cells.csv` (the cells as polygons, `file` format) at the end.
+    pub polygons: bool,
+    /// A snapshot when each stage ends.
+    pub stage_snapshots: bool,
 }
 
 /// A parsed and validated scenario file (materials resolved; nothing generated yet).
@@ -114,6 +118,8 @@ pub struct Built {
     /// Index of the stage whose start defines H0, W0 of the strain (`[measure] strain_from`).
     pub strain_from: Option<usize>,
     pub settings: Settings,
+    /// σ* = F*/(2Rs) (eq 39) of the first cell's material, when it has a reference ring.
+    pub sigma_star: Option<f64>,
 }
 
 /// FNV-1a, 64 bit (the scenario hash stored in checkpoints).
@@ -240,6 +246,8 @@ impl Scenario {
             summary_every: out.summary_every.unwrap_or(10.0),
             snapshot_width: out.snapshot_width.unwrap_or(800).clamp(64, 8192),
             plots: out.plots.unwrap_or(true),
+            polygons: out.polygons.unwrap_or(false),
+            stage_snapshots: out.stage_snapshots.unwrap_or(false),
         };
         if sim.dt.is_some() && sim.dt_fraction.is_some() {
             return Err(at(Problem::new(
@@ -444,6 +452,12 @@ impl Scenario {
                 ))
             })?),
         };
+        let sigma_star = scene
+            .bodies
+            .iter()
+            .find(|b| b.flags & crate::model::BODY_FROZEN == 0 && b.flags & crate::model::BODY_CLOSED != 0)
+            .and_then(|b| self.materials.values().find(|(id, _)| *id == b.material))
+            .and_then(|(_, m)| m.reference.map(|r| r.sigma_star));
         Ok(Built {
             scene,
             geometry,
@@ -451,6 +465,7 @@ impl Scenario {
             stages,
             strain_from,
             settings: self.settings.clone(),
+            sigma_star,
         })
     }
 

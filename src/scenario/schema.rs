@@ -89,6 +89,11 @@ pub struct Output {
     pub snapshot_width: Option<u32>,
     /// Write `plots/*.png` at the end (default true).
     pub plots: Option<bool>,
+    /// Write `cells.csv` at the end: every free closed cell as a polygon in the format of a
+    /// `file` body (`cell,x,y`), e.g. a deposited packing to start other runs from (default false).
+    pub polygons: Option<bool>,
+    /// Also a `snapshots/snapshot_NNNNNN_<stage>.png` when each stage ends (default false).
+    pub stage_snapshots: Option<bool>,
 }
 
 impl Default for Output {
@@ -197,6 +202,9 @@ pub struct BodySpec {
     pub clamp: Option<String>,
     pub clamp_nodes: Option<u32>,
     pub path: Option<String>,
+    /// `file`: each polygon is scaled by this factor about its vertex centroid (default 1), e.g.
+    /// 0.999 to clear the contact overlaps of a packing written by `[output] polygons`.
+    pub scale: Option<f64>,
     pub velocity: Option<[f64; 2]>,
     // Tissue (§7): box [0, size_x] × [0, size_y] and the keys of `tissue::TissueSpec`.
     pub size: Option<[f64; 2]>,
@@ -236,6 +244,8 @@ pub struct StageSpec {
     pub stress: Option<f64>,
     pub displacement: Option<f64>,
     pub tolerance: Option<f64>,
+    /// Ends the stage when its wall first carries a contact force (first contact); only `true`.
+    pub touch: Option<bool>,
     pub min_steps: Option<u64>,
     pub max_steps: Option<u64>,
     // What the stage does.

@@ -96,6 +96,8 @@ pub struct Stop {
     pub stress: Option<f64>,
     pub displacement: Option<f64>,
     pub tolerance: Option<f64>,
+    /// Ends at the first contact force on the stage's wall (`touch = true`).
+    pub touch: bool,
     pub min_steps: u64,
     pub max_steps: Option<u64>,
 }
@@ -132,6 +134,7 @@ const STOPS: &[&str] = &[
     "stress",
     "displacement",
     "tolerance",
+    "touch",
 ];
 
 /// Allowed keys of each stage kind (besides `kind` and `name`).
@@ -151,6 +154,7 @@ pub const STAGE_KINDS: &[(&str, &[&str])] = &[
             "strain",
             "stress",
             "displacement",
+            "touch",
             "min_steps",
             "max_steps",
         ],
@@ -166,6 +170,7 @@ pub const STAGE_KINDS: &[(&str, &[&str])] = &[
             "strain",
             "stress",
             "displacement",
+            "touch",
             "min_steps",
             "max_steps",
         ],
@@ -377,6 +382,7 @@ pub fn resolve(
             stress: s.stress,
             displacement: s.displacement,
             tolerance: s.tolerance,
+            touch: s.touch.unwrap_or(false),
             min_steps: s
                 .min_steps
                 .unwrap_or(if s.ke_below.is_some() { 10 * check_every } else { 0 }),
@@ -390,9 +396,16 @@ pub fn resolve(
             stop.stress.is_some(),
             stop.displacement.is_some(),
             stop.tolerance.is_some(),
+            stop.touch,
         ]
         .iter()
         .any(|&b| b);
+        if s.touch == Some(false) {
+            return Err(Problem::new(
+                format!("{p}.touch"),
+                "touch = false is not a stop condition: set it to true (end at the wall's first contact) or remove it",
+            ));
+        }
         if !has_stop && !matches!(action, Action::Gravity(_)) {
             return Err(Problem::new(
                 p.clone(),
