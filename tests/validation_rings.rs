@@ -14,7 +14,7 @@
 //! steps, with the tolerances stated at each comparison.
 
 use softdem::backend::BackendKind;
-use softdem::validation::ring_compression::{run_variant, trace_deviation, Variant};
+use softdem::validation::ring_compression::{case_file, run_variant, trace_deviation, Params, Variant};
 use softdem::validation::{CaseReport, Extent};
 
 /// Checks of the issue that fail with a conservative bending law (see the module doc).
@@ -53,10 +53,38 @@ fn compare(cpu: &CaseReport, gpu: &CaseReport, tol: &[(&str, f64)]) {
     }
 }
 
+/// The case files in scenarios/validation/ are what the cases run, and a malformed one is reported
+/// with its file, line and key.
+#[test]
+fn case_files_parse_and_errors_name_file_and_key() {
+    for v in [Variant::Elastic, Variant::Plastic, Variant::StiffCore] {
+        let (path, text) = case_file(v);
+        let p = Params::parse(v, path, text).unwrap();
+        assert_eq!(p.n, 64, "{path}");
+        let on_disk = std::fs::read_to_string(path).unwrap();
+        assert_eq!(on_disk, text, "{path}: the embedded copy is stale");
+    }
+    let (path, text) = case_file(Variant::Plastic);
+    let e = Params::parse(Variant::Plastic, path, &text.replace("xi = 0.25", "xi = \"a\""))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("scenarios/validation/plastic_ring.toml:8:"), "{e}");
+    let e = Params::parse(Variant::Plastic, path, &text.replace("nodes = 64", "nodes = 66"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("plastic_ring.toml") && e.contains("particle.nodes"), "{e}");
+    let e = Params::parse(Variant::Elastic, path, text).unwrap_err().to_string();
+    assert!(e.contains("case"), "{e}");
+    let e = Params::parse(Variant::Plastic, path, &text.replace("[walls]", "[walls]\nmu = 0.3"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("mu"), "{e}");
+}
+
 #[test]
 fn elastic_ring_cpu() {
     let (r, _) = elastic(BackendKind::Cpu);
-    assert_eq!(r.checks.len(), 7);
+    assert_eq!(r.checks.len(), 9);
     assert_checks(&r, false);
 }
 

@@ -10,6 +10,7 @@
 //! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
 
 pub mod cantilever;
+pub mod elastica;
 pub mod measure;
 pub mod pressure_ring;
 pub mod report;

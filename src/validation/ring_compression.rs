@@ -2,10 +2,14 @@
 //! the elastic ring (η = 0, γ = ∞), the plastic ring (η = 0, M^Y/M* = 5×10⁻⁵) and the stiff
 //! core (η = 10⁵, γ = ∞).
 //!
-//! **Particle.** A regular N-gon of radius R = 1 (N = [`N_NODES`], divisible by 4 so b0 = 2R),
+//! **Case files.** The parameters of the three variants are in `scenarios/validation/`
+//! (`elastic_ring.toml`, `plastic_ring.toml`, `stiff_core.toml`), embedded at build time and
+//! parsed by [`Params::new`] (errors name the file and the key).
+//!
+//! **Particle.** A regular N-gon of radius R = 1 (N = `nodes`, divisible by 4 so b0 = 2R),
 //! depth s = 1, node mass m = 1. The shell follows eq 11–12 with ν = 0 and E h = k_s = 1; its
 //! thickness h is set by the stiffness ratio ξ = k_b/(k_s ℓ²) = h²/(12 ℓ²) of eq 19:
-//! ξ = [`XI`] (h = √(12ξ) ℓ ≈ 1.7 ℓ), so k_b = ξ k_s ℓ² and the sphero-segment half-thickness is
+//! ξ = `xi` = 0.25 (h = √(12ξ) ℓ ≈ 1.7 ℓ), so k_b = ξ k_s ℓ² and the sphero-segment half-thickness is
 //! r = h/2. Characteristic quantities: F* = k_b/R (eq 32), M* = F* ℓ (eq 34), F** = M^Y/ℓ
 //! (eq 35), K_∂Ω = (k_s/s) tan(π/N) (eq 25), K_Ω = η K_∂Ω (eq 20).
 //! - elastic ring: no core (η = 0: "a floppy membrane" whose shape is held by bending alone; no
@@ -15,11 +19,11 @@
 //!
 //! **Walls.** Two frozen open lines of one segment each (length 5R, half-thickness r), touching
 //! the particle at y = ±(R + 2r). Frictionless contacts (μ = 0: the normal forces of the
-//! analytic models only) with k_n = [`KN_OVER_KS`]·k_s.
+//! analytic models only) with k_n = `kn_over_ks`·k_s.
 //!
 //! **Loading.** Both walls move towards each other at speed v until each has travelled
 //! 0.35 R (ε = 0.35 at the walls), then back at the same speed to their start, then the particle
-//! relaxes with the walls at rest ([`RELAX_FRACTION`] of the loading time). The rate is
+//! relaxes with the walls at rest (`relax_fraction` of the loading time). The rate is
 //! quasi-static: v R/v_c ≪ 1 with the slowest shape mode (see [`Params::wall_speed`]); global
 //! viscous damping c_v and local damping α remove the kinetic energy. Halving v changes the
 //! measured curves by less than their tolerances (checked while choosing v; see
@@ -30,6 +34,7 @@
 //! scene's `critical_dt` counts only one node's share of it, see docs/validation.md), so the
 //! scene's time step is `TimeStep::Fixed`.
 
+use super::elastica;
 use super::measure::{self, linear_fit};
 use super::{CaseReport, Check, Extent, Figure, Trace};
 use crate::backend::{create, BackendKind};
@@ -38,15 +43,8 @@ use crate::model::*;
 use crate::plot::{PlotSpec, Series, Style};
 use std::f64::consts::PI;
 
-/// Nodes of the particle.
-pub const N_NODES: usize = 64;
-/// Stiffness ratio ξ = k_b/(k_s ℓ²) (eq 19).
-pub const XI: f64 = 0.25;
-/// Contact stiffness over stretch stiffness.
-pub const KN_OVER_KS: f64 = 1.0;
-/// Relaxation after unloading, as a fraction of the loading time.
-pub const RELAX_FRACTION: f64 = 0.5;
-/// Maximum strain ε = 1 − b/b0 (Fig. 11).
+/// Maximum strain ε = 1 − b/b0 of the paper (Fig. 11); the case files must use it (the
+/// figures' axes and the eq 30 line are drawn up to it).
 pub const EPS_MAX: f64 = 0.35;
 
 /// Which particle.
@@ -87,37 +85,133 @@ pub struct Params {
     pub local: f64,
     /// Unload and relax after the loading.
     pub unload: bool,
+    /// Unloading speed over loading speed.
+    pub unload_speedup: u64,
+    /// Relaxation after unloading, as a fraction of the loading time.
+    pub relax_fraction: f64,
+    /// Fraction of the loading that `Extent::Prefix` (the GPU tests) runs.
+    pub gpu_prefix: f64,
     /// Fraction of the loading run actually done (1 for the full case; the GPU prefix runs less).
     pub fraction: f64,
 }
 
+/// The case file of a variant (`scenarios/validation/<prefix>.toml`), as (path, text).
+pub fn case_file(variant: Variant) -> (&'static str, &'static str) {
+    match variant {
+        Variant::Elastic => (
+            "scenarios/validation/elastic_ring.toml",
+            include_str!("../../scenarios/validation/elastic_ring.toml"),
+        ),
+        Variant::Plastic => (
+            "scenarios/validation/plastic_ring.toml",
+            include_str!("../../scenarios/validation/plastic_ring.toml"),
+        ),
+        Variant::StiffCore => (
+            "scenarios/validation/stiff_core.toml",
+            include_str!("../../scenarios/validation/stiff_core.toml"),
+        ),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    case: String,
+    particle: ParticleSection,
+    walls: WallsSection,
+    loading: LoadingSection,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParticleSection {
+    nodes: usize,
+    xi: f64,
+    eta: f64,
+    gamma: f64,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WallsSection {
+    kn_over_ks: f64,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoadingSection {
+    eps_max: f64,
+    load_periods: f64,
+    viscous: f64,
+    local_damping: f64,
+    unload: bool,
+    unload_speedup: u64,
+    relax_fraction: f64,
+    gpu_prefix: f64,
+}
+
 impl Params {
+    /// The parameters of `variant` from its case file (panics with the file, line and key on a
+    /// malformed file: the files are part of the build).
     pub fn new(variant: Variant) -> Params {
-        // (η, γ, loading periods, c_v/ω_b, α, unload)
-        let (eta, gamma, load_periods, viscous, local, unload) = match variant {
-            Variant::Elastic => (0.0, f64::INFINITY, 12.0, 1.0, 0.3, true),
-            // Little viscous damping: the hinges yield at M^Y = 5e-5 M*, so a drag c_v m v must
-            // stay far below F** = M^Y/ℓ per node (here < 2 %); local damping only acts on
-            // unbalanced forces. The yielding ring is a near-mechanism: slow loading. The walls
-            // leave it 10 times faster on unloading (it loses contact at once).
-            Variant::Plastic => (0.0, 5e-5, 100.0, 0.05, 0.7, true),
-            // The core's breathing mode needs dt ≈ 1/30 of the elastic ring's; only the loading
-            // is run (no check needs the unloading).
-            Variant::StiffCore => (1e5, f64::INFINITY, 8.0, 1.0, 0.3, false),
-        };
-        Params {
-            variant,
-            n: N_NODES,
-            xi: XI,
-            eta,
-            gamma,
-            kn_over_ks: KN_OVER_KS,
-            load_periods,
-            viscous,
-            local,
-            unload,
-            fraction: 1.0,
+        let (path, text) = case_file(variant);
+        Params::parse(variant, path, text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Parses a ring case file; errors name `path`, the line and the key.
+    pub fn parse(variant: Variant, path: &str, text: &str) -> anyhow::Result<Params> {
+        let f: CaseFile = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|r| text[..r.start.min(text.len())].lines().count().max(1))
+                .unwrap_or(0);
+            anyhow::anyhow!("{path}:{line}: {}", e.message())
+        })?;
+        let bad = |key: &str, why: &str| anyhow::anyhow!("{path}: {key}: {why}");
+        if f.case != variant.prefix() {
+            return Err(bad(
+                "case",
+                &format!("is {:?}, expected {:?}", f.case, variant.prefix()),
+            ));
         }
+        if f.particle.nodes < 8 || f.particle.nodes % 4 != 0 {
+            return Err(bad("particle.nodes", "must be a multiple of 4, at least 8"));
+        }
+        if !(f.particle.xi > 0.0) || !(f.particle.eta >= 0.0) || !(f.particle.gamma > 0.0) {
+            return Err(bad("particle", "xi and gamma must be > 0, eta ≥ 0"));
+        }
+        if !(f.walls.kn_over_ks > 0.0) {
+            return Err(bad("walls.kn_over_ks", "must be > 0"));
+        }
+        let l = &f.loading;
+        if l.eps_max != EPS_MAX {
+            return Err(bad("loading.eps_max", &format!("the paper's cases use {EPS_MAX}")));
+        }
+        if !(l.load_periods > 0.0) || !(l.viscous >= 0.0) || !(0.0..1.0).contains(&l.local_damping) {
+            return Err(bad("loading", "load_periods > 0, viscous ≥ 0, 0 ≤ local_damping < 1"));
+        }
+        if l.unload_speedup == 0 || !(l.relax_fraction >= 0.0) || !(l.gpu_prefix > 0.0 && l.gpu_prefix <= 1.0) {
+            return Err(bad(
+                "loading",
+                "unload_speedup ≥ 1, relax_fraction ≥ 0, 0 < gpu_prefix ≤ 1",
+            ));
+        }
+        Ok(Params {
+            variant,
+            n: f.particle.nodes,
+            xi: f.particle.xi,
+            eta: f.particle.eta,
+            gamma: f.particle.gamma,
+            kn_over_ks: f.walls.kn_over_ks,
+            load_periods: l.load_periods,
+            viscous: l.viscous,
+            local: l.local_damping,
+            unload: l.unload,
+            unload_speedup: l.unload_speedup,
+            relax_fraction: l.relax_fraction,
+            gpu_prefix: l.gpu_prefix,
+            fraction: 1.0,
+        })
     }
 
     /// Segment length ℓ0 of the N-gon of radius 1.
@@ -284,7 +378,7 @@ pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
     let v = p.wall_speed();
     let travel = 0.5 * EPS_MAX * 2.0;
     let load_steps = (travel / (v * dt)).ceil() as u64;
-    let relax_steps = (RELAX_FRACTION * load_steps as f64) as u64;
+    let relax_steps = (p.relax_fraction * load_steps as f64) as u64;
     let n_samples = 200u64;
     let chunk = (load_steps / n_samples).max(1);
     let init = measure::positions(&sc, &sc.init, 0);
@@ -311,7 +405,7 @@ pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
     let stages: [(f64, u64, bool); 3] = if total_load < load_steps || !p.unload {
         [(v, total_load, true), (0.0, 0, false), (0.0, 0, false)]
     } else {
-        let k = if p.variant == Variant::Plastic { 10 } else { 1 };
+        let k = p.unload_speedup;
         [
             (v, load_steps, true),
             (-v * k as f64, load_steps / k, false),
@@ -425,7 +519,7 @@ pub fn run_variant(
 ) -> anyhow::Result<(CaseReport, RingRun)> {
     let mut p = Params::new(variant);
     if extent == Extent::Prefix {
-        p.fraction = prefix_fraction(variant);
+        p.fraction = p.gpu_prefix;
     }
     let t0 = std::time::Instant::now();
     let run = simulate(kind, &p)?;
@@ -467,15 +561,11 @@ pub fn run_variant(
 }
 
 /// Fraction of the loading that `Extent::Prefix` runs (the GPU tests on lavapipe, ~0.6 ms per
-/// step): the elastic ring runs in full (29 k steps), the plastic ring its first 10 % (ε ≤ 0.035,
-/// 12 k steps) and the stiff core its first 5 % (ε ≤ 0.018, 12 k steps; its dt is 1/31 of the
-/// elastic ring's).
+/// step), from the case file: the elastic ring runs in full (29 k steps), the plastic ring its
+/// first 10 % (ε ≤ 0.035, 12 k steps) and the stiff core its first 5 % (ε ≤ 0.018, 12 k steps;
+/// its dt is 1/31 of the elastic ring's).
 pub fn prefix_fraction(variant: Variant) -> f64 {
-    match variant {
-        Variant::Elastic => 1.0,
-        Variant::Plastic => 0.10,
-        Variant::StiffCore => 0.05,
-    }
+    Params::new(variant).gpu_prefix
 }
 
 /// Largest absolute difference between two runs' traces of the same name (over their common
@@ -493,8 +583,9 @@ pub fn trace_deviation(a: &CaseReport, b: &CaseReport, name: &str) -> f64 {
 
 fn setup_text(p: &Params, run: &RingRun) -> String {
     format!(
-        "N = {} nodes, R = 1, ℓ = {:.4}, ξ = {}, h = {:.4}, k_s = 1, k_b = {:.3e}, η = {}, γ = {}, k_n = {} k_s, μ = 0; \
+        "Case file `{}`. N = {} nodes, R = 1, ℓ = {:.4}, ξ = {}, h = {:.4}, k_s = 1, k_b = {:.3e}, η = {}, γ = {}, k_n = {} k_s, μ = 0; \
          dt = {:.3e}, wall speed {:.3e} ({} ovalisation periods per loading), c_v = {} ω_b, α = {}; {} steps on {}",
+        case_file(p.variant).0,
         p.n,
         p.ell(),
         p.xi,
@@ -576,9 +667,32 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
                 PI / 2.0,
                 0.10,
             ));
+            // The same contact length against the continuum limit of the model (the inextensible
+            // elastica, `elastica.rs`): its flat contact grows with slope I_c/I_s = 2.19.
+            rep.checks.push(Check::relative(
+                &name("lc_slope_elastica_eps_ge_0.28"),
+                lc_slope(p, run, 0.28),
+                elastica::lc_slope(),
+                0.10,
+            ));
             let (rel, above) = force_deviation(run, p.f_star(), |s| s.lc_ell);
             rep.checks
                 .push(Check::at_most(&name("force_eq33_max_rel_dev"), rel, 0.0, 0.20));
+            // The wall force against the elastica, F R²/EI with EI = k_b ℓ (the beams' calibration,
+            // Fig. 9), for 0.1 ≤ ε ≤ ε_max (below 0.1 the viscous drag of the loading, about
+            // 0.05–0.2 EI/R², is not negligible against F).
+            let ei = p.k_b() * p.ell();
+            let dev = load
+                .iter()
+                .filter(|s| s.eps >= 0.1)
+                .map(|s| (s.force / ei / elastica::at_strain(s.eps).force - 1.0).abs())
+                .fold(0.0, f64::max);
+            rep.checks.push(Check::at_most(
+                &name("force_elastica_max_rel_dev_eps_ge_0.1"),
+                dev,
+                0.0,
+                0.05,
+            ));
             rep.checks
                 .push(Check::at_most(&name("force_eq33_max_excess"), above, 0.0, 0.0));
             rep.checks.push(Check::at_most(
@@ -726,6 +840,11 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                         vec![(0.0, 0.0), (EPS_MAX, PI / 2.0 * EPS_MAX)],
                         Style::Dashed,
                     ),
+                    series(
+                        "elastica (continuum limit)",
+                        eps_grid.iter().map(|&e| (e, elastica::at_strain(e).lc_b0)).collect(),
+                        Style::Dashed,
+                    ),
                 ],
             ));
             rep.figures.push(figure(
@@ -756,6 +875,36 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                         Style::Markers,
                     ),
                     series("eq 33: F/F* = L_c/ℓ", vec![(0.0, 0.0), (lc_max, lc_max)], Style::Dashed),
+                    series(
+                        "elastica (flat contact, ε ≥ 0.282)",
+                        eps_grid
+                            .iter()
+                            .filter(|&&e| e >= elastica::eps_flat())
+                            .map(|&e| {
+                                let st = elastica::at_strain(e);
+                                (st.lc_b0 * b0 / ell, st.force * ell)
+                            })
+                            .collect(),
+                        Style::Dashed,
+                    ),
+                ],
+            ));
+            // The evidence for the discussion of eq 33: F R²/EI against the elastica.
+            let ei = p.k_b() * ell;
+            let grid: Vec<f64> = (1..=70).map(|i| i as f64 * EPS_MAX / 70.0).collect();
+            rep.figures.push(figure(
+                file("force_elastica"),
+                "Wall force F R²/EI (EI = k_b ℓ) vs ε, simulation and the inextensible elastica (the continuum limit of the model)",
+                "Elastic ring (η = 0): F R²/EI vs ε, simulation and elastica",
+                "ε = 1 − b/b0",
+                "F R²/EI",
+                vec![
+                    series("simulation", curve(run, |s| (s.eps, s.force / ei)), Style::Line),
+                    series(
+                        "elastica",
+                        grid.iter().map(|&e| (e, elastica::at_strain(e).force)).collect(),
+                        Style::Dashed,
+                    ),
                 ],
             ));
             let mut prof = profile_series(run);
@@ -898,11 +1047,23 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
             let fe = |s: &Sample| (s.eps, s.force / fs);
             rep.figures.push(figure(
                 file("fig26_force_eps"),
-                "Fig. 26: F/F* vs ε for η = 1e5 and η = 0",
+                "Fig. 26: F/F* vs ε for η = 1e5 and η = 0; dashed: the elastica (η = 0, continuum limit), F/F* = (F R²/EI)(ℓ/R)",
                 "Stiff core vs η = 0: F/F* vs ε (Fig. 26)",
                 "ε = 1 − b/b0",
                 "F/F*",
-                with_el(curve(run, fe), &fe),
+                {
+                    let mut s = with_el(curve(run, fe), &fe);
+                    s.push(series(
+                        "elastica, η = 0",
+                        eps_grid
+                            .iter()
+                            .skip(1)
+                            .map(|&e| (e, elastica::at_strain(e).force * ell))
+                            .collect(),
+                        Style::Dashed,
+                    ));
+                    s
+                },
             ));
             let wr = |s: &Sample| (s.eps, s.w_s / s.w_b);
             let pts: Vec<(f64, f64)> = curve(run, wr).into_iter().filter(|q| q.0 >= 0.02).collect();
