@@ -10,7 +10,10 @@ use softdem::validation::Extent;
 
 fn show(r: &softdem::validation::CaseReport) {
     for c in &r.checks {
-        eprintln!("{}: measured {:.6} expected {:.6} tol {} pass {}", c.name, c.measured, c.expected, c.tolerance, c.pass);
+        eprintln!(
+            "{}: measured {:.6} expected {:.6} tol {} pass {}",
+            c.name, c.measured, c.expected, c.tolerance, c.pass
+        );
     }
     eprintln!("{} took {:.2} s", r.case, r.seconds);
 }
@@ -42,4 +45,19 @@ fn modal_pullback_matches_the_recomputed_distance() {
     eprintln!("{}", r.setup);
     show(&r);
     r.assert_all_pass();
+}
+
+/// Writes the figures of docs/modal.md (docs/img/modal_*.png) with src/plot.rs:
+/// `cargo test --release --test modal_validation -- --ignored modal_docs_images`.
+#[test]
+#[ignore]
+fn modal_docs_images() {
+    let reports = run_all(BackendKind::Cpu).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
+    for r in &reports {
+        show(r);
+        for f in &r.figures {
+            softdem::plot::line_plot(&dir.join(&f.file), &f.spec).unwrap();
+        }
+    }
 }

@@ -34,7 +34,10 @@ impl ModalBody {
 
     /// Radius of a circle around the reference centre containing every surface node.
     pub fn reference_radius(&self) -> f32 {
-        self.nodes.iter().map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt()).fold(0.0, f32::max)
+        self.nodes
+            .iter()
+            .map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt())
+            .fold(0.0, f32::max)
     }
 
     pub fn initial_state(&self) -> ModalState {
@@ -56,14 +59,23 @@ impl ModalBody {
     /// Checks the sizes of the matrices against the mode count.
     pub fn validate(&self) -> anyhow::Result<()> {
         let n = self.n_modes();
-        anyhow::ensure!(n >= 1 && n <= MAX_MODES, "modal body: {n} modes (1..={MAX_MODES} supported)");
+        anyhow::ensure!(
+            n >= 1 && n <= MAX_MODES,
+            "modal body: {n} modes (1..={MAX_MODES} supported)"
+        );
         anyhow::ensure!(self.modal_mass.len() == n * n, "modal body: modal_mass is not {n}×{n}");
-        anyhow::ensure!(self.modal_damping.len() == n * n, "modal body: modal_damping is not {n}×{n}");
+        anyhow::ensure!(
+            self.modal_damping.len() == n * n,
+            "modal body: modal_damping is not {n}×{n}"
+        );
         match &self.stiffness {
             ModalStiffness::Linear(k) => anyhow::ensure!(k.len() == n * n, "modal body: K is not {n}×{n}"),
             ModalStiffness::Table(t) => {
                 anyhow::ensure!(n == 1, "modal body: a force table needs exactly one mode");
-                anyhow::ensure!(t.len() >= 2 && t[0] == [0.0, 0.0], "modal body: table must start at (0, 0)");
+                anyhow::ensure!(
+                    t.len() >= 2 && t[0] == [0.0, 0.0],
+                    "modal body: table must start at (0, 0)"
+                );
             }
         }
         for m in &self.modes {
@@ -78,12 +90,11 @@ impl ModalBody {
     }
 }
 
-/// Surface nodes of a circle of radius r, node 0 at angle 0 (so n divisible by 4 puts nodes at
-/// the four axis points).
-pub fn circle_nodes(r: f64, n: usize) -> Vec<[f64; 2]> {
+/// Surface nodes of a circle of radius r, node k at angle (k + phase)·2π/n.
+pub fn circle_nodes(r: f64, n: usize, phase: f64) -> Vec<[f64; 2]> {
     (0..n)
         .map(|k| {
-            let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+            let a = 2.0 * std::f64::consts::PI * (k as f64 + phase) / n as f64;
             [r * a.cos(), r * a.sin()]
         })
         .collect()
@@ -109,7 +120,9 @@ fn f32s(v: &[f64]) -> Vec<f32> {
     v.iter().map(|x| *x as f32).collect()
 }
 
-/// A disk of radius r, level-set spacing h, `n_nodes` surface nodes, density ρ, one tabulated mode
+/// A disk of radius r, level-set spacing h, `n_nodes` surface nodes (offset by half a spacing, so
+/// that with n divisible by 4 two nodes straddle each axis point: a node polygon resting on a
+/// single vertex against a flat partner is rotationally unstable, on an edge it is stable), density ρ, one tabulated mode
 /// `mode` (sampled on the level-set grid), mass matrix from eq 8 and the internal force `stiffness`.
 /// The modal damping is c (one mode).
 #[allow(clippy::too_many_arguments)]
@@ -139,7 +152,10 @@ pub fn disk(
     let mass = density * std::f64::consts::PI * r * r;
     ModalBody {
         level_set,
-        nodes: circle_nodes(r, n_nodes).iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
+        nodes: circle_nodes(r, n_nodes, 0.5)
+            .iter()
+            .map(|p| [p[0] as f32, p[1] as f32])
+            .collect(),
         modes,
         mass: mass as f32,
         inertia: (0.5 * mass * r * r) as f32,
@@ -155,7 +171,16 @@ pub fn disk(
 /// A beam [−L/2, L/2] × [−t/2, t/2] with the bending mode of eq 51 (2D), level-set spacing h,
 /// surface node spacing ≤ ds, density ρ, plane-stress material `mat`; M and K by eq 8 and eq 4.
 /// Modal damping ratio ζ (c = 2ζ√(KM)).
-pub fn beam(center: [f64; 2], length: f64, thickness: f64, h: f64, ds: f64, density: f64, mat: Elastic, zeta: f64) -> ModalBody {
+pub fn beam(
+    center: [f64; 2],
+    length: f64,
+    thickness: f64,
+    h: f64,
+    ds: f64,
+    density: f64,
+    mat: Elastic,
+    zeta: f64,
+) -> ModalBody {
     let (a, b) = (0.5 * length, 0.5 * thickness);
     let poly = [[-a, -b], [a, -b], [a, b], [-a, b]];
     let grid = Grid::covering([-a, -b], [a, b], h, 3);
@@ -169,7 +194,10 @@ pub fn beam(center: [f64; 2], length: f64, thickness: f64, h: f64, ds: f64, dens
     let mass = density * length * thickness;
     ModalBody {
         level_set,
-        nodes: rectangle_nodes(a, b, ds).iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
+        nodes: rectangle_nodes(a, b, ds)
+            .iter()
+            .map(|p| [p[0] as f32, p[1] as f32])
+            .collect(),
         modes,
         mass: mass as f32,
         inertia: (mass * (length * length + thickness * thickness) / 12.0) as f32,

@@ -30,7 +30,8 @@ pub fn neighbour_lists(centres: &[[f32; 2]], radii: &[f32], skin: f32) -> anyhow
                         if j == i {
                             continue;
                         }
-                        let d = ((centres[i][0] - centres[j][0]).powi(2) + (centres[i][1] - centres[j][1]).powi(2)).sqrt();
+                        let d =
+                            ((centres[i][0] - centres[j][0]).powi(2) + (centres[i][1] - centres[j][1]).powi(2)).sqrt();
                         if d <= radii[i] + radii[j] + skin {
                             list.push(j as u32);
                         }
@@ -53,7 +54,9 @@ pub fn neighbour_lists(centres: &[[f32; 2]], radii: &[f32], skin: f32) -> anyhow
         for s in 0..MAX_NB {
             let j = nb[i * MAX_NB + s];
             if j != NONE {
-                let t = (0..MAX_NB).find(|&t| nb[j as usize * MAX_NB + t] == i as u32).expect("symmetric lists");
+                let t = (0..MAX_NB)
+                    .find(|&t| nb[j as usize * MAX_NB + t] == i as u32)
+                    .expect("symmetric lists");
                 back[i * MAX_NB + s] = t as u32;
             }
         }
@@ -74,14 +77,19 @@ mod tests {
             let mut brute: Vec<u32> = (0..30)
                 .filter(|&j| {
                     j != i && {
-                        let d = ((centres[i][0] - centres[j][0]).powi(2) + (centres[i][1] - centres[j][1]).powi(2)).sqrt();
+                        let d =
+                            ((centres[i][0] - centres[j][0]).powi(2) + (centres[i][1] - centres[j][1]).powi(2)).sqrt();
                         d <= 2.2
                     }
                 })
                 .map(|j| j as u32)
                 .collect();
             brute.sort();
-            let got: Vec<u32> = nb[i * MAX_NB..(i + 1) * MAX_NB].iter().cloned().filter(|&j| j != NONE).collect();
+            let got: Vec<u32> = nb[i * MAX_NB..(i + 1) * MAX_NB]
+                .iter()
+                .cloned()
+                .filter(|&j| j != NONE)
+                .collect();
             assert_eq!(got, brute, "body {i}");
             for (s, j) in got.iter().enumerate() {
                 assert_eq!(nb[*j as usize * MAX_NB + back[i * MAX_NB + s] as usize], i as u32);

@@ -8,10 +8,10 @@
 
 use super::contact::*;
 use super::layout::*;
-use crate::model::df32::df_add;
 use super::stepper::{ModalBackend, Packed};
 use super::stiffness::table_force;
 use super::MAX_NB;
+use crate::model::df32::df_add;
 use rayon::prelude::*;
 
 /// Dynamic arrays (the GPU's read-write buffers).
@@ -45,7 +45,14 @@ pub fn node_kinematics(sc: &Packed, st: &ModalState, k: usize) -> ([f32; 2], [f3
 }
 
 /// One surface node's contacts (twin of the kernel `modal_node_contact`).
-pub fn modal_node_contact(sc: &Packed, dy_state: &[ModalState], nb: &[u32], clock: u32, k: usize, out: &mut [ModalSlot]) {
+pub fn modal_node_contact(
+    sc: &Packed,
+    dy_state: &[ModalState],
+    nb: &[u32],
+    clock: u32,
+    k: usize,
+    out: &mut [ModalSlot],
+) {
     let p = &sc.params;
     let b = sc.nodes[k].body as usize;
     let st = &dy_state[b];
@@ -235,7 +242,9 @@ impl CpuModal {
             .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
         let dyr = &*dy;
         let new: Vec<ModalState> = (0..sc.bodies.len()).map(|b| modal_body_update(sc, dyr, b)).collect();
-        let wf: Vec<[f32; 2]> = (0..sc.walls.len()).map(|w| modal_wall_force(sc, &dyr.slots, w)).collect();
+        let wf: Vec<[f32; 2]> = (0..sc.walls.len())
+            .map(|w| modal_wall_force(sc, &dyr.slots, w))
+            .collect();
         dy.state = new;
         dy.wall_force = wf;
         dy.clock += 1; // modal_clock

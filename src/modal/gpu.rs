@@ -110,10 +110,9 @@ impl ModalBackend for GpuModal {
         let mut left = n;
         while left > 0 {
             let m = left.min(STEPS_PER_SUBMIT);
-            let mut enc = self
-                .ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("modal steps") });
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("modal steps"),
+            });
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("modal step"),

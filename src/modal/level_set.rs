@@ -39,10 +39,7 @@ impl Grid {
 
     /// Position of node (i, j).
     pub fn node(&self, i: u32, j: u32) -> [f32; 2] {
-        [
-            self.origin[0] + i as f32 * self.h,
-            self.origin[1] + j as f32 * self.h,
-        ]
+        [self.origin[0] + i as f32 * self.h, self.origin[1] + j as f32 * self.h]
     }
 
     pub fn node_f64(&self, i: u32, j: u32) -> [f64; 2] {

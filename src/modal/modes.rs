@@ -14,9 +14,16 @@ use std::f32::consts::PI;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Mode {
-    Bending { length: f32, x_left: f32, y_mid: f32 },
+    Bending {
+        length: f32,
+        x_left: f32,
+        y_mid: f32,
+    },
     /// Φ_x, Φ_y at the grid nodes (row-major, x fastest), same grid as the body's level set.
-    Grid { ux: Vec<f32>, uy: Vec<f32> },
+    Grid {
+        ux: Vec<f32>,
+        uy: Vec<f32>,
+    },
 }
 
 impl Mode {

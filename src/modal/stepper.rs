@@ -109,7 +109,10 @@ impl ModalScene {
             walls: self.walls.clone(),
             tables: vec![],
         };
-        ensure!(self.contact.k_t > 0.0 || self.contact.mu == 0.0, "modal scene: friction needs k_t > 0");
+        ensure!(
+            self.contact.k_t > 0.0 || self.contact.mu == 0.0,
+            "modal scene: friction needs k_t > 0"
+        );
         for (bi, b) in self.bodies.iter().enumerate() {
             b.validate().map_err(|e| anyhow::anyhow!("body {bi}: {e}"))?;
             let n = b.n_modes();
@@ -244,7 +247,10 @@ impl<B: ModalBackend> ModalRun<B> {
 
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let states = self.backend.states()?;
-        let centres: Vec<[f32; 2]> = states.iter().map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]]).collect();
+        let centres: Vec<[f32; 2]> = states
+            .iter()
+            .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
+            .collect();
         if !self.x_at_rebuild.is_empty() {
             // Verlet check: a body that moved more than skin/2 since the last list may have
             // missed a partner during the batch.

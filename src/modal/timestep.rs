@@ -68,6 +68,10 @@ pub fn critical_time_steps(bodies: &[ModalBody], k_n: f64, beta_r: f64, beta_d: 
     }
     Ok(TimeSteps {
         rigid: beta_r * (0.5 * m_eff / k_n).sqrt(),
-        deform: if omega_max > 0.0 { beta_d / omega_max } else { f64::INFINITY },
+        deform: if omega_max > 0.0 {
+            beta_d / omega_max
+        } else {
+            f64::INFINITY
+        },
     })
 }

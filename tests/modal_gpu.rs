@@ -1,0 +1,115 @@
+//! The modal kernels on the GPU (lavapipe in CI) against their CPU twins, on the validation cases:
+//! the bending case in full, the disk and the 3×3 packing for their stated prefix (the first
+//! quarter of the loading, `Extent::Prefix`); and two GPU runs are bit-identical (gathers in a
+//! fixed order, no atomics). A missing adapter fails these tests (`gpu_for_tests`).
+//!
+//! Tolerance: the kernels do the same f32 operations in the same order; cos/sin/sqrt may differ by
+//! an ulp between lavapipe and Rust and the driver may contract a·b + c, so the recorded series
+//! agree to 1e-3 of their largest magnitude (observed: see the test output).
+
+use softdem::backend::BackendKind;
+use softdem::modal::cpu::CpuModal;
+use softdem::modal::gpu::GpuModal;
+use softdem::modal::stepper::{ModalBackend, ModalRun};
+use softdem::modal::validation::*;
+use softdem::validation::{CaseReport, Extent};
+
+fn gpu_env() {
+    let dir = format!("/tmp/xdg-{}", std::process::id());
+    let _ = std::fs::create_dir_all(&dir);
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", dir);
+    }
+    // Fails (never skips) without an adapter.
+    drop(softdem::gpu::context::gpu_for_tests());
+}
+
+fn compare(cpu: &CaseReport, gpu: &CaseReport, trace: &str, rel: f64) {
+    let a = &cpu.trace(trace).values;
+    let b = &gpu.trace(trace).values;
+    assert_eq!(a.len(), b.len(), "{}: {trace} lengths", cpu.case);
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-30);
+    let worst = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale;
+    eprintln!(
+        "{} {trace}: max |cpu − gpu| / max|cpu| = {worst:.3e} (cpu {:.1} s, gpu {:.1} s)",
+        cpu.case, cpu.seconds, gpu.seconds
+    );
+    assert!(
+        worst <= rel,
+        "{}: {trace} differs by {worst:.3e} of its scale (tolerance {rel})",
+        cpu.case
+    );
+}
+
+#[test]
+fn modal_gpu_bending_matches_cpu() {
+    gpu_env();
+    let g = run_bending(BackendKind::Gpu, Extent::Full).unwrap();
+    let c = run_bending(BackendKind::Cpu, Extent::Full).unwrap();
+    compare(&c, &g, "force", 1e-3);
+    compare(&c, &g, "eps", 1e-3);
+    g.assert_all_pass();
+}
+
+#[test]
+fn modal_gpu_disk_prefix_matches_cpu() {
+    gpu_env();
+    let g = run_compaction(BackendKind::Gpu, Extent::Prefix, 1).unwrap();
+    let c = run_compaction(BackendKind::Cpu, Extent::Prefix, 1).unwrap();
+    compare(&c, &g, "force", 1e-3);
+    compare(&c, &g, "eps", 1e-3);
+}
+
+#[test]
+fn modal_gpu_packing_prefix_matches_cpu() {
+    gpu_env();
+    let g = run_compaction(BackendKind::Gpu, Extent::Prefix, 3).unwrap();
+    let c = run_compaction(BackendKind::Cpu, Extent::Prefix, 3).unwrap();
+    compare(&c, &g, "force", 1e-3);
+    compare(&c, &g, "eps", 1e-3);
+}
+
+#[test]
+fn modal_gpu_runs_are_bit_identical() {
+    gpu_env();
+    let c = compaction_case(3, COMPACTION_DURATION).unwrap();
+    let run = || {
+        let packed = c.scene.pack().unwrap();
+        let state = c.scene.bodies.iter().map(|b| b.initial_state()).collect();
+        let ctx = softdem::gpu::context::gpu_for_tests();
+        let mut r = ModalRun::new(
+            GpuModal::new(ctx, packed, state).unwrap(),
+            c.scene.rebuild_every,
+            c.scene.skin,
+        );
+        r.run(3000).unwrap();
+        (
+            r.backend.states().unwrap(),
+            r.backend.slots().unwrap(),
+            r.backend.wall_forces().unwrap(),
+        )
+    };
+    let (s1, l1, w1) = run();
+    let (s2, l2, w2) = run();
+    assert!(
+        bytemuck::cast_slice::<_, u8>(&s1) == bytemuck::cast_slice::<_, u8>(&s2),
+        "states differ"
+    );
+    assert!(
+        bytemuck::cast_slice::<_, u8>(&l1) == bytemuck::cast_slice::<_, u8>(&l2),
+        "contact slots differ"
+    );
+    assert_eq!(w1, w2, "wall forces differ");
+    // And the CPU twin after the same steps: same active contacts, forces close.
+    let packed = c.scene.pack().unwrap();
+    let state = c.scene.bodies.iter().map(|b| b.initial_state()).collect();
+    let mut r = ModalRun::new(CpuModal::new(packed, state), c.scene.rebuild_every, c.scene.skin);
+    r.run(3000).unwrap();
+    let sc = r.backend.slots().unwrap();
+    let active_gpu = l1.iter().filter(|s| s.active != 0).count();
+    let active_cpu = sc.iter().filter(|s| s.active != 0).count();
+    assert!(
+        active_gpu > 0 && active_gpu == active_cpu,
+        "active contacts gpu {active_gpu} cpu {active_cpu}"
+    );
+}
