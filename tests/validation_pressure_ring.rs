@@ -24,3 +24,22 @@ fn pressure_ring_gpu_matches_cpu() {
         assert!((x - y).abs() <= 1e-6, "ΔV/V0: CPU {x:e} vs GPU {y:e}");
     }
 }
+
+/// The beams' and the pressure ring's case files parse, and the embedded copies are the files on
+/// disk; a malformed file is reported with its file and line.
+#[test]
+fn beams_case_file() {
+    use softdem::validation::case_file::*;
+    let b = beams();
+    assert_eq!(b.profile_nodes, 21);
+    assert_eq!(std::fs::read_to_string(BEAMS_PATH).unwrap(), BEAMS_TEXT);
+    assert!(!pressure_ring().strains.is_empty());
+    assert_eq!(std::fs::read_to_string(PRESSURE_RING_PATH).unwrap(), PRESSURE_RING_TEXT);
+    let e = parse::<Beams>(
+        BEAMS_PATH,
+        &BEAMS_TEXT.replace("profile_nodes = 21", "profile_nodes = \"x\""),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("scenarios/validation/beams.toml:7:"), "{e}");
+}

@@ -19,20 +19,15 @@
 //! intercept within 1 % of 1 (Fig. 9). With a discrete beam of hinges at the nodes the ratio is
 //! N(2N − 1)/(2(N − 1)²) = 1 + 1.5/N + O(1/N²) exactly, slightly above 1 as in Fig. 9.
 
+use super::case_file::{beams, BEAMS_PATH};
 use super::measure::linear_fit;
 use super::{CaseReport, Check, Extent, Figure, Trace};
 use crate::backend::{create, BackendKind};
 use crate::model::*;
 use crate::plot::{PlotSpec, Series, Style};
 
-/// Shell (beam) thickness h, in units of L.
-pub const H: f64 = 0.02;
-/// Node counts of the convergence study (Fig. 9).
-pub const NODE_COUNTS: [usize; 8] = [9, 13, 17, 21, 31, 41, 61, 81];
-/// Node count of the profile (Fig. 8c).
-pub const PROFILE_NODES: usize = 21;
-/// Target δmax^th / L.
-pub const DEFLECTION: f64 = 0.01;
+// The parameters (h, node counts, profile nodes, target deflection) are in
+// scenarios/validation/beams.toml (`case_file::beams`).
 
 /// How the beam is supported and loaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +58,7 @@ pub struct BeamResult {
 /// E I_c = k_b ℓ of the beam with N nodes.
 pub fn ei(n: usize) -> f64 {
     let ell = 1.0 / (n - 1) as f64;
-    H.powi(3) / 12.0 * ell
+    beams().thickness.powi(3) / 12.0 * ell
 }
 
 /// Analytic largest deflection per unit force for a support (total force 1).
@@ -78,8 +73,9 @@ pub fn delta_th_per_force(support: Support, n: usize) -> f64 {
 /// Builds, loads and relaxes one beam.
 pub fn relax_beam(kind: BackendKind, support: Support, n: usize) -> anyhow::Result<BeamResult> {
     let ell = 1.0 / (n - 1) as f64;
-    let k_s = H;
-    let k_b = H.powi(3) / 12.0;
+    let h = beams().thickness;
+    let k_s = h;
+    let k_b = h.powi(3) / 12.0;
     let mut sc = Scene::default();
     let mat = sc.add_material(Material {
         k_s: k_s as f32,
@@ -93,13 +89,13 @@ pub fn relax_beam(kind: BackendKind, support: Support, n: usize) -> anyhow::Resu
     });
     let opts = BodyOptions {
         material: mat,
-        radius: (0.5 * H) as f32,
+        radius: (0.5 * h) as f32,
         node_mass: 1.0,
         frozen: false,
         self_contact: false,
         core: Core::None,
     };
-    let force = DEFLECTION / delta_th_per_force(support, n);
+    let force = beams().deflection / delta_th_per_force(support, n);
     // Nodes on [0, L] are `first..first + n`.
     let first: u32;
     match support {
@@ -159,7 +155,7 @@ pub fn relax_beam(kind: BackendKind, support: Support, n: usize) -> anyhow::Resu
         n,
         profile,
         delta_max,
-        delta_th: DEFLECTION,
+        delta_th: beams().deflection,
         steps,
         backend: be.name(),
     })
@@ -197,7 +193,8 @@ pub fn profile_deviation(profile: &[(f64, f64)], delta_max: f64, analytic: impl 
 /// Runs the case. `Extent::Prefix` (GPU tests) runs the 21-node profile only.
 pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
     let t0 = std::time::Instant::now();
-    let prof = relax_beam(kind, Support::Cantilever, PROFILE_NODES)?;
+    let bc = beams();
+    let prof = relax_beam(kind, Support::Cantilever, bc.profile_nodes)?;
     let mut rep = CaseReport {
         case: "cantilever".into(),
         backend: prof.backend.clone(),
@@ -212,7 +209,7 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
     ));
     rep.traces.push(Trace {
         name: "profile_n21".into(),
-        values: prof.profile.iter().map(|p| p.1 / DEFLECTION).collect(),
+        values: prof.profile.iter().map(|p| p.1 / bc.deflection).collect(),
     });
     let mut steps = prof.steps;
     let xs: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
@@ -238,7 +235,7 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
         },
     });
     if extent == Extent::Full {
-        let (pts, (slope, intercept), s) = convergence(kind, Support::Cantilever, &NODE_COUNTS)?;
+        let (pts, (slope, intercept), s) = convergence(kind, Support::Cantilever, &bc.node_counts)?;
         steps += s;
         rep.checks
             .push(Check::relative("cantilever_ratio_fit_intercept", intercept, 1.0, 0.01));
@@ -248,8 +245,10 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
             .push(fig9("cantilever", "Cantilever", &pts, (slope, intercept)));
     }
     rep.setup = format!(
-        "L = 1, h = {H}, E = 1, ν = 0, s = 1: k_s = E h, k_b = E h³/12 (eq 11–12), I_c = h³ℓ/12; clamp = two fixed nodes \
-         (x = −ℓ, 0); tip force with δmax^th = {DEFLECTION} L; critical viscous damping of mode 1; {steps} steps in all on {}",
+        "Case file `{BEAMS_PATH}`. L = 1, h = {}, E = 1, ν = 0, s = 1: k_s = E h, k_b = E h³/12 (eq 11–12), I_c = h³ℓ/12; clamp = two fixed nodes \
+         (x = −ℓ, 0); tip force with δmax^th = {} L; critical viscous damping of mode 1; {steps} steps in all on {}",
+        bc.thickness,
+        bc.deflection,
         prof.backend
     );
     rep.seconds = t0.elapsed().as_secs_f64();

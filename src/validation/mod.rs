@@ -2,7 +2,8 @@
 //! a ring under isotropic pressure and the diametral compression of elastic, plastic and
 //! stiff-core rings between two walls.
 //!
-//! Every case is built programmatically (one file per case) and driven through the `Backend`
+//! Every case is built programmatically (one file per case) from its parameter file in
+//! `scenarios/validation/` (`case_file.rs`, `ring_compression::Params::parse`) and driven through the `Backend`
 //! trait only, so the same code runs on the CPU reference and on the GPU. A case returns a
 //! [`CaseReport`]: one [`Check`] per asserted figure (measured, expected, tolerance, pass), the
 //! plots (simulation vs analytic curve) and the series that the GPU tests compare with the CPU's.
@@ -10,6 +11,7 @@
 //! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
 
 pub mod cantilever;
+pub mod case_file;
 pub mod elastica;
 pub mod measure;
 pub mod pressure_ring;

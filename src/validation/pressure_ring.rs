@@ -15,6 +15,7 @@
 //! with V measured as the shoelace area of the nodes in f64, equals K_∂Ω = (k_s/s) tan(π/N)
 //! (eq 25, initial state) within 2 %. The plot also shows eq 24 with ℓ evaluated at each point.
 
+use super::case_file;
 use super::measure;
 use super::ring_compression::{Params, Variant};
 use super::{CaseReport, Check, Extent, Figure, Trace};
@@ -23,8 +24,8 @@ use crate::model::*;
 use crate::plot::{PlotSpec, Series, Style};
 use std::f64::consts::PI;
 
-/// Target volumetric strains ΔV/V0.
-pub const STRAINS: [f64; 6] = [-4e-3, -2e-3, -1e-3, 1e-3, 2e-3, 4e-3];
+// The target volumetric strains ΔV/V0 are in scenarios/validation/pressure_ring.toml
+// (`case_file::pressure_ring`).
 
 /// Angular frequency of the breathing mode of the N-gon (k_s springs, mass m = 1):
 /// ω² = 4 k_s sin²(π/N).
@@ -89,7 +90,7 @@ pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
     let mut exact = Vec::new();
     let mut steps = 0;
     let mut backend = String::new();
-    for &e in &STRAINS {
+    for &e in &case_file::pressure_ring().strains {
         let pressure = k_th * e;
         let (dv, l_ratio, s, name) = inflate(kind, &p, pressure)?;
         steps += s;

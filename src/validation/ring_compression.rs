@@ -160,13 +160,7 @@ impl Params {
 
     /// Parses a ring case file; errors name `path`, the line and the key.
     pub fn parse(variant: Variant, path: &str, text: &str) -> anyhow::Result<Params> {
-        let f: CaseFile = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|r| text[..r.start.min(text.len())].lines().count().max(1))
-                .unwrap_or(0);
-            anyhow::anyhow!("{path}:{line}: {}", e.message())
-        })?;
+        let f: CaseFile = super::case_file::parse(path, text)?;
         let bad = |key: &str, why: &str| anyhow::anyhow!("{path}: {key}: {why}");
         if f.case != variant.prefix() {
             return Err(bad(

@@ -17,9 +17,8 @@
 //! The discrete beam with hinges at the nodes gives, for the point load, exactly
 //! δmax/δmax^th = 1 + 2/(N − 1)², converging to 1 (the fitted intercept in 1/N is within 10⁻³).
 
-use super::cantilever::{
-    convergence, fig9, profile_deviation, relax_beam, Support, DEFLECTION, NODE_COUNTS, PROFILE_NODES,
-};
+use super::cantilever::{convergence, fig9, profile_deviation, relax_beam, Support};
+use super::case_file::{beams, BEAMS_PATH};
 use super::{CaseReport, Check, Extent, Figure, Trace};
 use crate::backend::BackendKind;
 use crate::plot::{PlotSpec, Series, Style};
@@ -38,8 +37,9 @@ pub fn point_load_profile(x: f64) -> f64 {
 /// Runs the case. `Extent::Prefix` (GPU tests) runs the two 21-node profiles only.
 pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
     let t0 = std::time::Instant::now();
-    let point = relax_beam(kind, Support::SimplyPointLoad, PROFILE_NODES)?;
-    let uniform = relax_beam(kind, Support::SimplyUniformLoad, PROFILE_NODES)?;
+    let bc = beams();
+    let point = relax_beam(kind, Support::SimplyPointLoad, bc.profile_nodes)?;
+    let uniform = relax_beam(kind, Support::SimplyUniformLoad, bc.profile_nodes)?;
     let mut rep = CaseReport {
         case: "simply_supported".into(),
         backend: point.backend.clone(),
@@ -65,11 +65,11 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
     ));
     rep.traces.push(Trace {
         name: "profile_point_n21".into(),
-        values: point.profile.iter().map(|p| p.1 / DEFLECTION).collect(),
+        values: point.profile.iter().map(|p| p.1 / bc.deflection).collect(),
     });
     rep.traces.push(Trace {
         name: "profile_uniform_n21".into(),
-        values: uniform.profile.iter().map(|p| p.1 / DEFLECTION).collect(),
+        values: uniform.profile.iter().map(|p| p.1 / bc.deflection).collect(),
     });
     let mut steps = point.steps + uniform.steps;
     let xs: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
@@ -111,7 +111,7 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
         },
     });
     if extent == Extent::Full {
-        let (pts, (slope, intercept), s) = convergence(kind, Support::SimplyPointLoad, &NODE_COUNTS)?;
+        let (pts, (slope, intercept), s) = convergence(kind, Support::SimplyPointLoad, &bc.node_counts)?;
         steps += s;
         rep.checks.push(Check::relative(
             "simply_supported_ratio_fit_intercept",
@@ -133,9 +133,10 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
         ));
     }
     rep.setup = format!(
-        "beam as the cantilever; pin at x = 0, roller at x = L; mid-span force (δmax^th = FL³/48EI_c = {DEFLECTION} L) \
-         and uniform load (5qL⁴/384EI_c = {DEFLECTION} L); {steps} steps in all on {}",
-        point.backend
+        "Case file `{BEAMS_PATH}`. Beam as the cantilever; pin at x = 0, roller at x = L; mid-span force (δmax^th = FL³/48EI_c = {d} L) \
+         and uniform load (5qL⁴/384EI_c = {d} L); {steps} steps in all on {}",
+        point.backend,
+        d = bc.deflection
     );
     rep.seconds = t0.elapsed().as_secs_f64();
     Ok(rep)
