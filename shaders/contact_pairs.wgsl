@@ -32,6 +32,20 @@ fn in_vertex_region(p: NodeState, v: u32) -> bool {
     return true;
 }
 
+// True when node C can touch neither segment D → D1 nor node D: |C − D| exceeds r_C + r_D + |D1 − D|
+// (1 % margin for rounding), so the early out never changes a result (twin of cpu::contact_pairs).
+fn beyond_reach(pc: NodeState, d: u32, d1: u32, r_sum: f32) -> bool {
+    let pd = pos[d];
+    var reach = r_sum;
+    if (d1 != NONE) {
+        let sd = df_sub(pos[d1], pd);
+        reach += sqrt(dot2(sd, sd));
+    }
+    let cd = df_sub(pc, pd);
+    let lim = 1.01 * reach;
+    return dot2(cd, cd) > lim * lim;
+}
+
 @compute @workgroup_size(64)
 fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(wid, lid, nwg, 64u);
@@ -47,6 +61,11 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         let rd = bodies[nd.body].radius;
         var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u);
         var h = vec2<f32>(0.0, 0.0);
+        if (beyond_reach(pc, d, nd.next, rc + rd)) {
+            slots[e] = s;
+            hist_out[e] = h;
+            continue;
+        }
         // Node C against the interior of segment D → D1 (Fig. 4b).
         let d1 = nd.next;
         if (d1 != NONE) {

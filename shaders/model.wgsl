@@ -125,6 +125,16 @@ struct LinkState {
     mode: u32,
 }
 
+struct ShellForce {
+    stretch: vec2<f32>,
+    pressure: vec2<f32>,
+    bend_a: vec2<f32>,
+    bend_c: vec2<f32>,
+    bend_v: vec2<f32>,
+    seg_rest: f32,
+    theta_p: f32,
+}
+
 struct ContactSlot {
     seg_force: vec2<f32>,
     cap_force: vec2<f32>,

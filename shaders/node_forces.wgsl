@@ -1,12 +1,11 @@
-// node_forces.wgsl: all forces on node X at x_{n+1} (stretch, bending, core pressure, contact
-// gather with lever-rule reactions, cohesive links), then the second half of velocity Verlet (§2.4); twin of
-// src/cpu/node_forces.rs. Gather only, fixed order, no atomics: bit-identical reruns.
+// node_forces.wgsl: all forces on node X at x_{n+1} (stretch, bending and core pressure from the
+// shell_forces records of X−1, X, X+1; contact gather with lever-rule reactions; cohesive links),
+// then the second half of velocity Verlet (§2.4); twin of src/cpu/node_forces.rs. Gather only,
+// fixed order, no atomics: bit-identical reruns.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> materials: array<Material>;
-@group(0) @binding(4) var<storage, read> body_state: array<BodyState>;
-@group(0) @binding(5) var<storage, read> old: array<NodeState>;
+@group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 @group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> start: array<u32>;
@@ -24,59 +23,40 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     let n = nodes[x];
     let body = bodies[n.body];
-    let m = materials[body.material];
     var f = vec2<f32>(0.0, 0.0);
-    var seg_rest = old[x].seg_rest;
-    var theta_p = old[x].theta_p;
+    let own = shell[x];
     let frozen = (body.flags & BODY_FROZEN) != 0u;
     if (!frozen) {
-        // Stretch (eq 1–2) of segments X → X+1 (owned) and X−1 → X.
+        // Stretch (eq 1–2) of segments X → X+1 (on its start: −) and X−1 → X (on its end: +).
         if (n.next != NONE) {
-            let s = stretch(m, pos[x], pos[n.next], vel_half[x], vel_half[n.next], old[x].seg_rest);
-            f.x -= s.x;
-            f.y -= s.y;
-            seg_rest = s.z;
+            f.x -= own.stretch.x;
+            f.y -= own.stretch.y;
         }
         if (n.prev != NONE) {
-            let a = n.prev;
-            let s = stretch(m, pos[a], pos[x], vel_half[a], vel_half[x], old[a].seg_rest);
+            let s = shell[n.prev].stretch;
             f.x += s.x;
             f.y += s.y;
         }
-        // Bending (eq 3, 9–10) at vertices X−1, X, X+1: F = −M ∂θ/∂x.
-        let vertices = array<u32, 3>(n.prev, x, n.next);
-        for (var j = 0u; j < 3u; j++) {
-            let v = vertices[j];
-            if (v == NONE) {
-                continue;
-            }
-            let nv = nodes[v];
-            if (nv.prev == NONE || nv.next == NONE) {
-                continue;
-            }
-            let a = nv.prev;
-            let c = nv.next;
-            let b = bending(m, pos[a], pos[v], pos[c], vel_half[a], vel_half[v], vel_half[c], old[v].theta_p);
-            if (v == x) {
-                f.x += b.moment * (b.grad_a.x + b.grad_c.x);
-                f.y += b.moment * (b.grad_a.y + b.grad_c.y);
-                theta_p = b.theta_p;
-            } else if (v == n.next) {
-                f.x -= b.moment * b.grad_a.x;
-                f.y -= b.moment * b.grad_a.y;
-            } else {
-                f.x -= b.moment * b.grad_c.x;
-                f.y -= b.moment * b.grad_c.y;
-            }
+        // Bending (eq 3, 9–10) of vertices X−1, X, X+1: F = −M ∂θ/∂x (zero where a vertex has no
+        // two segments).
+        if (n.prev != NONE) {
+            let b = shell[n.prev].bend_c;
+            f.x -= b.x;
+            f.y -= b.y;
+        }
+        f.x += own.bend_v.x;
+        f.y += own.bend_v.y;
+        if (n.next != NONE) {
+            let b = shell[n.next].bend_a;
+            f.x -= b.x;
+            f.y -= b.y;
         }
         // Core pressure on both segments (§2.4), half of each segment's force.
         if ((body.flags & BODY_CLOSED) != 0u && body.core_model != CORE_NONE) {
-            let bs = body_state[n.body];
-            let orientation = select(-1.0, 1.0, bs.area >= 0.0);
-            let fa = core_pressure(m.depth, bs.pressure, orientation, pos[n.prev], pos[x]);
-            let fb = core_pressure(m.depth, bs.pressure, orientation, pos[x], pos[n.next]);
-            f.x += opaque(fa.x) + opaque(fb.x);
-            f.y += opaque(fa.y) + opaque(fb.y);
+            let fa = shell[n.prev].pressure;
+            let fb = own.pressure;
+            f.x += opaque(fa.x + fb.x);
+            f.y += opaque(fa.y + fb.y);
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
@@ -144,6 +124,6 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     pos[x].vel = vel;
     pos[x].force = f;
-    pos[x].seg_rest = seg_rest;
-    pos[x].theta_p = theta_p;
+    pos[x].seg_rest = own.seg_rest;
+    pos[x].theta_p = own.theta_p;
 }

@@ -5,6 +5,7 @@ use softdem::backend::{create, BackendKind};
 use softdem::run::session::{self, RunRequest};
 use softdem::run::Driver;
 use softdem::scenario::Scenario;
+use softdem::model::BODY_CLOSED;
 use softdem::scenes;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -73,15 +74,26 @@ enum Command {
         #[arg(long, value_enum)]
         backend: Option<BackendKind>,
     },
-    /// Steps a packing of 32-node cells at several sizes and prints node-steps/s as CSV.
+    /// Steps a dense packing of 32-node cells compressed by a wall (`scenes::compaction_bench`) at
+    /// several sizes and prints node-steps/s as CSV, then the log-log slope of the cost per step.
     Bench {
         #[arg(long, value_enum, default_value = "gpu")]
         backend: BackendKind,
-        /// Cell counts to run.
-        #[arg(long, value_delimiter = ',', default_value = "32,320,3200")]
+        /// Node counts to run (cells = nodes / 32, rounded); ignored when --cells is given.
+        #[arg(long, value_delimiter = ',', default_value = "1e3,1e4,1e5,1e6")]
+        nodes: Vec<f64>,
+        /// Cell counts to run (instead of --nodes).
+        #[arg(long, value_delimiter = ',')]
         cells: Vec<usize>,
-        #[arg(long, default_value_t = 200)]
-        steps: u32,
+        /// Steps per size; by default each size gets about --node-steps node-steps (≥ 5 steps).
+        #[arg(long)]
+        steps: Option<u32>,
+        /// Work per size when --steps is not given.
+        #[arg(long, default_value_t = 2e7)]
+        node_steps: f64,
+        /// `compaction` (the standard scene) or `fall` (the older packing falling under gravity).
+        #[arg(long, default_value = "compaction")]
+        scene: String,
     },
     /// Runs the validation cases against the paper's analytic results and writes a report.
     Validate {
@@ -122,7 +134,21 @@ fn main() {
             collect,
             backend,
         } => softdem::sweep::command(&sweep, slurm, member, collect, backend),
-        Command::Bench { backend, cells, steps } => bench(backend, &cells, steps),
+        Command::Bench {
+            backend,
+            nodes,
+            cells,
+            steps,
+            node_steps,
+            scene,
+        } => {
+            let cells = if cells.is_empty() {
+                nodes.iter().map(|n| ((n / 32.0).round() as usize).max(1)).collect()
+            } else {
+                cells
+            };
+            bench(backend, &cells, steps, node_steps, &scene)
+        }
         Command::Validate { backend, out } => match softdem::validation::run_all(backend, &out) {
             Ok(true) => Ok(()),
             Ok(false) => Err(anyhow::anyhow!("validation failed: see {}", out.display())),
@@ -288,20 +314,30 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn bench(kind: BackendKind, cells: &[usize], steps: u32) -> anyhow::Result<()> {
+fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64, scene: &str) -> anyhow::Result<()> {
     println!("backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu");
+    // (nodes, seconds per step) of each size, for the log-log slope.
+    let mut cost = vec![];
     for &n in cells {
-        let cols = (n as f64).sqrt().ceil() as usize;
-        let rows = n.div_ceil(cols);
-        let spec = scenes::PackingSpec {
-            columns: cols,
-            rows,
-            radius: 1.0,
-            spread: 0.15,
-            nodes_per_cell: 32,
-            seed: 1,
+        let scene = match scene {
+            "compaction" => scenes::compaction_bench(n).0,
+            "fall" => {
+                let cols = (n as f64).sqrt().ceil() as usize;
+                let spec = scenes::PackingSpec {
+                    columns: cols,
+                    rows: n.div_ceil(cols),
+                    radius: 1.0,
+                    spread: 0.15,
+                    nodes_per_cell: 32,
+                    seed: 1,
+                };
+                scenes::packing_in_box(spec, 1.0).0
+            }
+            other => anyhow::bail!("bench: unknown --scene `{other}` (compaction or fall)"),
         };
-        let (scene, _) = scenes::packing_in_box(spec, 1.0);
+        let cells_built = scene.bodies.iter().filter(|b| b.flags & BODY_CLOSED != 0).count();
+        let nodes = scene.nodes.len();
+        let steps = steps.unwrap_or(((node_steps / nodes as f64).round() as u32).max(5));
         let mut be = create(kind, &scene)?;
         be.step(10)?; // warm-up (pipelines, first list build)
         let _ = be.read_nodes()?;
@@ -309,16 +345,32 @@ fn bench(kind: BackendKind, cells: &[usize], steps: u32) -> anyhow::Result<()> {
         be.step(steps)?;
         let _ = be.read_nodes()?; // waits for the GPU
         let s = t.elapsed().as_secs_f64();
-        let nodes = scene.nodes.len();
+        cost.push((nodes as f64, s / steps as f64));
         println!(
-            "{:?},{},{},32,{nodes},{steps},{s:.4},{:.4e},{}",
+            "{:?},{},{cells_built},32,{nodes},{steps},{s:.4},{:.4e},{}",
             kind,
             be.name().replace(',', ";"),
-            rows * cols,
             nodes as f64 * steps as f64 / s,
             be.device_bytes()
         );
         std::io::stdout().flush()?;
+    }
+    if cost.len() >= 2 {
+        // Least-squares slope of log(seconds per step) against log(nodes): 1 means linear cost.
+        let pts: Vec<(f64, f64)> = cost.iter().map(|(n, c)| (n.ln(), c.ln())).collect();
+        let k = pts.len() as f64;
+        let (mx, my) = (
+            pts.iter().map(|p| p.0).sum::<f64>() / k,
+            pts.iter().map(|p| p.1).sum::<f64>() / k,
+        );
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+        eprintln!(
+            "# log-log slope of seconds per step against nodes ({:.0} to {:.0} nodes): {:.3}",
+            cost[0].0,
+            cost[cost.len() - 1].0,
+            sxy / sxx
+        );
     }
     Ok(())
 }

@@ -116,6 +116,87 @@ pub fn packing_in_box(spec: PackingSpec, gravity: f32) -> (Scene, BoxWalls) {
     )
 }
 
+/// The standard scene of `softdem bench`: a dense packing being slowly compressed, as in a
+/// quasi-static compaction run (not a free fall, so the neighbour list is rebuilt rarely).
+///
+/// `cells` shells of 32 nodes (mean radius R = 1, radii in [1 − 2·spread, 1]) sit on a hexagonal
+/// lattice whose pitch is 0.5 % below contact of the largest shells, so nearly every shell starts
+/// in contact with its six neighbours, inside a box of frozen walls. There is no gravity; the top
+/// wall moves down at 0.05 R per unit time (about 1e-5 R per step: quasi-static). Same materials
+/// as `packing_in_box`.
+pub fn compaction_bench(cells: usize) -> (Scene, BoxWalls) {
+    let spec = PackingSpec {
+        columns: 1,
+        rows: 1,
+        radius: 1.0,
+        spread: 0.0,
+        nodes_per_cell: 32,
+        seed: 1,
+    };
+    // Take the materials, wall options and contact law of the benchmark packing, without its bodies.
+    let (mut sc, _) = packing_in_box(spec, 0.0);
+    let shell_opts = BodyOptions {
+        material: 0,
+        radius: sc.bodies[0].radius,
+        node_mass: sc.nodes[0].mass,
+        frozen: false,
+        self_contact: true,
+        core: Core::Undrained { p0: 0.0 },
+    };
+    let wall_opts = BodyOptions {
+        frozen: true,
+        self_contact: false,
+        core: Core::None,
+        material: 1,
+        ..shell_opts
+    };
+    sc.bodies.clear();
+    sc.nodes.clear();
+    sc.init.clear();
+    let r = 1.0f64;
+    let thickness = shell_opts.radius as f64;
+    let a = 2.0 * (r + thickness) * 0.998; // hexagonal pitch: every shell starts slightly pressed on its six neighbours
+    let columns = ((cells as f64).sqrt().ceil() as usize).max(1);
+    let rows = cells.div_ceil(columns);
+    let mut rng = SplitMix(1);
+    let row_h = a * 3f64.sqrt() / 2.0;
+    let mut placed = 0;
+    'outer: for j in 0..rows {
+        for i in 0..columns {
+            if placed == cells {
+                break 'outer;
+            }
+            let x = 0.5 * a + a * i as f64 + if j % 2 == 1 { 0.5 * a } else { 0.0 };
+            let y = 0.5 * a + row_h * j as f64;
+            let ri = r * (1.0 - 0.001 * rng.next_f64());
+            sc.add_ring([x, y], ri, 32, shell_opts);
+            placed += 1;
+        }
+    }
+    let ell = 2.0 * std::f64::consts::PI * r / 32.0;
+    let (w, h) = (a * (columns as f64 + 0.5), row_h * (rows - 1) as f64 + a);
+    let n_across = ((w / ell).ceil() as usize + 1).max(2);
+    let n_up = ((h / ell).ceil() as usize + 1).max(2);
+    let m = thickness;
+    let bottom = sc.add_line([-m, -m], [w + m, -m], n_across, wall_opts);
+    let top = sc.add_line([w + m, h + m], [-m, h + m], n_across, wall_opts);
+    let left = sc.add_line([-m, h + m], [-m, -m], n_up, wall_opts);
+    let right = sc.add_line([w + m, -m], [w + m, h + m], n_up, wall_opts);
+    sc.gravity = [0.0, 0.0];
+    sc.local_damping = 0.7;
+    sc.impose_velocity(&NodeSet::Body(top), Some(0.0), Some(-0.05));
+    sc.set_initial_velocity(&NodeSet::Body(top), [0.0, -0.05]);
+    (
+        sc,
+        BoxWalls {
+            bottom,
+            top,
+            left,
+            right,
+        },
+    )
+}
+
 /// The embedded default scenario: 6 × 5 cells of 24 nodes deposited under gravity in a box
 /// whose top wall then moves down at constant velocity (a small compaction demo).
 pub fn default_demo() -> (Scene, BoxWalls) {

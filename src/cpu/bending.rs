@@ -22,6 +22,7 @@ pub struct Bending {
     pub grad_c: [f32; 2],
 }
 
+#[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn bending(
     m: &Material,

@@ -14,6 +14,7 @@ use crate::model::*;
 
 /// Length of the segment starting at node i (0 at the end of an open line); the rebuild takes
 /// the maximum over nodes (GPU: `segment_max`) and uses cut-off = that + `contact_reach`.
+#[inline]
 pub fn segment_length(i: usize, nodes: &[Node], pos: &[NodeState]) -> f32 {
     let next = nodes[i].next;
     if next == NONE {
@@ -25,6 +26,7 @@ pub fn segment_length(i: usize, nodes: &[Node], pos: &[NodeState]) -> f32 {
 }
 
 /// Cell coordinates of a position (high part is enough: binning only needs consistency).
+#[inline]
 pub fn cell_of(p: &SimParams, s: &NodeState) -> [i32; 2] {
     [
         (s.pos_hi[0] / p.cell_size).floor() as i32,
@@ -33,11 +35,13 @@ pub fn cell_of(p: &SimParams, s: &NodeState) -> [i32; 2] {
 }
 
 /// Bucket of a cell in the hashed grid.
+#[inline]
 pub fn bucket_of(p: &SimParams, cell: [i32; 2]) -> u32 {
     ((cell[0] as u32).wrapping_mul(73_856_093) ^ (cell[1] as u32).wrapping_mul(19_349_663)) & (p.grid_buckets - 1)
 }
 
 /// The 9 buckets around a cell, duplicates (hash collisions) replaced by `NONE`.
+#[inline]
 pub fn neighbor_buckets(p: &SimParams, cell: [i32; 2]) -> [u32; 9] {
     let mut out = [NONE; 9];
     let mut k = 0;
@@ -59,6 +63,7 @@ pub fn neighbor_buckets(p: &SimParams, cell: [i32; 2]) -> [u32; 9] {
 
 /// Symmetric neighbour predicate: within the cut-off, not both frozen, and for the same body only
 /// with self-contact enabled and farther apart along the shell than `self_exclusion`.
+#[inline]
 pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeState], x: u32, d: u32) -> bool {
     if x == d {
         return false;
@@ -87,12 +92,14 @@ pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeSt
     dot(r, r) < p.cutoff * p.cutoff
 }
 
+#[inline]
 pub fn grid_count(i: usize, p: &SimParams, pos: &[NodeState], bucket_count: &mut [u32]) -> u32 {
     let b = bucket_of(p, cell_of(p, &pos[i]));
     bucket_count[b as usize] += 1; // atomicAdd on the GPU
     b
 }
 
+#[inline]
 pub fn grid_scatter(i: usize, p: &SimParams, pos: &[NodeState], cursor: &mut [u32], bucket_nodes: &mut [u32]) {
     let b = bucket_of(p, cell_of(p, &pos[i]));
     let slot = cursor[b as usize]; // atomicAdd on the GPU
@@ -125,6 +132,7 @@ fn for_each_neighbor(
     }
 }
 
+#[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn neighbor_count(
     x: usize,
@@ -141,6 +149,7 @@ pub fn neighbor_count(
 }
 
 /// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE`.
+#[inline]
 pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
     let (mut lo, mut hi) = (lo, hi);
     while lo < hi {
@@ -160,6 +169,7 @@ pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
 
 /// Fills node x's entries (sorted by neighbour) and carries the friction history over from the
 /// previous list (`old_start`, `old_entries`, `old_hist`).
+#[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn neighbor_fill(
     x: usize,
@@ -202,6 +212,7 @@ pub fn neighbor_fill(
 }
 
 /// Mirror indices of node x's entries.
+#[inline]
 pub fn neighbor_mirror(x: usize, nodes: &[Node], start: &[u32], entries: &[Entry], out: &mut [Entry]) {
     let prev = nodes[x].prev;
     for (k, o) in out.iter_mut().enumerate() {

@@ -45,6 +45,7 @@ pub struct ContactForce {
 /// Eq 6–8: f_n = k_n δ (+ optional dashpot, never attractive), f_t incremental with
 /// δf_t = −k_t δu_t capped at μ f_n. `n` points from the partner towards C, `vrel` is C's velocity
 /// relative to the partner's contact point, t = n × z.
+#[inline]
 pub fn contact_law(lp: &LawParams, overlap: f32, n: [f32; 2], vrel: [f32; 2], ft_old: f32) -> ContactForce {
     let vn = dot(vrel, n);
     let f_n = (lp.k_n * overlap - lp.c_n * vn).max(0.0);
@@ -60,6 +61,7 @@ pub fn contact_law(lp: &LawParams, overlap: f32, n: [f32; 2], vrel: [f32; 2], ft
 }
 
 /// True when P projects into the half-open interior of segment A → B.
+#[inline]
 pub fn in_segment_interior(p: &NodeState, a: &NodeState, b: &NodeState) -> bool {
     let ab = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
     let ap = df_sub(p.pos_hi, p.pos_lo, a.pos_hi, a.pos_lo);
@@ -68,6 +70,7 @@ pub fn in_segment_interior(p: &NodeState, a: &NodeState, b: &NodeState) -> bool 
 }
 
 /// Distance vector from the closest point of segment A → B to P, and the lever weight w = a/ℓ.
+#[inline]
 pub fn segment_offset(p: &NodeState, a: &NodeState, b: &NodeState) -> ([f32; 2], f32) {
     let ab = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
     let ap = df_sub(p.pos_hi, p.pos_lo, a.pos_hi, a.pos_lo);
@@ -76,6 +79,7 @@ pub fn segment_offset(p: &NodeState, a: &NodeState, b: &NodeState) -> ([f32; 2],
 }
 
 /// True when P lies in the vertex region of node V (not in the interior of either segment at V).
+#[inline]
 pub fn in_vertex_region(p: &NodeState, v: u32, nodes: &[Node], pos: &[NodeState]) -> bool {
     let nv = nodes[v as usize];
     let pv = &pos[v as usize];
@@ -98,6 +102,7 @@ pub fn in_vertex_region(p: &NodeState, v: u32, nodes: &[Node], pos: &[NodeState]
 }
 
 /// Distance from P to segment A → B when P is in its interior, else +∞.
+#[inline]
 pub fn interior_distance(p: &NodeState, a: &NodeState, b: &NodeState) -> f32 {
     if !in_segment_interior(p, a, b) {
         return f32::INFINITY;

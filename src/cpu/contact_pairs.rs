@@ -6,7 +6,25 @@ use super::contact::*;
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
 
+/// True when node C can touch neither segment D → D1 nor node D: |C − D| exceeds r_C + r_D + |D1 − D|
+/// (1 % margin for rounding), so the early out never changes a result. Most list entries (those
+/// between the contact reach and the list cut-off) end here.
+#[inline]
+pub fn beyond_reach(pc: &NodeState, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) -> bool {
+    let pd = &pos[d as usize];
+    let mut reach = r_sum;
+    if d1 != NONE {
+        let b = &pos[d1 as usize];
+        let sd = df_sub(b.pos_hi, b.pos_lo, pd.pos_hi, pd.pos_lo);
+        reach += dot(sd, sd).sqrt();
+    }
+    let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
+    let lim = 1.01 * reach;
+    dot(cd, cd) > lim * lim
+}
+
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn contact_pairs(
     c: usize,
     p: &SimParams,
@@ -32,6 +50,11 @@ pub fn contact_pairs(
         let rd = bodies[nd.body as usize].radius;
         let mut s = ContactSlot::default();
         let mut h = [0.0f32, 0.0f32];
+        if beyond_reach(pc, d, nd.next, pos, rc + rd) {
+            *slot = s;
+            hist_out[k] = h;
+            continue;
+        }
         // Node C against the interior of segment D → D1 (Fig. 4b).
         let d1 = nd.next;
         if d1 != NONE {

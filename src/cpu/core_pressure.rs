@@ -6,6 +6,7 @@ use crate::model::df32::df_sub;
 use crate::model::*;
 
 /// Force on each end node of segment a → b.
+#[inline]
 pub fn core_pressure(depth: f32, pressure: f32, orientation: f32, a: &NodeState, b: &NodeState) -> [f32; 2] {
     let e = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
     let h = 0.5 * depth * pressure * orientation;

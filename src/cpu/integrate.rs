@@ -6,6 +6,7 @@
 use crate::model::df32::df_add;
 use crate::model::*;
 
+#[inline]
 pub fn integrate(
     i: usize,
     p: &SimParams,

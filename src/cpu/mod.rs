@@ -11,6 +11,7 @@ pub mod core_pressure;
 pub mod integrate;
 pub mod node_forces;
 pub mod scan;
+pub mod shell_forces;
 pub mod stepper;
 pub mod stretch;
 

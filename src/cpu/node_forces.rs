@@ -1,36 +1,29 @@
 //! Twin of `shaders/node_forces.wgsl`: everything that acts on node X at x_{n+1}, then the second
 //! half of velocity Verlet (§2.4).
 //!
-//! Internal forces are gathered, not scattered: X evaluates the stretch law of both its segments,
-//! the bending law of the three vertices X−1, X, X+1 and the core pressure on both segments;
-//! the plastic state of segment X → X+1 and of vertex X is owned (written) by X alone. Contact
+//! Internal forces are gathered, not scattered: X reads the `ShellForce` records that
+//! `shell_forces` wrote for X−1, X and X+1 (stretch and core pressure of both its segments, bending
+//! of the three vertices X−1, X, X+1). Contact
 //! forces are read from the slots of X's entries and, for reactions, from the mirror entries in
 //! the neighbours' lists (Fig. 5 lever rule), and cohesive-link forces from the link table. No atomics: the sum order is fixed, so runs are
 //! bit-identical.
 
-use super::bending::bending;
-use super::core_pressure::core_pressure;
-use super::stretch::stretch;
 use crate::model::*;
 
 /// What node_forces writes for node X.
 pub struct NodeUpdate {
     pub vel: [f32; 2],
     pub force: [f32; 2],
-    pub seg_rest: f32,
-    pub theta_p: f32,
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn node_forces(
     x: usize,
     p: &SimParams,
     nodes: &[Node],
     bodies: &[Body],
-    materials: &[Material],
-    body_state: &[BodyState],
-    old: &[NodeState],
-    pos: &[NodeState],
+    shell: &[ShellForce],
     vel_half: &[[f32; 2]],
     start: &[u32],
     entries: &[Entry],
@@ -41,70 +34,39 @@ pub fn node_forces(
 ) -> NodeUpdate {
     let n = nodes[x];
     let body = bodies[n.body as usize];
-    let m = materials[body.material as usize];
     let mut f = [0.0f32, 0.0f32];
-    let mut seg_rest = old[x].seg_rest;
-    let mut theta_p = old[x].theta_p;
     let frozen = body.flags & BODY_FROZEN != 0;
     if !frozen {
-        // Stretch (eq 1–2) of segments X → X+1 (owned) and X−1 → X.
+        // Stretch (eq 1–2) of segments X → X+1 (on its start: −) and X−1 → X (on its end: +).
         if n.next != NONE {
-            let s = stretch(
-                &m,
-                &pos[x],
-                &pos[n.next as usize],
-                vel_half[x],
-                vel_half[n.next as usize],
-                old[x].seg_rest,
-            );
-            f[0] -= s.force_on_b[0];
-            f[1] -= s.force_on_b[1];
-            seg_rest = s.rest;
+            let s = shell[x].stretch;
+            f[0] -= s[0];
+            f[1] -= s[1];
         }
         if n.prev != NONE {
-            let a = n.prev as usize;
-            let s = stretch(&m, &pos[a], &pos[x], vel_half[a], vel_half[x], old[a].seg_rest);
-            f[0] += s.force_on_b[0];
-            f[1] += s.force_on_b[1];
+            let s = shell[n.prev as usize].stretch;
+            f[0] += s[0];
+            f[1] += s[1];
         }
-        // Bending (eq 3, 9–10) at vertices X−1, X, X+1: F = −M ∂θ/∂x.
-        for v in [n.prev, x as u32, n.next] {
-            if v == NONE {
-                continue;
-            }
-            let nv = nodes[v as usize];
-            if nv.prev == NONE || nv.next == NONE {
-                continue;
-            }
-            let (a, c) = (nv.prev as usize, nv.next as usize);
-            let b = bending(
-                &m,
-                &pos[a],
-                &pos[v as usize],
-                &pos[c],
-                vel_half[a],
-                vel_half[v as usize],
-                vel_half[c],
-                old[v as usize].theta_p,
-            );
-            if v as usize == x {
-                f[0] += b.moment * (b.grad_a[0] + b.grad_c[0]);
-                f[1] += b.moment * (b.grad_a[1] + b.grad_c[1]);
-                theta_p = b.theta_p;
-            } else if v == n.next {
-                f[0] -= b.moment * b.grad_a[0];
-                f[1] -= b.moment * b.grad_a[1];
-            } else {
-                f[0] -= b.moment * b.grad_c[0];
-                f[1] -= b.moment * b.grad_c[1];
-            }
+        // Bending (eq 3, 9–10) of vertices X−1, X, X+1: F = −M ∂θ/∂x (zero where a vertex has no
+        // two segments).
+        if n.prev != NONE {
+            let b = shell[n.prev as usize].bend_c;
+            f[0] -= b[0];
+            f[1] -= b[1];
+        }
+        let own = shell[x];
+        f[0] += own.bend_v[0];
+        f[1] += own.bend_v[1];
+        if n.next != NONE {
+            let b = shell[n.next as usize].bend_a;
+            f[0] -= b[0];
+            f[1] -= b[1];
         }
         // Core pressure on both segments (§2.4), half of each segment's force.
         if body.flags & BODY_CLOSED != 0 && body.core_model != CORE_NONE {
-            let bs = body_state[n.body as usize];
-            let orientation = if bs.area >= 0.0 { 1.0 } else { -1.0 };
-            let fa = core_pressure(m.depth, bs.pressure, orientation, &pos[n.prev as usize], &pos[x]);
-            let fb = core_pressure(m.depth, bs.pressure, orientation, &pos[x], &pos[n.next as usize]);
+            let fa = shell[n.prev as usize].pressure;
+            let fb = own.pressure;
             f[0] += fa[0] + fb[0];
             f[1] += fa[1] + fb[1];
         }
@@ -173,12 +135,7 @@ pub fn node_forces(
     if n.bc_mode & BC_VY != 0 {
         vel[1] = n.bc_velocity[1];
     }
-    NodeUpdate {
-        vel,
-        force: f,
-        seg_rest,
-        theta_p,
-    }
+    NodeUpdate { vel, force: f }
 }
 
 /// WGSL `sign`: −1, 0 or +1.

@@ -9,6 +9,7 @@ use super::core_area::core_area;
 use super::integrate::integrate;
 use super::node_forces::node_forces;
 use super::scan::prefix_scan;
+use super::shell_forces::shell_forces;
 use crate::backend::{Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use rayon::prelude::*;
@@ -32,11 +33,16 @@ pub struct CpuBackend {
     max_disp: f32,
     start: Vec<u32>,
     entries: Vec<Entry>,
-    hist: Vec<[f32; 2]>,
+    /// Friction history, ping-pong: `hist[hist_side]` is read by the next contact_pairs.
+    hist: [Vec<[f32; 2]>; 2],
+    hist_side: usize,
     slots: Vec<ContactSlot>,
+    /// shell_forces output of each node.
+    shell: Vec<ShellForce>,
     links: Vec<Link>,
     link_laws: Vec<LinkLaw>,
     link_state: Vec<LinkState>,
+    link_state_new: Vec<LinkState>,
     link_force: Vec<[f32; 2]>,
     link_start: Vec<u32>,
     link_list: Vec<u32>,
@@ -63,11 +69,14 @@ impl CpuBackend {
             max_disp: f32::INFINITY,
             start: vec![0; n + 1],
             entries: vec![],
-            hist: vec![],
+            hist: [vec![], vec![]],
+            hist_side: 0,
             slots: vec![],
+            shell: vec![ShellForce::default(); n],
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
             link_state: vec![LinkState::default(); scene.links.len()],
+            link_state_new: vec![LinkState::default(); scene.links.len()],
             link_force: vec![[0.0; 2]; scene.links.len()],
             link_start,
             link_list,
@@ -101,17 +110,21 @@ impl CpuBackend {
         };
         let nodes = &self.nodes;
         let x_ref = &self.x_ref;
+        let old_ro: &[NodeState] = old;
         // 1. integrate: x_{n+1}, v_{n+½}.
         let disp = new
-            .par_iter_mut()
-            .zip(self.vel_half.par_iter_mut())
+            .par_chunks_mut(CHUNK)
+            .zip(self.vel_half.par_chunks_mut(CHUNK))
             .enumerate()
-            .with_min_len(CHUNK)
-            .map(|(i, (s, vh))| {
-                let mut out = old[i];
-                let d = integrate(i, &p, nodes, old, x_ref, &mut out, vh);
-                s.pos_hi = out.pos_hi;
-                s.pos_lo = out.pos_lo;
+            .map(|(k, (sc, vc))| {
+                let mut d = 0.0f32;
+                for (j, (s, vh)) in sc.iter_mut().zip(vc.iter_mut()).enumerate() {
+                    let i = k * CHUNK + j;
+                    let mut out = old_ro[i];
+                    d = d.max(integrate(i, &p, nodes, old_ro, x_ref, &mut out, vh));
+                    s.pos_hi = out.pos_hi;
+                    s.pos_lo = out.pos_lo;
+                }
                 d
             })
             .reduce(|| 0.0f32, f32::max);
@@ -123,13 +136,17 @@ impl CpuBackend {
         // 2. core_area: enclosed areas and core pressures.
         let bodies = &self.bodies;
         let materials = &self.materials;
-        self.body_state = (0..bodies.len())
-            .into_par_iter()
-            .map(|b| core_area(b, bodies, materials, new))
-            .collect();
+        {
+            let new_ro: &[NodeState] = new;
+            self.body_state
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(b, out)| *out = core_area(b, bodies, materials, new_ro));
+        }
         // 3. neighbour list, when some node moved more than half the skin.
         // Written so that a NaN displacement also triggers a rebuild, as in rebuild_decide.
         if self.max_disp.is_nan() || self.max_disp > 0.5 * p.skin {
+            let cur = self.hist_side;
             Self::rebuild(
                 &p,
                 nodes,
@@ -137,81 +154,104 @@ impl CpuBackend {
                 new,
                 &mut self.start,
                 &mut self.entries,
-                &mut self.hist,
+                &mut self.hist[cur],
                 &mut self.x_ref,
             );
-            self.slots = vec![ContactSlot::default(); self.entries.len()];
+            self.hist[1 - cur].resize(self.entries.len(), [0.0; 2]);
+            self.slots.clear();
+            self.slots.resize(self.entries.len(), ContactSlot::default());
             self.max_disp = 0.0;
             self.rebuilds += 1;
         }
-        // 4. contact_pairs: one thread per node C, writing its entries' slots and history.
+        // 4. shell_forces (per node: its segment's stretch and pressure, its vertex's bending) and
+        //    contact_pairs (per node C: its entries' slots and friction history). Independent
+        //    kernels on the GPU; here one parallel loop runs both over each chunk of nodes.
         let new_ro: &[NodeState] = new;
         let vel_half = &self.vel_half;
         let start = &self.start;
         let entries = &self.entries;
-        let hist_in = &self.hist;
-        let mut hist_out = vec![[0.0f32; 2]; self.hist.len()];
+        let body_state = &self.body_state;
         {
-            let slot_chunks = split_by(&mut self.slots, start);
-            let hist_chunks = split_by(&mut hist_out, start);
-            slot_chunks
-                .into_par_iter()
-                .zip(hist_chunks)
+            let (h0, h1) = self.hist.split_at_mut(1);
+            let (hist_in, hist_out) = if self.hist_side == 0 {
+                (&h0[0], &mut h1[0])
+            } else {
+                (&h1[0], &mut h0[0])
+            };
+            let slot_chunks = split_by_chunks(&mut self.slots, start, CHUNK);
+            let hist_chunks = split_by_chunks(hist_out, start, CHUNK);
+            self.shell
+                .par_chunks_mut(CHUNK)
+                .zip(slot_chunks.into_par_iter().zip(hist_chunks))
                 .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(|(c, (sl, h))| {
-                    contact_pairs(c, &p, nodes, bodies, new_ro, vel_half, start, entries, hist_in, sl, h)
+                .for_each(|(k, (sh, (sl, h)))| {
+                    let c0 = k * CHUNK;
+                    let base = start[c0] as usize;
+                    for (j, rec) in sh.iter_mut().enumerate() {
+                        let c = c0 + j;
+                        *rec = shell_forces(c, nodes, bodies, materials, body_state, old_ro, new_ro, vel_half);
+                        let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
+                        contact_pairs(
+                            c,
+                            &p,
+                            nodes,
+                            bodies,
+                            new_ro,
+                            vel_half,
+                            start,
+                            entries,
+                            hist_in,
+                            &mut sl[e0..e1],
+                            &mut h[e0..e1],
+                        );
+                    }
                 });
         }
-        self.hist = hist_out;
+        self.hist_side = 1 - self.hist_side;
         // 5. cohesive_links: one thread per link (§7, eq 41). Step numbers are 1-based; the dt = 0
         //    initial force pass is step 0.
-        let step = if p.dt > 0.0 { self.steps as u32 + 1 } else { 0 };
-        let (links, laws) = (&self.links, &self.link_laws);
-        let old_links = &self.link_state;
-        let out: Vec<([f32; 2], LinkState)> = (0..links.len())
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(|l| {
-                let k = links[l];
-                let (a, b) = (k.a as usize, k.b as usize);
-                cohesive_link(
-                    &laws[k.law as usize],
-                    &k,
-                    &new_ro[a],
-                    &new_ro[b],
-                    vel_half[a],
-                    vel_half[b],
-                    old_links[l],
-                    p.dt,
-                    step,
-                )
-            })
-            .collect();
-        for (l, (f, s)) in out.into_iter().enumerate() {
-            self.link_force[l] = f;
-            self.link_state[l] = s;
+        if !self.links.is_empty() {
+            let step = if p.dt > 0.0 { self.steps as u32 + 1 } else { 0 };
+            let (links, laws) = (&self.links, &self.link_laws);
+            let old_links = &self.link_state;
+            self.link_force
+                .par_iter_mut()
+                .zip(self.link_state_new.par_iter_mut())
+                .enumerate()
+                .with_min_len(CHUNK)
+                .for_each(|(l, (f, s))| {
+                    let k = links[l];
+                    let (a, b) = (k.a as usize, k.b as usize);
+                    (*f, *s) = cohesive_link(
+                        &laws[k.law as usize],
+                        &k,
+                        &new_ro[a],
+                        &new_ro[b],
+                        vel_half[a],
+                        vel_half[b],
+                        old_links[l],
+                        p.dt,
+                        step,
+                    );
+                });
+            std::mem::swap(&mut self.link_state, &mut self.link_state_new);
         }
-        // 6. node_forces: internal forces, contact gather, second Verlet half-step.
-        let body_state = &self.body_state;
+        // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
+        let shell = &self.shell;
         let slots = &self.slots;
         let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
-        let updates: Vec<_> = (0..nodes.len())
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(|x| {
-                node_forces(
-                    x, &p, nodes, bodies, materials, body_state, old, new_ro, vel_half, start, entries, slots,
-                    link_start, link_list, link_force,
-                )
-            })
-            .collect();
-        for (s, u) in new.iter_mut().zip(updates) {
-            s.vel = u.vel;
-            s.force = u.force;
-            s.seg_rest = u.seg_rest;
-            s.theta_p = u.theta_p;
-        }
+        new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
+            for (j, s) in sc.iter_mut().enumerate() {
+                let x = k * CHUNK + j;
+                let u = node_forces(
+                    x, &p, nodes, bodies, shell, vel_half, start, entries, slots, link_start, link_list, link_force,
+                );
+                s.vel = u.vel;
+                s.force = u.force;
+                s.seg_rest = shell[x].seg_rest;
+                s.theta_p = shell[x].theta_p;
+            }
+        });
         self.side = 1 - self.side;
     }
 
@@ -314,6 +354,22 @@ fn split_by<'a, T>(data: &'a mut [T], start: &[u32]) -> Vec<&'a mut [T]> {
     out
 }
 
+/// Splits `data` (CSR over the nodes by `start`) into one mutable chunk per `chunk` nodes.
+fn split_by_chunks<'a, T>(data: &'a mut [T], start: &[u32], chunk: usize) -> Vec<&'a mut [T]> {
+    let n = start.len() - 1;
+    let mut out = Vec::with_capacity(n.div_ceil(chunk));
+    let mut rest = data;
+    let mut c0 = 0;
+    while c0 < n {
+        let c1 = (c0 + chunk).min(n);
+        let (head, tail) = rest.split_at_mut((start[c1] - start[c0]) as usize);
+        out.push(head);
+        rest = tail;
+        c0 = c1;
+    }
+    out
+}
+
 impl Backend for CpuBackend {
     fn name(&self) -> String {
         format!("cpu ({} threads)", rayon::current_num_threads())
@@ -358,7 +414,7 @@ impl Backend for CpuBackend {
             node_bc: self.nodes.clone(),
             start: self.start.clone(),
             entries: self.entries.clone(),
-            hist: self.hist.clone(),
+            hist: self.hist[self.hist_side].clone(),
             x_ref: self.x_ref.clone(),
             max_disp_bits: self.max_disp.to_bits(),
             links: self.link_state.clone(),
@@ -377,7 +433,8 @@ impl Backend for CpuBackend {
         self.state[self.side] = saved.nodes.clone();
         self.start = saved.start.clone();
         self.entries = saved.entries.clone();
-        self.hist = saved.hist.clone();
+        self.hist[self.hist_side] = saved.hist.clone();
+        self.hist[1 - self.hist_side] = vec![[0.0; 2]; saved.hist.len()];
         self.slots = vec![ContactSlot::default(); self.entries.len()];
         self.x_ref = saved.x_ref.clone();
         self.max_disp = f32::from_bits(saved.max_disp_bits);

@@ -15,6 +15,7 @@ pub struct Stretch {
     pub rest: f32,
 }
 
+#[inline]
 pub fn stretch(m: &Material, a: &NodeState, b: &NodeState, va: [f32; 2], vb: [f32; 2], rest: f32) -> Stretch {
     let d = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
     let l = dot(d, d).sqrt();

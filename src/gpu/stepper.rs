@@ -1,6 +1,6 @@
 //! GPU stepper: owns the simulation buffers and records the kernel sequence of
-//! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → contact_pairs →
-//! node_forces — for many steps per submission. Node state and friction history are ping-pong
+//! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → shell_forces →
+//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state and friction history are ping-pong
 //! buffers: step n reads side `n % 2` and writes the other. Nothing is read back until the caller
 //! asks for output.
 
@@ -23,6 +23,7 @@ struct Kernels {
     integrate: Kernel,
     core_area: Kernel,
     contact_pairs: Kernel,
+    shell_forces: Kernel,
     node_forces: Kernel,
     cohesive_links: Kernel,
     rebuild_decide: Kernel,
@@ -44,6 +45,7 @@ impl Kernels {
             integrate: Kernel::new(ctx, "integrate", "integrate")?,
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
             contact_pairs: Kernel::new(ctx, "contact_pairs", "contact_pairs")?,
+            shell_forces: Kernel::new(ctx, "shell_forces", "shell_forces")?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
             cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
             rebuild_decide: bp("rebuild_decide")?,
@@ -65,6 +67,7 @@ struct SideGroups {
     integrate: wgpu::BindGroup,
     core_area: wgpu::BindGroup,
     contact_pairs: wgpu::BindGroup,
+    shell_forces: wgpu::BindGroup,
     node_forces: wgpu::BindGroup,
     cohesive_links: wgpu::BindGroup,
     broad_phase: Vec<wgpu::BindGroup>,
@@ -118,6 +121,8 @@ pub struct GpuBackend {
     materials: GpuArray<Material>,
     state: [GpuArray<NodeState>; 2],
     vel_half: GpuArray<[f32; 2]>,
+    /// shell_forces output, gathered by node_forces.
+    shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
     body_state: GpuArray<BodyState>,
     flags: GpuArray<u32>,
@@ -254,6 +259,7 @@ impl GpuBackend {
                 GpuArray::new(c, "state 1", &scene.init)?,
             ],
             vel_half: GpuArray::zeroed(c, "vel_half", n as usize)?,
+            shell: GpuArray::zeroed(c, "shell", n as usize)?,
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
@@ -439,7 +445,7 @@ impl GpuBackend {
                     (9, h_out),
                 ],
             );
-            let node_forces = k.node_forces.bind(
+            let shell_forces = k.shell_forces.bind(
                 c,
                 &[
                     (0, params),
@@ -448,6 +454,18 @@ impl GpuBackend {
                     (3, self.materials.buffer()),
                     (4, self.body_state.buffer()),
                     (5, old),
+                    (6, new),
+                    (7, self.vel_half.buffer()),
+                    (8, self.shell.buffer()),
+                ],
+            );
+            let node_forces = k.node_forces.bind(
+                c,
+                &[
+                    (0, params),
+                    (1, self.nodes.buffer()),
+                    (2, self.bodies.buffer()),
+                    (3, self.shell.buffer()),
                     (6, new),
                     (7, self.vel_half.buffer()),
                     (8, l.live_start.buffer()),
@@ -511,6 +529,7 @@ impl GpuBackend {
                 integrate,
                 core_area,
                 contact_pairs,
+                shell_forces,
                 node_forces,
                 cohesive_links,
                 broad_phase,
@@ -581,6 +600,7 @@ impl GpuBackend {
         indirect(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
         indirect(pass, &k.neighbor_mirror, &bp[8], ARG_NEIGHBOR_MIRROR);
         indirect(pass, &k.rebuild_commit, &bp[9], ARG_REBUILD_COMMIT);
+        direct(pass, &k.shell_forces, &g.shell_forces, nodes);
         direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
         if self.links.count > 0 {
             direct(
@@ -618,6 +638,7 @@ impl GpuBackend {
             self.state[0].buffer(),
             self.state[1].buffer(),
             self.vel_half.buffer(),
+            self.shell.buffer(),
             self.x_ref.buffer(),
             self.body_state.buffer(),
             self.flags.buffer(),

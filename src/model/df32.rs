@@ -43,6 +43,7 @@ fn atan_small(x: f32) -> f32 {
 
 /// atan2(y, x) in (−π, π] from +, −, ×, ÷ only, so the GPU and the CPU agree bit for bit
 /// (library atan2 differs by an ulp between lavapipe and Rust).
+#[inline]
 pub fn atan2_det(y: f32, x: f32) -> f32 {
     let ax = x.abs();
     let ay = y.abs();

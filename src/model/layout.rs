@@ -174,6 +174,31 @@ pub struct ContactSlot {
     pub flags: u32,
 }
 
+/// What `shell_forces` computes once per node X for `node_forces` to gather: the stretch force of
+/// segment X → X+1, its core-pressure force, the two bending couples of vertex X, and the new
+/// plastic state of both.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ShellForce {
+    /// Stretch force (eq 1–2) of segment X → X+1 on X+1; X receives the opposite.
+    pub stretch: [f32; 2],
+    /// Core-pressure force (§2.4) of segment X → X+1 on each of its two ends.
+    pub pressure: [f32; 2],
+    /// M ∂θ/∂x_{X−1} of vertex X (eq 3, 9–10): the bending force on X−1 is −bend_a, on X+1
+    /// −bend_c, and on X bend_v.
+    pub bend_a: [f32; 2],
+    /// M ∂θ/∂x_{X+1} of vertex X.
+    pub bend_c: [f32; 2],
+    /// M (∂θ/∂x_{X−1} + ∂θ/∂x_{X+1}), the bending force on X itself (rounded as one product, as
+    /// before this pass existed).
+    pub bend_v: [f32; 2],
+    /// New plastic rest length ℓ_p of segment X → X+1 (eq 1–2), copied to the node state by
+    /// node_forces (so no kernel writes a node state that others read in the same pass).
+    pub seg_rest: f32,
+    /// New plastic angle θ_p of vertex X (eq 3).
+    pub theta_p: f32,
+}
+
 /// A cohesive link between two nodes of different bodies (§7): linear normal and tangential
 /// springs from the reference state until the yield function of eq 41 (or the energy criterion)
 /// breaks it, irreversibly; the pair is then an ordinary frictional contact.
