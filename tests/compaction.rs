@@ -314,21 +314,53 @@ fn gpu_prefix_matches_cpu() {
     assert!(get(&cpu, c, "stress_norm") > 0.0, "the prefix must load the sample");
 }
 
-/// Draws docs/img/compaction_*.png and prints the comparison table from the four full runs
-/// (`softdem run scenarios/compaction_setK.toml` into out/compaction_setK). Ignored: it needs
-/// those outputs (about 20 minutes of CPU each).
+/// Draws docs/img/compaction_*.png, copies each run's snapshot at the end of loading and prints
+/// the comparison table, from the full runs (`softdem run scenarios/compaction_setK.toml` into
+/// out/compaction_setK, K = 1, 2, 3, 4, 4b; sets without a run are skipped). Ignored: it needs those outputs (tens of
+/// minutes of CPU each).
 #[test]
 #[ignore]
 fn docs_images() {
     let mut runs = vec![];
-    for k in 1..=4 {
+    let img = manifest("docs/img");
+    for k in ["1", "2", "3", "4", "4b"] {
         let dir = manifest(&format!("out/compaction_set{k}"));
-        let t = Table::read(&dir.join("series.csv")).unwrap();
-        let b = Branches::from_table(&t, "compress", "unload").unwrap();
+        let Ok(t) = Table::read(&dir.join("series.csv")) else {
+            println!("set {k}: no run");
+            continue;
+        };
+        let Ok(b) = Branches::from_table(&t, "compress", "unload") else {
+            println!("set {k}: not loaded yet");
+            continue;
+        };
         let s = compaction::summarize(&b, 2.0, 0.02);
-        println!("set {k}: {s:?}");
+        let fit = s.fit.map_or("-".to_string(), |f| {
+            format!(
+                "{:.3} (σ/σ* {:.2}–{:.1}, {} points, R² {:.3})",
+                f.c, f.lo, f.hi, f.points, f.r2
+            )
+        });
+        println!(
+            "| {k} | {:.3} | {:.3} | {:.3} | {:.2} | {fit} | {:.3} | {:.3} | {:.3} at ε = {:.3} |",
+            s.e_start,
+            s.strain_end,
+            s.e_end,
+            s.stress_end,
+            s.volume_ratio_peak,
+            s.volume_ratio_end,
+            s.e_unloaded,
+            s.strain_unloaded
+        );
+        if let Ok(rd) = std::fs::read_dir(dir.join("snapshots")) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if name.ends_with("_compress.png") {
+                    std::fs::copy(e.path(), img.join(format!("compaction_set{k}_loaded.png"))).unwrap();
+                }
+            }
+        }
         runs.push((format!("set {k}"), b));
     }
-    let files = compaction::figures(&runs, &manifest("docs/img"), "compaction_").unwrap();
+    let files = compaction::figures(&runs, &img, "compaction_").unwrap();
     println!("{files:?}");
 }
