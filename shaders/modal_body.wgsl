@@ -29,8 +29,9 @@ fn modal_body_update_one(b: u32) {
     var st = state[b];
     let n = br.n_modes;
     let ns = params.slots;
-    let c = cos(st.theta);
-    let s = sin(st.theta);
+    let sc = sin_cos_det(st.theta);
+    let c = sc.y;
+    let s = sc.x;
     var f = vec2<f32>(0.0, 0.0);
     var tau = 0.0;
     var fe = array<f32, 4>(0.0, 0.0, 0.0, 0.0);

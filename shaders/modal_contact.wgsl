@@ -22,8 +22,9 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
         vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
     }
-    let c = cos(st.theta);
-    let s = sin(st.theta);
+    let sc = sin_cos_det(st.theta);
+    let c = sc.y;
+    let s = sc.x;
     let rel = rot(c, s, loc);
     let vg = rot(c, s, vloc);
     let vel = vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y);

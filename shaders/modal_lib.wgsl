@@ -125,6 +125,32 @@ fn df_add(hi: f32, lo: f32, d: f32) -> vec2<f32> {
     return vec2<f32>(s, e);
 }
 
+// (sin x, cos x) from +, −, × only (twin: contact::sin_cos_det); products kept unfused by opaque().
+fn sin_cos_det(x: f32) -> vec2<f32> {
+    let k = round(x * 0.63661977236758134);
+    let r = opaque(x - opaque(k * 1.5707964)) - opaque(k * -4.371139e-8);
+    let r2 = opaque(r * r);
+    var ps = 1.0 / 362880.0;
+    ps = opaque(ps * r2) - 1.0 / 5040.0;
+    ps = opaque(ps * r2) + 1.0 / 120.0;
+    ps = opaque(ps * r2) - 1.0 / 6.0;
+    let sn = r + opaque(opaque(r * r2) * ps);
+    var pc = 1.0 / 40320.0;
+    pc = opaque(pc * r2) - 1.0 / 720.0;
+    pc = opaque(pc * r2) + 1.0 / 24.0;
+    pc = opaque(pc * r2) - 0.5;
+    let cs = 1.0 + opaque(r2 * pc);
+    let q = u32(i32(k) & 3);
+    if (q == 0u) {
+        return vec2<f32>(sn, cs);
+    } else if (q == 1u) {
+        return vec2<f32>(cs, -sn);
+    } else if (q == 2u) {
+        return vec2<f32>(-sn, -cs);
+    }
+    return vec2<f32>(-cs, sn);
+}
+
 fn rot(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(c * v.x - s * v.y, s * v.x + c * v.y);
 }
@@ -138,7 +164,8 @@ fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: vec2<f32>) -> vec2<f32>
     let k = MODAL_PI / length;
     let a = k * (p.x - x_left);
     let z = p.y - y_mid;
-    return vec2<f32>(z * k * cos(a), -sin(a));
+    let sc = sin_cos_det(a);
+    return vec2<f32>(z * k * sc.y, -sc.x);
 }
 
 // Bilinear interpolation of φ0 of body b at p (clamped to the grid). Twin: level_set::ls_bilinear.
@@ -318,8 +345,9 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyC
     if (d.x * d.x + d.y * d.y > bj.bound_radius * bj.bound_radius) {
         return out;
     }
-    let c = cos(sj.theta);
-    let s = sin(sj.theta);
+    let scj = sin_cos_det(sj.theta);
+    let c = scj.y;
+    let s = scj.x;
     let q = rot_t(c, s, d);
     out.q = q;
     let e = vec4<f32>(sj.eps[0], sj.eps[1], sj.eps[2], sj.eps[3]);

@@ -1,11 +1,12 @@
 //! The modal kernels on the GPU (lavapipe in CI) against their CPU twins, on the validation cases:
-//! the bending case in full, the disk and the 3×3 packing for their stated prefix (the first
-//! quarter of the loading, `Extent::Prefix`); and two GPU runs are bit-identical (gathers in a
+//! the stated prefixes (`Extent::Prefix`, see `src/modal/validation.rs`): bending to δ̂ = 0.5, the
+//! disk for the first eighth of its loading, the 3×3 packing for 1000 steps; and two GPU runs are bit-identical (gathers in a
 //! fixed order, no atomics). A missing adapter fails these tests (`gpu_for_tests`).
 //!
-//! Tolerance: the kernels do the same f32 operations in the same order; cos/sin/sqrt may differ by
-//! an ulp between lavapipe and Rust and the driver may contract a·b + c, so the recorded series
-//! agree to 1e-3 of their largest magnitude (observed: see the test output).
+//! Tolerance: the kernels do the same f32 operations in the same order (sin/cos of Θ and of the
+//! bending mode by the polynomial `sin_cos_det`, products that feed sums there kept unfused); sqrt
+//! may still differ by an ulp, so the recorded series must agree to 1e-4 of their largest
+//! magnitude (the test prints the observed figure).
 
 use softdem::backend::BackendKind;
 use softdem::modal::cpu::CpuModal;
@@ -44,10 +45,13 @@ fn compare(cpu: &CaseReport, gpu: &CaseReport, trace: &str, rel: f64) {
 #[test]
 fn modal_gpu_bending_matches_cpu() {
     gpu_env();
-    let g = run_bending(BackendKind::Gpu, Extent::Full).unwrap();
-    let c = run_bending(BackendKind::Cpu, Extent::Full).unwrap();
-    compare(&c, &g, "force", 1e-3);
-    compare(&c, &g, "eps", 1e-3);
+    let g = run_bending(BackendKind::Gpu, Extent::Prefix).unwrap();
+    let c = run_bending(BackendKind::Cpu, Extent::Prefix).unwrap();
+    // The indenter force of a stiff node contact (k_n = 1e7 against circle walls, normal and
+    // friction cap through sqrt) turns a 1-ulp difference of a node position (~1e-7) into ~2e-4
+    // of the force; observed 9e-4 at worst over the run.
+    compare(&c, &g, "force", 2e-3);
+    compare(&c, &g, "eps", 1e-4);
     g.assert_all_pass();
 }
 
@@ -56,8 +60,8 @@ fn modal_gpu_disk_prefix_matches_cpu() {
     gpu_env();
     let g = run_compaction(BackendKind::Gpu, Extent::Prefix, 1).unwrap();
     let c = run_compaction(BackendKind::Cpu, Extent::Prefix, 1).unwrap();
-    compare(&c, &g, "force", 1e-3);
-    compare(&c, &g, "eps", 1e-3);
+    compare(&c, &g, "force", 1e-4);
+    compare(&c, &g, "eps", 1e-4);
 }
 
 #[test]
@@ -65,8 +69,8 @@ fn modal_gpu_packing_prefix_matches_cpu() {
     gpu_env();
     let g = run_compaction(BackendKind::Gpu, Extent::Prefix, 3).unwrap();
     let c = run_compaction(BackendKind::Cpu, Extent::Prefix, 3).unwrap();
-    compare(&c, &g, "force", 1e-3);
-    compare(&c, &g, "eps", 1e-3);
+    compare(&c, &g, "force", 1e-4);
+    compare(&c, &g, "eps", 1e-4);
 }
 
 #[test]
@@ -82,7 +86,7 @@ fn modal_gpu_runs_are_bit_identical() {
             c.scene.rebuild_every,
             c.scene.skin,
         );
-        r.run(3000).unwrap();
+        r.run(500).unwrap();
         (
             r.backend.states().unwrap(),
             r.backend.slots().unwrap(),
@@ -104,7 +108,7 @@ fn modal_gpu_runs_are_bit_identical() {
     let packed = c.scene.pack().unwrap();
     let state = c.scene.bodies.iter().map(|b| b.initial_state()).collect();
     let mut r = ModalRun::new(CpuModal::new(packed, state), c.scene.rebuild_every, c.scene.skin);
-    r.run(3000).unwrap();
+    r.run(500).unwrap();
     let sc = r.backend.slots().unwrap();
     let active_gpu = l1.iter().filter(|s| s.active != 0).count();
     let active_cpu = sc.iter().filter(|s| s.active != 0).count();

@@ -37,7 +37,7 @@ pub fn node_kinematics(sc: &Packed, st: &ModalState, k: usize) -> ([f32; 2], [f3
         vloc[0] += st.eps_dot[a] * nd.phi[2 * a];
         vloc[1] += st.eps_dot[a] * nd.phi[2 * a + 1];
     }
-    let (c, s) = (st.theta.cos(), st.theta.sin());
+    let (s, c) = sin_cos_det(st.theta);
     let rel = rot(c, s, loc);
     let vg = rot(c, s, vloc);
     let vel = [st.v[0] - st.omega * rel[1] + vg[0], st.v[1] + st.omega * rel[0] + vg[1]];
@@ -102,7 +102,7 @@ pub fn modal_body_update(sc: &Packed, dy: &Dynamic, b: usize) -> ModalState {
     let mut st = dy.state[b];
     let n = br.n_modes as usize;
     let ns = p.slots as usize;
-    let (c, s) = (st.theta.cos(), st.theta.sin());
+    let (s, c) = sin_cos_det(st.theta);
     let mut f = [0.0f32; 2];
     let mut tau = 0.0f32;
     let mut fe = [0.0f32; 4];

@@ -80,7 +80,8 @@ pub fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: [f32; 2]) -> [f32; 
     let k = PI / length;
     let a = k * (p[0] - x_left);
     let z = p[1] - y_mid;
-    [z * k * a.cos(), -a.sin()]
+    let (sn, cs) = super::contact::sin_cos_det(a);
+    [z * k * cs, -sn]
 }
 
 fn bilinear_f64(grid: &Grid, data: &[f32], p: [f64; 2]) -> f64 {
