@@ -12,7 +12,6 @@
 //! the engine owner changes `core_area` (a compensated / double-f32 sum would do).
 
 use softdem::cpu::core_area::core_area;
-use softdem::model::*;
 use softdem::validation::ring_compression::{scene, Params, Variant};
 
 #[test]

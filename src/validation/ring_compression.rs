@@ -158,7 +158,9 @@ impl Params {
         Params::parse(variant, path, text).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Parses a ring case file; errors name `path`, the line and the key.
+    /// Parses a ring case file; errors name `path`, the line and the key. The negated
+    /// comparisons reject NaN on purpose.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     pub fn parse(variant: Variant, path: &str, text: &str) -> anyhow::Result<Params> {
         let f: CaseFile = super::case_file::parse(path, text)?;
         let bad = |key: &str, why: &str| anyhow::anyhow!("{path}: {key}: {why}");
@@ -168,7 +170,7 @@ impl Params {
                 &format!("is {:?}, expected {:?}", f.case, variant.prefix()),
             ));
         }
-        if f.particle.nodes < 8 || f.particle.nodes % 4 != 0 {
+        if f.particle.nodes < 8 || !f.particle.nodes.is_multiple_of(4) {
             return Err(bad("particle.nodes", "must be a multiple of 4, at least 8"));
         }
         if !(f.particle.xi > 0.0) || !(f.particle.eta >= 0.0) || !(f.particle.gamma > 0.0) {
