@@ -2,10 +2,10 @@
 
 use clap::{Parser, Subcommand};
 use softdem::backend::{create, BackendKind};
+use softdem::model::BODY_CLOSED;
 use softdem::run::session::{self, RunRequest};
 use softdem::run::Driver;
 use softdem::scenario::Scenario;
-use softdem::model::BODY_CLOSED;
 use softdem::scenes;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -314,10 +314,32 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Least-squares slope of ln(cost) against ln(nodes): 1 means a cost linear in the node count.
+fn loglog_slope(cost: &[(f64, f64)]) -> f64 {
+    let pts: Vec<(f64, f64)> = cost.iter().map(|(n, c)| (n.ln(), c.ln())).collect();
+    let k = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    sxy / sxx
+}
+
+/// User + system CPU seconds of this process from /proc/self/stat (Linux; None elsewhere).
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses): utime and stime are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64, scene: &str) -> anyhow::Result<()> {
     println!("backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu");
     // (nodes, seconds per step) of each size, for the log-log slope.
     let mut cost = vec![];
+    let mut cpu_cost = vec![];
     for &n in cells {
         let scene = match scene {
             "compaction" => scenes::compaction_bench(n).0,
@@ -341,10 +363,16 @@ fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64
         let mut be = create(kind, &scene)?;
         be.step(10)?; // warm-up (pipelines, first list build)
         let _ = be.read_nodes()?;
-        let t = Instant::now();
+        let (t, cpu0) = (Instant::now(), process_cpu_seconds());
         be.step(steps)?;
         let _ = be.read_nodes()?; // waits for the GPU
         let s = t.elapsed().as_secs_f64();
+        // CPU time of the process (all threads) beside the wall time: on a shared machine the
+        // former shows the work done, the latter what the CSV reports.
+        if let (Some(a), Some(b)) = (cpu0, process_cpu_seconds()) {
+            eprintln!("# {nodes} nodes: {s:.3} s wall, {:.2} s CPU (all threads)", b - a);
+            cpu_cost.push((nodes as f64, (b - a) / steps as f64));
+        }
         cost.push((nodes as f64, s / steps as f64));
         println!(
             "{:?},{},{cells_built},32,{nodes},{steps},{s:.4},{:.4e},{}",
@@ -355,22 +383,15 @@ fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64
         );
         std::io::stdout().flush()?;
     }
-    if cost.len() >= 2 {
-        // Least-squares slope of log(seconds per step) against log(nodes): 1 means linear cost.
-        let pts: Vec<(f64, f64)> = cost.iter().map(|(n, c)| (n.ln(), c.ln())).collect();
-        let k = pts.len() as f64;
-        let (mx, my) = (
-            pts.iter().map(|p| p.0).sum::<f64>() / k,
-            pts.iter().map(|p| p.1).sum::<f64>() / k,
-        );
-        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-        let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-        eprintln!(
-            "# log-log slope of seconds per step against nodes ({:.0} to {:.0} nodes): {:.3}",
-            cost[0].0,
-            cost[cost.len() - 1].0,
-            sxy / sxx
-        );
+    for (what, c) in [("seconds", &cost), ("CPU seconds", &cpu_cost)] {
+        if c.len() >= 2 && c.len() == cells.len() {
+            eprintln!(
+                "# log-log slope of {what} per step against nodes ({:.0} to {:.0} nodes): {:.3}",
+                c[0].0,
+                c[c.len() - 1].0,
+                loglog_slope(c)
+            );
+        }
     }
     Ok(())
 }
