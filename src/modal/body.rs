@@ -60,7 +60,7 @@ impl ModalBody {
     pub fn validate(&self) -> anyhow::Result<()> {
         let n = self.n_modes();
         anyhow::ensure!(
-            n >= 1 && n <= MAX_MODES,
+            (1..=MAX_MODES).contains(&n),
             "modal body: {n} modes (1..={MAX_MODES} supported)"
         );
         anyhow::ensure!(self.modal_mass.len() == n * n, "modal body: modal_mass is not {n}×{n}");
@@ -171,6 +171,7 @@ pub fn disk(
 /// A beam [−L/2, L/2] × [−t/2, t/2] with the bending mode of eq 51 (2D), level-set spacing h,
 /// surface node spacing ≤ ds, density ρ, plane-stress material `mat`; M and K by eq 8 and eq 4.
 /// Modal damping ratio ζ (c = 2ζ√(KM)).
+#[allow(clippy::too_many_arguments)]
 pub fn beam(
     center: [f64; 2],
     length: f64,

@@ -5,6 +5,7 @@
 //! sets; writes the node's slots), `modal_body_update` (one body gathers its nodes' forces and the
 //! reactions from its neighbours' nodes in a fixed order, eq 26–28, and integrates eq 42–44),
 //! `modal_wall_force` (one wall sums its slots over the nodes in order), `modal_clock`.
+#![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
 use super::contact::*;
 use super::layout::*;

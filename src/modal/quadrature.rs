@@ -3,6 +3,7 @@
 //! with unit out-of-plane width. Each level-set cell is split into `sub` × `sub` sub-cells; a
 //! sub-cell centre inside the shape (bilinear φ0 < 0) carries its area. Strains E = sym ∇Φ by
 //! central differences of Φ (step h/100). f64 throughout.
+#![allow(clippy::needless_range_loop)] // matrix index loops
 
 use super::level_set::{Grid, LevelSet};
 use super::modes::Mode;

@@ -6,6 +6,7 @@
 //! body neighbour lists with the bounding-circle cell list ([`super::broad_phase`]) and, when they
 //! changed, moves each node's friction history to its partner's new slot. Both backends follow the
 //! same schedule, so they compute the same thing.
+#![allow(clippy::needless_range_loop)] // index loops over slots
 
 use super::body::ModalBody;
 use super::broad_phase::neighbour_lists;

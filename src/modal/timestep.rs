@@ -6,6 +6,7 @@
 //!   M_αα / |Φ_α,k|²_max, so m_eff is that minimum (halved for two bodies in contact).
 //! - Δt_deform = β_d / ω_max, ω_max² the largest eigenvalue of M_ε⁻¹ K_ε (eq 44), bounded here by
 //!   the row-sum norm of M⁻¹K with K the largest tangent stiffness (tables: steepest segment).
+#![allow(clippy::needless_range_loop)] // matrix index loops
 
 use super::body::ModalBody;
 use super::quadrature::invert;
