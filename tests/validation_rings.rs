@@ -42,8 +42,17 @@ fn assert_checks(r: &CaseReport, known: bool) {
     assert!(failed.is_empty(), "{}:\n{}", r.case, failed.join("\n"));
 }
 
-fn elastic(kind: BackendKind) -> (CaseReport, softdem::validation::ring_compression::RingRun) {
-    run_variant(kind, Variant::Elastic, Extent::Full, None).unwrap()
+type ElasticRun = (CaseReport, softdem::validation::ring_compression::RingRun);
+
+/// The full elastic case on `kind`. The CPU run (~2 min) is the reference of four tests, so it is
+/// computed once per test binary and shared.
+fn elastic(kind: BackendKind) -> ElasticRun {
+    static CPU: std::sync::OnceLock<ElasticRun> = std::sync::OnceLock::new();
+    let run = || run_variant(kind, Variant::Elastic, Extent::Full, None).unwrap();
+    match kind {
+        BackendKind::Cpu => CPU.get_or_init(run).clone(),
+        _ => run(),
+    }
 }
 
 /// Compares the GPU's series with the CPU's.
