@@ -165,11 +165,11 @@ impl CheckpointWriter {
 
 impl Observer for CheckpointWriter {
     fn next_due(&self, step: u64) -> u64 {
-        step.checked_div(self.every).map_or(u64::MAX, |q| (q + 1) * self.every)
+        crate::run::next_multiple(step, self.every)
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if self.every > 0 && ctx.step.is_multiple_of(self.every) && ctx.step > 0 {
+        if crate::run::is_due(ctx.step, self.every) && ctx.step > 0 {
             self.write(ctx)?;
         }
         Ok(())

@@ -195,11 +195,11 @@ impl SnapshotWriter {
 
 impl Observer for SnapshotWriter {
     fn next_due(&self, step: u64) -> u64 {
-        step.checked_div(self.every).map_or(u64::MAX, |q| (q + 1) * self.every)
+        crate::run::next_multiple(step, self.every)
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if self.every > 0 && ctx.step.is_multiple_of(self.every) {
+        if crate::run::is_due(ctx.step, self.every) {
             self.write(ctx)?;
         }
         Ok(())

@@ -61,6 +61,17 @@ pub struct ObserveCtx<'a> {
 }
 
 /// Something that wants samples at given steps (outputs).
+/// The first multiple of `every` after `step` (`u64::MAX` when `every` is 0: never): the
+/// `next_due` of an observer that samples every `every` steps.
+pub fn next_multiple(step: u64, every: u64) -> u64 {
+    step.checked_div(every).map_or(u64::MAX, |q| (q + 1) * every)
+}
+
+/// Whether a periodic observer with period `every` (0: never) is due at `step`.
+pub fn is_due(step: u64, every: u64) -> bool {
+    every > 0 && step.is_multiple_of(every)
+}
+
 pub trait Observer {
     /// The next step after `step` at which it wants a sample (`u64::MAX`: none).
     fn next_due(&self, step: u64) -> u64;
