@@ -161,13 +161,17 @@ fn elastic_ring_gpu_matches_cpu() {
     );
 }
 
+/// Runs the stated prefix of `variant` on both backends and compares their series.
+fn prefix_gpu_matches_cpu(variant: Variant, tol: &[(&str, f64)]) {
+    let (gpu, _) = run_variant(BackendKind::Gpu, variant, Extent::Prefix, None).unwrap();
+    let (cpu, _) = run_variant(BackendKind::Cpu, variant, Extent::Prefix, None).unwrap();
+    compare(&cpu, &gpu, tol);
+}
+
 #[test]
 fn plastic_ring_prefix_gpu_matches_cpu() {
-    let (gpu, _) = run_variant(BackendKind::Gpu, Variant::Plastic, Extent::Prefix, None).unwrap();
-    let (cpu, _) = run_variant(BackendKind::Cpu, Variant::Plastic, Extent::Prefix, None).unwrap();
-    compare(
-        &cpu,
-        &gpu,
+    prefix_gpu_matches_cpu(
+        Variant::Plastic,
         &[
             ("eps", 1e-3),
             ("a_b0", 1e-3),
@@ -180,11 +184,8 @@ fn plastic_ring_prefix_gpu_matches_cpu() {
 
 #[test]
 fn stiff_core_prefix_gpu_matches_cpu() {
-    let (gpu, _) = run_variant(BackendKind::Gpu, Variant::StiffCore, Extent::Prefix, None).unwrap();
-    let (cpu, _) = run_variant(BackendKind::Cpu, Variant::StiffCore, Extent::Prefix, None).unwrap();
-    compare(
-        &cpu,
-        &gpu,
+    prefix_gpu_matches_cpu(
+        Variant::StiffCore,
         &[
             ("eps", 1e-3),
             ("a_b0", 1e-3),
