@@ -36,6 +36,8 @@ struct Body {
     core_model: u32,
     core_p0: f32,
     core_v0: f32,
+    core_a0_hi: f32,
+    core_a0_lo: f32,
 }
 
 struct Material {

@@ -38,7 +38,8 @@ fn shared_records_have_identical_layouts() {
     check_record!(Node, "Node", [body => "body", prev => "prev", next => "next", local => "local_index",
         mass => "mass", bc_mode => "bc_mode", bc_velocity => "bc_velocity", bc_force => "bc_force"]);
     check_record!(Body, "Body", [first => "first", count => "count", material => "material", flags => "flags",
-        radius => "radius", core_model => "core_model", core_p0 => "core_p0", core_v0 => "core_v0"]);
+        radius => "radius", core_model => "core_model", core_p0 => "core_p0", core_v0 => "core_v0",
+        core_a0_hi => "core_a0_hi", core_a0_lo => "core_a0_lo"]);
     check_record!(Material, "Material", [k_s => "k_s", f_s_yield => "f_s_yield", c_s => "c_s", k_b => "k_b",
         m_b_yield => "m_b_yield", c_b => "c_b", k_core => "k_core", depth => "depth"]);
     check_record!(SimParams, "SimParams", [n_nodes => "n_nodes", n_bodies => "n_bodies", max_entries => "max_entries",

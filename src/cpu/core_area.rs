@@ -1,9 +1,77 @@
 //! Twin of `shaders/core_area.wgsl`: enclosed area of each closed shell by the signed shoelace
 //! formula (relative to the first node, so the sum does not cancel far from the origin), and the
 //! core pressure of §2.2: undrained p = p0 − K_Ω (V − V0)/V0 (eq 4), drained p = p0, gas p V = p0 V0.
+//!
+//! Precision. A stiff undrained core (K_Ω ≈ 10⁵ K_∂Ω, the paper's η ≃ 10⁵) turns ΔV/V0 = 10⁻⁹
+//! into a visible pressure, while one f32 ulp of V is ΔV/V0 ≈ 6×10⁻⁸. The area is therefore
+//! summed in double-f32, error-free where it matters:
+//! - r_k = x_k − x_0 is the unevaluated sum hi + lo (`df_rel`: TwoSum of the hi parts plus the
+//!   difference of the lo parts), so it keeps the displacements that live in `pos_lo`;
+//! - each shoelace term r_k × r_{k+1} is the exact f32 products of the hi parts (Dekker's
+//!   TwoProduct, no FMA: both backends round identically) plus the hi×lo cross terms in f32;
+//! - the terms are accumulated by TwoSum in a fixed order (k = 1 … N−2).
+//!
+//! The area is then exact to about N·2⁻⁴⁴ A (dropped lo×lo terms and the f32 sum of the error
+//! parts), independent of rotation and translation. ΔA = |A| − A0 is formed against the host's
+//! reference area A0 (double-f32 in `Body`, from f64), so V − V0 = s ΔA is resolved relative to
+//! itself, not to V: p = p0 − K_Ω ΔA/A0 (eq 4 with V = s A, V0 = s A0).
+//! Test: `tests/core_area.rs` (CPU and GPU on the same polygons).
 
-use crate::model::df32::{cross, df_sub};
 use crate::model::*;
+
+/// Knuth's TwoSum: s + e = a + b exactly.
+#[inline]
+pub fn two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let bp = s - a;
+    let e = (a - (s - bp)) + (b - bp);
+    (s, e)
+}
+
+/// Veltkamp split: a = hi + lo with hi on the top 12 bits, so products of halves are exact.
+#[inline]
+fn split(a: f32) -> (f32, f32) {
+    let c = 4097.0 * a;
+    let hi = c - (c - a);
+    (hi, a - hi)
+}
+
+/// Dekker's TwoProduct without FMA: p + e = a · b exactly (no overflow or underflow here).
+#[inline]
+pub fn two_prod(a: f32, b: f32) -> (f32, f32) {
+    let p = a * b;
+    let (ah, al) = split(a);
+    let (bh, bl) = split(b);
+    let e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+    (p, e)
+}
+
+/// x_a − x_o as (hi, lo) per component, with hi + lo exact to 2⁻⁴⁸ of the coordinates.
+#[inline]
+fn df_rel(a: &NodeState, o: &NodeState) -> ([f32; 2], [f32; 2]) {
+    let mut hi = [0.0f32; 2];
+    let mut lo = [0.0f32; 2];
+    for d in 0..2 {
+        let (s, e) = two_sum(a.pos_hi[d], -o.pos_hi[d]);
+        let t = e + (a.pos_lo[d] - o.pos_lo[d]);
+        (hi[d], lo[d]) = two_sum(s, t);
+    }
+    (hi, lo)
+}
+
+/// Adds r_a × r_c to the double-f32 sum (sum_hi, sum_lo): the hi×hi products exactly, the
+/// hi×lo terms in f32 (they are 2⁻²⁴ of the products), lo×lo dropped (2⁻⁴⁸).
+#[inline]
+fn add_cross(sum: (f32, f32), a: ([f32; 2], [f32; 2]), c: ([f32; 2], [f32; 2])) -> (f32, f32) {
+    let (ah, al) = a;
+    let (ch, cl) = c;
+    let (p1, e1) = two_prod(ah[0], ch[1]);
+    let (p2, e2) = two_prod(ah[1], ch[0]);
+    let small = ((e1 - e2) + (ah[0] * cl[1] + al[0] * ch[1])) - (ah[1] * cl[0] + al[1] * ch[0]);
+    let (s, f1) = two_sum(sum.0, p1);
+    let (s, f2) = two_sum(s, -p2);
+    (s, sum.1 + ((f1 + f2) + small))
+}
 
 pub fn core_area(b: usize, bodies: &[Body], materials: &[Material], pos: &[NodeState]) -> BodyState {
     let body = bodies[b];
@@ -15,19 +83,24 @@ pub fn core_area(b: usize, bodies: &[Body], materials: &[Material], pos: &[NodeS
         return out;
     }
     let x0 = pos[body.first as usize];
-    let mut twice_area = 0.0f32;
+    // Twice the signed area, hi + lo.
+    let mut twice = (0.0f32, 0.0f32);
+    let mut ra = df_rel(&pos[(body.first + 1) as usize], &x0); // a closed body has ≥ 2 nodes
     for k in 1..body.count.saturating_sub(1) {
-        let a = pos[(body.first + k) as usize];
-        let c = pos[(body.first + k + 1) as usize];
-        let ra = df_sub(a.pos_hi, a.pos_lo, x0.pos_hi, x0.pos_lo);
-        let rc = df_sub(c.pos_hi, c.pos_lo, x0.pos_hi, x0.pos_lo);
-        twice_area += cross(ra, rc);
+        let rc = df_rel(&pos[(body.first + k + 1) as usize], &x0);
+        twice = add_cross(twice, ra, rc);
+        ra = rc;
     }
-    out.area = 0.5 * twice_area;
+    let (t_hi, t_lo) = two_sum(twice.0, twice.1);
+    out.area = 0.5 * t_hi;
+    // |A| − A0 (eq 4): halving and the sign are exact; one TwoSum against A0's hi part.
+    let sign = if t_hi < 0.0 { -1.0f32 } else { 1.0f32 };
+    let (d, e) = two_sum(0.5 * sign * t_hi, -body.core_a0_hi);
+    let d_area = d + ((e + 0.5 * sign * t_lo) - body.core_a0_lo);
     let m = materials[body.material as usize];
     let v = m.depth * out.area.abs();
     out.pressure = match body.core_model {
-        CORE_UNDRAINED => body.core_p0 - m.k_core * (v - body.core_v0) / body.core_v0,
+        CORE_UNDRAINED => body.core_p0 - m.k_core * d_area / body.core_a0_hi,
         CORE_DRAINED => body.core_p0,
         CORE_GAS => body.core_p0 * body.core_v0 / v,
         _ => 0.0,

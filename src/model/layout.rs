@@ -72,6 +72,11 @@ pub struct Body {
     pub core_p0: f32,
     /// Reference volume V0 = s · A0 of the core model.
     pub core_v0: f32,
+    /// Reference area A0 = |A| of the initial polygon as a double-f32 pair hi + lo (from f64 on
+    /// the host): `core_area` forms |A| − A0 to ~1e-13 A0, so a stiff core's pressure
+    /// K_Ω (V − V0)/V0 is not limited by the f32 rounding of V or V0 (eq 4).
+    pub core_a0_hi: f32,
+    pub core_a0_lo: f32,
 }
 
 /// Shell and core constitutive parameters (§2.2).

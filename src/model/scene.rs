@@ -227,6 +227,8 @@ impl Scene {
         };
         let depth = self.materials[o.material as usize].depth;
         let area = if closed { self.signed_area(first, n) } else { 0.0 };
+        // A0 as hi + lo, so core_area can form |A| − A0 far below one f32 ulp of A0.
+        let a0_hi = area.abs() as f32;
         self.bodies.push(Body {
             first,
             count: n,
@@ -236,6 +238,8 @@ impl Scene {
             core_model,
             core_p0,
             core_v0: depth * area.abs() as f32,
+            core_a0_hi: a0_hi,
+            core_a0_lo: (area.abs() - a0_hi as f64) as f32,
         });
         body
     }
@@ -371,8 +375,16 @@ impl Scene {
         atan2_det(cross(e1, e2), dot(e1, e2))
     }
 
+    /// Signed shoelace area in f64, relative to the first node (as `core_area`), so a body far
+    /// from the origin loses no digits to cancellation.
     fn signed_area(&self, first: u32, n: u32) -> f64 {
-        let p: Vec<[f64; 2]> = (first..first + n).map(|i| self.init[i as usize].pos()).collect();
+        let o = self.init[first as usize].pos();
+        let p: Vec<[f64; 2]> = (first..first + n)
+            .map(|i| {
+                let q = self.init[i as usize].pos();
+                [q[0] - o[0], q[1] - o[1]]
+            })
+            .collect();
         let mut a = 0.0;
         for k in 0..p.len() {
             let (u, v) = (p[k], p[(k + 1) % p.len()]);
