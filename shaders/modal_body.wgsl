@@ -25,8 +25,20 @@ fn table_force(first: u32, len: u32, eps: f32) -> f32 {
 }
 
 fn modal_body_update_one(b: u32) {
+    modal_integrate(b, modal_generalized_force(b));
+}
+
+// Generalized forces of a body (eq 26–28). Twin: cpu::GeneralizedForce.
+struct GeneralizedForce {
+    f: vec2<f32>,
+    tau: f32,
+    fe: array<f32, 4>,
+}
+
+// F, τ, F_ε of body b from its own nodes' slots, then the reactions of its neighbours' nodes.
+fn modal_generalized_force(b: u32) -> GeneralizedForce {
     let br = bodies[b];
-    var st = state[b];
+    let st = state[b];
     let n = br.n_modes;
     let ns = params.slots;
     let sc = sin_cos_det(st.theta);
@@ -81,6 +93,21 @@ fn modal_body_update_one(b: u32) {
             }
         }
     }
+    var g: GeneralizedForce;
+    g.f = f;
+    g.tau = tau;
+    g.fe = fe;
+    return g;
+}
+
+// The explicit step of eq 42–44 of body b under the generalized forces g.
+fn modal_integrate(b: u32, g: GeneralizedForce) {
+    let br = bodies[b];
+    var st = state[b];
+    let n = br.n_modes;
+    let f = g.f;
+    let tau = g.tau;
+    let fe = g.fe;
     // eq 42, 43 (semi-implicit Euler) with rigid damping.
     let v = vec2<f32>(st.v[0] + params.dt * (f.x / br.mass - br.rigid_damping * st.v[0]),
                       st.v[1] + params.dt * (f.y / br.mass - br.rigid_damping * st.v[1]));

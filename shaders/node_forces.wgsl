@@ -15,12 +15,35 @@
 @group(0) @binding(12) var<storage, read> link_list: array<u32>;
 @group(0) @binding(13) var<storage, read> link_force: array<vec2<f32>>;
 
+// Per-node forces from modal bodies (src/coupled), gathered by `spd_modal_gather`; read only by
+// the entry point `node_forces_modal` of the coupled modal–SPD stepper.
+@group(0) @binding(14) var<storage, read> modal_force: array<vec2<f32>>;
+
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
     if (x >= params.n_nodes) {
         return;
     }
+    node_force_finish(x, node_force_sum(x));
+}
+
+// As node_forces, plus the modal contact force of the node, added after the cohesive links.
+@compute @workgroup_size(64)
+fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= params.n_nodes) {
+        return;
+    }
+    var f = node_force_sum(x);
+    let e = modal_force[x];
+    f.x += e.x;
+    f.y += e.y;
+    node_force_finish(x, f);
+}
+
+// Shell, contact and cohesive-link forces on node X.
+fn node_force_sum(x: u32) -> vec2<f32> {
     let n = nodes[x];
     let body = bodies[n.body];
     var f = vec2<f32>(0.0, 0.0);
@@ -102,6 +125,15 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             f.y -= lf.y;
         }
     }
+    return f;
+}
+
+// Gravity, added forces and damping, then the second half of velocity Verlet.
+fn node_force_finish(x: u32, f_in: vec2<f32>) {
+    let n = nodes[x];
+    let frozen = (bodies[n.body].flags & BODY_FROZEN) != 0u;
+    let own = shell[x];
+    var f = f_in;
     let vh = vel_half[x];
     if (!frozen) {
         f.x += n.mass * params.gravity.x;

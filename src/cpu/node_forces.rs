@@ -32,6 +32,55 @@ pub fn node_forces(
     link_list: &[u32],
     link_force: &[[f32; 2]],
 ) -> NodeUpdate {
+    let f = node_force_sum(
+        x, nodes, bodies, shell, start, entries, slots, link_start, link_list, link_force,
+    );
+    node_force_finish(x, p, nodes, bodies, vel_half, f)
+}
+
+/// `node_forces` with an extra per-node force `modal` (the gathered contacts with modal bodies,
+/// `coupled::cpu::spd_modal_gather`) added after the cohesive links (twin of the entry point
+/// `node_forces_modal`).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn node_forces_modal(
+    x: usize,
+    p: &SimParams,
+    nodes: &[Node],
+    bodies: &[Body],
+    shell: &[ShellForce],
+    vel_half: &[[f32; 2]],
+    start: &[u32],
+    entries: &[Entry],
+    slots: &[ContactSlot],
+    link_start: &[u32],
+    link_list: &[u32],
+    link_force: &[[f32; 2]],
+    modal: [f32; 2],
+) -> NodeUpdate {
+    let mut f = node_force_sum(
+        x, nodes, bodies, shell, start, entries, slots, link_start, link_list, link_force,
+    );
+    f[0] += modal[0];
+    f[1] += modal[1];
+    node_force_finish(x, p, nodes, bodies, vel_half, f)
+}
+
+/// Shell, contact and cohesive-link forces on node X (twin of `node_force_sum`).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn node_force_sum(
+    x: usize,
+    nodes: &[Node],
+    bodies: &[Body],
+    shell: &[ShellForce],
+    start: &[u32],
+    entries: &[Entry],
+    slots: &[ContactSlot],
+    link_start: &[u32],
+    link_list: &[u32],
+    link_force: &[[f32; 2]],
+) -> [f32; 2] {
     let n = nodes[x];
     let body = bodies[n.body as usize];
     let mut f = [0.0f32, 0.0f32];
@@ -115,6 +164,23 @@ pub fn node_forces(
             f[1] -= lf[1];
         }
     }
+    f
+}
+
+/// Gravity, added forces and damping, then the second Verlet half-step (twin of
+/// `node_force_finish`).
+#[inline]
+pub fn node_force_finish(
+    x: usize,
+    p: &SimParams,
+    nodes: &[Node],
+    bodies: &[Body],
+    vel_half: &[[f32; 2]],
+    f_in: [f32; 2],
+) -> NodeUpdate {
+    let n = nodes[x];
+    let frozen = bodies[n.body as usize].flags & BODY_FROZEN != 0;
+    let mut f = f_in;
     let vh = vel_half[x];
     if !frozen {
         f[0] += n.mass * p.gravity[0];

@@ -7,7 +7,7 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::core_area::core_area;
 use super::integrate::integrate;
-use super::node_forces::node_forces;
+use super::node_forces::{node_forces, node_forces_modal};
 use super::scan::prefix_scan;
 use super::shell_forces::shell_forces;
 use crate::backend::{Backend, ContactSnapshot, SavedState};
@@ -101,6 +101,34 @@ impl CpuBackend {
     }
 
     fn one_step(&mut self) {
+        self.step_begin();
+        self.step_end(None);
+    }
+
+    /// One step of the coupled modal–SPD stepper (`coupled::cpu`): phases 1–5 as in `one_step`,
+    /// then `couple` sees the nodes at x_{n+1} with v_{n+½} and returns each node's force from the
+    /// modal bodies, which node_forces adds (`node_forces_modal`). `init` runs the dt = 0 force
+    /// pass (as `new` does) and does not count a step.
+    pub(crate) fn step_coupled(&mut self, init: bool, couple: impl FnOnce(SpdView<'_>) -> Vec<[f32; 2]>) {
+        let dt = self.params.dt;
+        if init {
+            self.params.dt = 0.0;
+        }
+        self.step_begin();
+        let view = SpdView {
+            state: &self.state[1 - self.side],
+            vel_half: &self.vel_half,
+        };
+        let modal = couple(view);
+        self.step_end(Some(&modal));
+        self.params.dt = dt;
+        if !init {
+            self.steps += 1;
+        }
+    }
+
+    /// Phases 1–5 of a step: everything before node_forces.
+    fn step_begin(&mut self) {
         let p = self.params;
         let (lo, hi) = self.state.split_at_mut(1);
         let (old, new) = if self.side == 0 {
@@ -236,6 +264,15 @@ impl CpuBackend {
                 });
             std::mem::swap(&mut self.link_state, &mut self.link_state_new);
         }
+    }
+
+    /// Phase 6 (node_forces, with the modal contact forces of the coupled stepper when given) and
+    /// the swap of the ping-pong sides.
+    fn step_end(&mut self, modal: Option<&[[f32; 2]]>) {
+        let p = self.params;
+        let new = &mut self.state[1 - self.side];
+        let (nodes, bodies, vel_half, start, entries) =
+            (&self.nodes, &self.bodies, &self.vel_half, &self.start, &self.entries);
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
         let slots = &self.slots;
@@ -243,9 +280,15 @@ impl CpuBackend {
         new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
             for (j, s) in sc.iter_mut().enumerate() {
                 let x = k * CHUNK + j;
-                let u = node_forces(
-                    x, &p, nodes, bodies, shell, vel_half, start, entries, slots, link_start, link_list, link_force,
-                );
+                let u = match modal {
+                    None => node_forces(
+                        x, &p, nodes, bodies, shell, vel_half, start, entries, slots, link_start, link_list, link_force,
+                    ),
+                    Some(m) => node_forces_modal(
+                        x, &p, nodes, bodies, shell, vel_half, start, entries, slots, link_start, link_list,
+                        link_force, m[x],
+                    ),
+                };
                 s.vel = u.vel;
                 s.force = u.force;
                 s.seg_rest = shell[x].seg_rest;
@@ -340,6 +383,14 @@ impl CpuBackend {
             *r = [s.pos_hi[0] + s.pos_lo[0], s.pos_hi[1] + s.pos_lo[1]];
         }
     }
+}
+
+/// What the coupled modal–SPD stepper reads of the SPD state between phases 5 and 6 of a step.
+pub(crate) struct SpdView<'a> {
+    /// Node states at x_{n+1} (forces and velocities not yet updated).
+    pub state: &'a [NodeState],
+    /// v_{n+½}.
+    pub vel_half: &'a [[f32; 2]],
 }
 
 /// Splits `data` into one mutable chunk per node following the CSR offsets `start`.

@@ -459,23 +459,7 @@ impl GpuBackend {
                     (8, self.shell.buffer()),
                 ],
             );
-            let node_forces = k.node_forces.bind(
-                c,
-                &[
-                    (0, params),
-                    (1, self.nodes.buffer()),
-                    (2, self.bodies.buffer()),
-                    (3, self.shell.buffer()),
-                    (6, new),
-                    (7, self.vel_half.buffer()),
-                    (8, l.live_start.buffer()),
-                    (9, l.live_entries.buffer()),
-                    (10, l.slots.buffer()),
-                    (11, self.links.start.buffer()),
-                    (12, self.links.list.buffer()),
-                    (13, self.links.force.buffer()),
-                ],
-            );
+            let node_forces = k.node_forces.bind(c, &self.node_forces_table(params, s));
             let lk = &self.links;
             let cohesive_links = k.cohesive_links.bind(
                 c,
@@ -535,8 +519,10 @@ impl GpuBackend {
                 broad_phase,
             }
         };
-        self.groups = vec![mk(&self.params_step, 0), mk(&self.params_step, 1)];
-        self.groups_init = vec![mk(&self.params_init, 0), mk(&self.params_init, 1)];
+        let groups = vec![mk(&self.params_step, 0), mk(&self.params_step, 1)];
+        let groups_init = vec![mk(&self.params_init, 0), mk(&self.params_init, 1)];
+        self.groups = groups;
+        self.groups_init = groups_init;
     }
 
     /// Records `steps` steps into one command buffer per `STEPS_PER_SUBMIT` and submits them.
@@ -563,7 +549,102 @@ impl GpuBackend {
         }
     }
 
+    /// The bindings of node_forces for ping-pong side `s` (it writes side 1 − s).
+    fn node_forces_table<'a>(&'a self, params: &'a wgpu::Buffer, s: usize) -> Vec<(u32, &'a wgpu::Buffer)> {
+        let l = &self.lists;
+        vec![
+            (0, params),
+            (1, self.nodes.buffer()),
+            (2, self.bodies.buffer()),
+            (3, self.shell.buffer()),
+            (6, self.state[1 - s].buffer()),
+            (7, self.vel_half.buffer()),
+            (8, l.live_start.buffer()),
+            (9, l.live_entries.buffer()),
+            (10, l.slots.buffer()),
+            (11, self.links.start.buffer()),
+            (12, self.links.list.buffer()),
+            (13, self.links.force.buffer()),
+        ]
+    }
+
+    /// For the coupled modal–SPD stepper (`coupled::gpu`): the node_forces bindings of side `s`
+    /// (stepping or dt = 0 parameters), the node state buffer of side `s` and v_{n+½}.
+    pub(crate) fn coupling_table(&self, init: bool, s: usize) -> Vec<(u32, &wgpu::Buffer)> {
+        self.node_forces_table(if init { &self.params_init } else { &self.params_step }, s)
+    }
+
+    pub(crate) fn state_buffer(&self, s: usize) -> &wgpu::Buffer {
+        self.state[s].buffer()
+    }
+
+    pub(crate) fn vel_half_buffer(&self) -> &wgpu::Buffer {
+        self.vel_half.buffer()
+    }
+
+    /// Records and submits `steps` coupled steps: per step, every kernel of `record_step` up to
+    /// node_forces, then `couple(pass, side)`, which records the modal and coupling passes and
+    /// node_forces_modal. The neighbour lists are not grown here: an overflow is an error (the
+    /// coupled stepper has no snapshot of the modal state to redo a batch from). `init`: the
+    /// dt = 0 force pass, not counted as a step.
+    pub(crate) fn record_coupled(
+        &mut self,
+        steps: u32,
+        init: bool,
+        couple: &mut dyn FnMut(&mut wgpu::ComputePass<'_>, usize),
+    ) -> anyhow::Result<()> {
+        let mut left = steps;
+        while left > 0 {
+            let batch = left.min(STEPS_PER_SUBMIT);
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("coupled steps"),
+            });
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("coupled steps"),
+                    timestamp_writes: None,
+                });
+                for _ in 0..batch {
+                    self.record_step_begin(&mut pass, init);
+                    couple(&mut pass, self.side);
+                    self.side = 1 - self.side;
+                }
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            left -= batch;
+        }
+        anyhow::ensure!(
+            self.flags.read(&self.ctx)[1] == 0,
+            "coupled modal–SPD run: the SPD neighbour list outgrew its {} entries (src/gpu/stepper.rs, \
+             record_coupled); give the GPU backend a larger initial capacity",
+            self.lists.capacity
+        );
+        if !init {
+            self.steps += steps as u64;
+        }
+        Ok(())
+    }
+
     fn record_step(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
+        self.record_step_begin(pass, init);
+        self.record_step_end(pass, init);
+    }
+
+    /// node_forces (the last kernel of a step).
+    fn record_step_end(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
+        let g = if init {
+            &self.groups_init[self.side]
+        } else {
+            &self.groups[self.side]
+        };
+        let nodes = dispatch_size(self.n_nodes, WG);
+        pass.set_pipeline(&self.kernels.node_forces.pipeline);
+        pass.set_bind_group(0, &g.node_forces, &[]);
+        pass.dispatch_workgroups(nodes.0, nodes.1, 1);
+    }
+
+    /// Every kernel of a step before node_forces.
+    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
@@ -610,7 +691,6 @@ impl GpuBackend {
                 dispatch_size(self.links.count, WG),
             );
         }
-        direct(pass, &k.node_forces, &g.node_forces, nodes);
     }
 
     /// Number of neighbour-list builds so far (including the initial one).

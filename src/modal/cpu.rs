@@ -98,9 +98,24 @@ pub fn modal_node_contact(
 /// Generalized forces of body b (eq 26–28) from its own nodes' slots and from the reactions of
 /// its neighbours' nodes, then the explicit step of eq 42–44 (twin of `modal_body_update`).
 pub fn modal_body_update(sc: &Packed, dy: &Dynamic, b: usize) -> ModalState {
+    let g = modal_generalized_force(sc, dy, b);
+    modal_integrate(sc, dy.state[b], b, &g)
+}
+
+/// Generalized forces of a body (eq 26–28): F, τ and F_ε in the body's modal basis.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GeneralizedForce {
+    pub f: [f32; 2],
+    pub tau: f32,
+    pub fe: [f32; 4],
+}
+
+/// The generalized forces of body b from its own nodes' slots and the reactions of its
+/// neighbours' nodes, in that fixed order (twin of `modal_generalized_force`).
+pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> GeneralizedForce {
     let p = &sc.params;
     let br = &sc.bodies[b];
-    let mut st = dy.state[b];
+    let st = dy.state[b];
     let n = br.n_modes as usize;
     let ns = p.slots as usize;
     let (s, c) = sin_cos_det(st.theta);
@@ -153,6 +168,17 @@ pub fn modal_body_update(sc: &Packed, dy: &Dynamic, b: usize) -> ModalState {
             }
         }
     }
+    GeneralizedForce { f, tau, fe }
+}
+
+/// The explicit step of eq 42–44 of body b from state `st` under the generalized forces `g`
+/// (twin of `modal_integrate`).
+pub fn modal_integrate(sc: &Packed, st: ModalState, b: usize, g: &GeneralizedForce) -> ModalState {
+    let p = &sc.params;
+    let br = &sc.bodies[b];
+    let mut st = st;
+    let n = br.n_modes as usize;
+    let (f, tau, fe) = (g.f, g.tau, g.fe);
     // eq 42, 43 (semi-implicit Euler) with rigid damping γ.
     let v = [
         st.v[0] + p.dt * (f[0] / br.mass - br.rigid_damping * st.v[0]),
