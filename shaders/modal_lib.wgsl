@@ -9,6 +9,8 @@ const STIFF_TABLE: u32 = 1u;
 const WALL_LINE: u32 = 0u;
 const WALL_CIRCLE: u32 = 1u;
 const MAX_NB: u32 = 6u;
+const QUERY_PULLBACK: u32 = 0u;
+const QUERY_PRECOMPUTED: u32 = 1u;
 const MODAL_PI: f32 = 3.14159265358979;
 
 struct ModalParams {
@@ -87,6 +89,14 @@ struct ModalWallRec {
     pad1: u32,
 }
 
+// Twin: layout::ModalQueryRec.
+struct ModalQueryRec {
+    kind: u32,
+    n_samples: u32,
+    samples_first: u32,
+    fields_first: u32,
+}
+
 struct ModalSlot {
     force: array<f32, 2>,
     q: array<f32, 2>,
@@ -110,6 +120,10 @@ struct ModalSlot {
 @group(0) @binding(11) var<storage, read_write> slots: array<ModalSlot>;
 @group(0) @binding(12) var<storage, read_write> clock: array<u32>;
 @group(0) @binding(13) var<storage, read_write> wall_force: array<f32>;
+// Level-set query per body and the precomputed fields (eq 49–50); high binding numbers keep
+// room below for other additions.
+@group(0) @binding(24) var<storage, read> ls_queries: array<ModalQueryRec>;
+@group(0) @binding(25) var<storage, read> pre_ls: array<f32>;
 
 // x, unchanged, but opaque to the compiler (keeps TwoSum exact; see model.wgsl).
 fn opaque(x: f32) -> f32 {
@@ -267,6 +281,66 @@ fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
     return vec4<f32>(phi, dx, dy, 1.0);
 }
 
+// Interval i and weight t of ε among the samples (eq 49 hat weights), clamped to the sampled
+// range. Twin: precomputed::pre_interval.
+fn pre_interval(first: u32, n: u32, eps: f32) -> vec2<f32> {
+    var i = 0u;
+    while (i + 2u < n && eps > pre_ls[first + i + 1u]) {
+        i = i + 1u;
+    }
+    let s0 = pre_ls[first + i];
+    let s1 = pre_ls[first + i + 1u];
+    let t = clamp((eps - s0) / (s1 - s0), 0.0, 1.0);
+    return vec2<f32>(f32(i), t);
+}
+
+// Deformed level set of body b at q from the precomputed fields (§3.1.4): at each corner c of
+// q's cell, φ(c) = Σ_α [(1 − t_α) φ_{α,i}(c) + t_α φ_{α,i+1}(c)] − (N_modes − 1) φ0(c)
+// (eq 49–50), then bilinear interpolation as in ls_pullback. Twin: precomputed::ls_precomputed.
+fn ls_precomputed(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
+    let br = bodies[b];
+    let qr = ls_queries[b];
+    let gx = (q.x - br.origin[0]) / br.h;
+    let gy = (q.y - br.origin[1]) / br.h;
+    if (!(gx >= 0.0 && gy >= 0.0 && gx < f32(br.nx - 1u) && gy < f32(br.ny - 1u))) {
+        return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
+    }
+    let i = u32(floor(gx));
+    let j = u32(floor(gy));
+    let fx = gx - f32(i);
+    let fy = gy - f32(j);
+    let len = br.nx * br.ny;
+    let ns = qr.n_samples;
+    let nm = min(br.n_modes, 4u);
+    var v = vec4<f32>(0.0, 0.0, 0.0, 0.0);
+    for (var c = 0u; c < 4u; c = c + 1u) {
+        let node = (j + (c >> 1u)) * br.nx + i + (c & 1u);
+        var acc = 0.0;
+        for (var a = 0u; a < nm; a = a + 1u) {
+            let it = pre_interval(qr.samples_first, ns, e[a]);
+            let t = it.y;
+            let f0 = qr.fields_first + (a * ns + u32(it.x)) * len + node;
+            // eq 49: hat weights between the two samples around ε_α.
+            acc = acc + ((1.0 - t) * pre_ls[f0] + t * pre_ls[f0 + len]);
+        }
+        // eq 50: superposition of the modes' changes of φ0.
+        v[c] = acc - (f32(nm) - 1.0) * phi0[br.ls_first + node];
+    }
+    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
+    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / br.h;
+    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / br.h;
+    return vec4<f32>(phi, dx, dy, 1.0);
+}
+
+// Deformed level set of body j at q by the body's query method (pullback, eq 47–48, or
+// precomputed level sets, eq 49–50). Twin: contact::ls_query.
+fn ls_query(j: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
+    if (ls_queries[j].kind == QUERY_PRECOMPUTED) {
+        return ls_precomputed(j, e, q);
+    }
+    return ls_pullback(j, e, q);
+}
+
 struct ContactOut {
     force: vec2<f32>,
     hist: vec2<f32>,
@@ -351,7 +425,7 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyC
     let q = rot_t(c, s, d);
     out.q = q;
     let e = vec4<f32>(sj.eps[0], sj.eps[1], sj.eps[2], sj.eps[3]);
-    let r = ls_pullback(j, e, q);
+    let r = ls_query(j, e, q);
     if (r.w == 0.0 || r.x >= 0.0) {
         return out;
     }

@@ -117,3 +117,22 @@ fn modal_gpu_runs_are_bit_identical() {
         "active contacts gpu {active_gpu} cpu {active_cpu}"
     );
 }
+
+/// Case 5 prefix (the 2×2 packing, 1000 steps with each level-set query) on the GPU against the
+/// CPU twin: the precomputed query (`ls_precomputed`, `pre_interval`, `ls_query` in
+/// modal_lib.wgsl) as well as the pullback. Same tolerance as the other compaction prefixes (1e-4
+/// of the largest magnitude; the test prints the observed figure). The option must reach the GPU
+/// kernels: the two query methods give different series there.
+#[test]
+fn modal_gpu_precomputed_query_matches_cpu() {
+    gpu_env();
+    let g = run_query(BackendKind::Gpu, Extent::Prefix).unwrap();
+    let c = run_query(BackendKind::Cpu, Extent::Prefix).unwrap();
+    compare(&c, &g, "force_precomputed", 1e-4);
+    compare(&c, &g, "eps_precomputed", 1e-4);
+    compare(&c, &g, "force_pullback", 1e-4);
+    assert!(
+        g.trace("force_precomputed").values != g.trace("force_pullback").values,
+        "the precomputed option did not change the GPU run"
+    );
+}

@@ -61,3 +61,74 @@ fn modal_docs_images() {
         }
     }
 }
+
+/// Case 5: the 2×2 packing with the pullback and the precomputed level-set queries: both within
+/// 2 % of 2 F_int(u_w/2), and within `QUERY_AGREEMENT_TOL` of each other (u_w ≥ u_max/2). The
+/// two runs must differ (the option reaches the stepper): not bit-identical force series.
+#[test]
+fn modal_query_methods_agree() {
+    let r = run_query(BackendKind::Cpu, Extent::Full).unwrap();
+    eprintln!("{}", r.setup);
+    show(&r);
+    let (a, b) = (&r.trace("force_pullback").values, &r.trace("force_precomputed").values);
+    assert!(a != b, "the precomputed option did not change the run");
+    r.assert_all_pass();
+}
+
+/// The stepper's precomputed query (`ls_query` on a body packed with precomputed level sets, the
+/// CPU twin of the WGSL function) against the host-side interpolation of eq 49
+/// (`PrecomputedLevelSets::query`, each field interpolated then weighted): the same linear
+/// operations in another order, so they agree to f32 rounding (1e-5 h here, fields ~10); and its
+/// gradient against a central difference of the host query (5e-3, the bilinear gradient is
+/// piecewise constant per cell: points away from cell edges).
+#[test]
+fn modal_precomputed_query_matches_the_host_interpolation() {
+    use softdem::modal::body::LevelSetQuery;
+    use softdem::modal::contact::ls_query;
+    use softdem::modal::precomputed::PrecomputedLevelSets;
+    use softdem::modal::stepper::{ContactParams, ModalScene};
+    let mut d = compaction_disk([0.0, 0.0]);
+    d.query = LevelSetQuery::Precomputed {
+        samples: QUERY_SAMPLES.to_vec(),
+    };
+    let host = PrecomputedLevelSets::build(&d, &QUERY_SAMPLES);
+    let scene = ModalScene {
+        bodies: vec![d],
+        walls: vec![],
+        contact: ContactParams {
+            k_n: 1.0,
+            c_n: 0.0,
+            k_t: 1.0,
+            mu: 0.0,
+        },
+        dt: 1.0,
+        rebuild_every: 1,
+        skin: 0.0,
+    };
+    let sc = scene.pack().unwrap();
+    let h = sc.bodies[0].h;
+    let (mut worst, mut worst_g, mut n) = (0.0f32, 0.0f32, 0);
+    for eps in [-0.1f32, 0.0, 0.03, 0.12, 0.16, 0.3] {
+        for k in 0..200 {
+            let a = k as f32 * 0.0314159;
+            let r = 10.0 + 0.9 * h * (k as f32 * 0.37).sin();
+            let q = [r * a.cos(), r * a.sin()];
+            let v = ls_query(&sc, 0, &[eps, 0.0, 0.0, 0.0], q);
+            assert_eq!(v[3], 1.0, "query point off the grid");
+            worst = worst.max((v[0] - host.query(q, eps)).abs() / h);
+            let (gx, gy) = ((q[0] - sc.bodies[0].origin[0]) / h, (q[1] - sc.bodies[0].origin[1]) / h);
+            let (fx, fy) = (gx - gx.floor(), gy - gy.floor());
+            if fx.min(1.0 - fx) > 0.1 && fy.min(1.0 - fy) > 0.1 {
+                let dd = 0.05 * h;
+                let ddx = (host.query([q[0] + dd, q[1]], eps) - host.query([q[0] - dd, q[1]], eps)) / (2.0 * dd);
+                let ddy = (host.query([q[0], q[1] + dd], eps) - host.query([q[0], q[1] - dd], eps)) / (2.0 * dd);
+                worst_g = worst_g.max((v[1] - ddx).abs().max((v[2] - ddy).abs()));
+                n += 1;
+            }
+        }
+    }
+    eprintln!("precomputed query vs host: max |Δφ|/h = {worst:.2e}, max |Δ∇φ| = {worst_g:.2e} ({n} points)");
+    assert!(n > 100, "too few gradient points: {n}");
+    assert!(worst <= 1e-5, "value differs by {worst} h");
+    assert!(worst_g <= 5e-3, "gradient differs by {worst_g}");
+}

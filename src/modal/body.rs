@@ -25,6 +25,20 @@ pub struct ModalBody {
     pub rigid_damping: f32,
     pub position: [f64; 2],
     pub theta: f32,
+    /// How partners query this body's deformed level set (§3.1.3 or §3.1.4).
+    pub query: LevelSetQuery,
+}
+
+/// The level-set query of a body (contact of other bodies' nodes against it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum LevelSetQuery {
+    /// Semi-Lagrangian pullback on demand at the cell corners (§3.1.3, eq 47–48).
+    #[default]
+    Pullback,
+    /// Interpolation along level sets precomputed at the sample amplitudes `samples` (increasing,
+    /// at least two, the same for every mode; amplitudes outside are clamped to the ends), §3.1.4,
+    /// eq 49–50 (`precomputed.rs`).
+    Precomputed { samples: Vec<f32> },
 }
 
 impl ModalBody {
@@ -85,6 +99,12 @@ impl ModalBody {
                     "modal body: tabulated mode is not on the level-set grid"
                 );
             }
+        }
+        if let LevelSetQuery::Precomputed { samples } = &self.query {
+            anyhow::ensure!(
+                samples.len() >= 2 && samples.windows(2).all(|w| w[0] < w[1]),
+                "modal body: precomputed level sets need at least two increasing sample amplitudes"
+            );
         }
         Ok(())
     }
@@ -165,6 +185,7 @@ pub fn disk(
         rigid_damping: 0.0,
         position: center,
         theta: 0.0,
+        query: LevelSetQuery::Pullback,
     }
 }
 
@@ -208,5 +229,6 @@ pub fn beam(
         rigid_damping: 0.0,
         position: center,
         theta: 0.0,
+        query: LevelSetQuery::Pullback,
     }
 }

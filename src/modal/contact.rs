@@ -3,6 +3,7 @@
 //! the friction history, so phase 2 (SPD nodes against the modal level set) can call them as is.
 //!
 //! - `mode_eval`, `mode_at_node`, `displacement`, `displacement_at_node`: u = ε_α Φ_α (eq 1).
+//! - `ls_query`: the body's query method, `ls_pullback` or `precomputed::ls_precomputed`.
 //! - `ls_pullback`: the deformed level set at a point q of the body frame by the semi-Lagrangian
 //!   pullback evaluated on demand at the four corners of q's cell (§3.1.3, eq 47–48):
 //!   φ(c) = φ0(c − u(c)) at each corner c, then bilinear interpolation; no grid-wide update.
@@ -146,6 +147,17 @@ pub fn ls_pullback(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], q: [f32; 2]) -
     [phi, dx, dy, 1.0]
 }
 
+/// Deformed level set of body `j` at q (body frame) by the body's query method: the pullback
+/// (eq 47–48) or the precomputed level sets (eq 49–50, `precomputed::ls_precomputed`). Twin of
+/// `ls_query` in modal_lib.wgsl.
+pub fn ls_query(sc: &Packed, j: usize, eps: &[f32; 4], q: [f32; 2]) -> [f32; 4] {
+    let qr = &sc.queries[j];
+    if qr.kind == QUERY_PRECOMPUTED {
+        return super::precomputed::ls_precomputed(sc, &sc.bodies[j], qr, eps, q);
+    }
+    ls_pullback(sc, &sc.bodies[j], eps, q)
+}
+
 /// Result of one contact evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ContactOut {
@@ -231,7 +243,7 @@ pub fn point_vs_body(
     }
     let (s, c) = sin_cos_det(sj.theta);
     let q = rot_t(c, s, d);
-    let r = ls_pullback(sc, bj, &sj.eps, q);
+    let r = ls_query(sc, j, &sj.eps, q);
     if r[3] == 0.0 || r[0] >= 0.0 {
         return (ContactOut::default(), q, [0.0; 2]);
     }

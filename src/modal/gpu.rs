@@ -39,6 +39,8 @@ impl GpuModal {
         let nodes = GpuArray::new(&ctx, "modal nodes", &sc.nodes)?;
         let walls = GpuArray::new(&ctx, "modal walls", &sc.walls)?;
         let tables = GpuArray::new(&ctx, "modal tables", &sc.tables)?;
+        let queries = GpuArray::new(&ctx, "modal ls queries", &sc.queries)?;
+        let pre_ls = GpuArray::new(&ctx, "modal precomputed ls", &sc.pre_ls)?;
         let state = GpuArray::new(&ctx, "modal state", &state)?;
         let none = vec![NONE; sc.bodies.len() * super::MAX_NB];
         let nb = GpuArray::new(&ctx, "modal nb", &none)?;
@@ -68,6 +70,8 @@ impl GpuModal {
             (11, slots.buffer()),
             (12, clock.buffer()),
             (13, wall_force.buffer()),
+            (24, queries.buffer()),
+            (25, pre_ls.buffer()),
         ];
         let groups = [
             contact.bind(&ctx, &table),
@@ -84,6 +88,8 @@ impl GpuModal {
             walls.buffer().clone(),
             tables.buffer().clone(),
             clock.buffer().clone(),
+            queries.buffer().clone(),
+            pre_ls.buffer().clone(),
         ];
         Ok(GpuModal {
             ctx,

@@ -10,6 +10,8 @@ pub const STIFF_TABLE: u32 = 1;
 pub const WALL_LINE: u32 = 0;
 pub const WALL_CIRCLE: u32 = 1;
 pub const NONE: u32 = u32::MAX;
+pub const QUERY_PULLBACK: u32 = 0;
+pub const QUERY_PRECOMPUTED: u32 = 1;
 
 /// Step parameters (binding 0).
 #[repr(C)]
@@ -124,4 +126,18 @@ pub struct ModalSlot {
     /// Partner body index (NONE for a wall slot or an empty slot).
     pub partner: u32,
     pub active: u32,
+}
+
+/// How a body's deformed level set is queried (binding 24 of shaders/modal_lib.wgsl): the
+/// pullback of eq 47–48, or interpolation along precomputed level sets (eq 49–50). For the
+/// latter, the `pre_ls` array (binding 25) holds at `samples_first` the `n_samples` sample
+/// amplitudes (shared by the body's modes) and at `fields_first` one field on the body's grid per
+/// (mode α, sample p), field index α·n_samples + p.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct ModalQueryRec {
+    pub kind: u32,
+    pub n_samples: u32,
+    pub samples_first: u32,
+    pub fields_first: u32,
 }

@@ -47,6 +47,10 @@ pub struct Packed {
     pub nodes: Vec<ModalNodeRec>,
     pub walls: Vec<ModalWallRec>,
     pub tables: Vec<f32>,
+    /// Per body: the level-set query (pullback or precomputed, `precomputed::pack_body`).
+    pub queries: Vec<ModalQueryRec>,
+    /// Sample amplitudes and precomputed level-set fields (eq 49–50) of the bodies that use them.
+    pub pre_ls: Vec<f32>,
 }
 
 /// Line wall through p0 with unit normal `normal` (towards the bodies), moving at `velocity`.
@@ -109,6 +113,8 @@ impl ModalScene {
             nodes: vec![],
             walls: self.walls.clone(),
             tables: vec![],
+            queries: vec![],
+            pre_ls: vec![],
         };
         ensure!(
             self.contact.k_t > 0.0 || self.contact.mu == 0.0,
@@ -154,6 +160,7 @@ impl ModalScene {
                 c: mat4(&b.modal_damping, n),
             };
             p.phi0.extend_from_slice(&b.level_set.phi);
+            p.queries.push(super::precomputed::pack_body(b, &mut p.pre_ls));
             for m in &b.modes {
                 match m {
                     super::modes::Mode::Bending { length, x_left, y_mid } => p.modes.push(ModalModeRec {
@@ -203,6 +210,12 @@ impl ModalScene {
         }
         if p.tables.is_empty() {
             p.tables.extend_from_slice(&[0.0, 0.0]);
+        }
+        if p.pre_ls.is_empty() {
+            p.pre_ls.push(0.0);
+        }
+        if p.queries.is_empty() {
+            p.queries.push(bytemuck::Zeroable::zeroed());
         }
         Ok(p)
     }
