@@ -123,7 +123,11 @@ fn main() {
                 quiet,
                 ..RunRequest::new(scenario, backend)
             };
-            session::run(&req).map(|_| ())
+            match softdem::run::modal::modal_only(&req) {
+                Ok(Some(sc)) => softdem::run::modal::run(&sc, backend, req.out.as_deref(), steps, quiet).map(|_| ()),
+                Ok(None) => session::run(&req).map(|_| ()),
+                Err(e) => Err(e),
+            }
         }
         Command::Check { scenario, backend } => check(&scenario, backend),
         Command::Compare { scenario, steps } => compare(scenario.as_deref(), steps),
@@ -171,6 +175,9 @@ fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
 
 fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
     let sc = Scenario::load(path)?;
+    if sc.is_modal_only() {
+        return softdem::run::modal::check(&sc);
+    }
     let gpu = match kind {
         BackendKind::Gpu => match softdem::gpu::context::GpuContext::new() {
             Ok(ctx) => Some(std::sync::Arc::new(ctx)),

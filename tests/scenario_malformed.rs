@@ -31,7 +31,27 @@ fn first_error(path: &Path) -> Option<ScenarioError> {
     if let Err(e) = sc.check_limits(&wgpu::Limits::default()) {
         return Some(e);
     }
+    // Modal bodies (`[modal]`, `modal_*.toml` files) are resolved by `build_modal`; a file with
+    // modal bodies only has no SPD scene to build.
+    if sc.file.modal.is_some() {
+        if let Err(e) = sc.build_modal() {
+            return Some(e);
+        }
+        if sc.is_modal_only() {
+            return None;
+        }
+    }
     sc.build().err()
+}
+
+#[test]
+fn the_modal_example_is_accepted() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/modal_disk_press.toml");
+    assert!(
+        first_error(&path).is_none(),
+        "{:?}",
+        first_error(&path).map(|e| e.to_string())
+    );
 }
 
 #[test]

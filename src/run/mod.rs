@@ -7,6 +7,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod measure;
+pub mod modal;
 pub mod session;
 
 use crate::backend::{Backend, SavedState};

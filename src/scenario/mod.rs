@@ -10,6 +10,7 @@
 
 pub mod geometry;
 pub mod materials;
+pub mod modal;
 pub mod schema;
 pub mod spans;
 pub mod stages;

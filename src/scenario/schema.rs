@@ -32,6 +32,8 @@ pub struct ScenarioFile {
     pub measure: Option<Measure>,
     #[serde(default)]
     pub stages: Vec<StageSpec>,
+    /// `[modal]`: modal deformable bodies and their walls (`super::modal`).
+    pub modal: Option<super::modal::ModalSection>,
 }
 
 /// `[simulation]`: time step, global forces and damping, run-wide limits.
