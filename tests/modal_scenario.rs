@@ -1,0 +1,194 @@
+//! Scenario files with modal bodies (`[modal]`, docs/scenarios.md): the example
+//! `scenarios/modal_disk_press.toml` resolves to the scene of validation case 2, `softdem check`
+//! accepts it, and `softdem run` on it reproduces the App. B table force within the tolerance of
+//! case 2 (2 % over u ≥ u_max/4), writing `modal_series.csv`; the GPU run path matches the CPU
+//! one on a prefix. A missing GPU adapter fails the GPU test (`gpu_for_tests`).
+
+use softdem::modal::stiffness::{ModalStiffness, PAPER_COMPACTION_TABLE};
+use softdem::modal::validation::{compaction_case, COMPACTION_DURATION};
+use softdem::scenario::Scenario;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/modal_disk_press.toml")
+}
+
+fn softdem(args: &[&str]) -> std::process::Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_softdem")).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "softdem {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The series as (header, rows).
+fn read_series(dir: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(dir.join("modal_series.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines.next().unwrap().split(',').map(str::to_string).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect::<Vec<_>>())
+        .collect::<Vec<_>>();
+    for r in &rows {
+        assert_eq!(r.len(), header.len());
+    }
+    (header, rows)
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("softdem-modal-scenario-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn modal_example_builds_the_validation_disk() {
+    let sc = Scenario::load(&example()).unwrap();
+    assert!(sc.is_modal_only());
+    let b = sc.build_modal().unwrap();
+    let v = compaction_case(1, COMPACTION_DURATION).unwrap();
+    let (x, y) = (&b.scene.bodies[0], &v.scene.bodies[0]);
+    assert_eq!(x.level_set, y.level_set);
+    assert_eq!(x.nodes, y.nodes);
+    assert_eq!(x.modes, y.modes);
+    assert_eq!(x.modal_mass, y.modal_mass);
+    assert_eq!(x.stiffness, y.stiffness);
+    assert_eq!(x.modal_damping, y.modal_damping);
+    assert_eq!((x.mass, x.inertia), (y.mass, y.inertia));
+    assert_eq!(b.scene.walls, v.scene.walls);
+    assert_eq!(b.scene.dt, v.scene.dt);
+    assert_eq!(b.steps, v.steps);
+    let (c, d) = (b.scene.contact, v.scene.contact);
+    assert_eq!((c.k_n, c.k_t, c.mu), (d.k_n, d.k_t, d.mu));
+    // c_n is written to 5 digits in the file.
+    assert!((c.c_n - d.c_n).abs() <= 1e-4 * d.c_n, "c_n {} vs {}", c.c_n, d.c_n);
+}
+
+#[test]
+fn modal_example_is_accepted_by_check() {
+    let p = example();
+    let out = softdem(&["check", "--backend", "cpu", p.to_str().unwrap()]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("OK (modal bodies)") && s.contains("128 surface nodes"),
+        "{s}"
+    );
+}
+
+/// The whole example (36,000 steps, about 1 s): the total wall force Σ −f·n against the table
+/// F_int(u), u = 0.004 t, within 2 % over u ≥ u_max/4 (the check of validation case 2).
+#[test]
+fn modal_example_run_follows_the_table() {
+    let dir = tmp("cpu");
+    let p = example();
+    softdem(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--quiet",
+        p.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (h, rows) = read_series(&dir);
+    assert_eq!(
+        rows.len(),
+        101,
+        "rows (every 360 of 35991 steps, plus step 0 and the last)"
+    );
+    let table = ModalStiffness::Table(PAPER_COMPACTION_TABLE.to_vec());
+    let normals = [
+        ("left", [1.0, 0.0]),
+        ("right", [-1.0, 0.0]),
+        ("bottom", [0.0, 1.0]),
+        ("top", [0.0, -1.0]),
+    ];
+    let (u_max, speed) = (0.16, 0.004);
+    let mut worst: f64 = 0.0;
+    let mut checked = 0;
+    for r in &rows {
+        let u = speed * r[col(&h, "time")];
+        let f: f64 = normals
+            .iter()
+            .map(|(w, n)| -(r[col(&h, &format!("{w}.fx"))] * n[0] + r[col(&h, &format!("{w}.fy"))] * n[1]))
+            .sum();
+        if u >= 0.25 * u_max {
+            let fref = table.force_1d(u as f32) as f64;
+            worst = worst.max((f - fref).abs() / fref);
+            checked += 1;
+        }
+    }
+    let eps_end = rows.last().unwrap()[col(&h, "disk.eps0")];
+    eprintln!(
+        "modal_disk_press: max |F − F_int(u)|/F_int(u) = {worst:.4} over {checked} rows; ε at the end {eps_end:.5}"
+    );
+    assert!(checked >= 70);
+    assert!(worst <= 0.02, "wall force off the table by {worst:.4}");
+    assert!(
+        (eps_end - u_max).abs() <= 0.02 * u_max,
+        "ε = {eps_end} at the end, u = {u_max}"
+    );
+    // Atomic writes leave no temporary file behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The GPU run path on the first 3600 steps (u ≤ 0.016; lavapipe ≈ 1 ms per step) against the
+/// CPU one: every column within 1e-4 of its largest magnitude (the modal_gpu tolerance).
+#[test]
+fn modal_example_run_on_the_gpu_matches_the_cpu() {
+    let xdg = format!("/tmp/xdg-{}", std::process::id());
+    let _ = std::fs::create_dir_all(&xdg);
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", &xdg);
+    }
+    drop(softdem::gpu::context::gpu_for_tests());
+    let p = example();
+    let mut series = vec![];
+    for be in ["cpu", "gpu"] {
+        let dir = tmp(be);
+        softdem(&[
+            "run",
+            "--backend",
+            be,
+            "--quiet",
+            "--steps",
+            "3600",
+            p.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        series.push(read_series(&dir));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    let ((h, a), (_, b)) = (&series[0], &series[1]);
+    assert_eq!(a.len(), 11);
+    assert_eq!(a.len(), b.len());
+    let mut worst: f64 = 0.0;
+    for c in 0..h.len() {
+        let scale = a.iter().map(|r| r[c].abs()).fold(0.0, f64::max).max(1e-30);
+        let dev = a.iter().zip(b).map(|(x, y)| (x[c] - y[c]).abs()).fold(0.0, f64::max) / scale;
+        assert!(
+            dev <= 1e-4,
+            "column {}: cpu and gpu differ by {dev:.3e} of its scale",
+            h[c]
+        );
+        worst = worst.max(dev);
+    }
+    eprintln!("modal_disk_press prefix: max |cpu − gpu| / scale over the columns = {worst:.3e}");
+}
