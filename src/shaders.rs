@@ -25,6 +25,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("modal_lib", include_str!("../shaders/modal_lib.wgsl")),
     ("modal_contact", include_str!("../shaders/modal_contact.wgsl")),
     ("modal_body", include_str!("../shaders/modal_body.wgsl")),
+    ("modal_spd_contact", include_str!("../shaders/modal_spd_contact.wgsl")),
 ];
 
 /// Force-law libraries (function-only files) compiled in front of a kernel.
@@ -42,6 +43,7 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
     ("cohesive_link", &["model"]),
     ("modal_contact", &["modal_lib"]),
     ("modal_body", &["modal_lib"]),
+    ("modal_spd_contact", &["modal_lib", "modal_body"]),
 ];
 
 fn source_of(name: &str) -> Option<&'static str> {

@@ -1,0 +1,385 @@
+// modal_spd_contact.wgsl: contact between SPD cells and modal level-set bodies, both ways (issue 7
+// phase 2). Compiled after modal_lib.wgsl and modal_body.wgsl (records, bindings 0–13 and 24–25,
+// ls_query, contact_law, modal_generalized_force, modal_integrate). Twins: src/coupled/contact.rs
+// (functions), src/coupled/cpu.rs (kernels), same names and order of operations. Every kernel
+// writes only its own node's or body's outputs and gathers in a fixed order: no atomics.
+//
+// - spd_node_vs_modal (per SPD node): against the level sets of the modal bodies listed for its
+//   cell; gap = φ − r (eq 47–48 pullback or eq 49–50), slot force on the SPD node.
+// - modal_node_vs_spd (per modal surface node): against the closest sphero-segment of each cell
+//   listed for its body; gap = d − r; slot force on the modal node.
+// - spd_modal_gather (per SPD node): own slots, then lever-rule reactions of modal-node slots.
+// - modal_body_update_coupled (per modal body, then per modal wall): modal generalized force,
+//   its nodes' coupling slots, the SPD nodes' reactions (eq 26–28), gravity, eq 42–44.
+
+const MAX_MB: u32 = 4u;
+const MAX_CELLS: u32 = 16u;
+const DIR_SPD_NODES: u32 = 1u;
+const DIR_MODAL_NODES: u32 = 2u;
+
+// Twin: coupled::layout::CoupleParams.
+struct CoupleParams {
+    n_spd_nodes: u32,
+    n_cells: u32,
+    directions: u32,
+    pad: u32,
+    gravity_x: f32,
+    gravity_y: f32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// Twin: coupled::layout::CellRec.
+struct CellRec {
+    first: u32,
+    count: u32,
+    radius: f32,
+    coupled: u32,
+}
+
+// The SPD node state (model.wgsl NodeState, src/model/scene.rs), field for field.
+struct SpdState {
+    pos_hi: vec2<f32>,
+    pos_lo: vec2<f32>,
+    vel: vec2<f32>,
+    force: vec2<f32>,
+    seg_rest: f32,
+    theta_p: f32,
+}
+
+// Twin: coupled::layout::SegSlot.
+struct SegSlot {
+    force: array<f32, 2>,
+    hist: array<f32, 2>,
+    seg: u32,
+    t: f32,
+    partner: u32,
+    flag: u32,
+}
+
+@group(0) @binding(14) var<uniform> cparams: CoupleParams;
+@group(0) @binding(15) var<storage, read> node_cell: array<u32>;
+@group(0) @binding(16) var<storage, read> cells: array<CellRec>;
+@group(0) @binding(17) var<storage, read> spd_state: array<SpdState>;
+@group(0) @binding(18) var<storage, read> spd_vel_half: array<vec2<f32>>;
+@group(0) @binding(19) var<storage, read> cell_mb: array<u32>;
+@group(0) @binding(20) var<storage, read> mb_cells: array<u32>;
+@group(0) @binding(21) var<storage, read_write> spd_slots: array<ModalSlot>;
+@group(0) @binding(22) var<storage, read_write> mnode_slots: array<SegSlot>;
+@group(0) @binding(23) var<storage, read_write> modal_force_out: array<vec2<f32>>;
+
+fn empty_modal_slot() -> ModalSlot {
+    var sl: ModalSlot;
+    sl.force = array<f32, 2>(0.0, 0.0);
+    sl.q = array<f32, 2>(0.0, 0.0);
+    sl.p_ref = array<f32, 2>(0.0, 0.0);
+    sl.hist = array<f32, 2>(0.0, 0.0);
+    sl.partner = NONE;
+    sl.flag = 0u;
+    return sl;
+}
+
+fn empty_seg_slot(partner: u32) -> SegSlot {
+    var sl: SegSlot;
+    sl.force = array<f32, 2>(0.0, 0.0);
+    sl.hist = array<f32, 2>(0.0, 0.0);
+    sl.seg = NONE;
+    sl.t = 0.0;
+    sl.partner = partner;
+    sl.flag = 0u;
+    return sl;
+}
+
+// An SPD node of radius r (d: centre relative to X_j, global frame) against body j's deformed
+// level set (§3.2, gap = φ − r); q: the node centre in j's frame, p_ref = q − u(q) (eq 47).
+fn spd_point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32) -> BodyContact {
+    var out: BodyContact;
+    out.c.force = vec2<f32>(0.0, 0.0);
+    out.c.hist = vec2<f32>(0.0, 0.0);
+    out.c.flag = 0u;
+    out.q = vec2<f32>(0.0, 0.0);
+    out.p_ref = vec2<f32>(0.0, 0.0);
+    let bj = bodies[j];
+    let sj = state[j];
+    let reach = bj.bound_radius + r;
+    if (d.x * d.x + d.y * d.y > reach * reach) {
+        return out;
+    }
+    let scj = sin_cos_det(sj.theta);
+    let c = scj.y;
+    let s = scj.x;
+    let q = rot_t(c, s, d);
+    out.q = q;
+    let e = vec4<f32>(sj.eps[0], sj.eps[1], sj.eps[2], sj.eps[3]);
+    let ls = ls_query(j, e, q);
+    let gap = ls.x - r;
+    if (ls.w == 0.0 || gap >= 0.0) {
+        return out;
+    }
+    let gl = sqrt(ls.y * ls.y + ls.z * ls.z);
+    var nl = vec2<f32>(1.0, 0.0);
+    if (gl > 0.0) {
+        nl = vec2<f32>(ls.y / gl, ls.z / gl);
+    }
+    let n = rot(c, s, nl);
+    let u = displacement(j, e, q);
+    let p_ref = vec2<f32>(q.x - u.x, q.y - u.y);
+    let ed = vec4<f32>(sj.eps_dot[0], sj.eps_dot[1], sj.eps_dot[2], sj.eps_dot[3]);
+    let ud = displacement(j, ed, p_ref);
+    let udg = rot(c, s, ud);
+    let vj = vec2<f32>(sj.v[0] - sj.omega * d.y + udg.x, sj.v[1] + sj.omega * d.x + udg.y);
+    let vrel = vec2<f32>(vel.x - vj.x, vel.y - vj.y);
+    out.c = contact_law(gap, n, vrel, hist);
+    out.p_ref = p_ref;
+    return out;
+}
+
+// A modal surface node at x_hi + x_lo (velocity vel) against the closest sphero-segment of SPD
+// cell ci (first in node order on ties); the slot force acts on the modal node.
+fn modal_node_vs_cell(ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> SegSlot {
+    let cell = cells[ci];
+    var best = 0.0;
+    var seg = cell.first;
+    var t_best = 0.0;
+    var cp_best = vec2<f32>(0.0, 0.0);
+    for (var i = 0u; i < cell.count; i = i + 1u) {
+        let a = cell.first + i;
+        let b = cell.first + (i + 1u) % cell.count;
+        let sa = spd_state[a];
+        let sb = spd_state[b];
+        let ra = vec2<f32>((sa.pos_hi.x - x_hi.x) + (sa.pos_lo.x - x_lo.x),
+                           (sa.pos_hi.y - x_hi.y) + (sa.pos_lo.y - x_lo.y));
+        let e = vec2<f32>((sb.pos_hi.x - sa.pos_hi.x) + (sb.pos_lo.x - sa.pos_lo.x),
+                          (sb.pos_hi.y - sa.pos_hi.y) + (sb.pos_lo.y - sa.pos_lo.y));
+        let ee = opaque(e.x * e.x) + opaque(e.y * e.y);
+        var t = 0.0;
+        if (ee > 0.0) {
+            t = clamp(-(opaque(ra.x * e.x) + opaque(ra.y * e.y)) / ee, 0.0, 1.0);
+        }
+        let cp = vec2<f32>(ra.x + opaque(t * e.x), ra.y + opaque(t * e.y));
+        let d2 = opaque(cp.x * cp.x) + opaque(cp.y * cp.y);
+        if (i == 0u || d2 < best) {
+            best = d2;
+            seg = a;
+            t_best = t;
+            cp_best = cp;
+        }
+    }
+    let dist = sqrt(best);
+    let gap = dist - cell.radius;
+    if (!(gap < 0.0)) {
+        return empty_seg_slot(ci);
+    }
+    var n = vec2<f32>(0.0, 1.0);
+    if (dist > 0.0) {
+        n = vec2<f32>(-cp_best.x / dist, -cp_best.y / dist);
+    }
+    let next = cell.first + (seg - cell.first + 1u) % cell.count;
+    let va = spd_vel_half[seg];
+    let vb = spd_vel_half[next];
+    let vs = vec2<f32>(opaque((1.0 - t_best) * va.x) + opaque(t_best * vb.x),
+                       opaque((1.0 - t_best) * va.y) + opaque(t_best * vb.y));
+    let vrel = vec2<f32>(vel.x - vs.x, vel.y - vs.y);
+    let o = contact_law(gap, n, vrel, hist);
+    var sl: SegSlot;
+    sl.force = array<f32, 2>(o.force.x, o.force.y);
+    sl.hist = array<f32, 2>(o.hist.x, o.hist.y);
+    sl.seg = seg;
+    sl.t = t_best;
+    sl.partner = ci;
+    sl.flag = o.flag;
+    return sl;
+}
+
+@compute @workgroup_size(64)
+fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= cparams.n_spd_nodes) {
+        return;
+    }
+    let c = node_cell[x];
+    let cell = cells[c];
+    let sx = spd_state[x];
+    for (var u = 0u; u < MAX_MB; u = u + 1u) {
+        let slot = x * MAX_MB + u;
+        let b = cell_mb[2u * (c * MAX_MB + u)];
+        if (b == NONE || cell.coupled == 0u || (cparams.directions & DIR_SPD_NODES) == 0u) {
+            spd_slots[slot] = empty_modal_slot();
+            continue;
+        }
+        let sb = state[b];
+        let d = vec2<f32>((sx.pos_hi.x - sb.x_hi[0]) + (sx.pos_lo.x - sb.x_lo[0]),
+                          (sx.pos_hi.y - sb.x_hi[1]) + (sx.pos_lo.y - sb.x_lo[1]));
+        let h = spd_slots[slot].hist;
+        let o = spd_point_vs_body(b, d, spd_vel_half[x], vec2<f32>(h[0], h[1]), cell.radius);
+        var sl: ModalSlot;
+        sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
+        sl.q = array<f32, 2>(o.q.x, o.q.y);
+        sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
+        sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
+        sl.partner = b;
+        sl.flag = o.c.flag;
+        spd_slots[slot] = sl;
+    }
+}
+
+@compute @workgroup_size(64)
+fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(wid, lid, nwg, 64u);
+    if (k >= params.n_nodes) {
+        return;
+    }
+    let nd = nodes[k];
+    let b = nd.body;
+    let nm = bodies[b].n_modes;
+    let st = state[b];
+    // Node kinematics (eq 1 and its rate), as in modal_node_contact (cpu::node_kinematics).
+    var loc = vec2<f32>(nd.p[0], nd.p[1]);
+    var vloc = vec2<f32>(0.0, 0.0);
+    for (var a = 0u; a < nm; a = a + 1u) {
+        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
+        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+        vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
+        vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
+    }
+    let sc = sin_cos_det(st.theta);
+    let rel = rot(sc.y, sc.x, loc);
+    let vg = rot(sc.y, sc.x, vloc);
+    let vel = vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y);
+    let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
+    let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
+    for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
+        let slot = k * MAX_CELLS + t;
+        let c = mb_cells[2u * (b * MAX_CELLS + t)];
+        if (c == NONE || (cparams.directions & DIR_MODAL_NODES) == 0u) {
+            mnode_slots[slot] = empty_seg_slot(NONE);
+            continue;
+        }
+        let h = mnode_slots[slot].hist;
+        mnode_slots[slot] = modal_node_vs_cell(c, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
+    }
+}
+
+@compute @workgroup_size(64)
+fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    if (x >= cparams.n_spd_nodes) {
+        return;
+    }
+    var f = vec2<f32>(0.0, 0.0);
+    let c = node_cell[x];
+    let cell = cells[c];
+    if (cell.coupled == 0u) {
+        modal_force_out[x] = f;
+        return;
+    }
+    for (var u = 0u; u < MAX_MB; u = u + 1u) {
+        let s = spd_slots[x * MAX_MB + u];
+        if (s.flag != 0u) {
+            f.x = f.x + s.force[0];
+            f.y = f.y + s.force[1];
+        }
+    }
+    var prev = x - 1u;
+    if (x == cell.first) {
+        prev = cell.first + cell.count - 1u;
+    }
+    for (var u = 0u; u < MAX_MB; u = u + 1u) {
+        let b = cell_mb[2u * (c * MAX_MB + u)];
+        if (b == NONE) {
+            continue;
+        }
+        let t = cell_mb[2u * (c * MAX_MB + u) + 1u];
+        let br = bodies[b];
+        for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
+            let s = mnode_slots[k * MAX_CELLS + t];
+            if (s.flag == 0u) {
+                continue;
+            }
+            if (s.seg == x) {
+                let w = 1.0 - s.t;
+                f.x = f.x - opaque(w * s.force[0]);
+                f.y = f.y - opaque(w * s.force[1]);
+            }
+            if (s.seg == prev) {
+                f.x = f.x - opaque(s.t * s.force[0]);
+                f.y = f.y - opaque(s.t * s.force[1]);
+            }
+        }
+    }
+    modal_force_out[x] = f;
+}
+
+fn modal_body_update_coupled_one(b: u32) {
+    var g = modal_generalized_force(b);
+    let br = bodies[b];
+    let st = state[b];
+    let n = br.n_modes;
+    let sc = sin_cos_det(st.theta);
+    let c = sc.y;
+    let s = sc.x;
+    for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
+        let nd = nodes[k];
+        var loc = vec2<f32>(nd.p[0], nd.p[1]);
+        for (var a = 0u; a < n; a = a + 1u) {
+            loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
+            loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+        }
+        let rel = rot(c, s, loc);
+        for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
+            let o = mnode_slots[k * MAX_CELLS + t];
+            if (o.flag != 0u) {
+                g.f.x = g.f.x + o.force[0];
+                g.f.y = g.f.y + o.force[1];
+                // eq 27: (R q) × f.
+                g.tau = g.tau + (rel.x * o.force[1] - rel.y * o.force[0]);
+                // eq 28, global → local.
+                let fl = rot_t(c, s, vec2<f32>(o.force[0], o.force[1]));
+                for (var a = 0u; a < n; a = a + 1u) {
+                    g.fe[a] = g.fe[a] + (nd.phi[2u * a] * fl.x + nd.phi[2u * a + 1u] * fl.y);
+                }
+            }
+        }
+    }
+    for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
+        let ci = mb_cells[2u * (b * MAX_CELLS + t)];
+        if (ci == NONE) {
+            continue;
+        }
+        let u = mb_cells[2u * (b * MAX_CELLS + t) + 1u];
+        let cell = cells[ci];
+        for (var x = cell.first; x < cell.first + cell.count; x = x + 1u) {
+            let o = spd_slots[x * MAX_MB + u];
+            if (o.flag != 0u) {
+                let fr = vec2<f32>(-o.force[0], -o.force[1]);
+                let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
+                g.f.x = g.f.x + fr.x;
+                g.f.y = g.f.y + fr.y;
+                g.tau = g.tau + (arm.x * fr.y - arm.y * fr.x);
+                let fl = rot_t(c, s, fr);
+                for (var a = 0u; a < n; a = a + 1u) {
+                    let phi = mode_eval(b, a, vec2<f32>(o.p_ref[0], o.p_ref[1]));
+                    g.fe[a] = g.fe[a] + (phi.x * fl.x + phi.y * fl.y);
+                }
+            }
+        }
+    }
+    // Gravity on the rigid part (∫ρ Φ = 0 is checked when the scene is prepared).
+    g.f.x = g.f.x + br.mass * cparams.gravity_x;
+    g.f.y = g.f.y + br.mass * cparams.gravity_y;
+    modal_integrate(b, g);
+}
+
+@compute @workgroup_size(64)
+fn modal_body_update_coupled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                             @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, 64u);
+    if (i < params.n_bodies) {
+        modal_body_update_coupled_one(i);
+    } else if (i < params.n_bodies + params.n_walls) {
+        modal_wall_force_one(i - params.n_bodies);
+    }
+}

@@ -1,0 +1,372 @@
+//! CPU twins of the coupling kernels (shaders/modal_spd_contact.wgsl), same names and order of
+//! operations, and the CPU backend of the coupled stepper.
+//!
+//! Per step (see `stepper` for the order): `modal_body_update_coupled` (per modal body: its
+//! modal generalized force, then its nodes' coupling slots, then the reactions of the SPD nodes of
+//! its listed cells, eq 26–28; integrate eq 42–44), `modal_node_contact` (modal walls and
+//! neighbours), `spd_node_vs_modal` (per SPD node), `modal_node_vs_spd` (per modal node),
+//! `spd_modal_gather` (per SPD node: own slots, then lever-rule reactions of modal-node slots),
+//! then the SPD node_forces with that force added.
+#![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
+
+use super::broad_phase::CoupleLists;
+use super::contact::{modal_node_vs_cell, spd_point_vs_body};
+use super::layout::{CellRec, CoupleParams, SegSlot};
+use super::stepper::CoupledBackend;
+use super::{DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
+use crate::backend::Backend;
+use crate::cpu::CpuBackend;
+use crate::modal::contact::{mode_eval, rot, rot_t};
+use crate::modal::cpu::{
+    modal_generalized_force, modal_integrate, modal_node_contact, modal_wall_force, node_kinematics, Dynamic,
+};
+use crate::modal::layout::*;
+use crate::modal::stepper::Packed;
+use crate::model::NodeState;
+use rayon::prelude::*;
+
+/// Static data of the coupling passes (both backends).
+#[derive(Clone, Debug)]
+pub struct CoupleStatic {
+    pub params: CoupleParams,
+    pub cells: Vec<CellRec>,
+    /// SPD body of each SPD node.
+    pub node_cell: Vec<u32>,
+}
+
+/// SPD node x against the level sets of the modal bodies listed for its cell (twin of the
+/// kernel `spd_node_vs_modal`); writes x's MAX_MB slots.
+#[allow(clippy::too_many_arguments)]
+pub fn spd_node_vs_modal(
+    sc: &Packed,
+    mstate: &[ModalState],
+    cs: &CoupleStatic,
+    lists: &CoupleLists,
+    spd: &[NodeState],
+    vh: &[[f32; 2]],
+    x: usize,
+    out: &mut [ModalSlot],
+) {
+    let c = cs.node_cell[x] as usize;
+    let cell = &cs.cells[c];
+    let sx = &spd[x];
+    for u in 0..MAX_MB {
+        let b = lists.cell_mb[2 * (c * MAX_MB + u)];
+        if b == NONE || cell.coupled == 0 || cs.params.directions & DIR_SPD_NODES == 0 {
+            out[u] = ModalSlot::default();
+            continue;
+        }
+        let sb = &mstate[b as usize];
+        let d = [
+            (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
+            (sx.pos_hi[1] - sb.x_hi[1]) + (sx.pos_lo[1] - sb.x_lo[1]),
+        ];
+        let (o, q, p_ref) = spd_point_vs_body(sc, b as usize, sb, d, vh[x], out[u].hist, cell.radius);
+        out[u] = ModalSlot {
+            force: o.force,
+            q,
+            p_ref,
+            hist: o.hist,
+            partner: b,
+            active: o.active,
+        };
+    }
+}
+
+/// Modal surface node k against the SPD cells listed for its body (twin of `modal_node_vs_spd`);
+/// writes k's MAX_CELLS slots.
+#[allow(clippy::too_many_arguments)]
+pub fn modal_node_vs_spd(
+    sc: &Packed,
+    mstate: &[ModalState],
+    cs: &CoupleStatic,
+    lists: &CoupleLists,
+    spd: &[NodeState],
+    vh: &[[f32; 2]],
+    k: usize,
+    out: &mut [SegSlot],
+) {
+    let b = sc.nodes[k].body as usize;
+    let st = &mstate[b];
+    let (rel, vel) = node_kinematics(sc, st, k);
+    let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
+    for t in 0..MAX_CELLS {
+        let c = lists.mb_cells[2 * (b * MAX_CELLS + t)];
+        if c == NONE || cs.params.directions & DIR_MODAL_NODES == 0 {
+            out[t] = SegSlot::default();
+            continue;
+        }
+        out[t] = modal_node_vs_cell(
+            &sc.params,
+            &cs.cells[c as usize],
+            c,
+            spd,
+            vh,
+            st.x_hi,
+            x_lo,
+            vel,
+            out[t].hist,
+        );
+    }
+}
+
+/// The modal force on SPD node x (twin of `spd_modal_gather`): its own slots in list order, then,
+/// per modal body listed for its cell (list order) and per surface node of that body (node order),
+/// the lever-rule share of that node's slot for this cell when the slot's segment starts at x
+/// (weight 1 − t) or ends at x (weight t).
+pub fn spd_modal_gather(
+    sc: &Packed,
+    cs: &CoupleStatic,
+    lists: &CoupleLists,
+    spd_slots: &[ModalSlot],
+    mnode_slots: &[SegSlot],
+    x: usize,
+) -> [f32; 2] {
+    let mut f = [0.0f32; 2];
+    let c = cs.node_cell[x] as usize;
+    let cell = &cs.cells[c];
+    if cell.coupled == 0 {
+        return f;
+    }
+    for u in 0..MAX_MB {
+        let s = &spd_slots[x * MAX_MB + u];
+        if s.active != 0 {
+            f[0] += s.force[0];
+            f[1] += s.force[1];
+        }
+    }
+    let prev = if x as u32 == cell.first {
+        cell.first + cell.count - 1
+    } else {
+        x as u32 - 1
+    };
+    for u in 0..MAX_MB {
+        let b = lists.cell_mb[2 * (c * MAX_MB + u)];
+        if b == NONE {
+            continue;
+        }
+        let t = lists.cell_mb[2 * (c * MAX_MB + u) + 1] as usize;
+        let br = &sc.bodies[b as usize];
+        for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
+            let s = &mnode_slots[k * MAX_CELLS + t];
+            if s.active == 0 {
+                continue;
+            }
+            if s.seg == x as u32 {
+                let w = 1.0 - s.t;
+                f[0] -= w * s.force[0];
+                f[1] -= w * s.force[1];
+            }
+            if s.seg == prev {
+                f[0] -= s.t * s.force[0];
+                f[1] -= s.t * s.force[1];
+            }
+        }
+    }
+    f
+}
+
+/// Modal body b: the modal generalized force (own slots, modal neighbours' reactions), then its
+/// nodes' coupling slots, then the reactions of the SPD nodes of its listed cells (eq 26–28;
+/// arm R q, mode at p_ref), and the step of eq 42–44 (twin of `modal_body_update_coupled`).
+pub fn modal_body_update_coupled(
+    sc: &Packed,
+    dy: &Dynamic,
+    cs: &CoupleStatic,
+    lists: &CoupleLists,
+    spd_slots: &[ModalSlot],
+    mnode_slots: &[SegSlot],
+    b: usize,
+) -> ModalState {
+    let mut g = modal_generalized_force(sc, dy, b);
+    let br = &sc.bodies[b];
+    let st = &dy.state[b];
+    let n = br.n_modes as usize;
+    let (s, c) = crate::modal::contact::sin_cos_det(st.theta);
+    for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
+        let nd = &sc.nodes[k];
+        let mut loc = nd.p;
+        for a in 0..n {
+            loc[0] += st.eps[a] * nd.phi[2 * a];
+            loc[1] += st.eps[a] * nd.phi[2 * a + 1];
+        }
+        let rel = rot(c, s, loc);
+        for t in 0..MAX_CELLS {
+            let o = &mnode_slots[k * MAX_CELLS + t];
+            if o.active != 0 {
+                g.f[0] += o.force[0];
+                g.f[1] += o.force[1];
+                // eq 27: (R q) × f.
+                g.tau += rel[0] * o.force[1] - rel[1] * o.force[0];
+                // eq 28, global → local.
+                let fl = rot_t(c, s, o.force);
+                for a in 0..n {
+                    g.fe[a] += nd.phi[2 * a] * fl[0] + nd.phi[2 * a + 1] * fl[1];
+                }
+            }
+        }
+    }
+    for t in 0..MAX_CELLS {
+        let ci = lists.mb_cells[2 * (b * MAX_CELLS + t)];
+        if ci == NONE {
+            continue;
+        }
+        let u = lists.mb_cells[2 * (b * MAX_CELLS + t) + 1] as usize;
+        let cell = &cs.cells[ci as usize];
+        for x in cell.first as usize..(cell.first + cell.count) as usize {
+            let o = &spd_slots[x * MAX_MB + u];
+            if o.active != 0 {
+                let fr = [-o.force[0], -o.force[1]];
+                let arm = rot(c, s, o.q);
+                g.f[0] += fr[0];
+                g.f[1] += fr[1];
+                g.tau += arm[0] * fr[1] - arm[1] * fr[0];
+                let fl = rot_t(c, s, fr);
+                for a in 0..n {
+                    let phi = mode_eval(sc, br, a as u32, o.p_ref);
+                    g.fe[a] += phi[0] * fl[0] + phi[1] * fl[1];
+                }
+            }
+        }
+    }
+    // Gravity on the rigid part (∫ρ Φ = 0 is checked when the scene is prepared).
+    g.f[0] += br.mass * cs.params.gravity[0];
+    g.f[1] += br.mass * cs.params.gravity[1];
+    modal_integrate(sc, *st, b, &g)
+}
+
+/// The CPU backend of the coupled stepper: the SPD CPU backend, the modal arrays and the coupling
+/// slots.
+pub struct CpuCoupled {
+    pub spd: CpuBackend,
+    pub sc: Packed,
+    pub dy: Dynamic,
+    pub cs: CoupleStatic,
+    pub lists: CoupleLists,
+    pub spd_slots: Vec<ModalSlot>,
+    pub mnode_slots: Vec<SegSlot>,
+}
+
+impl CpuCoupled {
+    pub fn new(spd: CpuBackend, sc: Packed, state: Vec<ModalState>, cs: CoupleStatic) -> CpuCoupled {
+        let nb = vec![NONE; sc.bodies.len() * crate::modal::MAX_NB];
+        let dy = Dynamic {
+            state,
+            nb: nb.clone(),
+            nb_back: nb,
+            slots: vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
+            clock: 0,
+            wall_force: vec![[0.0; 2]; sc.walls.len()],
+        };
+        let lists = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
+        CpuCoupled {
+            spd_slots: vec![ModalSlot::default(); cs.node_cell.len() * MAX_MB],
+            mnode_slots: vec![SegSlot::default(); sc.nodes.len() * MAX_CELLS],
+            spd,
+            sc,
+            dy,
+            cs,
+            lists,
+        }
+    }
+
+    /// One coupled step (or, with `init`, the dt = 0 force pass).
+    fn step_once(&mut self, init: bool) {
+        let CpuCoupled {
+            spd,
+            sc,
+            dy,
+            cs,
+            lists,
+            spd_slots,
+            mnode_slots,
+        } = self;
+        spd.step_coupled(init, |v| {
+            if !init {
+                // Modal bodies: forces of state n (slots of the previous pass), then eq 42–44.
+                let dyr = &*dy;
+                let new: Vec<ModalState> = (0..sc.bodies.len())
+                    .map(|b| modal_body_update_coupled(sc, dyr, cs, lists, spd_slots, mnode_slots, b))
+                    .collect();
+                let wf: Vec<[f32; 2]> = (0..sc.walls.len())
+                    .map(|w| modal_wall_force(sc, &dyr.slots, w))
+                    .collect();
+                dy.state = new;
+                dy.wall_force = wf;
+                dy.clock += 1; // modal_clock
+            }
+            let ns = sc.params.slots as usize;
+            let (state, nb, clock) = (&dy.state, &dy.nb, dy.clock);
+            dy.slots
+                .par_chunks_mut(ns)
+                .enumerate()
+                .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+            let (pos, vh) = (v.state, v.vel_half);
+            spd_slots
+                .par_chunks_mut(MAX_MB)
+                .enumerate()
+                .with_min_len(256)
+                .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, vh, x, out));
+            mnode_slots
+                .par_chunks_mut(MAX_CELLS)
+                .enumerate()
+                .for_each(|(k, out)| modal_node_vs_spd(sc, state, cs, lists, pos, vh, k, out));
+            (0..pos.len())
+                .into_par_iter()
+                .with_min_len(256)
+                .map(|x| spd_modal_gather(sc, cs, lists, spd_slots, mnode_slots, x))
+                .collect()
+        });
+    }
+}
+
+impl CoupledBackend for CpuCoupled {
+    fn spd(&mut self) -> &mut dyn Backend {
+        &mut self.spd
+    }
+    fn packed(&self) -> &Packed {
+        &self.sc
+    }
+    fn statics(&self) -> &CoupleStatic {
+        &self.cs
+    }
+    fn steps_done(&self) -> u64 {
+        self.spd.steps_done()
+    }
+    fn init_forces(&mut self) -> anyhow::Result<()> {
+        self.step_once(true);
+        Ok(())
+    }
+    fn step(&mut self, n: u32) -> anyhow::Result<()> {
+        for _ in 0..n {
+            self.step_once(false);
+        }
+        Ok(())
+    }
+    fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>> {
+        Ok(self.dy.state.clone())
+    }
+    fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
+        Ok(self.dy.wall_force.clone())
+    }
+    fn slots(&mut self) -> anyhow::Result<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)> {
+        Ok((self.dy.slots.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
+    }
+    fn set_lists(
+        &mut self,
+        nb: &[u32],
+        nb_back: &[u32],
+        lists: &CoupleLists,
+        slots: Option<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)>,
+    ) -> anyhow::Result<()> {
+        self.dy.nb = nb.to_vec();
+        self.dy.nb_back = nb_back.to_vec();
+        self.lists = lists.clone();
+        if let Some((m, s, k)) = slots {
+            self.dy.slots = m;
+            self.spd_slots = s;
+            self.mnode_slots = k;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,291 @@
+//! The wgpu backend of the coupled modal–SPD stepper: the SPD `GpuBackend` records its step up to
+//! node_forces (`record_coupled`), then this backend records, in the same compute pass, the modal
+//! body update, the modal clock, the modal node contacts, the two coupling slot passes, the gather
+//! and node_forces_modal (the order of `stepper`). The modal arrays are uploaded here from the
+//! packed modal scene (the layout of `modal::gpu`); every reduction is a gather in a fixed order.
+
+use super::broad_phase::CoupleLists;
+use super::cpu::CoupleStatic;
+use super::layout::SegSlot;
+use super::stepper::{CoupledBackend, CoupledSlots};
+use super::{MAX_CELLS, MAX_MB};
+use crate::backend::Backend;
+use crate::gpu::array::{dispatch_size, GpuArray};
+use crate::gpu::context::GpuContext;
+use crate::gpu::kernel::Kernel;
+use crate::gpu::stepper::GpuBackend;
+use crate::modal::layout::*;
+use crate::modal::stepper::Packed;
+use crate::model::Scene;
+use std::sync::Arc;
+use wgpu::util::DeviceExt as _;
+
+struct Kernels {
+    body: Kernel,
+    clock: Kernel,
+    contact: Kernel,
+    spd_vs_modal: Kernel,
+    mnode_vs_spd: Kernel,
+    gather: Kernel,
+    node_forces: Kernel,
+}
+
+/// Bind groups: modal ones (side-independent) and, per SPD ping-pong side, the coupling ones
+/// (they read the SPD state being written this step) and node_forces_modal (stepping, dt = 0).
+struct Groups {
+    body: wgpu::BindGroup,
+    clock: wgpu::BindGroup,
+    contact: wgpu::BindGroup,
+    spd_vs_modal: [wgpu::BindGroup; 2],
+    mnode_vs_spd: [wgpu::BindGroup; 2],
+    gather: [wgpu::BindGroup; 2],
+    node_forces: [[wgpu::BindGroup; 2]; 2],
+}
+
+pub struct GpuCoupled {
+    ctx: Arc<GpuContext>,
+    spd: GpuBackend,
+    sc: Packed,
+    cs: CoupleStatic,
+    state: GpuArray<ModalState>,
+    nb: GpuArray<u32>,
+    nb_back: GpuArray<u32>,
+    slots: GpuArray<ModalSlot>,
+    wall_force: GpuArray<f32>,
+    cell_mb: GpuArray<u32>,
+    mb_cells: GpuArray<u32>,
+    spd_slots: GpuArray<ModalSlot>,
+    mnode_slots: GpuArray<SegSlot>,
+    // Static buffers kept alive for the bind groups.
+    _keep: Vec<wgpu::Buffer>,
+    kernels: Kernels,
+    groups: Groups,
+}
+
+impl GpuCoupled {
+    pub fn new(
+        ctx: Arc<GpuContext>,
+        spd_scene: &Scene,
+        sc: Packed,
+        state: Vec<ModalState>,
+        cs: CoupleStatic,
+    ) -> anyhow::Result<GpuCoupled> {
+        let spd = GpuBackend::new(ctx.clone(), spd_scene)?;
+        let c = &*ctx;
+        let params = GpuArray::new(c, "modal params", &[sc.params])?;
+        let bodies = GpuArray::new(c, "modal bodies", &sc.bodies)?;
+        let modes = GpuArray::new(c, "modal modes", &sc.modes)?;
+        let mode_grid = GpuArray::new(c, "modal mode grid", &sc.mode_grid)?;
+        let phi0 = GpuArray::new(c, "modal phi0", &sc.phi0)?;
+        let nodes = GpuArray::new(c, "modal nodes", &sc.nodes)?;
+        let walls = GpuArray::new(c, "modal walls", &sc.walls)?;
+        let tables = GpuArray::new(c, "modal tables", &sc.tables)?;
+        let queries = GpuArray::new(c, "modal ls queries", &sc.queries)?;
+        let pre_ls = GpuArray::new(c, "modal precomputed ls", &sc.pre_ls)?;
+        let state = GpuArray::new(c, "modal state", &state)?;
+        let none = vec![NONE; sc.bodies.len() * crate::modal::MAX_NB];
+        let nb = GpuArray::new(c, "modal nb", &none)?;
+        let nb_back = GpuArray::new(c, "modal nb_back", &none)?;
+        let slots = GpuArray::new(
+            c,
+            "modal slots",
+            &vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
+        )?;
+        let clock = GpuArray::<u32>::new(c, "modal clock", &[0])?;
+        let wall_force = GpuArray::<f32>::zeroed(c, "modal wall force", 2 * sc.walls.len())?;
+        let cparams = c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("couple params"),
+            contents: bytemuck::bytes_of(&cs.params),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let node_cell = GpuArray::new(c, "couple node_cell", &cs.node_cell)?;
+        let cells = GpuArray::new(c, "couple cells", &cs.cells)?;
+        let empty = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
+        let cell_mb = GpuArray::new(c, "couple cell_mb", &empty.cell_mb)?;
+        let mb_cells = GpuArray::new(c, "couple mb_cells", &empty.mb_cells)?;
+        let spd_slots = GpuArray::new(
+            c,
+            "couple spd slots",
+            &vec![ModalSlot::default(); cs.node_cell.len() * MAX_MB],
+        )?;
+        let mnode_slots = GpuArray::new(
+            c,
+            "couple modal-node slots",
+            &vec![SegSlot::default(); sc.nodes.len() * MAX_CELLS],
+        )?;
+        let modal_force = GpuArray::<[f32; 2]>::zeroed(c, "couple modal force", cs.node_cell.len())?;
+        let sh = "modal_spd_contact";
+        let kernels = Kernels {
+            body: Kernel::new(c, sh, "modal_body_update_coupled")?,
+            clock: Kernel::new(c, "modal_body", "modal_clock")?,
+            contact: Kernel::new(c, "modal_contact", "modal_node_contact")?,
+            spd_vs_modal: Kernel::new(c, sh, "spd_node_vs_modal")?,
+            mnode_vs_spd: Kernel::new(c, sh, "modal_node_vs_spd")?,
+            gather: Kernel::new(c, sh, "spd_modal_gather")?,
+            node_forces: Kernel::new(c, "node_forces", "node_forces_modal")?,
+        };
+        // Bindings 0–13 and 24–25: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
+        let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
+            vec![
+                (0, params.buffer()),
+                (1, bodies.buffer()),
+                (2, modes.buffer()),
+                (3, mode_grid.buffer()),
+                (4, phi0.buffer()),
+                (5, nodes.buffer()),
+                (6, walls.buffer()),
+                (7, tables.buffer()),
+                (8, state.buffer()),
+                (9, nb.buffer()),
+                (10, nb_back.buffer()),
+                (11, slots.buffer()),
+                (12, clock.buffer()),
+                (13, wall_force.buffer()),
+                (14, &cparams),
+                (15, node_cell.buffer()),
+                (16, cells.buffer()),
+                // The SPD state written by step n (side 1 − s): x_{n+1}.
+                (17, spd.state_buffer(1 - s)),
+                (18, spd.vel_half_buffer()),
+                (19, cell_mb.buffer()),
+                (20, mb_cells.buffer()),
+                (21, spd_slots.buffer()),
+                (22, mnode_slots.buffer()),
+                (23, modal_force.buffer()),
+                (24, queries.buffer()),
+                (25, pre_ls.buffer()),
+            ]
+        };
+        let k = &kernels;
+        let nf = |init: bool, s: usize| {
+            let mut t = spd.coupling_table(init, s);
+            t.push((14, modal_force.buffer()));
+            k.node_forces.bind(c, &t)
+        };
+        let groups = Groups {
+            body: k.body.bind(c, &table(0)),
+            clock: k.clock.bind(c, &table(0)),
+            contact: k.contact.bind(c, &table(0)),
+            spd_vs_modal: [k.spd_vs_modal.bind(c, &table(0)), k.spd_vs_modal.bind(c, &table(1))],
+            mnode_vs_spd: [k.mnode_vs_spd.bind(c, &table(0)), k.mnode_vs_spd.bind(c, &table(1))],
+            gather: [k.gather.bind(c, &table(0)), k.gather.bind(c, &table(1))],
+            node_forces: [[nf(false, 0), nf(false, 1)], [nf(true, 0), nf(true, 1)]],
+        };
+        let keep = vec![
+            params.buffer().clone(),
+            bodies.buffer().clone(),
+            modes.buffer().clone(),
+            mode_grid.buffer().clone(),
+            phi0.buffer().clone(),
+            nodes.buffer().clone(),
+            walls.buffer().clone(),
+            tables.buffer().clone(),
+            queries.buffer().clone(),
+            pre_ls.buffer().clone(),
+            clock.buffer().clone(),
+            cparams.clone(),
+            node_cell.buffer().clone(),
+            cells.buffer().clone(),
+            modal_force.buffer().clone(),
+        ];
+        Ok(GpuCoupled {
+            ctx,
+            spd,
+            sc,
+            cs,
+            state,
+            nb,
+            nb_back,
+            slots,
+            wall_force,
+            cell_mb,
+            mb_cells,
+            spd_slots,
+            mnode_slots,
+            _keep: keep,
+            kernels,
+            groups,
+        })
+    }
+
+    /// Records and submits `n` coupled steps (or, with `init`, the dt = 0 force pass).
+    fn record(&mut self, n: u32, init: bool) -> anyhow::Result<()> {
+        let p = self.sc.params;
+        let n_spd = self.cs.params.n_spd_nodes;
+        let (k, g) = (&self.kernels, &self.groups);
+        let dispatch = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, threads: u32| {
+            if threads == 0 {
+                return;
+            }
+            let d = dispatch_size(threads, 64);
+            pass.set_pipeline(&kern.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(d.0, d.1, 1);
+        };
+        self.spd.record_coupled(n, init, &mut |pass, s| {
+            if !init {
+                dispatch(pass, &k.body, &g.body, p.n_bodies + p.n_walls);
+                dispatch(pass, &k.clock, &g.clock, 1);
+            }
+            dispatch(pass, &k.contact, &g.contact, p.n_nodes);
+            dispatch(pass, &k.spd_vs_modal, &g.spd_vs_modal[s], n_spd);
+            dispatch(pass, &k.mnode_vs_spd, &g.mnode_vs_spd[s], p.n_nodes);
+            dispatch(pass, &k.gather, &g.gather[s], n_spd);
+            dispatch(pass, &k.node_forces, &g.node_forces[init as usize][s], n_spd);
+        })
+    }
+}
+
+impl CoupledBackend for GpuCoupled {
+    fn spd(&mut self) -> &mut dyn Backend {
+        &mut self.spd
+    }
+    fn packed(&self) -> &Packed {
+        &self.sc
+    }
+    fn statics(&self) -> &CoupleStatic {
+        &self.cs
+    }
+    fn steps_done(&self) -> u64 {
+        self.spd.steps_done()
+    }
+    fn init_forces(&mut self) -> anyhow::Result<()> {
+        self.record(1, true)
+    }
+    fn step(&mut self, n: u32) -> anyhow::Result<()> {
+        self.record(n, false)
+    }
+    fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>> {
+        Ok(self.state.read(&self.ctx))
+    }
+    fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
+        let f = self.wall_force.read(&self.ctx);
+        Ok(f.chunks(2).map(|c| [c[0], c[1]]).collect())
+    }
+    fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
+        Ok((
+            self.slots.read(&self.ctx),
+            self.spd_slots.read(&self.ctx),
+            self.mnode_slots.read(&self.ctx),
+        ))
+    }
+    fn set_lists(
+        &mut self,
+        nb: &[u32],
+        nb_back: &[u32],
+        lists: &CoupleLists,
+        slots: Option<CoupledSlots>,
+    ) -> anyhow::Result<()> {
+        let c = &*self.ctx;
+        self.nb.write(c, nb);
+        self.nb_back.write(c, nb_back);
+        self.cell_mb.write(c, &lists.cell_mb);
+        self.mb_cells.write(c, &lists.mb_cells);
+        if let Some((m, s, k)) = slots {
+            self.slots.write(c, &m);
+            self.spd_slots.write(c, &s);
+            self.mnode_slots.write(c, &k);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,60 @@
+//! GPU records of the coupled modal–SPD passes, shared field for field with
+//! shaders/modal_spd_contact.wgsl. SPD-node slots reuse `modal::layout::ModalSlot` (force, contact
+//! point q and pullback point p_ref in the modal body's frame, friction history, partner body).
+
+use bytemuck::{Pod, Zeroable};
+
+/// Parameters of the coupling passes (uniform, binding 14).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct CoupleParams {
+    pub n_spd_nodes: u32,
+    pub n_cells: u32,
+    /// `DIR_*` bits.
+    pub directions: u32,
+    pub pad: u32,
+    /// Gravity on the modal bodies (the SPD scene's gravity): M g on their rigid part.
+    pub gravity: [f32; 2],
+    pub pad1: [u32; 2],
+}
+
+/// One SPD body as the coupling passes see it (binding 16).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct CellRec {
+    pub first: u32,
+    pub count: u32,
+    /// Half-thickness r of the shell.
+    pub radius: f32,
+    /// 1 for a closed, free SPD body (a cell), 0 otherwise (not coupled).
+    pub coupled: u32,
+}
+
+/// Contact of one modal surface node with one SPD cell (binding 22): the closest segment
+/// X → X+1 of the cell, the lever parameter t of the closest point, force on the modal node,
+/// friction history (global frame).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
+pub struct SegSlot {
+    pub force: [f32; 2],
+    pub hist: [f32; 2],
+    /// Start node X of the segment (global SPD node index).
+    pub seg: u32,
+    pub t: f32,
+    /// SPD body index (NONE when the slot is empty).
+    pub partner: u32,
+    pub active: u32,
+}
+
+impl Default for SegSlot {
+    fn default() -> Self {
+        SegSlot {
+            force: [0.0; 2],
+            hist: [0.0; 2],
+            seg: crate::modal::layout::NONE,
+            t: 0.0,
+            partner: crate::modal::layout::NONE,
+            active: 0,
+        }
+    }
+}

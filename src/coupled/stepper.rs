@@ -1,0 +1,334 @@
+//! The coupled scene, what a coupled backend offers, and the driver both backends share.
+//!
+//! One coupled step (both backends; SPD: velocity Verlet, modal: semi-implicit Euler, both with
+//! positions at whole steps, so every force of step n is evaluated on the configuration at t_n):
+//!
+//! 1. SPD `integrate` → x_{n+1}, v_{n+½}; `core_area`, neighbour list, `shell_forces`,
+//!    `contact_pairs`, `cohesive_links` (the SPD step up to node_forces, unchanged).
+//! 2. `modal_body_update_coupled` (per modal body): generalized force from the slots of state n
+//!    (its nodes' modal slots, modal neighbours' reactions, its nodes' coupling slots, the SPD
+//!    nodes' reactions, in that order) → eq 42–44 → state n+1; wall forces; `modal_clock`.
+//! 3. `modal_node_contact` (modal walls and neighbours at n+1); `spd_node_vs_modal` and
+//!    `modal_node_vs_spd` (SPD at x_{n+1} with v_{n+½}, modal bodies at n+1): each writes only
+//!    its own node's slots.
+//! 4. `spd_modal_gather` (per SPD node) and SPD `node_forces_modal`: f_{n+1} with the modal force
+//!    added, v_{n+1}.
+//!
+//! Every force is gathered by its owner in a fixed order (no atomics): two runs are
+//! bit-identical. A dt = 0 pass of 1, 3, 4 at the start gives f_0 and the slots of state 0.
+//! Between batches of `rebuild_every` steps, [`CoupledRun`] reads the modal states and SPD node
+//! positions back, rebuilds the modal–modal lists (`modal::broad_phase`) and the cell ↔ modal
+//! lists (`broad_phase`), and moves the friction histories to their partners' new slots.
+
+use super::broad_phase::{cell_circles, couple_lists, remap_mnode_slots, remap_spd_slots, CoupleLists};
+use super::cpu::{CoupleStatic, CpuCoupled};
+use super::layout::{CellRec, CoupleParams, SegSlot};
+use crate::backend::{Backend, ContactSnapshot, SavedState};
+use crate::modal::broad_phase::neighbour_lists;
+use crate::modal::layout::{ModalSlot, ModalState, NONE};
+use crate::modal::stepper::{remap_slots, ModalScene, Packed};
+use crate::model::*;
+use anyhow::ensure;
+
+/// SPD cells and modal bodies in one simulation.
+#[derive(Clone, Debug)]
+pub struct CoupledScene {
+    pub spd: Scene,
+    /// Modal bodies, their walls and contact parameters (also those of the mixed pairs), the
+    /// list schedule (`rebuild_every`, `skin`).
+    pub modal: ModalScene,
+    /// `DIR_*` bits: which of the two contact directions act (normally both).
+    pub directions: u32,
+}
+
+/// Fraction of sqrt(m_min / k_n) (SPD node mass, modal k_n) allowed as dt for the mixed pairs.
+pub const COUPLING_DT_FRACTION: f32 = 0.1;
+
+impl CoupledScene {
+    /// The common time step: the smallest of the SPD scene's, the modal scene's and
+    /// COUPLING_DT_FRACTION · sqrt(m_min / k_n) of the mixed contacts.
+    pub fn dt(&self) -> f32 {
+        let mixed = COUPLING_DT_FRACTION * (self.spd.m_min() / self.modal.contact.k_n).sqrt();
+        self.spd.dt().min(self.modal.dt).min(mixed)
+    }
+
+    /// Both scenes at the common dt, the packed modal scene, its initial states and the static
+    /// coupling data.
+    pub fn prepare(&self) -> anyhow::Result<(Scene, Packed, Vec<ModalState>, CoupleStatic)> {
+        let dt = self.dt();
+        let mut spd = self.spd.clone();
+        spd.time_step = TimeStep::Fixed(dt);
+        let mut modal = self.modal.clone();
+        modal.dt = dt;
+        let packed = modal.pack()?;
+        if spd.gravity != [0.0, 0.0] {
+            for (i, b) in modal.bodies.iter().enumerate() {
+                gravity_check(b).map_err(|e| anyhow::anyhow!("coupled scene, modal body {i}: {e}"))?;
+            }
+        }
+        let states = modal.bodies.iter().map(|b| b.initial_state()).collect();
+        let cells: Vec<CellRec> = spd
+            .bodies
+            .iter()
+            .map(|b| CellRec {
+                first: b.first,
+                count: b.count,
+                radius: b.radius,
+                coupled: (b.flags & BODY_CLOSED != 0 && b.flags & BODY_FROZEN == 0) as u32,
+            })
+            .collect();
+        let node_cell = spd.nodes.iter().map(|n| n.body).collect();
+        let cs = CoupleStatic {
+            params: CoupleParams {
+                n_spd_nodes: spd.nodes.len() as u32,
+                n_cells: cells.len() as u32,
+                directions: self.directions,
+                pad: 0,
+                gravity: spd.gravity,
+                pad1: [0; 2],
+            },
+            cells,
+            node_cell,
+        };
+        Ok((spd, packed, states, cs))
+    }
+}
+
+/// Gravity acts on a modal body's rigid part only (M g at X); that is exact when no mode moves
+/// the centre of mass, ∫ρ Φ_α = 0 (symmetric modes). Checked here by a sum over the level-set
+/// grid nodes inside the body: |Σ Φ_α| ≤ 1e-3 · (nodes inside) · max|Φ_α|.
+fn gravity_check(b: &crate::modal::body::ModalBody) -> anyhow::Result<()> {
+    let g = &b.level_set.grid;
+    for (a, m) in b.modes.iter().enumerate() {
+        let (mut s, mut count, mut max) = ([0.0f64; 2], 0usize, 0.0f64);
+        for j in 0..g.ny {
+            for i in 0..g.nx {
+                // Inside fraction of the node's cell, smoothed over one spacing (a node on the
+                // boundary counts half, whatever the rounding of φ0 there).
+                let w = (0.5 - b.level_set.phi[(j * g.nx + i) as usize] as f64 / g.h as f64).clamp(0.0, 1.0);
+                if w > 0.0 {
+                    let p = [g.origin[0] + i as f32 * g.h, g.origin[1] + j as f32 * g.h];
+                    let f = m.eval(g, p);
+                    s[0] += w * f[0] as f64;
+                    s[1] += w * f[1] as f64;
+                    count += 1;
+                    max = max.max((f[0] as f64).hypot(f[1] as f64));
+                }
+            }
+        }
+        ensure!(
+            s[0].hypot(s[1]) <= 1e-3 * count as f64 * max,
+            "gravity on modal bodies needs modes that keep the centre of mass (∫ρ Φ = 0); mode {a} \
+             does not (src/coupled/stepper.rs)"
+        );
+    }
+    Ok(())
+}
+
+/// Modal-slot, SPD-node-slot and modal-node-slot arrays (for the history remap).
+pub type CoupledSlots = (Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>);
+
+/// What a coupled backend offers to the shared driver.
+pub trait CoupledBackend {
+    /// The SPD side (node states, contacts, boundary conditions).
+    fn spd(&mut self) -> &mut dyn Backend;
+    fn packed(&self) -> &Packed;
+    fn statics(&self) -> &CoupleStatic;
+    /// The dt = 0 pass: f_0 and every slot at state 0 (after the first lists).
+    fn init_forces(&mut self) -> anyhow::Result<()>;
+    /// Coupled steps done (the SPD side's count).
+    fn steps_done(&self) -> u64;
+    /// `n` coupled steps with the current lists.
+    fn step(&mut self, n: u32) -> anyhow::Result<()>;
+    fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>>;
+    /// Force on each modal wall (from the slots of the state before the last step).
+    fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
+    fn slots(&mut self) -> anyhow::Result<CoupledSlots>;
+    /// Installs the lists (and, when given, remapped slots).
+    fn set_lists(
+        &mut self,
+        nb: &[u32],
+        nb_back: &[u32],
+        lists: &CoupleLists,
+        slots: Option<CoupledSlots>,
+    ) -> anyhow::Result<()>;
+}
+
+/// The shared driver: batches of `rebuild_every` steps, lists rebuilt in between.
+pub struct CoupledRun<B: CoupledBackend> {
+    pub backend: B,
+    pub rebuild_every: u32,
+    pub skin: f32,
+    nb: Vec<u32>,
+    lists: CoupleLists,
+    modal_at_rebuild: Vec<[f32; 2]>,
+    spd_at_rebuild: Vec<[f32; 2]>,
+    pub rebuilds: u32,
+}
+
+/// A coupled run on the CPU.
+pub fn cpu(scene: &CoupledScene) -> anyhow::Result<CoupledRun<CpuCoupled>> {
+    let (spd, packed, states, cs) = scene.prepare()?;
+    let be = CpuCoupled::new(crate::cpu::CpuBackend::new(&spd)?, packed, states, cs);
+    CoupledRun::new(be, scene.modal.rebuild_every, scene.modal.skin)
+}
+
+/// A coupled run on the GPU of `ctx`.
+pub fn gpu(
+    ctx: std::sync::Arc<crate::gpu::context::GpuContext>,
+    scene: &CoupledScene,
+) -> anyhow::Result<CoupledRun<super::gpu::GpuCoupled>> {
+    let (spd, packed, states, cs) = scene.prepare()?;
+    let be = super::gpu::GpuCoupled::new(ctx, &spd, packed, states, cs)?;
+    CoupledRun::new(be, scene.modal.rebuild_every, scene.modal.skin)
+}
+
+impl<B: CoupledBackend> CoupledRun<B> {
+    /// Builds the first lists and runs the dt = 0 force pass.
+    pub fn new(backend: B, rebuild_every: u32, skin: f32) -> anyhow::Result<CoupledRun<B>> {
+        let nm = backend.packed().bodies.len();
+        let nc = backend.statics().cells.len();
+        let mut run = CoupledRun {
+            backend,
+            rebuild_every: rebuild_every.max(1),
+            skin,
+            nb: vec![NONE; nm * crate::modal::MAX_NB],
+            lists: CoupleLists::empty(nc, nm),
+            modal_at_rebuild: vec![],
+            spd_at_rebuild: vec![],
+            rebuilds: 0,
+        };
+        run.rebuild()?;
+        run.backend.init_forces()?;
+        Ok(run)
+    }
+
+    fn rebuild(&mut self) -> anyhow::Result<()> {
+        let states = self.backend.modal_states()?;
+        let centres: Vec<[f32; 2]> = states
+            .iter()
+            .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
+            .collect();
+        let nodes = self.backend.spd().read_nodes()?;
+        let pos: Vec<[f32; 2]> = nodes
+            .iter()
+            .map(|s| [s.pos_hi[0] + s.pos_lo[0], s.pos_hi[1] + s.pos_lo[1]])
+            .collect();
+        let cs = self.backend.statics().clone();
+        if !self.modal_at_rebuild.is_empty() {
+            // Verlet check: with every modal centre and every coupled SPD node within skin/2 of
+            // where it was at the last build, no pair closer than the circles + skin was missed.
+            let moved = |a: &[f32; 2], b: &[f32; 2]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+            for (i, (a, b)) in centres.iter().zip(&self.modal_at_rebuild).enumerate() {
+                let d = moved(a, b);
+                ensure!(
+                    d <= 0.5 * self.skin,
+                    "coupled broad phase: modal body {i} moved {d} > skin/2 = {} in {} steps; raise `skin` \
+                     or lower `rebuild_every`",
+                    0.5 * self.skin,
+                    self.rebuild_every
+                );
+            }
+            for c in cs.cells.iter().filter(|c| c.coupled != 0) {
+                let range = c.first as usize..(c.first + c.count) as usize;
+                for (x, (a, b)) in pos[range.clone()].iter().zip(&self.spd_at_rebuild[range]).enumerate() {
+                    let x = x + c.first as usize;
+                    let d = moved(a, b);
+                    ensure!(
+                        d <= 0.5 * self.skin,
+                        "coupled broad phase: SPD node {x} moved {d} > skin/2 = {} in {} steps; raise \
+                         `skin` or lower `rebuild_every`",
+                        0.5 * self.skin,
+                        self.rebuild_every
+                    );
+                }
+            }
+        }
+        let packed = self.backend.packed();
+        let radii: Vec<f32> = packed.bodies.iter().map(|b| b.bound_radius).collect();
+        let (nb, nb_back) = neighbour_lists(&centres, &radii, self.skin)?;
+        let modal_circles: Vec<([f32; 2], f32)> = centres.iter().cloned().zip(radii.iter().cloned()).collect();
+        let lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
+        let changed = nb != self.nb || lists != self.lists;
+        if self.rebuilds == 0 {
+            self.backend.set_lists(&nb, &nb_back, &lists, None)?;
+        } else if changed {
+            let (m, s, k) = self.backend.slots()?;
+            let packed = self.backend.packed();
+            let remapped = (
+                remap_slots(packed, &m, &self.nb, &nb),
+                remap_spd_slots(&cs.cells, &s, &self.lists, &lists),
+                remap_mnode_slots(packed, &k, &self.lists, &lists),
+            );
+            self.backend.set_lists(&nb, &nb_back, &lists, Some(remapped))?;
+        }
+        self.nb = nb;
+        self.lists = lists;
+        self.modal_at_rebuild = centres;
+        self.spd_at_rebuild = pos;
+        self.rebuilds += 1;
+        Ok(())
+    }
+
+    /// Runs `n` coupled steps, rebuilding the lists every `rebuild_every` steps.
+    pub fn run(&mut self, n: u64) -> anyhow::Result<()> {
+        let mut left = n;
+        while left > 0 {
+            let done = self.backend.steps_done();
+            let since = done % self.rebuild_every as u64;
+            if since == 0 && done > 0 {
+                self.rebuild()?;
+            }
+            let batch = (self.rebuild_every as u64 - since).min(left);
+            self.backend.step(batch as u32)?;
+            left -= batch;
+        }
+        Ok(())
+    }
+
+    pub fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>> {
+        self.backend.modal_states()
+    }
+
+    pub fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
+        self.backend.modal_wall_forces()
+    }
+
+    /// The current lists (cell ↔ modal body).
+    pub fn lists(&self) -> &CoupleLists {
+        &self.lists
+    }
+}
+
+impl<B: CoupledBackend> Backend for CoupledRun<B> {
+    fn name(&self) -> String {
+        "coupled modal–SPD".to_string()
+    }
+    fn step(&mut self, steps: u32) -> anyhow::Result<()> {
+        self.run(steps as u64)
+    }
+    fn steps_done(&self) -> u64 {
+        self.backend.steps_done()
+    }
+    fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
+        self.backend.spd().read_nodes()
+    }
+    fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>> {
+        self.backend.spd().read_bodies()
+    }
+    fn read_contacts(&mut self) -> anyhow::Result<ContactSnapshot> {
+        self.backend.spd().read_contacts()
+    }
+    fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>> {
+        self.backend.spd().read_links()
+    }
+    fn export_state(&mut self) -> anyhow::Result<SavedState> {
+        anyhow::bail!("coupled modal–SPD runs (src/coupled/stepper.rs): checkpoints are not implemented")
+    }
+    fn import_state(&mut self, _saved: &SavedState) -> anyhow::Result<()> {
+        anyhow::bail!("coupled modal–SPD runs (src/coupled/stepper.rs): checkpoints are not implemented")
+    }
+    fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
+        self.backend.spd().set_boundary_conditions(nodes)
+    }
+}
