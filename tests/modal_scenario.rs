@@ -192,3 +192,80 @@ fn modal_example_run_on_the_gpu_matches_the_cpu() {
     }
     eprintln!("modal_disk_press prefix: max |cpu − gpu| / scale over the columns = {worst:.3e}");
 }
+
+fn from_text(text: &str) -> Scenario {
+    Scenario::from_text(text, "<test>", Path::new(env!("CARGO_MANIFEST_DIR")), "test", &[]).unwrap()
+}
+
+/// A rectangle with the bending mode and K by quadrature (eq 4) resolves to the beam of
+/// validation case 1 (`body::beam`): same level set, nodes, mode, M and K; inertia and damping
+/// to f32 rounding (computed another way). A polygon giving the same rectangle off-centre (its
+/// area centroid becomes the reference origin) resolves to the same body. The precomputed query
+/// option reaches the body.
+#[test]
+fn modal_rectangle_and_polygon_with_quadrature_build_the_bending_beam() {
+    let v = softdem::modal::validation::bending_case().unwrap();
+    let y = &v.scene.bodies[0];
+    let common = r#"
+[contact]
+k_n = 1.0e7
+[modal]
+steps = 10
+[[modal.walls]]
+kind = "circle"
+center = [0.0, -10.0]
+radius = 0.5
+"#;
+    let body = |shape: &str| {
+        format!(
+            r#"
+[[modal.bodies]]
+{shape}
+node_spacing = 0.5
+grid_spacing = 0.5
+density = 250.0
+young = 2.0e7
+quadrature_subcells = 8
+center = [0.0, 0.0]
+level_set_query = "precomputed"
+query_samples = [0.0, 0.5, 1.0]
+[[modal.bodies.modes]]
+shape = "bending"
+stiffness = "quadrature"
+damping_ratio = 1.0
+"#
+        )
+    };
+    for shape in [
+        "shape = \"rectangle\"\nsize = [40.0, 2.0]",
+        "shape = \"polygon\"\npoints = [[3.0, 5.0], [43.0, 5.0], [43.0, 7.0], [3.0, 7.0]]",
+    ] {
+        let b = from_text(&format!("{common}{}", body(shape))).build_modal().unwrap();
+        let x = &b.scene.bodies[0];
+        assert_eq!(x.level_set, y.level_set, "{shape}");
+        assert_eq!(x.nodes, y.nodes, "{shape}");
+        assert_eq!(x.modes, y.modes, "{shape}");
+        assert_eq!(x.modal_mass, y.modal_mass, "{shape}");
+        assert_eq!(x.stiffness, y.stiffness, "{shape}");
+        assert_eq!(x.mass, y.mass, "{shape}");
+        assert!(
+            (x.inertia / y.inertia - 1.0).abs() < 1e-6,
+            "{shape}: I {} vs {}",
+            x.inertia,
+            y.inertia
+        );
+        assert!(
+            (x.modal_damping[0] / y.modal_damping[0] - 1.0).abs() < 1e-6,
+            "{shape}: C {:?} vs {:?}",
+            x.modal_damping,
+            y.modal_damping
+        );
+        assert_eq!(
+            x.query,
+            softdem::modal::body::LevelSetQuery::Precomputed {
+                samples: vec![0.0, 0.5, 1.0]
+            }
+        );
+        assert_eq!(b.steps, 10);
+    }
+}
