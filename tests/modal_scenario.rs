@@ -269,3 +269,57 @@ damping_ratio = 1.0
         assert_eq!(b.steps, 10);
     }
 }
+
+/// The initial-state keys reach the run: a free disk (no walls, no contacts) moves at its initial
+/// velocity and turns at its initial angular velocity from its initial angle; ε stays 0.
+/// Tolerance: Θ is f32, summed 2000 times: at most one ulp(0.5) = 6e-8 per step, 1.2e-4 rad; X
+/// is double-f32 (1e-6).
+#[test]
+fn modal_initial_state_keys_give_free_motion() {
+    use softdem::modal::cpu::CpuModal;
+    use softdem::modal::stepper::{ModalBackend, ModalRun};
+    let sc = from_text(
+        r#"
+[contact]
+k_n = 1.0e5
+[modal]
+steps = 2000
+[[modal.bodies]]
+shape = "disk"
+radius = 1.0
+nodes = 32
+grid_spacing = 0.25
+density = 2.0
+center = [1.5, -2.0]
+velocity = [0.3, -0.1]
+angle = 0.25
+angular_velocity = 0.5
+[[modal.bodies.modes]]
+shape = "compaction"
+stiffness = "value"
+k = 100.0
+"#,
+    );
+    let b = sc.build_modal().unwrap();
+    let mut run = ModalRun::new(
+        CpuModal::new(b.scene.pack().unwrap(), b.states.clone()),
+        b.scene.rebuild_every,
+        b.scene.skin,
+    );
+    run.run(b.steps).unwrap();
+    let s = run.backend.states().unwrap()[0];
+    let t = b.steps as f64 * b.scene.dt as f64;
+    let x = [s.x_hi[0] as f64 + s.x_lo[0] as f64, s.x_hi[1] as f64 + s.x_lo[1] as f64];
+    assert!(
+        (x[0] - (1.5 + 0.3 * t)).abs() < 1e-6 && (x[1] - (-2.0 - 0.1 * t)).abs() < 1e-6,
+        "{x:?} at t = {t}"
+    );
+    let bound = b.steps as f64 * 0.5 * f32::EPSILON as f64;
+    assert!(
+        (s.theta as f64 - (0.25 + 0.5 * t)).abs() < bound,
+        "θ = {} at t = {t}",
+        s.theta
+    );
+    assert_eq!(s.eps[0], 0.0);
+    assert!(t > 0.0);
+}
