@@ -132,3 +132,74 @@ fn modal_precomputed_query_matches_the_host_interpolation() {
     assert!(worst <= 1e-5, "value differs by {worst} h");
     assert!(worst_g <= 5e-3, "gradient differs by {worst_g}");
 }
+
+/// eq 50 with two modes, read as the superposition of the modes' changes of φ0 (see
+/// src/modal/precomputed.rs): the beam of case 1 with its bending mode and a second, axial
+/// stretch mode Φ = (x/20, 0) (the ends move by ±ε), at (ε_bend, ε_stretch) = (0.5, 0.3), against
+/// the exact distance to the deformed boundary (a 0.02-spaced polygon of p + Σ ε_α Φ_α(p)) at
+/// points with |φ_exact| ≤ h, more than 2h from the deformed corners, as case 4. The cross terms
+/// the superposition leaves out are of order ε_bend ε_stretch |∇Φ|; tolerance 0.1 h (the case-4
+/// tolerance); the pullback (multi-mode by construction) is checked alongside.
+#[test]
+fn modal_precomputed_two_modes_match_the_recomputed_distance() {
+    use softdem::modal::body::{rectangle_nodes, LevelSetQuery};
+    use softdem::modal::contact::ls_query;
+    use softdem::modal::level_set::polygon_sdf;
+    use softdem::modal::modes::Mode;
+    use softdem::modal::stepper::ModalScene;
+    let bc = bending_case().unwrap();
+    let mut beam = bc.scene.bodies[0].clone();
+    let g = beam.level_set.grid.clone();
+    beam.modes.push(Mode::tabulate(&g, |p| [p[0] / 20.0, 0.0]));
+    beam.modal_mass = vec![beam.modal_mass[0], 0.0, 0.0, 1.0];
+    beam.stiffness = softdem::modal::stiffness::ModalStiffness::Linear(vec![1.0, 0.0, 0.0, 1.0]);
+    beam.modal_damping = vec![0.0; 4];
+    let mut pre = beam.clone();
+    pre.query = LevelSetQuery::Precomputed {
+        samples: vec![-0.5, 0.0, 0.25, 0.5, 0.75, 1.0],
+    };
+    let pack = |b| {
+        ModalScene {
+            bodies: vec![b],
+            ..bc.scene.clone()
+        }
+        .pack()
+        .unwrap()
+    };
+    let (sp, sq) = (pack(beam.clone()), pack(pre));
+    let eps = [0.5f32, 0.3, 0.0, 0.0];
+    let deform = |p: [f64; 2]| {
+        let (a, b) = (beam.modes[0].eval_f64(&g, p), beam.modes[1].eval_f64(&g, p));
+        [
+            p[0] + eps[0] as f64 * a[0] + eps[1] as f64 * b[0],
+            p[1] + eps[0] as f64 * a[1] + eps[1] as f64 * b[1],
+        ]
+    };
+    let poly: Vec<[f64; 2]> = rectangle_nodes(20.0, 1.0, 0.02).into_iter().map(deform).collect();
+    let corners: Vec<[f64; 2]> = [[-20.0, -1.0], [20.0, -1.0], [20.0, 1.0], [-20.0, 1.0]]
+        .into_iter()
+        .map(deform)
+        .collect();
+    let h = g.h as f64;
+    let (mut e_pre, mut e_pull, mut n) = (0.0f64, 0.0f64, 0);
+    for j in 8..(4 * (g.ny - 1) - 8) {
+        for i in 8..(4 * (g.nx - 1) - 8) {
+            let q = [
+                g.origin[0] as f64 + i as f64 * h / 4.0 + 0.013 * h,
+                g.origin[1] as f64 + j as f64 * h / 4.0 + 0.007 * h,
+            ];
+            let exact = polygon_sdf(&poly, q);
+            if exact.abs() > h || corners.iter().any(|c| (q[0] - c[0]).hypot(q[1] - c[1]) < 2.0 * h) {
+                continue;
+            }
+            let qf = [q[0] as f32, q[1] as f32];
+            e_pre = e_pre.max((ls_query(&sq, 0, &eps, qf)[0] as f64 - exact).abs() / h);
+            e_pull = e_pull.max((ls_query(&sp, 0, &eps, qf)[0] as f64 - exact).abs() / h);
+            n += 1;
+        }
+    }
+    eprintln!("two modes: precomputed max error {e_pre:.4} h, pullback {e_pull:.4} h over {n} points");
+    assert!(n > 1000, "{n} points");
+    assert!(e_pre <= PULLBACK_TOL_H, "precomputed (eq 50) off by {e_pre} h");
+    assert!(e_pull <= PULLBACK_TOL_H, "pullback off by {e_pull} h");
+}
