@@ -497,3 +497,92 @@ fn node_state_layout_matches_the_wgsl_mirror() {
     assert_eq!(std::mem::offset_of!(NodeState, force), 24);
     assert_eq!(std::mem::offset_of!(NodeState, theta_p), 36);
 }
+
+/// Friction with history in the SPD-node direction: an SPD node pressed δ = 0.01 into the bottom
+/// of a disk at rest, moving sideways at v. Along the level set's normal n (cellwise bilinear, so
+/// slightly tilted there), the normal force is k_n (r − φ); the tangential spring grows by
+/// k_t |v_t| dt per step (history fed back) until it reaches μ f_n, then stays there, opposing v_t
+/// (relative 1e-4).
+#[test]
+fn friction_history_spd_node_against_level_set() {
+    let sc = modal_scene(vec![modal_disk([0.0, 0.0])], vec![], 0.0);
+    let packed = sc.pack().unwrap();
+    let state = sc.bodies[0].initial_state();
+    let (v, delta) = (0.1f32, 0.01f32);
+    let d = [0.0, -(1.0 + R_SHELL - delta)];
+    let ls = softdem::modal::contact::ls_query(&packed, 0, &state.eps, d);
+    let g = (ls[1] * ls[1] + ls[2] * ls[2]).sqrt();
+    let n = [ls[1] / g, ls[2] / g];
+    let t = [-n[1], n[0]];
+    let v_t = v * t[0];
+    let p = packed.params;
+    // The bilinear φ at the bottom point is within 2 % of δ from the exact distance (h = 0.05).
+    let f_n_expect = p.k_n * (R_SHELL - ls[0]);
+    assert!((f_n_expect / (p.k_n * delta) - 1.0).abs() < 0.02, "φ = {}", ls[0]);
+    let mut hist = [0.0f32; 2];
+    for i in 1..=40 {
+        let (o, _, _) = softdem::coupled::contact::spd_point_vs_body(&packed, 0, &state, d, [v, 0.0], hist, R_SHELL);
+        assert_eq!(o.active, 1);
+        hist = o.hist;
+        let f_n = o.force[0] * n[0] + o.force[1] * n[1];
+        let f_t = o.force[0] * t[0] + o.force[1] * t[1];
+        assert!((f_n / f_n_expect - 1.0).abs() < 1e-4, "f_n = {f_n} vs {f_n_expect}");
+        let expect = (p.k_t * v_t.abs() * p.dt * i as f32).min(p.mu * f_n);
+        assert!(
+            (-f_t * v_t.signum() / expect - 1.0).abs() < 1e-4,
+            "step {i}: f_t = {f_t} vs {expect}"
+        );
+    }
+    // Sliding at the end: the stored spring is at the Coulomb cap.
+    let h_t = hist[0] * t[0] + hist[1] * t[1];
+    assert!(
+        (h_t.abs() * p.k_t / (p.mu * f_n_expect) - 1.0).abs() < 1e-4,
+        "not sliding at the end"
+    );
+}
+
+/// Friction with history in the modal-node direction: a modal node pressed δ into segment 0 → 1
+/// of a (large, triangular) cell, moving along it; same law, and the lever parameter t is that
+/// of the closest point.
+#[test]
+fn friction_history_modal_node_against_segment() {
+    use softdem::coupled::layout::CellRec;
+    let sc = modal_scene(vec![modal_disk([0.0, 0.0])], vec![], 0.0);
+    let p = sc.pack().unwrap().params;
+    // Exactly representable closest point (t = 1/2), so n is exactly (0, 1).
+    let pts = [[-4.0f32, 0.0], [4.0, 0.0], [0.0, -4.0]];
+    let spd: Vec<NodeState> = pts
+        .iter()
+        .map(|q| NodeState {
+            pos_hi: *q,
+            ..Default::default()
+        })
+        .collect();
+    let vh = vec![[0.0f32; 2]; 3];
+    let cell = CellRec {
+        first: 0,
+        count: 3,
+        radius: R_SHELL,
+        coupled: 1,
+    };
+    let (v, delta) = (0.1f32, 0.01f32);
+    let x = [0.0f32, R_SHELL - delta];
+    let mut hist = [0.0f32; 2];
+    for i in 1..=40 {
+        let s = softdem::coupled::contact::modal_node_vs_cell(&p, &cell, 0, &spd, &vh, x, [0.0; 2], [v, 0.0], hist);
+        assert_eq!((s.active, s.seg), (1, 0));
+        assert_eq!(s.t, 0.5);
+        hist = s.hist;
+        assert!(
+            (s.force[1] / (p.k_n * delta) - 1.0).abs() < 1e-4,
+            "f_n = {}",
+            s.force[1]
+        );
+        let expect = (p.k_t * v * p.dt * i as f32).min(p.mu * s.force[1]);
+        assert!(
+            (-s.force[0] / expect - 1.0).abs() < 1e-4,
+            "step {i}: f_t = {} vs {expect}",
+            s.force[0]
+        );
+    }
+}
