@@ -992,9 +992,18 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                 vec![(last.0 - 0.15, last.1 - 2.1 * 0.15), last],
                 Style::Dashed,
             ));
+            // Thin-shell limit: a stadium of the initial area between the walls (the shell
+            // stretches, the core keeps its volume), flat length L/b0 = (π/4)(1/(1−ε) − (1−ε)),
+            // plus ℓ/b0 because N'ℓ counts a point contact as one node.
+            let stadium = |e: f64| PI / 4.0 * (1.0 / (1.0 - e) - (1.0 - e)) + ell / 2.0;
+            s.push(series(
+                "incompressible stadium + ℓ",
+                (0..=35).map(|i| (0.01 * i as f64, stadium(0.01 * i as f64))).collect(),
+                Style::Dashed,
+            ));
             rep.figures.push(figure(
                 file("fig23_lc"),
-                "Fig. 23: L_c/b0 vs ε for η = 1e5 and η = 0, with the paper's slope 2.1",
+                "Fig. 23: L_c/b0 vs ε for η = 1e5 and η = 0, with the paper's slope 2.1 and the thin-shell limit (incompressible stadium)",
                 "Stiff core vs η = 0: L_c/b0 vs ε (Fig. 23)",
                 "ε = 1 − b/b0",
                 "L_c/b0",
