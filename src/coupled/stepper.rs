@@ -45,6 +45,15 @@ pub struct CoupledScene {
 pub const COUPLING_DT_FRACTION: f32 = 0.1;
 
 impl CoupledScene {
+    /// Both contact directions.
+    pub fn new(spd: Scene, modal: ModalScene) -> CoupledScene {
+        CoupledScene {
+            spd,
+            modal,
+            directions: super::DIR_BOTH,
+        }
+    }
+
     /// The common time step: the smallest of the SPD scene's, the modal scene's and
     /// COUPLING_DT_FRACTION · sqrt(m_min / k_n) of the mixed contacts.
     pub fn dt(&self) -> f32 {
