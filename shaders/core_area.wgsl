@@ -69,7 +69,7 @@ fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         return;
     }
     let body = bodies[b];
-    var out = BodyState(0.0, 0.0);
+    var out = BodyState(0.0, 0.0, 0.0);
     if ((body.flags & BODY_CLOSED) == 0u) {
         body_state[b] = out;
         return;
@@ -92,6 +92,7 @@ fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     }
     let de = two_sum(0.5 * sign * t.x, -body.core_a0_hi);
     let d_area = opaque(de.x + opaque(opaque(de.y + 0.5 * sign * t.y) - body.core_a0_lo));
+    out.area_change = d_area;
     let m = materials[body.material];
     let v = m.depth * abs(out.area);
     if (body.core_model == CORE_UNDRAINED) {

@@ -86,6 +86,7 @@ struct NodeState {
 struct BodyState {
     area: f32,
     pressure: f32,
+    area_change: f32,
 }
 
 struct Entry {

@@ -75,12 +75,13 @@ pub fn energies(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState], contac
     }
     for (b, bs) in scene.bodies.iter().zip(bodies) {
         let m = scene.materials[b.material as usize];
-        let v = m.depth as f64 * bs.area.abs() as f64;
+        // V − V0 from core_area's double-f32 |A| − A0 (a stiff core's ΔV is below one f32 ulp of V).
+        let dv = m.depth as f64 * bs.area_change as f64;
         let (v0, p0) = (b.core_v0 as f64, b.core_p0 as f64);
         e.core += match b.core_model {
-            CORE_UNDRAINED => -p0 * (v - v0) + 0.5 * m.k_core as f64 * (v - v0) * (v - v0) / v0,
-            CORE_DRAINED => -p0 * (v - v0),
-            CORE_GAS => -p0 * v0 * (v / v0).ln(),
+            CORE_UNDRAINED => -p0 * dv + 0.5 * m.k_core as f64 * dv * dv / v0,
+            CORE_DRAINED => -p0 * dv,
+            CORE_GAS => -p0 * v0 * (dv / v0).ln_1p(),
             _ => 0.0,
         };
     }

@@ -50,7 +50,8 @@ fn shared_records_have_identical_layouts() {
         _pad2 => "_pad2"]);
     check_record!(NodeState, "NodeState", [pos_hi => "pos_hi", pos_lo => "pos_lo", vel => "vel", force => "force",
         seg_rest => "seg_rest", theta_p => "theta_p"]);
-    check_record!(BodyState, "BodyState", [area => "area", pressure => "pressure"]);
+    check_record!(BodyState, "BodyState", [area => "area", pressure => "pressure",
+        area_change => "area_change"]);
     check_record!(ShellForce, "ShellForce", [stretch => "stretch", pressure => "pressure", bend_a => "bend_a",
         bend_c => "bend_c", bend_v => "bend_v", seg_rest => "seg_rest", theta_p => "theta_p"]);
     check_record!(Entry, "Entry", [neighbor => "neighbor", mirror => "mirror", prev_mirror => "prev_mirror", _pad => "_pad"]);

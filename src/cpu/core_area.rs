@@ -78,6 +78,7 @@ pub fn core_area(b: usize, bodies: &[Body], materials: &[Material], pos: &[NodeS
     let mut out = BodyState {
         area: 0.0,
         pressure: 0.0,
+        area_change: 0.0,
     };
     if body.flags & BODY_CLOSED == 0 {
         return out;
@@ -97,6 +98,7 @@ pub fn core_area(b: usize, bodies: &[Body], materials: &[Material], pos: &[NodeS
     let sign = if t_hi < 0.0 { -1.0f32 } else { 1.0f32 };
     let (d, e) = two_sum(0.5 * sign * t_hi, -body.core_a0_hi);
     let d_area = d + ((e + 0.5 * sign * t_lo) - body.core_a0_lo);
+    out.area_change = d_area;
     let m = materials[body.material as usize];
     let v = m.depth * out.area.abs();
     out.pressure = match body.core_model {

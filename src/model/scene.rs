@@ -40,6 +40,9 @@ pub struct BodyState {
     pub area: f32,
     /// Core pressure p (eq 4 and the drained/gas variants).
     pub pressure: f32,
+    /// |A| − A0, formed in double-f32 and rounded once (`core_area`): V − V0 = s·area_change
+    /// without the cancellation of s|A| − V0 in f32 (core energies of stiff cores).
+    pub area_change: f32,
 }
 
 /// Contact parameters for every pair of bodies (eq 6–8).

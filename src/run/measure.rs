@@ -185,12 +185,14 @@ pub fn body_energies(sc: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> V
     }
     for (i, (b, bs)) in sc.bodies.iter().zip(bodies).enumerate() {
         let m = sc.materials[b.material as usize];
+        // V − V0 from core_area's double-f32 |A| − A0, as diagnostics::energies.
+        let dv = m.depth as f64 * bs.area_change as f64;
         let v = m.depth as f64 * bs.area.abs() as f64;
         let (v0, p0) = (b.core_v0 as f64, b.core_p0 as f64);
         e[i] += match b.core_model {
-            CORE_UNDRAINED if v0 > 0.0 => -p0 * (v - v0) + 0.5 * m.k_core as f64 * (v - v0) * (v - v0) / v0,
-            CORE_DRAINED => -p0 * (v - v0),
-            CORE_GAS if v0 > 0.0 && v > 0.0 => -p0 * v0 * (v / v0).ln(),
+            CORE_UNDRAINED if v0 > 0.0 => -p0 * dv + 0.5 * m.k_core as f64 * dv * dv / v0,
+            CORE_DRAINED => -p0 * dv,
+            CORE_GAS if v0 > 0.0 && v > 0.0 => -p0 * v0 * (dv / v0).ln_1p(),
             _ => 0.0,
         };
     }
