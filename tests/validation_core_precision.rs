@@ -45,6 +45,12 @@ fn undrained_core_pressure_resolves_small_volume_changes() {
         worst = worst.max((engine - exact).abs());
         largest = largest.max(exact.abs());
     }
+    eprintln!(
+        "worst pressure error {:.2e} F*/(sℓ) against a largest |p| of {:.3} ({:.1e} of it; tolerance 5 %)",
+        worst / p_unit,
+        largest / p_unit,
+        worst / largest
+    );
     assert!(
         worst <= 0.05 * largest,
         "core pressure error {:.3} F*/(sℓ) against a largest pressure of {:.3} F*/(sℓ)",

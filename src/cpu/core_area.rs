@@ -12,7 +12,8 @@
 //! - the terms are accumulated by TwoSum in a fixed order (k = 1 … N−2).
 //!
 //! The area is then exact to about N·2⁻⁴⁴ A (dropped lo×lo terms and the f32 sum of the error
-//! parts), independent of rotation and translation. ΔA = |A| − A0 is formed against the host's
+//! parts) plus N·2⁻⁴⁸ |x_0| R from rounding the lo differences (10⁻¹¹ A at 100 R from the
+//! origin), whatever the rotation. ΔA = |A| − A0 is formed against the host's
 //! reference area A0 (double-f32 in `Body`, from f64), so V − V0 = s ΔA is resolved relative to
 //! itself, not to V: p = p0 − K_Ω ΔA/A0 (eq 4 with V = s A, V0 = s A0).
 //! Test: `tests/core_area.rs` (CPU and GPU on the same polygons).
