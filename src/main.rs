@@ -125,7 +125,13 @@ fn main() {
             };
             match softdem::run::modal::modal_only(&req) {
                 Ok(Some(sc)) => softdem::run::modal::run(&sc, backend, req.out.as_deref(), steps, quiet).map(|_| ()),
-                Ok(None) => session::run(&req).map(|_| ()),
+                Ok(None) => match softdem::run::coupled::mixed(&req) {
+                    Ok(Some(sc)) => {
+                        softdem::run::coupled::run(&sc, backend, req.out.as_deref(), steps, quiet).map(|_| ())
+                    }
+                    Ok(None) => session::run(&req).map(|_| ()),
+                    Err(e) => Err(e),
+                },
                 Err(e) => Err(e),
             }
         }
@@ -177,6 +183,9 @@ fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
     let sc = Scenario::load(path)?;
     if sc.is_modal_only() {
         return softdem::run::modal::check(&sc);
+    }
+    if sc.is_mixed() {
+        return softdem::run::coupled::check(&sc, kind);
     }
     let gpu = match kind {
         BackendKind::Gpu => match softdem::gpu::context::GpuContext::new() {

@@ -40,6 +40,8 @@ fn first_error(path: &Path) -> Option<ScenarioError> {
         if sc.is_modal_only() {
             return None;
         }
+        // SPD cells with modal bodies: the coupled build (scenario::coupled) and its checks.
+        return sc.build_coupled().err();
     }
     sc.build().err()
 }
@@ -52,6 +54,13 @@ fn the_modal_example_is_accepted() {
         "{:?}",
         first_error(&path).map(|e| e.to_string())
     );
+}
+
+#[test]
+fn the_mixed_example_is_accepted() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/modal_disk_on_cells.toml");
+    let err = first_error(&path).map(|e| e.to_string());
+    assert!(err.is_none(), "{err:?}");
 }
 
 #[test]

@@ -104,34 +104,41 @@ impl CoupledScene {
 }
 
 /// Gravity acts on a modal body's rigid part only (M g at X); that is exact when no mode moves
-/// the centre of mass, ∫ρ Φ_α = 0 (symmetric modes). Checked here by a sum over the level-set
-/// grid nodes inside the body: |Σ Φ_α| ≤ 1e-3 · (nodes inside) · max|Φ_α|.
+/// the centre of mass, ∫ρ Φ_α = 0 (symmetric modes).
 fn gravity_check(b: &crate::modal::body::ModalBody) -> anyhow::Result<()> {
-    let g = &b.level_set.grid;
-    for (a, m) in b.modes.iter().enumerate() {
-        let (mut s, mut count, mut max) = ([0.0f64; 2], 0usize, 0.0f64);
-        for j in 0..g.ny {
-            for i in 0..g.nx {
-                // Inside fraction of the node's cell, smoothed over one spacing (a node on the
-                // boundary counts half, whatever the rounding of φ0 there).
-                let w = (0.5 - b.level_set.phi[(j * g.nx + i) as usize] as f64 / g.h as f64).clamp(0.0, 1.0);
-                if w > 0.0 {
-                    let p = [g.origin[0] + i as f32 * g.h, g.origin[1] + j as f32 * g.h];
-                    let f = m.eval(g, p);
-                    s[0] += w * f[0] as f64;
-                    s[1] += w * f[1] as f64;
-                    count += 1;
-                    max = max.max((f[0] as f64).hypot(f[1] as f64));
-                }
-            }
-        }
+    for a in 0..b.modes.len() {
         ensure!(
-            s[0].hypot(s[1]) <= 1e-3 * count as f64 * max,
+            mode_keeps_centre(b, a),
             "gravity on modal bodies needs modes that keep the centre of mass (∫ρ Φ = 0); mode {a} \
              does not (src/coupled/stepper.rs)"
         );
     }
     Ok(())
+}
+
+/// Whether mode `a` of `b` keeps the centre of mass (∫ρ Φ_α = 0), by a sum over the level-set grid
+/// nodes inside the body: |Σ Φ_α| ≤ 1e-3 · (nodes inside) · max|Φ_α|. Also used by scenario files
+/// (`scenario::coupled`) to refuse such a mode under gravity with the mode's key.
+pub fn mode_keeps_centre(b: &crate::modal::body::ModalBody, a: usize) -> bool {
+    let g = &b.level_set.grid;
+    let m = &b.modes[a];
+    let (mut s, mut count, mut max) = ([0.0f64; 2], 0usize, 0.0f64);
+    for j in 0..g.ny {
+        for i in 0..g.nx {
+            // Inside fraction of the node's cell, smoothed over one spacing (a node on the
+            // boundary counts half, whatever the rounding of φ0 there).
+            let w = (0.5 - b.level_set.phi[(j * g.nx + i) as usize] as f64 / g.h as f64).clamp(0.0, 1.0);
+            if w > 0.0 {
+                let p = [g.origin[0] + i as f32 * g.h, g.origin[1] + j as f32 * g.h];
+                let f = m.eval(g, p);
+                s[0] += w * f[0] as f64;
+                s[1] += w * f[1] as f64;
+                count += 1;
+                max = max.max((f[0] as f64).hypot(f[1] as f64));
+            }
+        }
+    }
+    s[0].hypot(s[1]) <= 1e-3 * count as f64 * max
 }
 
 /// Modal-slot, SPD-node-slot and modal-node-slot arrays (for the history remap).

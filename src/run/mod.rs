@@ -6,6 +6,7 @@
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod coupled;
 pub mod measure;
 pub mod modal;
 pub mod session;
@@ -109,6 +110,9 @@ pub struct Driver {
     base: Vec<Node>,
     dt: f64,
     last_good: Option<SavedState>,
+    /// Keep replay points (`export_state`) for the runaway diagnosis; off for backends without
+    /// checkpoints (coupled SPD + modal runs), which then report the step it was detected at.
+    pub replay: bool,
 }
 
 fn ceil_steps(time: f64, dt: f64) -> u64 {
@@ -129,6 +133,7 @@ impl Driver {
             backend,
             dt,
             last_good: None,
+            replay: true,
         };
         let m = d.sample()?.3;
         d.enter(0, 0, &m)?;
@@ -157,6 +162,7 @@ impl Driver {
             state,
             dt,
             last_good: Some(saved.clone()),
+            replay: true,
         };
         debug_assert_eq!(d.boundary_conditions(), saved.node_bc);
         Ok(d)
@@ -458,6 +464,9 @@ impl Driver {
 
     /// Keeps the current state as the replay point of the runaway diagnosis.
     fn keep_good(&mut self) -> anyhow::Result<()> {
+        if !self.replay {
+            return Ok(());
+        }
         self.last_good = Some(self.backend.export_state()?);
         Ok(())
     }

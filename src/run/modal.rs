@@ -117,6 +117,30 @@ pub fn series_header(b: &ModalBuilt) -> String {
     h
 }
 
+/// One `modal_series.csv` row (the columns of [`series_header`]).
+pub fn series_row(
+    csv: &mut String,
+    b: &ModalBuilt,
+    step: u64,
+    time: f64,
+    states: &[crate::modal::layout::ModalState],
+    wall_forces: &[[f32; 2]],
+) {
+    write!(csv, "{step},{time:.9e}").unwrap();
+    for (i, s) in states.iter().enumerate() {
+        let x = s.x_hi[0] as f64 + s.x_lo[0] as f64;
+        let y = s.x_hi[1] as f64 + s.x_lo[1] as f64;
+        write!(csv, ",{x:.9e},{y:.9e},{:.9e}", s.theta).unwrap();
+        for a in 0..b.scene.bodies[i].n_modes() {
+            write!(csv, ",{:.9e}", s.eps[a]).unwrap();
+        }
+    }
+    for f in wall_forces {
+        write!(csv, ",{:.9e},{:.9e}", f[0], f[1]).unwrap();
+    }
+    csv.push('\n');
+}
+
 /// Runs a modal-only scenario; `steps` caps the step count. Returns the output directory.
 pub fn run(
     sc: &Scenario,
@@ -189,19 +213,7 @@ fn drive<B: ModalBackend>(mut run: ModalRun<B>, b: &ModalBuilt, total: u64, path
     let row = |run: &mut ModalRun<B>, step: u64, csv: &mut String| -> anyhow::Result<()> {
         let states = run.backend.states()?;
         let wf = run.backend.wall_forces()?;
-        write!(csv, "{step},{:.9e}", step as f64 * dt)?;
-        for (i, s) in states.iter().enumerate() {
-            let x = s.x_hi[0] as f64 + s.x_lo[0] as f64;
-            let y = s.x_hi[1] as f64 + s.x_lo[1] as f64;
-            write!(csv, ",{x:.9e},{y:.9e},{:.9e}", s.theta)?;
-            for a in 0..b.scene.bodies[i].n_modes() {
-                write!(csv, ",{:.9e}", s.eps[a])?;
-            }
-        }
-        for f in &wf {
-            write!(csv, ",{:.9e},{:.9e}", f[0], f[1])?;
-        }
-        csv.push('\n');
+        series_row(csv, b, step, step as f64 * dt, &states, &wf);
         Ok(())
     };
     row(&mut run, 0, &mut csv)?;

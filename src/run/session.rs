@@ -57,6 +57,7 @@ pub struct RunReport {
 
 /// Creates the backend for a built scene (GPU: limits checked first, with a located error).
 pub fn make_backend(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<(Built, Box<dyn Backend>)> {
+    refuse_mixed(scenario, "this command")?;
     Ok(match kind {
         BackendKind::Cpu => {
             let built = scenario.build()?;
@@ -93,6 +94,14 @@ pub fn load(req: &RunRequest) -> anyhow::Result<Scenario> {
 pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let t0 = Instant::now();
     let scenario = load(req)?;
+    refuse_mixed(
+        &scenario,
+        if req.resume.is_some() {
+            "--resume (coupled runs write no checkpoint)"
+        } else {
+            "this run path (sweeps)"
+        },
+    )?;
     let out = match (&req.resume, &req.out) {
         (Some(d), _) => d.clone(),
         (None, Some(o)) => o.clone(),
@@ -185,4 +194,16 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
         seconds,
         backend: backend_name,
     })
+}
+
+/// SPD + modal scenarios run only through `softdem run` / `softdem check`
+/// (`run::coupled`): refused here, before anything is stepped, naming what is unsupported.
+fn refuse_mixed(scenario: &Scenario, what: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !scenario.is_mixed(),
+        "{}: SPD cells with modal bodies ([modal]) run only by `softdem run` and `softdem check` \
+         (src/run/coupled.rs); {what} does not support coupled scenes",
+        scenario.origin
+    );
+    Ok(())
 }

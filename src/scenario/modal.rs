@@ -174,7 +174,7 @@ impl Scenario {
         let Some(m) = &self.file.modal else {
             return Err(self.error(Problem::new("modal", "the scenario has no [modal] section")));
         };
-        build(m, self).map_err(|p| self.error(p))
+        build(m, self, !self.file.bodies.is_empty()).map_err(|p| self.error(p))
     }
 }
 
@@ -640,7 +640,10 @@ fn wall(sc: &Scenario, i: usize, w: &ModalWallSpec) -> Result<(ModalWallRec, Str
     Ok((rec, w.name.clone().unwrap_or_else(|| format!("wall{i}"))))
 }
 
-fn build(m: &ModalSection, sc: &Scenario) -> Result<ModalBuilt, Problem> {
+/// `mixed`: the file also has SPD bodies (`[[bodies]]`); the run length and the time step then
+/// come from `[simulation]` and `[[stages]]`, and the keys the coupled stepper refuses are
+/// checked (`scenario::coupled::mixed_checks`).
+fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Problem> {
     // Pairs that serde would silently truncate (the scenario's VEC2 check covers center,
     // velocity and size).
     for (path, len) in &sc.spans.arrays {
@@ -683,6 +686,9 @@ fn build(m: &ModalSection, sc: &Scenario) -> Result<ModalBuilt, Problem> {
     let beta_d = positive("modal.beta_d", m.beta_d.unwrap_or(0.2))?;
     let critical =
         critical_time_steps(&bodies, c.k_n, beta_r, beta_d).map_err(|e| Problem::new("modal", e.to_string()))?;
+    if mixed {
+        super::coupled::mixed_checks(sc, m, &bodies)?;
+    }
     let dt = match m.dt {
         Some(dt) => {
             positive("modal.dt", dt)?;
@@ -700,6 +706,8 @@ fn build(m: &ModalSection, sc: &Scenario) -> Result<ModalBuilt, Problem> {
         None => critical.dt(),
     };
     let steps = match (m.duration, m.steps) {
+        // Mixed scenes: the stages decide (mixed_checks refused these keys).
+        _ if mixed => 0,
         (Some(_), Some(_)) => return Err(Problem::new("modal.steps", "give either duration or steps, not both")),
         (Some(t), None) => (positive("modal.duration", t)? / dt as f32 as f64).ceil() as u64,
         (None, Some(n)) => {
@@ -716,8 +724,13 @@ fn build(m: &ModalSection, sc: &Scenario) -> Result<ModalBuilt, Problem> {
     if rebuild_every == 0 {
         return Err(Problem::new("modal.rebuild_every", "rebuild_every must be ≥ 1"));
     }
-    let series_every = m.series_every.unwrap_or((steps / 200).max(1));
-    if series_every == 0 {
+    let series_every = match m.series_every {
+        Some(n) => n,
+        // Mixed scenes: with `[output] series_every` (0: only at the end).
+        None if mixed => sc.settings.series_every,
+        None => (steps / 200).max(1),
+    };
+    if series_every == 0 && m.series_every.is_some() {
         return Err(Problem::new("modal.series_every", "series_every must be ≥ 1"));
     }
     let scene = ModalScene {

@@ -1,0 +1,195 @@
+//! Scenario files that mix SPD bodies (`[[bodies]]`) and modal bodies (`[modal]`): resolved into a
+//! `coupled::stepper::CoupledScene` (contact between the two kinds both ways, docs/modal.md) plus
+//! the SPD `Built` the run driver uses for stages, measures and outputs.
+//!
+//! What the coupled stepper cannot do is refused here, located (file, line, key), before a run
+//! starts: modes that move the centre of mass under gravity (gravity acts on a modal body's rigid
+//! part only), stages that change gravity (the modal bodies' gravity is fixed for the run),
+//! checkpoints (`export_state` is not implemented for coupled runs), `[modal]` keys that belong to
+//! modal-only runs (`dt`, `duration`, `steps`: the common dt and the stages decide) and initial
+//! velocities of modal bodies (the coupled stepper starts them at rest), and a modal body that
+//! overlaps an SPD body in the initial state.
+//!
+//! Walls act on their own kind only: SPD walls (`box`, `wall`) hold SPD cells, `[[modal.walls]]`
+//! hold modal bodies. [`CoupledBuilt::warnings`] says so when a scene has walls of one kind only.
+
+use super::modal::{ModalBuilt, ModalSection};
+use super::{Built, Problem, Scenario, ScenarioError};
+use crate::coupled::stepper::{mode_keeps_centre, CoupledScene};
+use crate::model::{TimeStep, BODY_FROZEN};
+
+/// A mixed scenario built.
+#[derive(Clone, Debug)]
+pub struct CoupledBuilt {
+    /// The SPD side as the run driver sees it: time step = the common dt, gravity applied by the
+    /// stepper (`scene.gravity`), not by the driver (`settings.gravity` = 0).
+    pub built: Built,
+    pub modal: ModalBuilt,
+    /// What `coupled::stepper::cpu` / `gpu` step.
+    pub scene: CoupledScene,
+    /// Walls of one kind only (they do not act on the other kind).
+    pub warnings: Vec<String>,
+}
+
+impl Scenario {
+    /// True when the file has SPD bodies and a `[modal]` section.
+    pub fn is_mixed(&self) -> bool {
+        self.file.modal.is_some() && !self.file.bodies.is_empty()
+    }
+
+    /// Builds a mixed scenario (an error when it is not one).
+    pub fn build_coupled(&self) -> Result<CoupledBuilt, ScenarioError> {
+        if !self.is_mixed() {
+            return Err(self.error(Problem::new(
+                "modal",
+                "not a mixed scene: a coupled scene needs [[bodies]] and a [modal] section",
+            )));
+        }
+        let modal = self.build_modal()?;
+        let mut built = self.build()?;
+        let g = built.settings.gravity;
+        built.scene.gravity = [g[0] as f32, g[1] as f32];
+        built.settings.gravity = [0.0, 0.0];
+        let mut scene = CoupledScene::new(built.scene.clone(), modal.scene.clone());
+        scene.spd.time_step = TimeStep::Fixed(scene.dt());
+        built.scene.time_step = scene.spd.time_step;
+        overlaps(self, &built, &modal).map_err(|p| self.error(p))?;
+        let mut warnings = vec![];
+        let spd_walls = built.geometry.walls.len();
+        let modal_walls = modal.scene.walls.len();
+        if spd_walls > 0 && modal_walls == 0 {
+            warnings.push(format!(
+                "{spd_walls} SPD walls and no [[modal.walls]]: SPD walls do not act on modal bodies \
+                 (give [[modal.walls]] where the modal bodies can reach them)"
+            ));
+        }
+        if modal_walls > 0 && spd_walls == 0 {
+            warnings.push(format!(
+                "{modal_walls} modal walls and no SPD walls: modal walls do not act on SPD cells \
+                 (give SPD walls, a `box` or `wall` body, where the cells can reach them)"
+            ));
+        }
+        Ok(CoupledBuilt {
+            built,
+            modal,
+            scene,
+            warnings,
+        })
+    }
+}
+
+/// The checks of `[modal]` in a mixed scene that need no SPD scene (called by the modal build,
+/// so that `build_modal` already refuses them).
+pub(super) fn mixed_checks(
+    sc: &Scenario,
+    m: &ModalSection,
+    bodies: &[crate::modal::body::ModalBody],
+) -> Result<(), Problem> {
+    let why = "in a scene with SPD bodies the time step is the smallest of the SPD, modal and mixed-contact \
+               steps and the run length is [[stages]] (or [simulation] max_steps)";
+    for (key, given) in [
+        ("modal.dt", m.dt.is_some()),
+        ("modal.duration", m.duration.is_some()),
+        ("modal.steps", m.steps.is_some()),
+    ] {
+        if given {
+            return Err(Problem::new(
+                key,
+                format!("`{}` is for modal-only scenes: {why}", &key[6..]),
+            ));
+        }
+    }
+    for (i, b) in m.bodies.iter().enumerate() {
+        for (key, given) in [
+            ("velocity", b.velocity.is_some_and(|v| v != [0.0, 0.0])),
+            ("angular_velocity", b.angular_velocity.is_some_and(|w| w != 0.0)),
+        ] {
+            if given {
+                return Err(Problem::new(
+                    format!("modal.bodies[{i}].{key}"),
+                    format!(
+                        "a coupled SPD + modal run starts modal bodies at rest (src/coupled/stepper.rs): \
+                         `{key}` is for modal-only scenes"
+                    ),
+                ));
+            }
+        }
+    }
+    if sc.file.output.checkpoint_every.is_some() {
+        return Err(Problem::new(
+            "output.checkpoint_every",
+            "checkpoints are not implemented for coupled SPD + modal runs (no checkpoint.bin is written, \
+             --resume is refused): remove `checkpoint_every`",
+        ));
+    }
+    for (i, st) in sc.file.stages.iter().enumerate() {
+        if st.kind == "gravity" || st.gravity.is_some() {
+            let key = if st.gravity.is_some() { "gravity" } else { "kind" };
+            return Err(Problem::new(
+                format!("stages[{i}].{key}"),
+                "a stage that changes gravity is not supported with modal bodies (their gravity is \
+                 [simulation] gravity for the whole run)",
+            ));
+        }
+    }
+    if sc.settings.gravity != [0.0, 0.0] {
+        for (i, b) in bodies.iter().enumerate() {
+            for a in 0..b.modes.len() {
+                if !mode_keeps_centre(b, a) {
+                    return Err(Problem::new(
+                        format!("modal.bodies[{i}].modes[{a}].shape"),
+                        format!(
+                            "mode \"{}\" moves the centre of mass (∫ρ Φ ≠ 0): under gravity the coupled \
+                             stepper applies M g to the rigid part only, which is exact only for modes \
+                             that keep the centre of mass (e.g. compaction); set [simulation] gravity = \
+                             [0, 0] or use such a mode",
+                            m.bodies[i].modes[a].shape
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A modal body and an SPD body closer than the node's half-thickness in the initial state (a
+/// node of the SPD body inside the modal body's level set, ε = 0): refused, as overlapping SPD
+/// bodies are. SPD walls are checked too: a modal body does not see them and would pass through.
+fn overlaps(sc: &Scenario, built: &Built, modal: &ModalBuilt) -> Result<(), Problem> {
+    let scene = &built.scene;
+    for (i, b) in modal.scene.bodies.iter().enumerate() {
+        let (s, c) = (b.theta.sin() as f64, b.theta.cos() as f64);
+        let reach = b.reference_radius() as f64;
+        for (n, st) in scene.nodes.iter().zip(&scene.init) {
+            let body = &scene.bodies[n.body as usize];
+            let r = body.radius as f64;
+            let p = st.pos();
+            let d = [p[0] - b.position[0], p[1] - b.position[1]];
+            if d[0].hypot(d[1]) > reach + r {
+                continue;
+            }
+            // The node in the body's frame: Rᵀ d.
+            let q = [c * d[0] + s * d[1], -s * d[0] + c * d[1]];
+            if (b.level_set.bilinear([q[0] as f32, q[1] as f32]) as f64) < r {
+                let k = n.body as usize;
+                let from = built.geometry.origin[k];
+                let frozen = body.flags & BODY_FROZEN != 0;
+                return Err(Problem::new(
+                    format!("modal.bodies[{i}].center"),
+                    format!(
+                        "modal body {} overlaps SPD body {k} (from bodies[{from}], {}) in the initial state{}",
+                        modal.body_names[i],
+                        sc.file.bodies[from].kind,
+                        if frozen {
+                            " (SPD walls do not act on modal bodies: give [[modal.walls]] instead)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

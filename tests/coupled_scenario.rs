@@ -1,0 +1,150 @@
+//! Scenario files that mix SPD cells and modal bodies (`scenario::coupled`, `run::coupled`):
+//! `scenarios/modal_disk_on_cells.toml` (a modal disk with the compaction mode dropped onto six SPD
+//! cells in a box) built from the file and run through the command-line run path.
+//!
+//! - CPU, to rest: the SPD walls carry the weight of the cells and of the disk (the vertical
+//!   force balance of the whole sample at rest, Σ_walls F_y = −(Σ m_cells + M_disk) g, within
+//!   1 %); the disk never touches the modal walls (their forces are 0) and rests above the floor
+//!   on the cells, so its weight reached the SPD walls through the mixed contacts; it is at rest
+//!   and compressed (ε > 0).
+//! - GPU vs CPU: the first 7500 steps (the disk meets the cells at about step 6500, so the
+//!   prefix covers the mixed contacts) on both backends: node positions and the disk's position
+//!   within 1e-5 (lengths in cell radii), its amplitude within 1e-3 relative.
+
+use softdem::backend::BackendKind;
+use softdem::model::BODY_FROZEN;
+use softdem::scenario::Scenario;
+use std::path::{Path, PathBuf};
+
+fn scenario() -> Scenario {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/modal_disk_on_cells.toml");
+    Scenario::load(&p).unwrap()
+}
+
+fn out_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("softdem_coupled_scenario_{tag}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A CSV file as its header and rows of numbers (non-numeric fields read as NaN).
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(str::to_string).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap_or(f64::NAN)).collect())
+        .collect();
+    (header, rows)
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+#[test]
+fn disk_rests_on_the_cells_and_the_walls_carry_every_weight() {
+    let sc = scenario();
+    let cb = sc.build_coupled().unwrap();
+    assert!(cb.warnings.is_empty(), "{:?}", cb.warnings);
+    let g = sc.settings.gravity[1].abs();
+    let spd = &cb.built.scene;
+    let m_cells: f64 = spd
+        .nodes
+        .iter()
+        .filter(|n| spd.bodies[n.body as usize].flags & BODY_FROZEN == 0)
+        .map(|n| n.mass as f64)
+        .sum();
+    let disk = &cb.modal.scene.bodies[0];
+    let weight = (m_cells + disk.mass as f64) * g;
+
+    let out = out_dir("cpu");
+    let rep = softdem::run::coupled::run(&sc, BackendKind::Cpu, Some(&out), None, true).unwrap();
+    assert_eq!(
+        rep.end,
+        softdem::run::RunEnd::Done,
+        "the settle stage ended by ke_below"
+    );
+
+    let (h, rows) = read_csv(&out.join("series.csv"));
+    let last = rows.last().unwrap();
+    let walls = ["box_bottom", "box_top", "box_left", "box_right"];
+    let fy: f64 = walls.iter().map(|w| last[col(&h, &format!("{w}_fy"))]).sum();
+    let bottom = last[col(&h, "box_bottom_fy")];
+    println!(
+        "weight {weight:.6}: Σ wall F_y = {fy:.6} (bottom {bottom:.6}), step {}",
+        rep.steps
+    );
+    assert!(
+        (-fy - weight).abs() <= 0.01 * weight,
+        "Σ F_y on the SPD walls {fy} vs the weight {weight}"
+    );
+
+    let (mh, mrows) = read_csv(&out.join("modal_series.csv"));
+    let (prev, end) = (&mrows[mrows.len() - 2], mrows.last().unwrap());
+    assert_eq!(end[0] as u64, rep.steps, "a modal row at the last step");
+    let r = sc.file.modal.as_ref().unwrap().bodies[0].radius.unwrap();
+    let (x, y, eps) = (
+        end[col(&mh, "disk.x")],
+        end[col(&mh, "disk.y")],
+        end[col(&mh, "disk.eps0")],
+    );
+    println!(
+        "disk at ({x:.5}, {y:.5}), lowest point {:.4} above the floor, ε = {eps:.4e}",
+        y - r
+    );
+    // On the cells: its lowest point is more than a (squashed) cell diameter above the floor.
+    assert!(y - r > 1.0, "the disk is down at y = {y} (radius {r})");
+    for w in ["bottom", "left", "right"] {
+        for c in ["fx", "fy"] {
+            let f = end[col(&mh, &format!("{w}.{c}"))];
+            assert_eq!(f, 0.0, "modal wall {w} carries {c} = {f}: the disk reached it");
+        }
+    }
+    // At rest: it moved less than 1e-3 over the last series interval.
+    let moved = (x - prev[col(&mh, "disk.x")]).hypot(y - prev[col(&mh, "disk.y")]);
+    assert!(moved < 1e-3, "the disk still moves: {moved} over the last interval");
+    assert!(
+        eps > 0.0,
+        "the compaction mode is compressed by the contacts: ε = {eps}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn gpu_prefix_matches_the_cpu() {
+    // Fails (never skips) without an adapter.
+    let _ctx = softdem::gpu::context::gpu_for_tests();
+    let sc = scenario();
+    let steps = 7500;
+    let mut runs = vec![];
+    for (kind, tag) in [(BackendKind::Cpu, "pcpu"), (BackendKind::Gpu, "pgpu")] {
+        let out = out_dir(tag);
+        let rep = softdem::run::coupled::run(&sc, kind, Some(&out), Some(steps), true).unwrap();
+        assert_eq!(rep.steps, steps);
+        let (_, nodes) = read_csv(&out.join("final.csv"));
+        let (mh, modal) = read_csv(&out.join("modal_series.csv"));
+        runs.push((nodes, mh, modal.last().unwrap().clone()));
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    let (a, b) = (&runs[0], &runs[1]);
+    let dx =
+        a.0.iter()
+            .zip(&b.0)
+            .map(|(p, q)| (p[2] - q[2]).hypot(p[3] - q[3]))
+            .fold(0.0, f64::max);
+    let (x, y, e) = (col(&a.1, "disk.x"), col(&a.1, "disk.y"), col(&a.1, "disk.eps0"));
+    let ddisk = (a.2[x] - b.2[x]).hypot(a.2[y] - b.2[y]);
+    let deps = (a.2[e] - b.2[e]).abs() / a.2[e].abs();
+    println!(
+        "after {steps} steps: max node |Δx| {dx:.3e}, disk |ΔX| {ddisk:.3e}, ε {:.4e} (relative Δ {deps:.3e})",
+        a.2[e]
+    );
+    assert!(a.2[e] > 0.0, "the prefix reaches the mixed contacts (ε = {})", a.2[e]);
+    assert!(dx < 1e-5, "node positions differ by {dx}");
+    assert!(ddisk < 1e-5, "disk positions differ by {ddisk}");
+    assert!(deps < 1e-3, "amplitudes differ by {deps} (relative)");
+}
