@@ -29,6 +29,13 @@ struct CoupleParams {
     pad2: u32,
 }
 
+// CellRec.coupled bits (twins: coupled::CELL_*): coupled at all (its segments are seen by modal
+// surface nodes); frozen (a wall: its nodes do not query the modal level sets); open polyline
+// (no closing segment last → first).
+const CELL_COUPLED: u32 = 1u;
+const CELL_FROZEN: u32 = 2u;
+const CELL_OPEN: u32 = 4u;
+
 // Twin: coupled::layout::CellRec.
 struct CellRec {
     first: u32,
@@ -142,7 +149,15 @@ fn modal_node_vs_cell(ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>,
     var seg = cell.first;
     var t_best = 0.0;
     var cp_best = vec2<f32>(0.0, 0.0);
-    for (var i = 0u; i < cell.count; i = i + 1u) {
+    // Segments X → X+1: count of them on a closed shell, count − 1 on an open line.
+    var nseg = cell.count;
+    if ((cell.coupled & CELL_OPEN) != 0u) {
+        nseg = cell.count - 1u;
+    }
+    if (nseg == 0u) {
+        return empty_seg_slot(ci);
+    }
+    for (var i = 0u; i < nseg; i = i + 1u) {
         let a = cell.first + i;
         let b = cell.first + (i + 1u) % cell.count;
         let sa = spd_state[a];
@@ -204,7 +219,9 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     for (var u = 0u; u < MAX_MB; u = u + 1u) {
         let slot = x * MAX_MB + u;
         let b = cell_mb[2u * (c * MAX_MB + u)];
-        if (b == NONE || cell.coupled == 0u || (cparams.directions & DIR_SPD_NODES) == 0u) {
+        // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
+        if (b == NONE || (cell.coupled & (CELL_COUPLED | CELL_FROZEN)) != CELL_COUPLED
+            || (cparams.directions & DIR_SPD_NODES) == 0u) {
             spd_slots[slot] = empty_modal_slot();
             continue;
         }

@@ -1,7 +1,9 @@
-//! Broad phase between SPD cells and modal bodies: bounding circles (an SPD cell: centroid of its
-//! nodes, radius = farthest node + r; a modal body: X and its `bound_radius`) binned in a uniform
-//! cell list of side 2·r_max + skin, so each modal body looks only at the 3×3 bins around its own
-//! (O(n) at bounded density). A pair is listed when the circles are closer than the skin. Gives,
+//! Broad phase between SPD bodies (cells, beams, walls) and modal bodies: bounding circles (an SPD
+//! body: centroid of its nodes, radius = farthest node + r; a modal body: X and its
+//! `bound_radius`) binned in a uniform cell list of side 2·r_bin + skin (r_bin: the largest modal
+//! circle or twice the median SPD circle), so each modal body looks only at the 3×3 bins around
+//! its own (O(n) at bounded density); the few larger SPD circles (walls) are checked against every
+//! modal body. A pair is listed when the circles are closer than the skin. Gives,
 //! per modal body, its nearby cells (sorted by cell index) and, per cell, its nearby modal bodies
 //! (sorted by body index), each entry with the partner's slot index of the pair (`back`), so the
 //! gathers of both sides find the slots of a pair. Runs on the host on the modal schedule
@@ -59,12 +61,21 @@ pub fn cell_circles(cells: &[CellRec], pos: &[[f32; 2]]) -> Vec<([f32; 2], f32)>
 /// Lists of nearby (cell, modal body) pairs: circles closer than `skin`.
 pub fn couple_lists(cells: &[([f32; 2], f32)], modal: &[([f32; 2], f32)], skin: f32) -> anyhow::Result<CoupleLists> {
     let mut out = CoupleLists::empty(cells.len(), modal.len());
-    let rmax = cells.iter().chain(modal).map(|c| c.1).fold(0.0, f32::max);
-    let side = 2.0 * rmax + skin;
+    // Bin side from the modal bodies and the typical cell (twice the median cell circle): a
+    // few large circles (SPD walls, long beams) would make every bin hold everything, so those
+    // are checked against every modal body instead.
+    let mut radii: Vec<f32> = cells.iter().map(|c| c.1).filter(|r| *r >= 0.0).collect();
+    radii.sort_by(f32::total_cmp);
+    let median = radii.get(radii.len() / 2).copied().unwrap_or(0.0);
+    let rbin = modal.iter().map(|c| c.1).fold(2.0 * median, f32::max);
+    let side = 2.0 * rbin + skin;
     let key = |p: [f32; 2]| ((p[0] / side).floor() as i64, (p[1] / side).floor() as i64);
     let mut bins: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
+    let mut large = Vec::new();
     for (i, c) in cells.iter().enumerate() {
-        if c.1 >= 0.0 {
+        if c.1 > rbin {
+            large.push(i);
+        } else if c.1 >= 0.0 {
             bins.entry(key(c.0)).or_default().push(i);
         }
     }
@@ -74,7 +85,10 @@ pub fn couple_lists(cells: &[([f32; 2], f32)], modal: &[([f32; 2], f32)], skin: 
         let mut list = Vec::new();
         for dy in -1..=1 {
             for dx in -1..=1 {
-                for &c in bins.get(&(kx + dx, ky + dy)).map(|v| v.as_slice()).unwrap_or(&[]) {
+                let bin = bins.get(&(kx + dx, ky + dy)).map(|v| v.as_slice()).unwrap_or(&[]);
+                // The large circles once, with the centre bin.
+                let extra: &[usize] = if (dx, dy) == (0, 0) { &large } else { &[] };
+                for &c in bin.iter().chain(extra) {
                     let d = ((m.0[0] - cells[c].0[0]).powi(2) + (m.0[1] - cells[c].0[1]).powi(2)).sqrt();
                     if d <= m.1 + cells[c].1 + skin {
                         list.push(c as u32);
@@ -205,12 +219,23 @@ mod tests {
             .map(|i| {
                 (
                     [(i % 8) as f32 * 1.7, (i / 8) as f32 * 1.9],
-                    if i % 7 == 3 { -1.0 } else { 0.8 },
+                    // Not coupled, a few walls (large circles, checked by brute force), cells.
+                    if i % 7 == 3 {
+                        -1.0
+                    } else if i % 19 == 5 {
+                        2.5
+                    } else {
+                        0.8
+                    },
                 )
             })
             .collect();
         let modal: Vec<([f32; 2], f32)> = (0..6).map(|i| ([1.0 + i as f32 * 2.3, 3.1], 1.2)).collect();
         let l = couple_lists(&cells, &modal, 0.1).unwrap();
+        assert!(
+            l.mb_cells.chunks(2).any(|p| p[0] == 5),
+            "a large circle (not binned) is listed"
+        );
         for (b, m) in modal.iter().enumerate() {
             let brute: Vec<u32> = (0..cells.len())
                 .filter(|&c| {

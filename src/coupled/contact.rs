@@ -4,8 +4,9 @@
 //! - `spd_point_vs_body`: an SPD node (centre d relative to X_j, radius r) against modal body j's
 //!   deformed level set: `modal::contact::point_vs_body` with gap = φ − r (§3.2 with the node's
 //!   half-thickness), the bounding circle widened by r.
-//! - `modal_node_vs_cell`: a modal surface node against the sphero-segments of one SPD cell: the
-//!   closest point over the cell's segments X → X+1 (first in node order on ties), gap = d − r.
+//! - `modal_node_vs_cell`: a modal surface node against the sphero-segments of one SPD body (a
+//!   cell, a beam or a wall): the closest point over its segments X → X+1 (first in node order on
+//!   ties; no closing segment on an open line), gap = d − r.
 
 use super::layout::{CellRec, SegSlot};
 use crate::modal::contact::{contact_law, displacement, ls_query, rot, rot_t, sin_cos_det, ContactOut};
@@ -71,7 +72,19 @@ pub fn modal_node_vs_cell(
     let mut seg = cell.first;
     let mut t_best = 0.0f32;
     let mut cp_best = [0.0f32; 2];
-    for i in 0..cell.count {
+    // Segments X → X+1: count of them on a closed shell, count − 1 on an open line.
+    let nseg = if cell.coupled & super::CELL_OPEN != 0 {
+        cell.count.saturating_sub(1)
+    } else {
+        cell.count
+    };
+    if nseg == 0 {
+        return SegSlot {
+            partner: ci,
+            ..SegSlot::default()
+        };
+    }
+    for i in 0..nseg {
         let a = cell.first + i;
         let b = cell.first + (i + 1) % cell.count;
         let sa = &spd[a as usize];

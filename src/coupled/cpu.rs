@@ -13,7 +13,7 @@ use super::broad_phase::CoupleLists;
 use super::contact::{modal_node_vs_cell, spd_point_vs_body};
 use super::layout::{CellRec, CoupleParams, SegSlot};
 use super::stepper::CoupledBackend;
-use super::{DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
+use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::modal::contact::{mode_eval, rot, rot_t};
@@ -52,7 +52,11 @@ pub fn spd_node_vs_modal(
     let sx = &spd[x];
     for u in 0..MAX_MB {
         let b = lists.cell_mb[2 * (c * MAX_MB + u)];
-        if b == NONE || cell.coupled == 0 || cs.params.directions & DIR_SPD_NODES == 0 {
+        // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
+        if b == NONE
+            || cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED
+            || cs.params.directions & DIR_SPD_NODES == 0
+        {
             out[u] = ModalSlot::default();
             continue;
         }

@@ -26,7 +26,8 @@ pub struct CellRec {
     pub count: u32,
     /// Half-thickness r of the shell.
     pub radius: f32,
-    /// 1 for a closed, free SPD body (a cell), 0 otherwise (not coupled).
+    /// `CELL_*` bits (`coupled::CELL_COUPLED`, `CELL_FROZEN`, `CELL_OPEN`); 1 is a free closed
+    /// cell, 0 a body that is not coupled.
     pub coupled: u32,
 }
 

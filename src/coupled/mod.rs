@@ -13,8 +13,10 @@
 //!
 //! Mixed pairs use the modal `ContactParams` (k_n, c_n, k_t, μ of the modal scene): the modal
 //! stepper's dt criterion (§3.3) already accounts for k_n, and the SPD scene's dt must be the same.
-//! Only closed SPD bodies (cells) are coupled; SPD walls and open lines are not (modal bodies have
-//! their own walls).
+//! Free SPD bodies (cells, beams) are coupled both ways; frozen SPD bodies (walls) only with the
+//! `DIR_SPD_WALLS` bit, through their segments (modal surface nodes vs the wall's
+//! sphero-segments; the reaction goes to the wall's nodes, so it is in the SPD wall forces). Open
+//! lines have no closing segment. Modal walls (`[[modal.walls]]`) act on modal bodies only.
 //!
 //! Files, one concept each:
 //! - [`layout`]: the GPU records shared with shaders/modal_spd_contact.wgsl.
@@ -39,3 +41,12 @@ pub const MAX_CELLS: usize = 16;
 pub const DIR_SPD_NODES: u32 = 1;
 pub const DIR_MODAL_NODES: u32 = 2;
 pub const DIR_BOTH: u32 = DIR_SPD_NODES | DIR_MODAL_NODES;
+/// Host-side bit of `CoupledScene::directions`: frozen SPD bodies (walls) are coupled too (modal
+/// surface nodes vs their segments). Each wall then lists at most MAX_MB modal bodies near it.
+pub const DIR_SPD_WALLS: u32 = 4;
+/// `CellRec::coupled` bits: the body is coupled (its segments are seen by modal surface nodes).
+pub const CELL_COUPLED: u32 = 1;
+/// Frozen body (a wall): its nodes do not query the modal level sets.
+pub const CELL_FROZEN: u32 = 2;
+/// Open polyline: segments X → X+1 up to the last node, no closing segment.
+pub const CELL_OPEN: u32 = 4;

@@ -37,7 +37,8 @@ pub struct CoupledScene {
     /// Modal bodies, their walls and contact parameters (also those of the mixed pairs), the
     /// list schedule (`rebuild_every`, `skin`).
     pub modal: ModalScene,
-    /// `DIR_*` bits: which of the two contact directions act (normally both).
+    /// `DIR_*` bits: which of the two contact directions act (normally both), and whether SPD
+    /// walls act on modal bodies (`DIR_SPD_WALLS`).
     pub directions: u32,
 }
 
@@ -79,11 +80,25 @@ impl CoupledScene {
         let cells: Vec<CellRec> = spd
             .bodies
             .iter()
-            .map(|b| CellRec {
-                first: b.first,
-                count: b.count,
-                radius: b.radius,
-                coupled: (b.flags & BODY_CLOSED != 0 && b.flags & BODY_FROZEN == 0) as u32,
+            .map(|b| {
+                let frozen = b.flags & BODY_FROZEN != 0;
+                let coupled = if frozen && self.directions & super::DIR_SPD_WALLS == 0 {
+                    0
+                } else {
+                    super::CELL_COUPLED
+                        | if frozen { super::CELL_FROZEN } else { 0 }
+                        | if b.flags & BODY_CLOSED == 0 {
+                            super::CELL_OPEN
+                        } else {
+                            0
+                        }
+                };
+                CellRec {
+                    first: b.first,
+                    count: b.count,
+                    radius: b.radius,
+                    coupled,
+                }
             })
             .collect();
         let node_cell = spd.nodes.iter().map(|n| n.body).collect();

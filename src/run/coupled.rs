@@ -196,6 +196,16 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
         "gravity: {:?} on SPD nodes and on the modal bodies' rigid part; modal lists every {} steps (skin {})",
         spd.gravity, m.scene.rebuild_every, m.scene.skin
     );
+    println!(
+        "walls: the {} SPD walls act on SPD bodies{}; the {} modal walls on modal bodies only",
+        cb.built.geometry.walls.len(),
+        if cb.scene.directions & crate::coupled::DIR_SPD_WALLS != 0 {
+            " and on modal bodies (at most 4 modal bodies near one wall)"
+        } else {
+            " only ([modal] spd_walls = false)"
+        },
+        m.scene.walls.len()
+    );
     let mut run = crate::coupled::stepper::cpu(&cb.scene)?;
     let l = run.lists();
     let pairs = l

@@ -10,12 +10,16 @@
 //! velocities of modal bodies (the coupled stepper starts them at rest), and a modal body that
 //! overlaps an SPD body in the initial state.
 //!
-//! Walls act on their own kind only: SPD walls (`box`, `wall`) hold SPD cells, `[[modal.walls]]`
-//! hold modal bodies. [`CoupledBuilt::warnings`] says so when a scene has walls of one kind only.
+//! Walls: SPD walls (`box`, `wall`) act on SPD cells and, unless `[modal] spd_walls = false`, on
+//! modal bodies too (`coupled::DIR_SPD_WALLS`: modal surface nodes vs the walls' segments, at
+//! most `coupled::MAX_MB` modal bodies near one wall); `[[modal.walls]]` act on modal bodies only.
+//! [`CoupledBuilt::warnings`] says so when a scene has modal walls, or nothing that holds its
+//! modal bodies.
 
 use super::modal::{ModalBuilt, ModalSection};
 use super::{Built, Problem, Scenario, ScenarioError};
 use crate::coupled::stepper::{mode_keeps_centre, CoupledScene};
+use crate::coupled::DIR_SPD_WALLS;
 use crate::model::{TimeStep, BODY_FROZEN};
 
 /// A mixed scenario built.
@@ -51,22 +55,26 @@ impl Scenario {
         built.scene.gravity = [g[0] as f32, g[1] as f32];
         built.settings.gravity = [0.0, 0.0];
         let mut scene = CoupledScene::new(built.scene.clone(), modal.scene.clone());
+        let spd_walls = self.file.modal.as_ref().and_then(|m| m.spd_walls).unwrap_or(true);
+        if spd_walls {
+            scene.directions |= DIR_SPD_WALLS;
+        }
         scene.spd.time_step = TimeStep::Fixed(scene.dt());
         built.scene.time_step = scene.spd.time_step;
-        overlaps(self, &built, &modal).map_err(|p| self.error(p))?;
+        overlaps(self, &built, &modal, spd_walls).map_err(|p| self.error(p))?;
         let mut warnings = vec![];
-        let spd_walls = built.geometry.walls.len();
+        let n_spd_walls = built.geometry.walls.len();
         let modal_walls = modal.scene.walls.len();
-        if spd_walls > 0 && modal_walls == 0 {
+        if n_spd_walls > 0 && modal_walls == 0 && !spd_walls {
             warnings.push(format!(
-                "{spd_walls} SPD walls and no [[modal.walls]]: SPD walls do not act on modal bodies \
-                 (give [[modal.walls]] where the modal bodies can reach them)"
+                "{n_spd_walls} SPD walls, [modal] spd_walls = false and no [[modal.walls]]: nothing holds the \
+                 modal bodies (give [[modal.walls]] where they can reach the SPD walls)"
             ));
         }
-        if modal_walls > 0 && spd_walls == 0 {
+        if modal_walls > 0 {
             warnings.push(format!(
-                "{modal_walls} modal walls and no SPD walls: modal walls do not act on SPD cells \
-                 (give SPD walls, a `box` or `wall` body, where the cells can reach them)"
+                "{modal_walls} [[modal.walls]]: they act on modal bodies only, SPD cells pass through them \
+                 (hold cells with SPD walls, a `box` or `wall` body)"
             ));
         }
         Ok(CoupledBuilt {
@@ -155,8 +163,8 @@ pub(super) fn mixed_checks(
 
 /// A modal body and an SPD body closer than the node's half-thickness in the initial state (a
 /// node of the SPD body inside the modal body's level set, ε = 0): refused, as overlapping SPD
-/// bodies are. SPD walls are checked too: a modal body does not see them and would pass through.
-fn overlaps(sc: &Scenario, built: &Built, modal: &ModalBuilt) -> Result<(), Problem> {
+/// bodies are. SPD walls too (with `spd_walls = false` a modal body would pass through them).
+fn overlaps(sc: &Scenario, built: &Built, modal: &ModalBuilt, spd_walls: bool) -> Result<(), Problem> {
     let scene = &built.scene;
     for (i, b) in modal.scene.bodies.iter().enumerate() {
         let (s, c) = (b.theta.sin() as f64, b.theta.cos() as f64);
@@ -181,8 +189,9 @@ fn overlaps(sc: &Scenario, built: &Built, modal: &ModalBuilt) -> Result<(), Prob
                         "modal body {} overlaps SPD body {k} (from bodies[{from}], {}) in the initial state{}",
                         modal.body_names[i],
                         sc.file.bodies[from].kind,
-                        if frozen {
-                            " (SPD walls do not act on modal bodies: give [[modal.walls]] instead)"
+                        if frozen && !spd_walls {
+                            " (with [modal] spd_walls = false SPD walls do not act on modal bodies: it would \
+                             pass through)"
                         } else {
                             ""
                         }

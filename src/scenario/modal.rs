@@ -41,6 +41,8 @@ pub struct ModalSection {
     pub skin: Option<f64>,
     /// One `modal_series.csv` row every this many steps (default: 200 rows over the run).
     pub series_every: Option<u64>,
+    /// Scenes with SPD bodies: SPD walls act on modal bodies (default true).
+    pub spd_walls: Option<bool>,
     #[serde(default)]
     pub bodies: Vec<ModalBodySpec>,
     #[serde(default)]
@@ -688,6 +690,11 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
         critical_time_steps(&bodies, c.k_n, beta_r, beta_d).map_err(|e| Problem::new("modal", e.to_string()))?;
     if mixed {
         super::coupled::mixed_checks(sc, m, &bodies)?;
+    } else if m.spd_walls.is_some() {
+        return Err(Problem::new(
+            "modal.spd_walls",
+            "spd_walls is for scenes with SPD bodies ([[bodies]])",
+        ));
     }
     let dt = match m.dt {
         Some(dt) => {
