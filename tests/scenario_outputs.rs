@@ -313,6 +313,9 @@ fn every_shipped_scenario_loads_and_builds() {
             if sc.is_modal_only() {
                 // Modal bodies only (no SPD cells): the modal builder is the whole scene.
                 sc.build_modal().unwrap_or_else(|e| panic!("{e}"));
+            } else if sc.is_mixed() {
+                // SPD cells and modal bodies: the coupled scene (scenario::coupled).
+                sc.build_coupled().unwrap_or_else(|e| panic!("{e}"));
             } else {
                 sc.build().unwrap_or_else(|e| panic!("{e}"));
             }
