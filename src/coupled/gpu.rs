@@ -1,8 +1,9 @@
 //! The wgpu backend of the coupled modal–SPD stepper: the SPD `GpuBackend` records its step up to
 //! node_forces (`record_coupled`), then this backend records, in the same compute pass, the modal
 //! body update, the modal clock, the modal node contacts, the two coupling slot passes, the gather
-//! and node_forces_modal (the order of `stepper`). The modal arrays are uploaded here from the
-//! packed modal scene (the layout of `modal::gpu`); every reduction is a gather in a fixed order.
+//! and node_forces_modal (the order of `stepper`). The modal arrays are uploaded by
+//! `modal::gpu::ModalBuffers` (as in the modal-only backend); every reduction is a gather in a
+//! fixed order.
 
 use super::broad_phase::CoupleLists;
 use super::cpu::CoupleStatic;
@@ -14,6 +15,7 @@ use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 use crate::gpu::stepper::GpuBackend;
+use crate::modal::gpu::ModalBuffers;
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
 use crate::model::Scene;
@@ -47,11 +49,7 @@ pub struct GpuCoupled {
     spd: GpuBackend,
     sc: Packed,
     cs: CoupleStatic,
-    state: GpuArray<ModalState>,
-    nb: GpuArray<u32>,
-    nb_back: GpuArray<u32>,
-    slots: GpuArray<ModalSlot>,
-    wall_force: GpuArray<f32>,
+    modal: ModalBuffers,
     cell_mb: GpuArray<u32>,
     mb_cells: GpuArray<u32>,
     spd_slots: GpuArray<ModalSlot>,
@@ -78,27 +76,7 @@ impl GpuCoupled {
         let capacity = (6 * n).clamp(1024, max_entries.max(1024)) as u32;
         let spd = GpuBackend::with_list_capacity(ctx.clone(), spd_scene, Some(capacity))?;
         let c = &*ctx;
-        let params = GpuArray::new(c, "modal params", &[sc.params])?;
-        let bodies = GpuArray::new(c, "modal bodies", &sc.bodies)?;
-        let modes = GpuArray::new(c, "modal modes", &sc.modes)?;
-        let mode_grid = GpuArray::new(c, "modal mode grid", &sc.mode_grid)?;
-        let phi0 = GpuArray::new(c, "modal phi0", &sc.phi0)?;
-        let nodes = GpuArray::new(c, "modal nodes", &sc.nodes)?;
-        let walls = GpuArray::new(c, "modal walls", &sc.walls)?;
-        let tables = GpuArray::new(c, "modal tables", &sc.tables)?;
-        let queries = GpuArray::new(c, "modal ls queries", &sc.queries)?;
-        let pre_ls = GpuArray::new(c, "modal precomputed ls", &sc.pre_ls)?;
-        let state = GpuArray::new(c, "modal state", &state)?;
-        let none = vec![NONE; sc.bodies.len() * crate::modal::MAX_NB];
-        let nb = GpuArray::new(c, "modal nb", &none)?;
-        let nb_back = GpuArray::new(c, "modal nb_back", &none)?;
-        let slots = GpuArray::new(
-            c,
-            "modal slots",
-            &vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
-        )?;
-        let clock = GpuArray::<u32>::new(c, "modal clock", &[0])?;
-        let wall_force = GpuArray::<f32>::zeroed(c, "modal wall force", 2 * sc.walls.len())?;
+        let modal = ModalBuffers::new(c, &sc, &state)?;
         let cparams = c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("couple params"),
             contents: bytemuck::bytes_of(&cs.params),
@@ -132,21 +110,8 @@ impl GpuCoupled {
         };
         // Bindings 0–13 and 24–25: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
         let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
-            vec![
-                (0, params.buffer()),
-                (1, bodies.buffer()),
-                (2, modes.buffer()),
-                (3, mode_grid.buffer()),
-                (4, phi0.buffer()),
-                (5, nodes.buffer()),
-                (6, walls.buffer()),
-                (7, tables.buffer()),
-                (8, state.buffer()),
-                (9, nb.buffer()),
-                (10, nb_back.buffer()),
-                (11, slots.buffer()),
-                (12, clock.buffer()),
-                (13, wall_force.buffer()),
+            let mut t = modal.table();
+            t.extend([
                 (14, &cparams),
                 (15, node_cell.buffer()),
                 (16, cells.buffer()),
@@ -158,9 +123,8 @@ impl GpuCoupled {
                 (21, spd_slots.buffer()),
                 (22, mnode_slots.buffer()),
                 (23, modal_force.buffer()),
-                (24, queries.buffer()),
-                (25, pre_ls.buffer()),
-            ]
+            ]);
+            t
         };
         let k = &kernels;
         let nf = |init: bool, s: usize| {
@@ -178,17 +142,6 @@ impl GpuCoupled {
             node_forces: [[nf(false, 0), nf(false, 1)], [nf(true, 0), nf(true, 1)]],
         };
         let keep = vec![
-            params.buffer().clone(),
-            bodies.buffer().clone(),
-            modes.buffer().clone(),
-            mode_grid.buffer().clone(),
-            phi0.buffer().clone(),
-            nodes.buffer().clone(),
-            walls.buffer().clone(),
-            tables.buffer().clone(),
-            queries.buffer().clone(),
-            pre_ls.buffer().clone(),
-            clock.buffer().clone(),
             cparams.clone(),
             node_cell.buffer().clone(),
             cells.buffer().clone(),
@@ -199,11 +152,7 @@ impl GpuCoupled {
             spd,
             sc,
             cs,
-            state,
-            nb,
-            nb_back,
-            slots,
-            wall_force,
+            modal,
             cell_mb,
             mb_cells,
             spd_slots,
@@ -262,15 +211,15 @@ impl CoupledBackend for GpuCoupled {
         self.record(n, false)
     }
     fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>> {
-        Ok(self.state.read(&self.ctx))
+        Ok(self.modal.state.read(&self.ctx))
     }
     fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
-        let f = self.wall_force.read(&self.ctx);
+        let f = self.modal.wall_force.read(&self.ctx);
         Ok(f.chunks(2).map(|c| [c[0], c[1]]).collect())
     }
     fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
         Ok((
-            self.slots.read(&self.ctx),
+            self.modal.slots.read(&self.ctx),
             self.spd_slots.read(&self.ctx),
             self.mnode_slots.read(&self.ctx),
         ))
@@ -283,12 +232,12 @@ impl CoupledBackend for GpuCoupled {
         slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
         let c = &*self.ctx;
-        self.nb.write(c, nb);
-        self.nb_back.write(c, nb_back);
+        self.modal.nb.write(c, nb);
+        self.modal.nb_back.write(c, nb_back);
         self.cell_mb.write(c, &lists.cell_mb);
         self.mb_cells.write(c, &lists.mb_cells);
         if let Some((m, s, k)) = slots {
-            self.slots.write(c, &m);
+            self.modal.slots.write(c, &m);
             self.spd_slots.write(c, &s);
             self.mnode_slots.write(c, &k);
         }

@@ -16,6 +16,11 @@ pub struct NodeUpdate {
     pub force: [f32; 2],
 }
 
+/// Everything on node X and the second Verlet half-step. `modal`: the node's force from modal
+/// bodies in the coupled stepper (the gathered contacts, `coupled::cpu::spd_modal_gather`), added
+/// after the cohesive links; `None` in SPD-only runs. The WGSL twin has one entry point per case
+/// (`node_forces` and `node_forces_modal`, which alone binds the modal forces), both node_force_sum
+/// then node_force_finish like this function.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn node_forces(
@@ -31,38 +36,15 @@ pub fn node_forces(
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
-) -> NodeUpdate {
-    let f = node_force_sum(
-        x, nodes, bodies, shell, start, entries, slots, link_start, link_list, link_force,
-    );
-    node_force_finish(x, p, nodes, bodies, vel_half, f)
-}
-
-/// `node_forces` with an extra per-node force `modal` (the gathered contacts with modal bodies,
-/// `coupled::cpu::spd_modal_gather`) added after the cohesive links (twin of the entry point
-/// `node_forces_modal`).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-pub fn node_forces_modal(
-    x: usize,
-    p: &SimParams,
-    nodes: &[Node],
-    bodies: &[Body],
-    shell: &[ShellForce],
-    vel_half: &[[f32; 2]],
-    start: &[u32],
-    entries: &[Entry],
-    slots: &[ContactSlot],
-    link_start: &[u32],
-    link_list: &[u32],
-    link_force: &[[f32; 2]],
-    modal: [f32; 2],
+    modal: Option<[f32; 2]>,
 ) -> NodeUpdate {
     let mut f = node_force_sum(
         x, nodes, bodies, shell, start, entries, slots, link_start, link_list, link_force,
     );
-    f[0] += modal[0];
-    f[1] += modal[1];
+    if let Some(m) = modal {
+        f[0] += m[0];
+        f[1] += m[1];
+    }
     node_force_finish(x, p, nodes, bodies, vel_half, f)
 }
 

@@ -7,7 +7,7 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::core_area::core_area;
 use super::integrate::integrate;
-use super::node_forces::{node_forces, node_forces_modal};
+use super::node_forces::node_forces;
 use super::scan::prefix_scan;
 use super::shell_forces::shell_forces;
 use crate::backend::{Backend, ContactSnapshot, SavedState};
@@ -107,7 +107,7 @@ impl CpuBackend {
 
     /// One step of the coupled modal–SPD stepper (`coupled::cpu`): phases 1–5 as in `one_step`,
     /// then `couple` sees the nodes at x_{n+1} with v_{n+½} and returns each node's force from the
-    /// modal bodies, which node_forces adds (`node_forces_modal`). `init` runs the dt = 0 force
+    /// modal bodies, which node_forces adds (WGSL `node_forces_modal`). `init` runs the dt = 0 force
     /// pass (as `new` does) and does not count a step.
     pub(crate) fn step_coupled(&mut self, init: bool, couple: impl FnOnce(SpdView<'_>) -> Vec<[f32; 2]>) {
         let dt = self.params.dt;
@@ -280,15 +280,21 @@ impl CpuBackend {
         new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
             for (j, s) in sc.iter_mut().enumerate() {
                 let x = k * CHUNK + j;
-                let u = match modal {
-                    None => node_forces(
-                        x, &p, nodes, bodies, shell, vel_half, start, entries, slots, link_start, link_list, link_force,
-                    ),
-                    Some(m) => node_forces_modal(
-                        x, &p, nodes, bodies, shell, vel_half, start, entries, slots, link_start, link_list,
-                        link_force, m[x],
-                    ),
-                };
+                let u = node_forces(
+                    x,
+                    &p,
+                    nodes,
+                    bodies,
+                    shell,
+                    vel_half,
+                    start,
+                    entries,
+                    slots,
+                    link_start,
+                    link_list,
+                    link_force,
+                    modal.map(|m| m[x]),
+                );
                 s.vel = u.vel;
                 s.force = u.force;
                 s.seg_rest = shell[x].seg_rest;

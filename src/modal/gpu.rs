@@ -9,53 +9,43 @@ use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 
-pub struct GpuModal {
-    pub ctx: GpuContext,
-    sc: Packed,
-    state: GpuArray<ModalState>,
-    nb: GpuArray<u32>,
-    nb_back: GpuArray<u32>,
-    slots: GpuArray<ModalSlot>,
-    wall_force: GpuArray<f32>,
-    // Static buffers kept alive for the bind groups.
-    _keep: Vec<wgpu::Buffer>,
-    contact: Kernel,
-    body: Kernel,
-    clock: Kernel,
-    groups: [wgpu::BindGroup; 3],
-    steps: u64,
+/// The packed modal scene on the GPU: the arrays behind modal_lib.wgsl's bindings 0–13 and
+/// 24–25, shared by this backend and the coupled one (`coupled::gpu`).
+pub struct ModalBuffers {
+    pub state: GpuArray<ModalState>,
+    pub nb: GpuArray<u32>,
+    pub nb_back: GpuArray<u32>,
+    pub slots: GpuArray<ModalSlot>,
+    pub wall_force: GpuArray<f32>,
+    /// (binding, buffer) of every modal_lib.wgsl binding (the buffers stay alive with it).
+    bindings: Vec<(u32, wgpu::Buffer)>,
 }
 
-/// Steps recorded per submission.
-const STEPS_PER_SUBMIT: u32 = 200;
-
-impl GpuModal {
-    pub fn new(ctx: GpuContext, sc: Packed, state: Vec<ModalState>) -> anyhow::Result<GpuModal> {
-        let params = GpuArray::new(&ctx, "modal params", &[sc.params])?;
-        let bodies = GpuArray::new(&ctx, "modal bodies", &sc.bodies)?;
-        let modes = GpuArray::new(&ctx, "modal modes", &sc.modes)?;
-        let mode_grid = GpuArray::new(&ctx, "modal mode grid", &sc.mode_grid)?;
-        let phi0 = GpuArray::new(&ctx, "modal phi0", &sc.phi0)?;
-        let nodes = GpuArray::new(&ctx, "modal nodes", &sc.nodes)?;
-        let walls = GpuArray::new(&ctx, "modal walls", &sc.walls)?;
-        let tables = GpuArray::new(&ctx, "modal tables", &sc.tables)?;
-        let queries = GpuArray::new(&ctx, "modal ls queries", &sc.queries)?;
-        let pre_ls = GpuArray::new(&ctx, "modal precomputed ls", &sc.pre_ls)?;
-        let state = GpuArray::new(&ctx, "modal state", &state)?;
+impl ModalBuffers {
+    /// Uploads the packed scene and the initial states; empty neighbour lists and slots.
+    pub fn new(ctx: &GpuContext, sc: &Packed, state: &[ModalState]) -> anyhow::Result<ModalBuffers> {
+        let params = GpuArray::new(ctx, "modal params", &[sc.params])?;
+        let bodies = GpuArray::new(ctx, "modal bodies", &sc.bodies)?;
+        let modes = GpuArray::new(ctx, "modal modes", &sc.modes)?;
+        let mode_grid = GpuArray::new(ctx, "modal mode grid", &sc.mode_grid)?;
+        let phi0 = GpuArray::new(ctx, "modal phi0", &sc.phi0)?;
+        let nodes = GpuArray::new(ctx, "modal nodes", &sc.nodes)?;
+        let walls = GpuArray::new(ctx, "modal walls", &sc.walls)?;
+        let tables = GpuArray::new(ctx, "modal tables", &sc.tables)?;
+        let queries = GpuArray::new(ctx, "modal ls queries", &sc.queries)?;
+        let pre_ls = GpuArray::new(ctx, "modal precomputed ls", &sc.pre_ls)?;
+        let state = GpuArray::new(ctx, "modal state", state)?;
         let none = vec![NONE; sc.bodies.len() * super::MAX_NB];
-        let nb = GpuArray::new(&ctx, "modal nb", &none)?;
-        let nb_back = GpuArray::new(&ctx, "modal nb_back", &none)?;
+        let nb = GpuArray::new(ctx, "modal nb", &none)?;
+        let nb_back = GpuArray::new(ctx, "modal nb_back", &none)?;
         let slots = GpuArray::new(
-            &ctx,
+            ctx,
             "modal slots",
             &vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
         )?;
-        let clock = GpuArray::<u32>::new(&ctx, "modal clock", &[0])?;
-        let wall_force = GpuArray::<f32>::zeroed(&ctx, "modal wall force", 2 * sc.walls.len())?;
-        let contact = Kernel::new(&ctx, "modal_contact", "modal_node_contact")?;
-        let body = Kernel::new(&ctx, "modal_body", "modal_body_update")?;
-        let clock_k = Kernel::new(&ctx, "modal_body", "modal_clock")?;
-        let table: Vec<(u32, &wgpu::Buffer)> = vec![
+        let clock = GpuArray::<u32>::new(ctx, "modal clock", &[0])?;
+        let wall_force = GpuArray::<f32>::zeroed(ctx, "modal wall force", 2 * sc.walls.len())?;
+        let bindings = [
             (0, params.buffer()),
             (1, bodies.buffer()),
             (2, modes.buffer()),
@@ -72,34 +62,56 @@ impl GpuModal {
             (13, wall_force.buffer()),
             (24, queries.buffer()),
             (25, pre_ls.buffer()),
-        ];
-        let groups = [
-            contact.bind(&ctx, &table),
-            body.bind(&ctx, &table),
-            clock_k.bind(&ctx, &table),
-        ];
-        let keep = vec![
-            params.buffer().clone(),
-            bodies.buffer().clone(),
-            modes.buffer().clone(),
-            mode_grid.buffer().clone(),
-            phi0.buffer().clone(),
-            nodes.buffer().clone(),
-            walls.buffer().clone(),
-            tables.buffer().clone(),
-            clock.buffer().clone(),
-            queries.buffer().clone(),
-            pre_ls.buffer().clone(),
-        ];
-        Ok(GpuModal {
-            ctx,
-            sc,
+        ]
+        .into_iter()
+        .map(|(k, b)| (k, b.clone()))
+        .collect();
+        Ok(ModalBuffers {
             state,
             nb,
             nb_back,
             slots,
             wall_force,
-            _keep: keep,
+            bindings,
+        })
+    }
+
+    /// The bind-group table of modal_lib.wgsl's bindings.
+    pub fn table(&self) -> Vec<(u32, &wgpu::Buffer)> {
+        self.bindings.iter().map(|(k, b)| (*k, b)).collect()
+    }
+}
+
+pub struct GpuModal {
+    pub ctx: GpuContext,
+    sc: Packed,
+    buf: ModalBuffers,
+    contact: Kernel,
+    body: Kernel,
+    clock: Kernel,
+    groups: [wgpu::BindGroup; 3],
+    steps: u64,
+}
+
+/// Steps recorded per submission.
+const STEPS_PER_SUBMIT: u32 = 200;
+
+impl GpuModal {
+    pub fn new(ctx: GpuContext, sc: Packed, state: Vec<ModalState>) -> anyhow::Result<GpuModal> {
+        let buf = ModalBuffers::new(&ctx, &sc, &state)?;
+        let contact = Kernel::new(&ctx, "modal_contact", "modal_node_contact")?;
+        let body = Kernel::new(&ctx, "modal_body", "modal_body_update")?;
+        let clock_k = Kernel::new(&ctx, "modal_body", "modal_clock")?;
+        let table = buf.table();
+        let groups = [
+            contact.bind(&ctx, &table),
+            body.bind(&ctx, &table),
+            clock_k.bind(&ctx, &table),
+        ];
+        Ok(GpuModal {
+            ctx,
+            sc,
+            buf,
             contact,
             body,
             clock: clock_k,
@@ -144,20 +156,20 @@ impl ModalBackend for GpuModal {
         Ok(())
     }
     fn states(&mut self) -> anyhow::Result<Vec<ModalState>> {
-        Ok(self.state.read(&self.ctx))
+        Ok(self.buf.state.read(&self.ctx))
     }
     fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
-        let f = self.wall_force.read(&self.ctx);
+        let f = self.buf.wall_force.read(&self.ctx);
         Ok(f.chunks(2).map(|c| [c[0], c[1]]).collect())
     }
     fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>> {
-        Ok(self.slots.read(&self.ctx))
+        Ok(self.buf.slots.read(&self.ctx))
     }
     fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()> {
-        self.nb.write(&self.ctx, nb);
-        self.nb_back.write(&self.ctx, nb_back);
+        self.buf.nb.write(&self.ctx, nb);
+        self.buf.nb_back.write(&self.ctx, nb_back);
         if let Some(s) = slots {
-            self.slots.write(&self.ctx, s);
+            self.buf.slots.write(&self.ctx, s);
         }
         Ok(())
     }
