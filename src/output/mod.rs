@@ -1,5 +1,5 @@
 //! Run outputs, each an observer of the driver: `series.csv` (series.rs), `frames/*.vtp` and
-//! `run.pvd` (vtk.rs), `snapshots/*.png` (snapshot.rs), `plots/*.png` (plots.rs),
+//! `run.pvd` (vtk.rs), `snapshots/*.png` (snapshot.rs), modal bodies in both (modal.rs), `plots/*.png` (plots.rs),
 //! `checkpoint.bin` (checkpoint.rs), the §6 compaction analysis (compaction.rs), `final.csv`, `cells.csv` (with `[output] polygons`), `breaks.csv` with cohesive links (breaks.rs); the progress bar (progress.rs). Every file is
 //! written atomically (atomic.rs).
 
@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod breaks;
 pub mod checkpoint;
 pub mod compaction;
+pub mod modal;
 pub mod plots;
 pub mod progress;
 pub mod series;

@@ -1,9 +1,11 @@
 //! ParaView output: one VTK XML PolyData file per frame (`frames/frame_NNNNNN.vtp`: every body
 //! as a polyline, closed shells repeating their first node; per-node velocity and force, per-body
 //! pressure, area, elastic energy and normalised elastic energy) and `run.pvd`, the collection
-//! listing the frames with their times.
+//! listing the frames with their times; in coupled runs also `frames/modal_NNNNNN.vtp`, the
+//! modal bodies' outlines (`output::modal`), part 1 of each time in `run.pvd`.
 
 use super::atomic;
+use super::modal::OutlineSource;
 use crate::model::*;
 use crate::run::measure::body_energies;
 use crate::run::{ObserveCtx, Observer};
@@ -113,20 +115,35 @@ pub fn mean_cell_energy(scene: &Scene, energy: &[f64]) -> f64 {
 
 /// The `run.pvd` text for frames (time, relative file name).
 pub fn collection(frames: &[(f64, String)]) -> String {
+    let parts: Vec<(f64, Vec<&str>)> = frames.iter().map(|(t, f)| (*t, vec![f.as_str()])).collect();
+    collection_parts(&parts)
+}
+
+/// The `run.pvd` text for frames of several files each (time, relative file names: part 0, 1, …;
+/// ParaView loads the parts of one time as one multiblock data set).
+pub fn collection_parts(frames: &[(f64, Vec<&str>)]) -> String {
     let mut s = String::from("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n");
-    for (t, f) in frames {
-        let _ = writeln!(s, "<DataSet timestep=\"{t:e}\" group=\"\" part=\"0\" file=\"{f}\"/>");
+    for (t, files) in frames {
+        for (part, f) in files.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "<DataSet timestep=\"{t:e}\" group=\"\" part=\"{part}\" file=\"{f}\"/>"
+            );
+        }
     }
     s += "</Collection>\n</VTKFile>\n";
     s
 }
 
 /// Writes `frames/frame_NNNNNN.vtp` every `every` steps (and at the end) and keeps `run.pvd`
-/// up to date.
+/// up to date; with modal bodies also `frames/modal_NNNNNN.vtp` (part 1 of the frame).
 pub struct FramesWriter {
     dir: PathBuf,
     every: u64,
-    frames: Vec<(u64, f64, String)>,
+    /// Step, time, relative file names (cells, then modal bodies when drawn).
+    frames: Vec<(u64, f64, Vec<String>)>,
+    /// Modal bodies of the frame (coupled runs).
+    pub modal: Option<OutlineSource>,
 }
 
 impl FramesWriter {
@@ -143,7 +160,7 @@ impl FramesWriter {
                         .and_then(|x| x.parse::<u64>().ok())
                     {
                         if step <= s && (every == 0 || step % every == 0) {
-                            frames.push((step, step as f64 * dt, format!("frames/{name}")));
+                            frames.push((step, step as f64 * dt, vec![format!("frames/{name}")]));
                         } else {
                             // Past the checkpoint or the end frame of the interrupted run: redone.
                             std::fs::remove_file(e.path()).ok();
@@ -153,7 +170,12 @@ impl FramesWriter {
             }
             frames.sort_by_key(|f| f.0);
         }
-        FramesWriter { dir, every, frames }
+        FramesWriter {
+            dir,
+            every,
+            frames,
+            modal: None,
+        }
     }
 
     fn write(&mut self, ctx: &ObserveCtx) -> anyhow::Result<()> {
@@ -165,9 +187,19 @@ impl FramesWriter {
             &self.dir.join(&rel),
             polydata(&ctx.built.scene, ctx.nodes, ctx.bodies).as_bytes(),
         )?;
-        self.frames.push((ctx.step, ctx.time, rel));
-        let list: Vec<(f64, String)> = self.frames.iter().map(|f| (f.1, f.2.clone())).collect();
-        atomic::write(&self.dir.join("run.pvd"), collection(&list).as_bytes())
+        let mut files = vec![rel];
+        if let Some(source) = &mut self.modal {
+            let rel = format!("frames/modal_{:06}.vtp", ctx.step);
+            atomic::write(&self.dir.join(&rel), super::modal::polydata(&source()?).as_bytes())?;
+            files.push(rel);
+        }
+        self.frames.push((ctx.step, ctx.time, files));
+        let list: Vec<(f64, Vec<&str>)> = self
+            .frames
+            .iter()
+            .map(|f| (f.1, f.2.iter().map(String::as_str).collect()))
+            .collect();
+        atomic::write(&self.dir.join("run.pvd"), collection_parts(&list).as_bytes())
     }
 
     pub fn pvd_path(dir: &Path) -> PathBuf {

@@ -1,7 +1,7 @@
 //! A scenario that mixes SPD bodies and modal bodies (`scenario::coupled`): `softdem check` prints
 //! what it resolves to, `softdem run` steps it through `coupled::stepper::CoupledRun` (CPU twin or
 //! GPU) under the usual driver (stages, stop conditions, runaway check, progress) with the usual
-//! SPD outputs (`series.csv`, frames, snapshots, `final.csv`, `breaks.csv`, `cells.csv`, plots),
+//! SPD outputs (`series.csv`, frames and snapshots, both with the modal bodies' outlines, `final.csv`, `breaks.csv`, `cells.csv`, plots),
 //! plus `modal_series.csv` (modal body positions, angles, amplitudes, modal wall forces; the
 //! columns of `run::modal`), written atomically every `FLUSH_EVERY` rows and at the end.
 //!
@@ -15,7 +15,7 @@ use crate::backend::{Backend, BackendKind, ContactSnapshot, SavedState};
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
 use crate::model::{BodyState, LinkState, Node, NodeState, BODY_CLOSED, BODY_FROZEN};
 use crate::output::{self, atomic, progress::Progress, series::SeriesWriter, snapshot::SnapshotWriter};
-use crate::output::{vtk::FramesWriter, FinalCsv};
+use crate::output::{modal::OutlineSource, vtk::FramesWriter, FinalCsv};
 use crate::scenario::coupled::CoupledBuilt;
 use crate::scenario::modal::ModalBuilt;
 use crate::scenario::Scenario;
@@ -107,6 +107,16 @@ impl<B: CoupledBackend> Observer for ModalSeries<B> {
         self.row(ctx.step, ctx.time)?;
         atomic::write(&self.path, self.csv.as_bytes())
     }
+}
+
+/// The modal bodies' current outlines (eq 1 at the run's modal states), for snapshots and frames.
+fn outline_source<B: CoupledBackend + 'static>(run: &Rc<RefCell<CoupledRun<B>>>) -> OutlineSource {
+    let run = run.clone();
+    Box::new(move || {
+        let mut r = run.borrow_mut();
+        let states = r.modal_states()?;
+        Ok(output::modal::outlines(r.backend.packed(), &states))
+    })
 }
 
 /// Prints what a mixed scenario resolves to (`softdem check`); builds the CPU coupled run once
@@ -299,6 +309,8 @@ fn drive<B: CoupledBackend + 'static>(
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), None);
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
+    snaps.modal = Some(outline_source(&run));
+    frames.modal = Some(outline_source(&run));
     let mut fin = FinalCsv {
         path: out.join("final.csv"),
     };

@@ -1,16 +1,18 @@
 //! A scenario with modal bodies only (`[modal]`, no `[[bodies]]`): `softdem check` prints what it
 //! resolves to, `softdem run` steps it with the modal engine (`modal::stepper::ModalRun`) on the
 //! CPU twin or the GPU and writes `modal_series.csv` (time, body positions, angles and modal
-//! amplitudes, wall forces), atomically (rewritten whole every `FLUSH_EVERY` rows and at the end).
+//! amplitudes, wall forces), atomically (rewritten whole every `FLUSH_EVERY` rows and at the end),
+//! with snapshots and frames of the bodies' outlines (`Outputs`, `output::modal`).
 
 use crate::backend::BackendKind;
 use crate::modal::cpu::CpuModal;
 use crate::modal::gpu::GpuModal;
 use crate::modal::stepper::{ModalBackend, ModalRun};
 use crate::modal::stiffness::ModalStiffness;
-use crate::output::atomic;
+use crate::output::{self, atomic};
+use crate::run::{is_due, next_multiple};
 use crate::scenario::modal::ModalBuilt;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Settings};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -169,7 +171,7 @@ pub fn run(
             out.display()
         );
     }
-    let path = out.join("modal_series.csv");
+    let outputs = Outputs::new(&out, &sc.settings, total);
     match kind {
         BackendKind::Cpu => drive(
             ModalRun::new(
@@ -178,8 +180,7 @@ pub fn run(
                 b.scene.skin,
             ),
             &b,
-            total,
-            &path,
+            outputs,
         )?,
         BackendKind::Gpu => {
             let ctx = crate::gpu::context::GpuContext::new()?;
@@ -190,8 +191,7 @@ pub fn run(
                     b.scene.skin,
                 ),
                 &b,
-                total,
-                &path,
+                outputs,
             )?
         }
     }
@@ -199,13 +199,72 @@ pub fn run(
         eprintln!(
             "softdem run: {total} steps in {:.1} s; {}",
             t0.elapsed().as_secs_f64(),
-            path.display()
+            out.join("modal_series.csv").display()
         );
     }
     Ok(out)
 }
 
-fn drive<B: ModalBackend>(mut run: ModalRun<B>, b: &ModalBuilt, total: u64, path: &Path) -> anyhow::Result<()> {
+/// What a modal-only run writes: `modal_series.csv` every `series_every` steps, and as SPD runs
+/// do (`[output]`), `snapshots/snapshot_NNNNNN.png` every `snapshots_every` steps and
+/// `frames/modal_NNNNNN.vtp` (listed in `run.pvd`) every `frames_every` steps (0: only the last
+/// step), all atomically.
+struct Outputs {
+    dir: PathBuf,
+    total: u64,
+    snapshots_every: u64,
+    frames_every: u64,
+    width: u32,
+    /// Frames written: time, relative file name.
+    frames: Vec<(f64, String)>,
+}
+
+impl Outputs {
+    fn new(dir: &Path, settings: &Settings, total: u64) -> Outputs {
+        Outputs {
+            dir: dir.to_path_buf(),
+            total,
+            snapshots_every: settings.snapshots_every,
+            frames_every: settings.frames_every,
+            width: settings.snapshot_width,
+            frames: vec![],
+        }
+    }
+
+    /// The next step after `step` at which a picture or frame is due.
+    fn next_due(&self, step: u64) -> u64 {
+        next_multiple(step, self.snapshots_every).min(next_multiple(step, self.frames_every))
+    }
+
+    /// The snapshot and frame due at `step`, if any.
+    fn write<B: ModalBackend>(&mut self, run: &mut ModalRun<B>, step: u64, time: f64) -> anyhow::Result<()> {
+        let last = step == self.total;
+        let snap = is_due(step, self.snapshots_every) || last;
+        let frame = is_due(step, self.frames_every) || last;
+        if !snap && !frame {
+            return Ok(());
+        }
+        let states = run.backend.states()?;
+        let outlines = output::modal::outlines(run.backend.packed(), &states);
+        if snap {
+            let path = self.dir.join(format!("snapshots/snapshot_{step:06}.png"));
+            let caption = format!("step {step}   t = {time:.4}   modal bodies");
+            output::snapshot::render_with_modal(&path, None, &outlines, self.width, &caption)?;
+        }
+        if frame {
+            let rel = format!("frames/modal_{step:06}.vtp");
+            atomic::write(&self.dir.join(&rel), output::modal::polydata(&outlines).as_bytes())?;
+            self.frames.push((time, rel));
+            let pvd = output::vtk::collection(&self.frames);
+            atomic::write(&self.dir.join("run.pvd"), pvd.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+fn drive<B: ModalBackend>(mut run: ModalRun<B>, b: &ModalBuilt, mut outputs: Outputs) -> anyhow::Result<()> {
+    let path = outputs.dir.join("modal_series.csv");
+    let total = outputs.total;
     let mut csv = series_header(b);
     let mut done = 0u64;
     let mut rows = 0usize;
@@ -217,17 +276,24 @@ fn drive<B: ModalBackend>(mut run: ModalRun<B>, b: &ModalBuilt, total: u64, path
         Ok(())
     };
     row(&mut run, 0, &mut csv)?;
+    outputs.write(&mut run, 0, 0.0)?;
     while done < total {
-        let n = b.series_every.min(total - done);
-        run.run(n)?;
-        done += n;
+        let next = next_multiple(done, b.series_every)
+            .min(outputs.next_due(done))
+            .min(total);
+        run.run(next - done)?;
+        done = next;
+        outputs.write(&mut run, done, done as f64 * dt)?;
+        if !is_due(done, b.series_every) && done != total {
+            continue;
+        }
         row(&mut run, done, &mut csv)?;
         rows += 1;
         if rows.is_multiple_of(FLUSH_EVERY) {
-            atomic::write(path, csv.as_bytes())?;
+            atomic::write(&path, csv.as_bytes())?;
         }
     }
-    atomic::write(path, csv.as_bytes())
+    atomic::write(&path, csv.as_bytes())
 }
 
 /// The scenario of a `softdem run` request when it has modal bodies only (no resume).
