@@ -253,19 +253,49 @@ fn displacement_at_node(b: u32, e: vec4<f32>, i: u32, j: u32) -> vec2<f32> {
     return u;
 }
 
-// Deformed level set of body b at q (body frame): (φ, ∂φ/∂x, ∂φ/∂y, inside grid), eq 47–48
-// evaluated on demand at the four corners of q's cell.
-fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
+// q's cell of body b's level-set grid: corner (i, j), q's fractions (fx, fy) in it, and whether
+// q lies on the grid (no contact possible off it). Twin: contact::ls_cell.
+struct LsCell {
+    i: u32,
+    j: u32,
+    fx: f32,
+    fy: f32,
+    inside: bool,
+}
+
+fn ls_cell(b: u32, q: vec2<f32>) -> LsCell {
     let br = bodies[b];
     let gx = (q.x - br.origin[0]) / br.h;
     let gy = (q.y - br.origin[1]) / br.h;
     if (!(gx >= 0.0 && gy >= 0.0 && gx < f32(br.nx - 1u) && gy < f32(br.ny - 1u))) {
-        return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
+        return LsCell(0u, 0u, 0.0, 0.0, false);
     }
     let i = u32(floor(gx));
     let j = u32(floor(gy));
-    let fx = gx - f32(i);
-    let fy = gy - f32(j);
+    return LsCell(i, j, gx - f32(i), gy - f32(j), true);
+}
+
+// Bilinear interpolation of the corner values v ((i, j), (i+1, j), (i, j+1), (i+1, j+1)) at
+// fractions (fx, fy) of a cell of spacing h: (φ, ∂φ/∂x, ∂φ/∂y, 1). Twin: contact::ls_interp.
+fn ls_interp(v: vec4<f32>, fx: f32, fy: f32, h: f32) -> vec4<f32> {
+    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
+    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / h;
+    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / h;
+    return vec4<f32>(phi, dx, dy, 1.0);
+}
+
+// Deformed level set of body b at q (body frame): (φ, ∂φ/∂x, ∂φ/∂y, inside grid), eq 47–48
+// evaluated on demand at the four corners of q's cell.
+fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
+    let br = bodies[b];
+    let cell = ls_cell(b, q);
+    if (!cell.inside) {
+        return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
+    }
+    let i = cell.i;
+    let j = cell.j;
+    let fx = cell.fx;
+    let fy = cell.fy;
     var v = vec4<f32>(0.0, 0.0, 0.0, 0.0);
     for (var c = 0u; c < 4u; c = c + 1u) {
         let di = c & 1u;
@@ -275,10 +305,7 @@ fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
         let cy = br.origin[1] + f32(j + dj) * br.h - u.y;
         v[c] = ls_bilinear(b, vec2<f32>(cx, cy));
     }
-    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
-    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / br.h;
-    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / br.h;
-    return vec4<f32>(phi, dx, dy, 1.0);
+    return ls_interp(v, fx, fy, br.h);
 }
 
 // Interval i and weight t of ε among the samples (eq 49 hat weights), clamped to the sampled
@@ -300,15 +327,14 @@ fn pre_interval(first: u32, n: u32, eps: f32) -> vec2<f32> {
 fn ls_precomputed(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
     let br = bodies[b];
     let qr = ls_queries[b];
-    let gx = (q.x - br.origin[0]) / br.h;
-    let gy = (q.y - br.origin[1]) / br.h;
-    if (!(gx >= 0.0 && gy >= 0.0 && gx < f32(br.nx - 1u) && gy < f32(br.ny - 1u))) {
+    let cell = ls_cell(b, q);
+    if (!cell.inside) {
         return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
     }
-    let i = u32(floor(gx));
-    let j = u32(floor(gy));
-    let fx = gx - f32(i);
-    let fy = gy - f32(j);
+    let i = cell.i;
+    let j = cell.j;
+    let fx = cell.fx;
+    let fy = cell.fy;
     let len = br.nx * br.ny;
     let ns = qr.n_samples;
     let nm = min(br.n_modes, 4u);
@@ -326,10 +352,7 @@ fn ls_precomputed(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
         // eq 50: superposition of the modes' changes of φ0.
         v[c] = acc - (f32(nm) - 1.0) * phi0[br.ls_first + node];
     }
-    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
-    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / br.h;
-    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / br.h;
-    return vec4<f32>(phi, dx, dy, 1.0);
+    return ls_interp(v, fx, fy, br.h);
 }
 
 // Deformed level set of body j at q by the body's query method (pullback, eq 47–48, or

@@ -144,7 +144,6 @@ fn modal_precomputed_query_matches_the_host_interpolation() {
 fn modal_precomputed_two_modes_match_the_recomputed_distance() {
     use softdem::modal::body::{rectangle_nodes, LevelSetQuery};
     use softdem::modal::contact::ls_query;
-    use softdem::modal::level_set::polygon_sdf;
     use softdem::modal::modes::Mode;
     use softdem::modal::stepper::ModalScene;
     let bc = bending_case().unwrap();
@@ -182,22 +181,11 @@ fn modal_precomputed_two_modes_match_the_recomputed_distance() {
         .collect();
     let h = g.h as f64;
     let (mut e_pre, mut e_pull, mut n) = (0.0f64, 0.0f64, 0);
-    for j in 8..(4 * (g.ny - 1) - 8) {
-        for i in 8..(4 * (g.nx - 1) - 8) {
-            let q = [
-                g.origin[0] as f64 + i as f64 * h / 4.0 + 0.013 * h,
-                g.origin[1] as f64 + j as f64 * h / 4.0 + 0.007 * h,
-            ];
-            let exact = polygon_sdf(&poly, q);
-            if exact.abs() > h || corners.iter().any(|c| (q[0] - c[0]).hypot(q[1] - c[1]) < 2.0 * h) {
-                continue;
-            }
-            let qf = [q[0] as f32, q[1] as f32];
-            e_pre = e_pre.max((ls_query(&sq, 0, &eps, qf)[0] as f64 - exact).abs() / h);
-            e_pull = e_pull.max((ls_query(&sp, 0, &eps, qf)[0] as f64 - exact).abs() / h);
-            n += 1;
-        }
-    }
+    for_each_ls_sample(&g, &poly, &corners, |qf, exact| {
+        e_pre = e_pre.max((ls_query(&sq, 0, &eps, qf)[0] as f64 - exact).abs() / h);
+        e_pull = e_pull.max((ls_query(&sp, 0, &eps, qf)[0] as f64 - exact).abs() / h);
+        n += 1;
+    });
     eprintln!("two modes: precomputed max error {e_pre:.4} h, pullback {e_pull:.4} h over {n} points");
     assert!(n > 1000, "{n} points");
     assert!(e_pre <= PULLBACK_TOL_H, "precomputed (eq 50) off by {e_pre} h");

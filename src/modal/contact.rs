@@ -118,19 +118,36 @@ pub fn displacement_at_node(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], i: u3
     u
 }
 
+/// q's cell of body `b`'s level-set grid: its corner (i, j) and q's fractions (fx, fy) in it;
+/// `None` off the grid (no contact possible there). Twin of `ls_cell` in modal_lib.wgsl.
+pub fn ls_cell(b: &ModalBodyRec, q: [f32; 2]) -> Option<(u32, u32, f32, f32)> {
+    let gx = (q[0] - b.origin[0]) / b.h;
+    let gy = (q[1] - b.origin[1]) / b.h;
+    if !(gx >= 0.0 && gy >= 0.0 && gx < (b.nx - 1) as f32 && gy < (b.ny - 1) as f32) {
+        return None;
+    }
+    let i = gx.floor() as u32;
+    let j = gy.floor() as u32;
+    Some((i, j, gx - i as f32, gy - j as f32))
+}
+
+/// Bilinear interpolation of the corner values `v` (order (i, j), (i+1, j), (i, j+1), (i+1, j+1))
+/// at fractions (fx, fy) of a cell of spacing h: (φ, ∂φ/∂x, ∂φ/∂y, 1). Twin of `ls_interp` in
+/// modal_lib.wgsl.
+pub fn ls_interp(v: [f32; 4], fx: f32, fy: f32, h: f32) -> [f32; 4] {
+    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
+    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / h;
+    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / h;
+    [phi, dx, dy, 1.0]
+}
+
 /// Deformed level set of body `b` (amplitudes `eps`) at q, body frame: (φ, ∂φ/∂x, ∂φ/∂y, inside)
 /// with inside = 1 when q lies on the grid (0: no contact possible). Eq 47–48 on demand at the four
 /// corners of q's cell.
 pub fn ls_pullback(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], q: [f32; 2]) -> [f32; 4] {
-    let gx = (q[0] - b.origin[0]) / b.h;
-    let gy = (q[1] - b.origin[1]) / b.h;
-    if !(gx >= 0.0 && gy >= 0.0 && gx < (b.nx - 1) as f32 && gy < (b.ny - 1) as f32) {
+    let Some((i, j, fx, fy)) = ls_cell(b, q) else {
         return [1.0e30, 0.0, 0.0, 0.0];
-    }
-    let i = gx.floor() as u32;
-    let j = gy.floor() as u32;
-    let fx = gx - i as f32;
-    let fy = gy - j as f32;
+    };
     let g = grid_of(b);
     let first = b.ls_first as usize;
     let mut v = [0.0f32; 4];
@@ -141,10 +158,7 @@ pub fn ls_pullback(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], q: [f32; 2]) -
         let cy = b.origin[1] + (j + dj) as f32 * b.h - u[1];
         v[c] = ls_bilinear(&g, &sc.phi0, first, [cx, cy]);
     }
-    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
-    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / b.h;
-    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / b.h;
-    [phi, dx, dy, 1.0]
+    ls_interp(v, fx, fy, b.h)
 }
 
 /// Deformed level set of body `j` at q (body frame) by the body's query method: the pullback

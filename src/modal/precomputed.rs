@@ -17,7 +17,7 @@
 //!   interpolation and its gradient).
 
 use super::body::ModalBody;
-use super::contact::grid_of;
+use super::contact::{grid_of, ls_cell, ls_interp};
 use super::layout::*;
 use super::level_set::{polygon_sdf, LevelSet};
 use super::stepper::Packed;
@@ -137,15 +137,9 @@ pub fn pre_interval(pre: &[f32], first: usize, n: usize, eps: f32) -> (usize, f3
 /// q's cell, φ(c) = Σ_α [(1 − t_α) φ_{α,i}(c) + t_α φ_{α,i+1}(c)] − (N_modes − 1) φ0(c)
 /// (eq 49–50), then bilinear interpolation. Twin of `ls_precomputed` in modal_lib.wgsl.
 pub fn ls_precomputed(sc: &Packed, b: &ModalBodyRec, qr: &ModalQueryRec, eps: &[f32; 4], q: [f32; 2]) -> [f32; 4] {
-    let gx = (q[0] - b.origin[0]) / b.h;
-    let gy = (q[1] - b.origin[1]) / b.h;
-    if !(gx >= 0.0 && gy >= 0.0 && gx < (b.nx - 1) as f32 && gy < (b.ny - 1) as f32) {
+    let Some((i, j, fx, fy)) = ls_cell(b, q) else {
         return [1.0e30, 0.0, 0.0, 0.0];
-    }
-    let i = gx.floor() as u32;
-    let j = gy.floor() as u32;
-    let fx = gx - i as f32;
-    let fy = gy - j as f32;
+    };
     let g = grid_of(b);
     let len = g.len();
     let ns = qr.n_samples as usize;
@@ -163,8 +157,5 @@ pub fn ls_precomputed(sc: &Packed, b: &ModalBodyRec, qr: &ModalQueryRec, eps: &[
         // eq 50: superposition of the modes' changes of φ0.
         v[c] = acc - (nm as f32 - 1.0) * sc.phi0[b.ls_first as usize + node];
     }
-    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
-    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / b.h;
-    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / b.h;
-    [phi, dx, dy, 1.0]
+    ls_interp(v, fx, fy, b.h)
 }

@@ -19,7 +19,7 @@ use super::body::{beam, disk, ModalBody};
 use super::cpu::CpuModal;
 use super::gpu::GpuModal;
 use super::layout::ModalState;
-use super::level_set::polygon_sdf;
+use super::level_set::{polygon_sdf, Grid};
 use super::precomputed::PrecomputedLevelSets;
 use super::quadrature::Elastic;
 use super::stepper::{circle_wall, line_wall, ContactParams, ModalBackend, ModalRun, ModalScene};
@@ -469,6 +469,27 @@ pub struct PullbackErrors {
     pub samples: usize,
 }
 
+/// The sample points of the level-set error checks (case 4 and the two-mode check in
+/// tests/modal_validation.rs): a lattice 4× finer than grid `g`, inside the grid's inner part,
+/// offset from the grid lines; only the points within h of the exact deformed boundary `poly`
+/// and more than 2h from every deformed corner. Calls `f(q, exact signed distance)` per point.
+pub fn for_each_ls_sample(g: &Grid, poly: &[[f64; 2]], corners: &[[f64; 2]], mut f: impl FnMut([f32; 2], f64)) {
+    let h = g.h as f64;
+    for j in 8..(4 * (g.ny - 1) - 8) {
+        for i in 8..(4 * (g.nx - 1) - 8) {
+            let q = [
+                g.origin[0] as f64 + i as f64 * h / 4.0 + 0.013 * h,
+                g.origin[1] as f64 + j as f64 * h / 4.0 + 0.007 * h,
+            ];
+            let exact = polygon_sdf(poly, q);
+            if exact.abs() > h || corners.iter().any(|c| (q[0] - c[0]).hypot(q[1] - c[1]) < 2.0 * h) {
+                continue;
+            }
+            f([q[0] as f32, q[1] as f32], exact);
+        }
+    }
+}
+
 /// `body` (one mode) at amplitude `eps`; the exact deformed boundary is the polygon of
 /// `dense` boundary points mapped by p + ε Φ(p) (f64).
 /// Points within 2h of a deformed `corners` point are skipped: at a sharp corner the bilinear grid
@@ -511,25 +532,13 @@ pub fn pullback_errors(
         samples: 0,
     };
     let e4 = [eps, 0.0, 0.0, 0.0];
-    // Sample points on a lattice 4× finer than the grid, inside the grid's inner part.
-    for j in 8..(4 * (g.ny - 1) - 8) {
-        for i in 8..(4 * (g.nx - 1) - 8) {
-            let q = [
-                g.origin[0] as f64 + i as f64 * h / 4.0 + 0.013 * h,
-                g.origin[1] as f64 + j as f64 * h / 4.0 + 0.007 * h,
-            ];
-            let exact = polygon_sdf(&poly, q);
-            if exact.abs() > h || corners_def.iter().any(|c| (q[0] - c[0]).hypot(q[1] - c[1]) < 2.0 * h) {
-                continue;
-            }
-            let qf = [q[0] as f32, q[1] as f32];
-            let pb = super::contact::ls_pullback(&sc, &sc.bodies[0], &e4, qf)[0] as f64;
-            let pc = pre.query(qf, eps) as f64;
-            e.pullback_max = e.pullback_max.max((pb - exact).abs() / h);
-            e.precomputed_max = e.precomputed_max.max((pc - exact).abs() / h);
-            e.samples += 1;
-        }
-    }
+    for_each_ls_sample(g, &poly, &corners_def, |qf, exact| {
+        let pb = super::contact::ls_pullback(&sc, &sc.bodies[0], &e4, qf)[0] as f64;
+        let pc = pre.query(qf, eps) as f64;
+        e.pullback_max = e.pullback_max.max((pb - exact).abs() / h);
+        e.precomputed_max = e.precomputed_max.max((pc - exact).abs() / h);
+        e.samples += 1;
+    });
     Ok(e)
 }
 
