@@ -10,7 +10,7 @@
 //! names the step it was detected at); `softdem compare` and sweeps (`session::make_backend`).
 
 use super::session::RunReport;
-use super::{next_multiple, Driver, ObserveCtx, Observer, RunEnd};
+use super::{next_multiple, Driver, ObserveCtx, Observer};
 use crate::backend::{Backend, BackendKind, ContactSnapshot, SavedState};
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
 use crate::model::{BodyState, LinkState, Node, NodeState, BODY_CLOSED, BODY_FROZEN};
@@ -156,16 +156,9 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
         spd.nodes.len()
     );
     for (i, b) in m.scene.bodies.iter().enumerate() {
-        let g = &b.level_set.grid;
         println!(
-            "modal body {} ({}): {} surface nodes, level set {}×{} (h = {}), mass {:.6e}, {} mode(s) ({}), stiffness {}",
-            m.body_names[i],
-            sc.file.modal.as_ref().unwrap().bodies[i].shape,
-            b.nodes.len(),
-            g.nx,
-            g.ny,
-            g.h,
-            b.mass,
+            "modal body {}, {} mode(s) ({}), stiffness {}",
+            super::modal::body_line(sc, m, i),
             b.n_modes(),
             sc.file.modal.as_ref().unwrap().bodies[i]
                 .modes
@@ -176,18 +169,8 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
             m.stiffness_kinds[i]
         );
     }
-    for (i, w) in m.scene.walls.iter().enumerate() {
-        println!(
-            "modal wall {}: {} at {:?}, velocity {:?}",
-            m.wall_names[i],
-            if w.kind == crate::modal::layout::WALL_LINE {
-                format!("line, normal {:?}", w.normal)
-            } else {
-                format!("circle, radius {}", w.radius)
-            },
-            w.p0,
-            w.velocity
-        );
+    for i in 0..m.scene.walls.len() {
+        println!("modal wall {}", super::modal::wall_line(m, i));
     }
     let mut spd_alone = sc.build()?.scene;
     spd_alone.gravity = spd.gravity;
@@ -342,30 +325,16 @@ fn drive<B: CoupledBackend + 'static>(
     let end = driver.run(cap, &mut observers, &mut progress);
     progress.finish();
     let end = end?;
-    let steps = driver.backend.steps_done();
-    if settings.plots {
-        output::plots::write_plots(&out.join("series.csv"), &out.join("plots"))?;
-    }
-    let seconds = t0.elapsed().as_secs_f64();
-    if !quiet {
-        eprintln!(
-            "softdem run: {} at step {steps} ({}) in {seconds:.1} s ({:.0} steps/s); outputs in {} (modal bodies: modal_series.csv)",
-            match end {
-                RunEnd::Done => "all stages done",
-                RunEnd::Cap => "step limit reached",
-            },
-            driver.stage_name(),
-            steps as f64 / seconds.max(1e-9),
-            out.display()
-        );
-    }
-    Ok(RunReport {
-        out,
+    super::session::finish(
+        &driver,
         end,
-        steps,
-        seconds,
-        backend: backend_name,
-    })
+        0,
+        out,
+        t0,
+        quiet,
+        backend_name,
+        " (modal bodies: modal_series.csv)",
+    )
 }
 
 /// The scenario of a `softdem run` request when it mixes SPD and modal bodies (no resume).

@@ -29,16 +29,9 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
     }
     let packed = b.scene.pack()?;
     for (i, body) in b.scene.bodies.iter().enumerate() {
-        let g = &body.level_set.grid;
         println!(
-            "body {} ({}): {} surface nodes, level set {}×{} (h = {}), mass {:.6e}, inertia {:.6e}, query {}",
-            b.body_names[i],
-            sc.file.modal.as_ref().unwrap().bodies[i].shape,
-            body.nodes.len(),
-            g.nx,
-            g.ny,
-            g.h,
-            body.mass,
+            "body {}, inertia {:.6e}, query {}",
+            body_line(sc, &b, i),
             body.inertia,
             match &body.query {
                 crate::modal::body::LevelSetQuery::Pullback => "pullback (eq 47–48)".to_string(),
@@ -63,18 +56,8 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
             ),
         }
     }
-    for (i, w) in b.scene.walls.iter().enumerate() {
-        println!(
-            "wall {}: {} at {:?}, velocity {:?}",
-            b.wall_names[i],
-            if w.kind == crate::modal::layout::WALL_LINE {
-                format!("line, normal {:?}", w.normal)
-            } else {
-                format!("circle, radius {}", w.radius)
-            },
-            w.p0,
-            w.velocity
-        );
+    for i in 0..b.scene.walls.len() {
+        println!("wall {}", wall_line(&b, i));
     }
     println!(
         "time step: dt = {:.6e}; §3.3: rigid/contact β_r √(m_eff/k_n) = {:.6e}, deformation β_d/ω_max = {:.6e}",
@@ -100,6 +83,38 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
         bytes as f64 / 1048576.0
     );
     Ok(())
+}
+
+/// What `softdem check` says of modal body `i`: name (shape), surface nodes, level-set grid, mass.
+pub(super) fn body_line(sc: &Scenario, b: &ModalBuilt, i: usize) -> String {
+    let body = &b.scene.bodies[i];
+    let g = &body.level_set.grid;
+    format!(
+        "{} ({}): {} surface nodes, level set {}×{} (h = {}), mass {:.6e}",
+        b.body_names[i],
+        sc.file.modal.as_ref().unwrap().bodies[i].shape,
+        body.nodes.len(),
+        g.nx,
+        g.ny,
+        g.h,
+        body.mass
+    )
+}
+
+/// What `softdem check` says of modal wall `i`: name, kind and place, velocity.
+pub(super) fn wall_line(b: &ModalBuilt, i: usize) -> String {
+    let w = &b.scene.walls[i];
+    format!(
+        "{}: {} at {:?}, velocity {:?}",
+        b.wall_names[i],
+        if w.kind == crate::modal::layout::WALL_LINE {
+            format!("line, normal {:?}", w.normal)
+        } else {
+            format!("circle, radius {}", w.radius)
+        },
+        w.p0,
+        w.velocity
+    )
 }
 
 /// Header of `modal_series.csv`: step, time, per body `NAME.x, NAME.y, NAME.theta, NAME.eps0…`,

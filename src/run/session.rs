@@ -170,14 +170,30 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let end = driver.run(req.steps, &mut observers, &mut progress);
     progress.finish();
     let end = end?;
+    finish(&driver, end, start_step, out, t0, req.quiet, backend_name, "")
+}
+
+/// The end of a run: the plots (`[output] plots`), the closing line (unless `quiet`; `note` ends
+/// it) and the report. `start_step`: where this process began (a resumed run's checkpoint).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish(
+    driver: &Driver,
+    end: RunEnd,
+    start_step: u64,
+    out: PathBuf,
+    t0: Instant,
+    quiet: bool,
+    backend: String,
+    note: &str,
+) -> anyhow::Result<RunReport> {
     let steps = driver.backend.steps_done();
-    if settings.plots {
+    if driver.built.settings.plots {
         output::plots::write_plots(&out.join("series.csv"), &out.join("plots"))?;
     }
     let seconds = t0.elapsed().as_secs_f64();
-    if !req.quiet {
+    if !quiet {
         eprintln!(
-            "softdem run: {} at step {steps} ({}) in {seconds:.1} s ({:.0} steps/s); outputs in {}",
+            "softdem run: {} at step {steps} ({}) in {seconds:.1} s ({:.0} steps/s); outputs in {}{note}",
             match end {
                 RunEnd::Done => "all stages done",
                 RunEnd::Cap => "step limit reached",
@@ -192,7 +208,7 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
         end,
         steps,
         seconds,
-        backend: backend_name,
+        backend,
     })
 }
 
