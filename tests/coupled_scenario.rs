@@ -262,3 +262,134 @@ fn gpu_prefix_matches_the_cpu() {
         assert!(deps < 1e-3, "{tag}: amplitudes differ by {deps} (relative)");
     }
 }
+
+/// The disk's surface nodes by eq 1, x = X + R(Θ)(p + ε_α Φ_α(p)), evaluated here in f64 from the
+/// packed nodes and a `modal_series.csv` row (X, Θ, ε to 9 digits).
+fn disk_outline(sc: &Scenario, header: &[String], row: &[f64]) -> (Vec<[f64; 2]>, [f64; 2]) {
+    let cb = sc.build_coupled().unwrap();
+    let packed = cb.scene.prepare().unwrap().1;
+    let b = &packed.bodies[0];
+    let x = [row[col(header, "disk.x")], row[col(header, "disk.y")]];
+    let (s, c) = row[col(header, "disk.theta")].sin_cos();
+    let eps: Vec<f64> = (0..b.n_modes as usize)
+        .map(|a| row[col(header, &format!("disk.eps{a}"))])
+        .collect();
+    let pts = (b.node_first..b.node_first + b.node_count)
+        .map(|k| {
+            let nd = &packed.nodes[k as usize];
+            let mut loc = [nd.p[0] as f64, nd.p[1] as f64];
+            for (a, e) in eps.iter().enumerate() {
+                loc[0] += e * nd.phi[2 * a] as f64;
+                loc[1] += e * nd.phi[2 * a + 1] as f64;
+            }
+            [x[0] + c * loc[0] - s * loc[1], x[1] + s * loc[0] + c * loc[1]]
+        })
+        .collect();
+    (pts, x)
+}
+
+#[test]
+fn snapshots_and_frames_draw_the_modal_disk() {
+    use softdem::output::modal::MODAL_FILL;
+    use softdem::output::snapshot::View;
+    use vtkio::model::{DataSet, Piece, VertexNumbers};
+    // 8000 steps: the disk has met the cells (at about step 6500) and is compressed (ε > 0).
+    let steps = 8000u64;
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/modal_disk_on_cells.toml");
+    let every = toml::Value::Integer(4000);
+    let over =
+        [("output.snapshots_every", &every), ("output.frames_every", &every)].map(|(k, v)| (k.to_string(), v.clone()));
+    let sc = Scenario::load_with_overrides(&p, &over).unwrap();
+    let out = out_dir("drawn");
+    softdem::run::coupled::run(&sc, BackendKind::Cpu, Some(&out), Some(steps), true).unwrap();
+    let (mh, rows) = read_csv(&out.join("modal_series.csv"));
+    let last = rows.last().unwrap();
+    assert_eq!(last[0] as u64, steps);
+    assert!(
+        last[col(&mh, "disk.eps0")] > 0.0,
+        "the disk is compressed at step {steps}"
+    );
+    let (outline, centre) = disk_outline(&sc, &mh, last);
+    assert_eq!(outline.len(), 64);
+
+    // VTK: frames/modal_008000.vtp holds the disk as one polygon of its 64 surface nodes, in
+    // node order, at eq 1's positions within 1e-6 relative; run.pvd lists it as part 1.
+    let f = format!("frames/modal_{steps:06}.vtp");
+    let pvd = std::fs::read_to_string(out.join("run.pvd")).unwrap();
+    assert!(pvd.contains(&format!("part=\"1\" file=\"{f}\"")), "{pvd}");
+    let vtk = vtkio::Vtk::import(out.join(&f)).unwrap_or_else(|e| panic!("{f}: {e:?}"));
+    let DataSet::PolyData { pieces, .. } = vtk.data else {
+        panic!("{f}: not PolyData")
+    };
+    let Piece::Inline(piece) = &pieces[0] else {
+        panic!("inline piece")
+    };
+    assert_eq!(piece.num_points(), outline.len());
+    let Some(VertexNumbers::XML { connectivity, offsets }) = &piece.polys else {
+        panic!("{f}: no polygons")
+    };
+    assert_eq!(offsets, &[outline.len() as u64]);
+    assert_eq!(connectivity, &(0..outline.len() as u64).collect::<Vec<_>>());
+    let xyz: Vec<f64> = piece.points.clone().cast_into().unwrap();
+    let worst = outline
+        .iter()
+        .enumerate()
+        .map(|(k, q)| (xyz[3 * k] - q[0]).hypot(xyz[3 * k + 1] - q[1]) / q[0].hypot(q[1]))
+        .fold(0.0, f64::max);
+    println!("modal frame vs eq 1: max relative |Δx| {worst:.2e}");
+    assert!(worst < 1e-6, "modal frame positions differ by {worst:.2e} (relative)");
+
+    // PNG: the last snapshot has the modal fill at the disk's centre and nowhere outside its
+    // outline (2 px of edge allowed), and fills at least 90 % of the disk's area.
+    let cb = sc.build_coupled().unwrap();
+    let (_, nodes) = read_csv(&out.join("final.csv"));
+    let spd = nodes
+        .iter()
+        .map(|r| ([r[2], r[3]], cb.built.scene.bodies[r[0] as usize].radius as f64));
+    let view = View::fit(spd.chain(outline.iter().map(|q| (*q, 0.0))), sc.settings.snapshot_width).unwrap();
+    let png = out.join(format!("snapshots/snapshot_{steps:06}.png"));
+    let mut reader = png::Decoder::new(std::fs::File::open(&png).unwrap())
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (view.width, view.height));
+    let bpp = info.color_type.samples();
+    let is_modal = |x: i32, y: i32| {
+        let i = y as usize * info.line_size + x as usize * bpp;
+        buf[i..i + 3] == [MODAL_FILL.0, MODAL_FILL.1, MODAL_FILL.2]
+    };
+    let c = view.px(centre);
+    assert!(is_modal(c.0, c.1), "no modal colour at the disk centre {c:?}");
+    let r_px = outline
+        .iter()
+        .map(|q| (q[0] - centre[0]).hypot(q[1] - centre[1]))
+        .fold(0.0, f64::max)
+        * view.scale;
+    for far in [[centre[0], centre[1] - 3.0], [centre[0], centre[1] + 2.5]] {
+        let q = view.px(far);
+        assert!(
+            !is_modal(q.0, q.1),
+            "modal colour at {far:?} ({q:?}), away from the disk"
+        );
+    }
+    let mut count = 0usize;
+    for y in 0..info.height as i32 {
+        for x in 0..info.width as i32 {
+            if is_modal(x, y) {
+                let d = ((x - c.0) as f64).hypot((y - c.1) as f64);
+                assert!(
+                    d <= r_px + 2.0,
+                    "modal colour at pixel ({x}, {y}), {d:.1} px from the centre > {r_px:.1}"
+                );
+                count += 1;
+            }
+        }
+    }
+    let area = std::f64::consts::PI * r_px * r_px;
+    assert!(
+        count as f64 >= 0.9 * area,
+        "{count} modal pixels for a disk of {area:.0}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
