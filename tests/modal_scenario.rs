@@ -323,3 +323,54 @@ k = 100.0
     assert_eq!(s.eps[0], 0.0);
     assert!(t > 0.0);
 }
+
+#[test]
+fn modal_run_draws_snapshots_and_frames_of_the_disk() {
+    use softdem::output::modal::MODAL_FILL;
+    use vtkio::model::{DataSet, Piece};
+    // The first 720 steps of the example (two series rows), a snapshot and a frame every 360.
+    let every = toml::Value::Integer(360);
+    let over =
+        [("output.snapshots_every", &every), ("output.frames_every", &every)].map(|(k, v)| (k.to_string(), v.clone()));
+    let sc = Scenario::load_with_overrides(&example(), &over).unwrap();
+    let out = tmp("drawn");
+    softdem::run::modal::run(&sc, softdem::backend::BackendKind::Cpu, Some(&out), Some(720), true).unwrap();
+    let (h, rows) = read_series(&out);
+    let last = rows.last().unwrap();
+    let centre = [last[col(&h, "disk.x")], last[col(&h, "disk.y")]];
+    for step in [0, 360, 720] {
+        let f = format!("frames/modal_{step:06}.vtp");
+        let vtk = vtkio::Vtk::import(out.join(&f)).unwrap_or_else(|e| panic!("{f}: {e:?}"));
+        let DataSet::PolyData { pieces, .. } = vtk.data else {
+            panic!("{f}: not PolyData")
+        };
+        let Piece::Inline(p) = &pieces[0] else {
+            panic!("inline piece")
+        };
+        assert_eq!(p.num_points(), 128, "{f}");
+        assert_eq!(p.polys.as_ref().map(|c| c.num_cells()), Some(1), "{f}");
+    }
+    // The disk alone fills the picture: the modal colour at its centre's pixel (the view spans
+    // the outline only, so the centre is the middle of the drawing area).
+    let png = out.join("snapshots/snapshot_000720.png");
+    let mut reader = png::Decoder::new(std::fs::File::open(&png).unwrap())
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let outline: Vec<([f64; 2], f64)> = std::fs::read_to_string(out.join("frames/modal_000720.vtp"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let v: Vec<f64> = l.split(' ').filter_map(|x| x.parse().ok()).collect();
+            (v.len() == 3 && l.ends_with(" 0")).then(|| ([v[0], v[1]], 0.0))
+        })
+        .collect();
+    assert_eq!(outline.len(), 128);
+    let view = softdem::output::snapshot::View::fit(outline, sc.settings.snapshot_width).unwrap();
+    let c = view.px(centre);
+    let i = c.1 as usize * info.line_size + c.0 as usize * info.color_type.samples();
+    assert_eq!(buf[i..i + 3], [MODAL_FILL.0, MODAL_FILL.1, MODAL_FILL.2], "pixel {c:?}");
+    assert!(out.join("snapshots/snapshot_000360.png").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
