@@ -173,6 +173,30 @@ fn rot_t(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(c * v.x + s * v.y, c * v.y - s * v.x);
 }
 
+// Surface node k of a body in state st: position relative to X in the global frame and velocity
+// (eq 1 and its rate). Twin: modal::cpu::node_kinematics.
+struct NodeKin {
+    rel: vec2<f32>,
+    vel: vec2<f32>,
+}
+
+fn node_kinematics(st: ModalState, k: u32) -> NodeKin {
+    let nd = nodes[k];
+    let nm = bodies[nd.body].n_modes;
+    var loc = vec2<f32>(nd.p[0], nd.p[1]);
+    var vloc = vec2<f32>(0.0, 0.0);
+    for (var a = 0u; a < nm; a = a + 1u) {
+        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
+        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+        vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
+        vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
+    }
+    let sc = sin_cos_det(st.theta);
+    let rel = rot(sc.y, sc.x, loc);
+    let vg = rot(sc.y, sc.x, vloc);
+    return NodeKin(rel, vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y));
+}
+
 // 2D eq 51 (src/modal/modes.rs bending_mode).
 fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: vec2<f32>) -> vec2<f32> {
     let k = MODAL_PI / length;

@@ -248,23 +248,11 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     if (k >= params.n_nodes) {
         return;
     }
-    let nd = nodes[k];
-    let b = nd.body;
-    let nm = bodies[b].n_modes;
+    let b = nodes[k].body;
     let st = state[b];
-    // Node kinematics (eq 1 and its rate), as in modal_node_contact (cpu::node_kinematics).
-    var loc = vec2<f32>(nd.p[0], nd.p[1]);
-    var vloc = vec2<f32>(0.0, 0.0);
-    for (var a = 0u; a < nm; a = a + 1u) {
-        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
-        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
-        vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
-        vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
-    }
-    let sc = sin_cos_det(st.theta);
-    let rel = rot(sc.y, sc.x, loc);
-    let vg = rot(sc.y, sc.x, vloc);
-    let vel = vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y);
+    let kin = node_kinematics(st, k);
+    let rel = kin.rel;
+    let vel = kin.vel;
     let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
     let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
     for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
