@@ -453,8 +453,11 @@ struct BodyContact {
     p_ref: vec2<f32>,
 }
 
-// A point (d: relative to X_j, global frame; velocity vel) against body j's deformed level set.
-fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyContact {
+// A point of radius r (§3.2: gap = φ − r; a modal surface node has r = 0, an SPD node its
+// half-thickness; d: its centre relative to X_j, global frame; velocity vel) against body j's
+// deformed level set; q: the centre in j's frame, p_ref = q − u(q) (eq 47). Twin:
+// modal::contact::point_vs_body.
+fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32) -> BodyContact {
     var out: BodyContact;
     out.c.force = vec2<f32>(0.0, 0.0);
     out.c.hist = vec2<f32>(0.0, 0.0);
@@ -462,8 +465,9 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyC
     out.q = vec2<f32>(0.0, 0.0);
     out.p_ref = vec2<f32>(0.0, 0.0);
     let bj = bodies[j];
-    var sj = state[j];
-    if (d.x * d.x + d.y * d.y > bj.bound_radius * bj.bound_radius) {
+    let sj = state[j];
+    let reach = bj.bound_radius + r;
+    if (d.x * d.x + d.y * d.y > reach * reach) {
         return out;
     }
     let scj = sin_cos_det(sj.theta);
@@ -472,14 +476,15 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyC
     let q = rot_t(c, s, d);
     out.q = q;
     let e = vec4<f32>(sj.eps[0], sj.eps[1], sj.eps[2], sj.eps[3]);
-    let r = ls_query(j, e, q);
-    if (r.w == 0.0 || r.x >= 0.0) {
+    let ls = ls_query(j, e, q);
+    let gap = ls.x - r;
+    if (ls.w == 0.0 || gap >= 0.0) {
         return out;
     }
-    let gl = sqrt(r.y * r.y + r.z * r.z);
+    let gl = sqrt(ls.y * ls.y + ls.z * ls.z);
     var nl = vec2<f32>(1.0, 0.0);
     if (gl > 0.0) {
-        nl = vec2<f32>(r.y / gl, r.z / gl);
+        nl = vec2<f32>(ls.y / gl, ls.z / gl);
     }
     let n = rot(c, s, nl);
     let u = displacement(j, e, q);
@@ -489,7 +494,7 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> BodyC
     let udg = rot(c, s, ud);
     let vj = vec2<f32>(sj.v[0] - sj.omega * d.y + udg.x, sj.v[1] + sj.omega * d.x + udg.y);
     let vrel = vec2<f32>(vel.x - vj.x, vel.y - vj.y);
-    out.c = contact_law(r.x, n, vrel, hist);
+    out.c = contact_law(gap, n, vrel, hist);
     out.p_ref = p_ref;
     return out;
 }

@@ -97,50 +97,6 @@ fn empty_seg_slot(partner: u32) -> SegSlot {
     return sl;
 }
 
-// An SPD node of radius r (d: centre relative to X_j, global frame) against body j's deformed
-// level set (§3.2, gap = φ − r); q: the node centre in j's frame, p_ref = q − u(q) (eq 47).
-fn spd_point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32) -> BodyContact {
-    var out: BodyContact;
-    out.c.force = vec2<f32>(0.0, 0.0);
-    out.c.hist = vec2<f32>(0.0, 0.0);
-    out.c.flag = 0u;
-    out.q = vec2<f32>(0.0, 0.0);
-    out.p_ref = vec2<f32>(0.0, 0.0);
-    let bj = bodies[j];
-    let sj = state[j];
-    let reach = bj.bound_radius + r;
-    if (d.x * d.x + d.y * d.y > reach * reach) {
-        return out;
-    }
-    let scj = sin_cos_det(sj.theta);
-    let c = scj.y;
-    let s = scj.x;
-    let q = rot_t(c, s, d);
-    out.q = q;
-    let e = vec4<f32>(sj.eps[0], sj.eps[1], sj.eps[2], sj.eps[3]);
-    let ls = ls_query(j, e, q);
-    let gap = ls.x - r;
-    if (ls.w == 0.0 || gap >= 0.0) {
-        return out;
-    }
-    let gl = sqrt(ls.y * ls.y + ls.z * ls.z);
-    var nl = vec2<f32>(1.0, 0.0);
-    if (gl > 0.0) {
-        nl = vec2<f32>(ls.y / gl, ls.z / gl);
-    }
-    let n = rot(c, s, nl);
-    let u = displacement(j, e, q);
-    let p_ref = vec2<f32>(q.x - u.x, q.y - u.y);
-    let ed = vec4<f32>(sj.eps_dot[0], sj.eps_dot[1], sj.eps_dot[2], sj.eps_dot[3]);
-    let ud = displacement(j, ed, p_ref);
-    let udg = rot(c, s, ud);
-    let vj = vec2<f32>(sj.v[0] - sj.omega * d.y + udg.x, sj.v[1] + sj.omega * d.x + udg.y);
-    let vrel = vec2<f32>(vel.x - vj.x, vel.y - vj.y);
-    out.c = contact_law(gap, n, vrel, hist);
-    out.p_ref = p_ref;
-    return out;
-}
-
 // A modal surface node at x_hi + x_lo (velocity vel) against the closest sphero-segment of SPD
 // cell ci (first in node order on ties); the slot force acts on the modal node.
 fn modal_node_vs_cell(ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> SegSlot {
@@ -229,7 +185,7 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
         let d = vec2<f32>((sx.pos_hi.x - sb.x_hi[0]) + (sx.pos_lo.x - sb.x_lo[0]),
                           (sx.pos_hi.y - sb.x_hi[1]) + (sx.pos_lo.y - sb.x_lo[1]));
         let h = spd_slots[slot].hist;
-        let o = spd_point_vs_body(b, d, spd_vel_half[x], vec2<f32>(h[0], h[1]), cell.radius);
+        let o = point_vs_body(b, d, spd_vel_half[x], vec2<f32>(h[0], h[1]), cell.radius);
         var sl: ModalSlot;
         sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
         sl.q = array<f32, 2>(o.q.x, o.q.y);

@@ -521,7 +521,7 @@ fn friction_history_spd_node_against_level_set() {
     assert!((f_n_expect / (p.k_n * delta) - 1.0).abs() < 0.02, "φ = {}", ls[0]);
     let mut hist = [0.0f32; 2];
     for i in 1..=40 {
-        let (o, _, _) = softdem::coupled::contact::spd_point_vs_body(&packed, 0, &state, d, [v, 0.0], hist, R_SHELL);
+        let (o, _, _) = softdem::modal::contact::point_vs_body(&packed, 0, &state, d, [v, 0.0], hist, R_SHELL);
         assert_eq!(o.active, 1);
         hist = o.hist;
         let f_n = o.force[0] * n[0] + o.force[1] * n[1];

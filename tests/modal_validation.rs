@@ -50,7 +50,7 @@ fn modal_pullback_matches_the_recomputed_distance() {
 /// Writes the figures of docs/modal.md (docs/img/modal_*.png) with src/plot.rs:
 /// `cargo test --release --test modal_validation -- --ignored modal_docs_images`.
 #[test]
-#[ignore]
+#[ignore = "regenerates the pictures in docs/img/modal_*.png; run by hand with --ignored"]
 fn modal_docs_images() {
     let reports = run_all(BackendKind::Cpu).unwrap();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");

@@ -1,57 +1,17 @@
 //! Per-point contact functions of the coupling (CPU twins of the functions of the same names in
 //! shaders/modal_spd_contact.wgsl, same order of operations).
 //!
-//! - `spd_point_vs_body`: an SPD node (centre d relative to X_j, radius r) against modal body j's
-//!   deformed level set: `modal::contact::point_vs_body` with gap = φ − r (§3.2 with the node's
-//!   half-thickness), the bounding circle widened by r.
 //! - `modal_node_vs_cell`: a modal surface node against the sphero-segments of one SPD body (a
 //!   cell, a beam or a wall): the closest point over its segments X → X+1 (first in node order on
 //!   ties; no closing segment on an open line), gap = d − r.
+//!
+//! The other direction, an SPD node against a modal body's level set, is
+//! `modal::contact::point_vs_body` with the node's half-thickness as r.
 
 use super::layout::{CellRec, SegSlot};
-use crate::modal::contact::{contact_law, displacement, ls_query, rot, rot_t, sin_cos_det, ContactOut};
-use crate::modal::layout::{ModalParams, ModalState};
-use crate::modal::stepper::Packed;
+use crate::modal::contact::contact_law;
+use crate::modal::layout::ModalParams;
 use crate::model::NodeState;
-
-/// SPD node of radius r against body j (d: node centre relative to X_j, global frame; `vel`: its
-/// velocity). Returns the contact, the node centre in j's frame q and j's material point
-/// p_ref = q − u(q) (eq 47) there; the reaction −f acts on j at q (the line of the force passes
-/// through the node centre, so angular momentum is kept).
-pub fn spd_point_vs_body(
-    sc: &Packed,
-    j: usize,
-    sj: &ModalState,
-    d: [f32; 2],
-    vel: [f32; 2],
-    hist: [f32; 2],
-    r: f32,
-) -> (ContactOut, [f32; 2], [f32; 2]) {
-    let bj = &sc.bodies[j];
-    let reach = bj.bound_radius + r;
-    if d[0] * d[0] + d[1] * d[1] > reach * reach {
-        return (ContactOut::default(), [0.0; 2], [0.0; 2]);
-    }
-    let (s, c) = sin_cos_det(sj.theta);
-    let q = rot_t(c, s, d);
-    let ls = ls_query(sc, j, &sj.eps, q);
-    // §3.2: the node's surface is r outside its centre.
-    let gap = ls[0] - r;
-    if ls[3] == 0.0 || gap >= 0.0 {
-        return (ContactOut::default(), q, [0.0; 2]);
-    }
-    let gl = (ls[1] * ls[1] + ls[2] * ls[2]).sqrt();
-    let nl = if gl > 0.0 { [ls[1] / gl, ls[2] / gl] } else { [1.0, 0.0] };
-    let n = rot(c, s, nl);
-    let u = displacement(sc, bj, &sj.eps, q);
-    let p_ref = [q[0] - u[0], q[1] - u[1]];
-    // Velocity of j's material point at q: V + ω × d + R Σ ε̇_α Φ_α(p_ref).
-    let ud = displacement(sc, bj, &sj.eps_dot, p_ref);
-    let udg = rot(c, s, ud);
-    let vj = [sj.v[0] - sj.omega * d[1] + udg[0], sj.v[1] + sj.omega * d[0] + udg[1]];
-    let vrel = [vel[0] - vj[0], vel[1] - vj[1]];
-    (contact_law(&sc.params, gap, n, vrel, hist), q, p_ref)
-}
 
 /// A modal surface node at x_hi + x_lo (velocity `vel`) against the sphero-segments of SPD cell
 /// `ci` (`spd`: node states at x_{n+1}, `vh`: v_{n+½}). The slot's force acts on the modal node;

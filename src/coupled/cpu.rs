@@ -10,13 +10,13 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
 use super::broad_phase::CoupleLists;
-use super::contact::{modal_node_vs_cell, spd_point_vs_body};
+use super::contact::modal_node_vs_cell;
 use super::layout::{CellRec, CoupleParams, SegSlot};
 use super::stepper::CoupledBackend;
 use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
 use crate::cpu::CpuBackend;
-use crate::modal::contact::{mode_eval, rot, rot_t};
+use crate::modal::contact::{mode_eval, point_vs_body, rot, rot_t};
 use crate::modal::cpu::{
     modal_generalized_force, modal_integrate, modal_node_contact, modal_wall_force, node_kinematics, Dynamic,
 };
@@ -65,7 +65,7 @@ pub fn spd_node_vs_modal(
             (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
             (sx.pos_hi[1] - sb.x_hi[1]) + (sx.pos_lo[1] - sb.x_lo[1]),
         ];
-        let (o, q, p_ref) = spd_point_vs_body(sc, b as usize, sb, d, vh[x], out[u].hist, cell.radius);
+        let (o, q, p_ref) = point_vs_body(sc, b as usize, sb, d, vh[x], out[u].hist, cell.radius);
         out[u] = ModalSlot {
             force: o.force,
             q,

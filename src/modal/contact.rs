@@ -239,10 +239,13 @@ pub fn node_vs_wall(
     contact_law(p, gap, n, vrel, hist)
 }
 
-/// Contact of a point against body `j`'s deformed level set. `d` is the point relative to X_j
-/// (global frame), `vel` its velocity. Returns the contact, the point in j's frame q and j's
-/// material point p_ref = q − u(q) (eq 47) there; inactive when the point is outside j's bounding
-/// circle or its grid, or φ ≥ 0.
+/// Contact of a point of radius `r` against body `j`'s deformed level set (§3.2: gap = φ − r; a
+/// modal surface node has r = 0, an SPD node its half-thickness). `d` is the point's centre
+/// relative to X_j (global frame), `vel` its velocity. Returns the contact, the centre in j's frame
+/// q and j's material point p_ref = q − u(q) (eq 47) there; inactive when the point is outside j's
+/// bounding circle widened by r or its grid, or gap ≥ 0. The reaction −f acts on j at q (the
+/// force's line passes through the centre, so angular momentum is kept).
+#[allow(clippy::too_many_arguments)]
 pub fn point_vs_body(
     sc: &Packed,
     j: usize,
@@ -250,19 +253,22 @@ pub fn point_vs_body(
     d: [f32; 2],
     vel: [f32; 2],
     hist: [f32; 2],
+    r: f32,
 ) -> (ContactOut, [f32; 2], [f32; 2]) {
     let bj = &sc.bodies[j];
-    if d[0] * d[0] + d[1] * d[1] > bj.bound_radius * bj.bound_radius {
+    let reach = bj.bound_radius + r;
+    if d[0] * d[0] + d[1] * d[1] > reach * reach {
         return (ContactOut::default(), [0.0; 2], [0.0; 2]);
     }
     let (s, c) = sin_cos_det(sj.theta);
     let q = rot_t(c, s, d);
-    let r = ls_query(sc, j, &sj.eps, q);
-    if r[3] == 0.0 || r[0] >= 0.0 {
+    let ls = ls_query(sc, j, &sj.eps, q);
+    let gap = ls[0] - r;
+    if ls[3] == 0.0 || gap >= 0.0 {
         return (ContactOut::default(), q, [0.0; 2]);
     }
-    let gl = (r[1] * r[1] + r[2] * r[2]).sqrt();
-    let nl = if gl > 0.0 { [r[1] / gl, r[2] / gl] } else { [1.0, 0.0] };
+    let gl = (ls[1] * ls[1] + ls[2] * ls[2]).sqrt();
+    let nl = if gl > 0.0 { [ls[1] / gl, ls[2] / gl] } else { [1.0, 0.0] };
     let n = rot(c, s, nl);
     let u = displacement(sc, bj, &sj.eps, q);
     let p_ref = [q[0] - u[0], q[1] - u[1]];
@@ -271,5 +277,5 @@ pub fn point_vs_body(
     let udg = rot(c, s, ud);
     let vj = [sj.v[0] - sj.omega * d[1] + udg[0], sj.v[1] + sj.omega * d[0] + udg[1]];
     let vrel = [vel[0] - vj[0], vel[1] - vj[1]];
-    (contact_law(&sc.params, r[0], n, vrel, hist), q, p_ref)
+    (contact_law(&sc.params, gap, n, vrel, hist), q, p_ref)
 }
