@@ -48,11 +48,8 @@ fn col(header: &[String], name: &str) -> usize {
         .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
-#[test]
-fn disk_rests_on_the_cells_and_the_walls_carry_every_weight() {
-    let sc = scenario();
-    let cb = sc.build_coupled().unwrap();
-    assert!(cb.warnings.is_empty(), "{:?}", cb.warnings);
+/// Weight of everything that can move: the free SPD cells' nodes and the modal body.
+fn total_weight(sc: &Scenario, cb: &softdem::scenario::coupled::CoupledBuilt) -> f64 {
     let g = sc.settings.gravity[1].abs();
     let spd = &cb.built.scene;
     let m_cells: f64 = spd
@@ -61,8 +58,15 @@ fn disk_rests_on_the_cells_and_the_walls_carry_every_weight() {
         .filter(|n| spd.bodies[n.body as usize].flags & BODY_FROZEN == 0)
         .map(|n| n.mass as f64)
         .sum();
-    let disk = &cb.modal.scene.bodies[0];
-    let weight = (m_cells + disk.mass as f64) * g;
+    (m_cells + cb.modal.scene.bodies[0].mass as f64) * g
+}
+
+#[test]
+fn disk_rests_on_the_cells_and_the_walls_carry_every_weight() {
+    let sc = scenario();
+    let cb = sc.build_coupled().unwrap();
+    assert!(cb.warnings.is_empty(), "{:?}", cb.warnings);
+    let weight = total_weight(&sc, &cb);
 
     let out = out_dir("cpu");
     let rep = softdem::run::coupled::run(&sc, BackendKind::Cpu, Some(&out), None, true).unwrap();
@@ -188,15 +192,7 @@ fn disk_rests_on_the_spd_floor() {
     let sc = floor();
     let cb = sc.build_coupled().unwrap();
     assert!(cb.warnings.is_empty(), "{:?}", cb.warnings);
-    let g = sc.settings.gravity[1].abs();
-    let spd = &cb.built.scene;
-    let m_cells: f64 = spd
-        .nodes
-        .iter()
-        .filter(|n| spd.bodies[n.body as usize].flags & BODY_FROZEN == 0)
-        .map(|n| n.mass as f64)
-        .sum();
-    let weight = (m_cells + cb.modal.scene.bodies[0].mass as f64) * g;
+    let weight = total_weight(&sc, &cb);
     let out = out_dir("floor");
     let rep = softdem::run::coupled::run(&sc, BackendKind::Cpu, Some(&out), None, true).unwrap();
     assert_eq!(rep.end, softdem::run::RunEnd::Done);
