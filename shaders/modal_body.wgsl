@@ -49,12 +49,7 @@ fn modal_generalized_force(b: u32) -> GeneralizedForce {
     var fe = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
-        var loc = vec2<f32>(nd.p[0], nd.p[1]);
-        for (var a = 0u; a < n; a = a + 1u) {
-            loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
-            loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
-        }
-        let rel = rot(c, s, loc);
+        let rel = node_arm(st, k, c, s);
         for (var sl = 0u; sl < ns; sl = sl + 1u) {
             let o = slots[k * ns + sl];
             if (o.flag != 0u) {

@@ -173,6 +173,18 @@ fn rot_t(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(c * v.x + s * v.y, c * v.y - s * v.x);
 }
 
+// Surface node k's position relative to X in the global frame, R(Θ)(p + ε_α Φ_α(p)) (eq 1), with
+// (s, c) = sin_cos_det(Θ) computed once by the caller. Twin: modal::cpu::node_arm.
+fn node_arm(st: ModalState, k: u32, c: f32, s: f32) -> vec2<f32> {
+    let nd = nodes[k];
+    var loc = vec2<f32>(nd.p[0], nd.p[1]);
+    for (var a = 0u; a < bodies[nd.body].n_modes; a = a + 1u) {
+        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
+        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+    }
+    return rot(c, s, loc);
+}
+
 // Surface node k of a body in state st: position relative to X in the global frame and velocity
 // (eq 1 and its rate). Twin: modal::cpu::node_kinematics.
 struct NodeKin {
@@ -182,17 +194,13 @@ struct NodeKin {
 
 fn node_kinematics(st: ModalState, k: u32) -> NodeKin {
     let nd = nodes[k];
-    let nm = bodies[nd.body].n_modes;
-    var loc = vec2<f32>(nd.p[0], nd.p[1]);
+    let sc = sin_cos_det(st.theta);
+    let rel = node_arm(st, k, sc.y, sc.x);
     var vloc = vec2<f32>(0.0, 0.0);
-    for (var a = 0u; a < nm; a = a + 1u) {
-        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
-        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+    for (var a = 0u; a < bodies[nd.body].n_modes; a = a + 1u) {
         vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
         vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
     }
-    let sc = sin_cos_det(st.theta);
-    let rel = rot(sc.y, sc.x, loc);
     let vg = rot(sc.y, sc.x, vloc);
     return NodeKin(rel, vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y));
 }

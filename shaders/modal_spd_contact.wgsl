@@ -284,12 +284,7 @@ fn modal_body_update_coupled_one(b: u32) {
     let s = sc.x;
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
-        var loc = vec2<f32>(nd.p[0], nd.p[1]);
-        for (var a = 0u; a < n; a = a + 1u) {
-            loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
-            loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
-        }
-        let rel = rot(c, s, loc);
+        let rel = node_arm(st, k, c, s);
         for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
             let o = mnode_slots[k * MAX_CELLS + t];
             if (o.flag != 0u) {

@@ -18,7 +18,7 @@ use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::modal::contact::{mode_eval, point_vs_body, rot, rot_t};
 use crate::modal::cpu::{
-    modal_generalized_force, modal_integrate, modal_node_contact, modal_wall_force, node_kinematics, Dynamic,
+    modal_generalized_force, modal_integrate, modal_node_contact, modal_wall_force, node_arm, node_kinematics, Dynamic,
 };
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
@@ -189,12 +189,7 @@ pub fn modal_body_update_coupled(
     let (s, c) = crate::modal::contact::sin_cos_det(st.theta);
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
-        let mut loc = nd.p;
-        for a in 0..n {
-            loc[0] += st.eps[a] * nd.phi[2 * a];
-            loc[1] += st.eps[a] * nd.phi[2 * a + 1];
-        }
-        let rel = rot(c, s, loc);
+        let rel = node_arm(sc, st, k, c, s);
         for t in 0..MAX_CELLS {
             let o = &mnode_slots[k * MAX_CELLS + t];
             if o.active != 0 {

@@ -26,20 +26,28 @@ pub struct Dynamic {
     pub wall_force: Vec<[f32; 2]>,
 }
 
+/// Surface node k's position relative to X in the global frame, R(Θ)(p + ε_α Φ_α(p)) (eq 1), with
+/// (s, c) = sin_cos_det(Θ) computed once by the caller (twin of `node_arm` in modal_lib.wgsl).
+pub fn node_arm(sc: &Packed, st: &ModalState, k: usize, c: f32, s: f32) -> [f32; 2] {
+    let nd = &sc.nodes[k];
+    let mut loc = nd.p;
+    for a in 0..sc.bodies[nd.body as usize].n_modes as usize {
+        loc[0] += st.eps[a] * nd.phi[2 * a];
+        loc[1] += st.eps[a] * nd.phi[2 * a + 1];
+    }
+    rot(c, s, loc)
+}
+
 /// Node kinematics: position relative to X (global frame) and velocity (eq 1 differentiated).
 pub fn node_kinematics(sc: &Packed, st: &ModalState, k: usize) -> ([f32; 2], [f32; 2]) {
     let nd = &sc.nodes[k];
-    let b = &sc.bodies[nd.body as usize];
-    let mut loc = nd.p;
+    let (s, c) = sin_cos_det(st.theta);
+    let rel = node_arm(sc, st, k, c, s);
     let mut vloc = [0.0f32; 2];
-    for a in 0..b.n_modes as usize {
-        loc[0] += st.eps[a] * nd.phi[2 * a];
-        loc[1] += st.eps[a] * nd.phi[2 * a + 1];
+    for a in 0..sc.bodies[nd.body as usize].n_modes as usize {
         vloc[0] += st.eps_dot[a] * nd.phi[2 * a];
         vloc[1] += st.eps_dot[a] * nd.phi[2 * a + 1];
     }
-    let (s, c) = sin_cos_det(st.theta);
-    let rel = rot(c, s, loc);
     let vg = rot(c, s, vloc);
     let vel = [st.v[0] - st.omega * rel[1] + vg[0], st.v[1] + st.omega * rel[0] + vg[1]];
     (rel, vel)
@@ -124,12 +132,7 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
     let mut fe = [0.0f32; 4];
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
-        let mut loc = nd.p;
-        for a in 0..n {
-            loc[0] += st.eps[a] * nd.phi[2 * a];
-            loc[1] += st.eps[a] * nd.phi[2 * a + 1];
-        }
-        let rel = rot(c, s, loc);
+        let rel = node_arm(sc, &st, k, c, s);
         for sl in 0..ns {
             let o = &dy.slots[k * ns + sl];
             if o.active != 0 {
