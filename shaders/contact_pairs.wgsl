@@ -1,6 +1,8 @@
 // contact_pairs.wgsl: for node C, the contacts owned by each entry of its neighbour list
 // (C against segment D → next D, and the cap contact C–D when C < D); twin of
-// src/cpu/contact_pairs.rs. Each contact is computed by one thread only.
+// src/cpu/contact_pairs.rs. Each contact is computed by one thread only. A slot is written only
+// when its entry holds a contact; `slot_flags` (one word per entry, always written) says which,
+// and readers check it first. The friction history is updated in place by the entry's owner.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -8,9 +10,9 @@
 @group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 @group(0) @binding(6) var<storage, read> entries: array<Entry>;
-@group(0) @binding(7) var<storage, read> hist_in: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read_write> hist: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read_write> slots: array<ContactSlot>;
-@group(0) @binding(9) var<storage, read_write> hist_out: array<vec2<f32>>;
+@group(0) @binding(9) var<storage, read_write> slot_flags: array<u32>;
 
 // True when P lies in the vertex region of node v (twin of cpu::contact::in_vertex_region).
 fn in_vertex_region(p: NodeState, v: u32) -> bool {
@@ -62,8 +64,8 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u);
         var h = vec2<f32>(0.0, 0.0);
         if (beyond_reach(pc, d, nd.next, rc + rd)) {
-            slots[e] = s;
-            hist_out[e] = h;
+            slot_flags[e] = 0u;
+            hist[e] = h;
             continue;
         }
         // Node C against the interior of segment D → D1 (Fig. 4b).
@@ -95,7 +97,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                     let vd = vel_half[d];
                     let vd1 = vel_half[d1];
                     let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), hist_in[e].x);
+                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), hist[e].x);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
@@ -114,7 +116,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                 if (overlap > 0.0 && dist > 0.0) {
                     let n = vec2<f32>(off.x / dist, off.y / dist);
                     let vd = vel_half[d];
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), hist_in[e].y);
+                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), hist[e].y);
                     s.cap_force = cf.force;
                     s.cap_fn = cf.f_n;
                     s.flags |= SLOT_CAP;
@@ -122,7 +124,10 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                 }
             }
         }
-        slots[e] = s;
-        hist_out[e] = h;
+        slot_flags[e] = s.flags;
+        if (s.flags != 0u) {
+            slots[e] = s;
+        }
+        hist[e] = h;
     }
 }

@@ -6,6 +6,7 @@
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
+@group(0) @binding(4) var<storage, read> slot_flags: array<u32>;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 @group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> start: array<u32>;
@@ -83,32 +84,37 @@ fn node_force_sum(x: u32) -> vec2<f32> {
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
+    // A slot is read only when its entry's flags say it holds a contact (it is stale otherwise).
     for (var e = start[x]; e < start[x + 1u]; e++) {
         let en = entries[e];
-        let s = slots[e];
-        let ms = slots[en.mirror];
-        if ((s.flags & SLOT_SEG) != 0u) {
+        let own_flags = slot_flags[e];
+        let mirror_flags = slot_flags[en.mirror];
+        if ((own_flags & SLOT_SEG) != 0u) {
+            let s = slots[e];
             f.x += s.seg_force.x;
             f.y += s.seg_force.y;
         }
-        if ((ms.flags & SLOT_SEG) != 0u) {
+        if ((mirror_flags & SLOT_SEG) != 0u) {
+            let ms = slots[en.mirror];
             let w = 1.0 - ms.seg_w;
             f.x -= w * ms.seg_force.x;
             f.y -= w * ms.seg_force.y;
         }
         if (en.prev_mirror != NONE) {
-            let ps = slots[en.prev_mirror];
-            if ((ps.flags & SLOT_SEG) != 0u) {
+            if ((slot_flags[en.prev_mirror] & SLOT_SEG) != 0u) {
+                let ps = slots[en.prev_mirror];
                 f.x -= ps.seg_w * ps.seg_force.x;
                 f.y -= ps.seg_w * ps.seg_force.y;
             }
         }
         if (x < en.neighbor) {
-            if ((s.flags & SLOT_CAP) != 0u) {
+            if ((own_flags & SLOT_CAP) != 0u) {
+                let s = slots[e];
                 f.x += s.cap_force.x;
                 f.y += s.cap_force.y;
             }
-        } else if ((ms.flags & SLOT_CAP) != 0u) {
+        } else if ((mirror_flags & SLOT_CAP) != 0u) {
+            let ms = slots[en.mirror];
             f.x -= ms.cap_force.x;
             f.y -= ms.cap_force.y;
         }

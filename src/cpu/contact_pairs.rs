@@ -1,6 +1,12 @@
 //! Twin of `shaders/contact_pairs.wgsl`: for node C, evaluates the contacts owned by each entry of
 //! its neighbour list (see `ContactSlot`) and writes the forces and the new friction history.
 //! Each contact is computed by exactly one thread; `node_forces` gathers the reactions.
+//!
+//! Most entries hold no contact (in a dense packing ~99 %), so the slot of an entry is written
+//! only when its flags (`slot_flags`, one word per entry) say a contact is active, and every
+//! reader checks the flags first: the gather then reads 4 bytes instead of a 32-byte slot per
+//! empty entry. The friction history is updated in place (each entry's history is read and
+//! written by its owner C only).
 
 use super::contact::*;
 use crate::model::df32::{df_sub, dot};
@@ -34,16 +40,16 @@ pub fn contact_pairs(
     vel_half: &[[f32; 2]],
     start: &[u32],
     entries: &[Entry],
-    hist_in: &[[f32; 2]],
+    hist: &mut [[f32; 2]],
     slots: &mut [ContactSlot],
-    hist_out: &mut [[f32; 2]],
+    slot_flags: &mut [u32],
 ) {
     let lp = LawParams::from(p);
     let pc = &pos[c];
     let rc = bodies[nodes[c].body as usize].radius;
     let vc = vel_half[c];
     let base = start[c] as usize;
-    for (k, slot) in slots.iter_mut().enumerate() {
+    for k in 0..slot_flags.len() {
         let e = base + k;
         let d = entries[e].neighbor;
         let nd = nodes[d as usize];
@@ -51,8 +57,8 @@ pub fn contact_pairs(
         let mut s = ContactSlot::default();
         let mut h = [0.0f32, 0.0f32];
         if beyond_reach(pc, d, nd.next, pos, rc + rd) {
-            *slot = s;
-            hist_out[k] = h;
+            slot_flags[k] = 0;
+            write_history(&mut hist[k], h);
             continue;
         }
         // Node C against the interior of segment D → D1 (Fig. 4b).
@@ -78,7 +84,7 @@ pub fn contact_pairs(
                     let vd = vel_half[d as usize];
                     let vd1 = vel_half[d1 as usize];
                     let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
-                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], hist_in[e][0]);
+                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], hist[k][0]);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
@@ -99,14 +105,26 @@ pub fn contact_pairs(
             if overlap > 0.0 && dist > 0.0 {
                 let n = [off[0] / dist, off[1] / dist];
                 let vd = vel_half[d as usize];
-                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist_in[e][1]);
+                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist[k][1]);
                 s.cap_force = cf.force;
                 s.cap_fn = cf.f_n;
                 s.flags |= SLOT_CAP;
                 h[1] = cf.f_t;
             }
         }
-        *slot = s;
-        hist_out[k] = h;
+        slot_flags[k] = s.flags;
+        if s.flags != 0 {
+            slots[k] = s;
+        }
+        write_history(&mut hist[k], h);
+    }
+}
+
+/// Stores the new friction history, writing only when a bit changes: an empty entry keeps its
+/// zeros without dirtying the cache line (the WGSL twin always writes; the stored bits are the same).
+#[inline]
+fn write_history(stored: &mut [f32; 2], h: [f32; 2]) {
+    if stored[0].to_bits() != h[0].to_bits() || stored[1].to_bits() != h[1].to_bits() {
+        *stored = h;
     }
 }

@@ -33,13 +33,14 @@ pub fn node_forces(
     start: &[u32],
     entries: &[Entry],
     slots: &[ContactSlot],
+    slot_flags: &[u32],
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
     modal: Option<[f32; 2]>,
 ) -> NodeUpdate {
     let mut f = node_force_sum(
-        x, nodes, bodies, shell, start, entries, slots, link_start, link_list, link_force,
+        x, nodes, bodies, shell, start, entries, slots, slot_flags, link_start, link_list, link_force,
     );
     if let Some(m) = modal {
         f[0] += m[0];
@@ -59,6 +60,7 @@ pub fn node_force_sum(
     start: &[u32],
     entries: &[Entry],
     slots: &[ContactSlot],
+    slot_flags: &[u32],
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
@@ -103,34 +105,37 @@ pub fn node_force_sum(
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
+    // A slot is read only when its entry's flags say it holds a contact (it is stale otherwise).
     for e in start[x] as usize..start[x + 1] as usize {
         let en = entries[e];
-        let s = slots[e];
-        let ms = slots[en.mirror as usize];
-        if s.flags & SLOT_SEG != 0 {
+        let own_flags = slot_flags[e];
+        let mirror_flags = slot_flags[en.mirror as usize];
+        if own_flags & SLOT_SEG != 0 {
+            let s = &slots[e];
             f[0] += s.seg_force[0];
             f[1] += s.seg_force[1];
         }
-        if ms.flags & SLOT_SEG != 0 {
+        if mirror_flags & SLOT_SEG != 0 {
             // Neighbour D against segment X → X+1: X is the start, weight 1 − w.
+            let ms = &slots[en.mirror as usize];
             let w = 1.0 - ms.seg_w;
             f[0] -= w * ms.seg_force[0];
             f[1] -= w * ms.seg_force[1];
         }
-        if en.prev_mirror != NONE {
-            let ps = slots[en.prev_mirror as usize];
-            if ps.flags & SLOT_SEG != 0 {
-                // Neighbour D against segment X−1 → X: X is the end, weight w.
-                f[0] -= ps.seg_w * ps.seg_force[0];
-                f[1] -= ps.seg_w * ps.seg_force[1];
-            }
+        if en.prev_mirror != NONE && slot_flags[en.prev_mirror as usize] & SLOT_SEG != 0 {
+            // Neighbour D against segment X−1 → X: X is the end, weight w.
+            let ps = &slots[en.prev_mirror as usize];
+            f[0] -= ps.seg_w * ps.seg_force[0];
+            f[1] -= ps.seg_w * ps.seg_force[1];
         }
         if (x as u32) < en.neighbor {
-            if s.flags & SLOT_CAP != 0 {
+            if own_flags & SLOT_CAP != 0 {
+                let s = &slots[e];
                 f[0] += s.cap_force[0];
                 f[1] += s.cap_force[1];
             }
-        } else if ms.flags & SLOT_CAP != 0 {
+        } else if mirror_flags & SLOT_CAP != 0 {
+            let ms = &slots[en.mirror as usize];
             f[0] -= ms.cap_force[0];
             f[1] -= ms.cap_force[1];
         }

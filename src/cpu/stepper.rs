@@ -33,10 +33,12 @@ pub struct CpuBackend {
     max_disp: f32,
     start: Vec<u32>,
     entries: Vec<Entry>,
-    /// Friction history, ping-pong: `hist[hist_side]` is read by the next contact_pairs.
-    hist: [Vec<[f32; 2]>; 2],
-    hist_side: usize,
+    /// Friction history of each entry, updated in place by contact_pairs.
+    hist: Vec<[f32; 2]>,
+    /// Contact slot of each entry; valid only where `slot_flags` is non-zero.
     slots: Vec<ContactSlot>,
+    /// `SLOT_SEG | SLOT_CAP` of each entry (0: empty, the slot is stale).
+    slot_flags: Vec<u32>,
     /// shell_forces output of each node.
     shell: Vec<ShellForce>,
     links: Vec<Link>,
@@ -69,9 +71,9 @@ impl CpuBackend {
             max_disp: f32::INFINITY,
             start: vec![0; n + 1],
             entries: vec![],
-            hist: [vec![], vec![]],
-            hist_side: 0,
+            hist: vec![],
             slots: vec![],
+            slot_flags: vec![],
             shell: vec![ShellForce::default(); n],
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
@@ -174,7 +176,6 @@ impl CpuBackend {
         // 3. neighbour list, when some node moved more than half the skin.
         // Written so that a NaN displacement also triggers a rebuild, as in rebuild_decide.
         if self.max_disp.is_nan() || self.max_disp > 0.5 * p.skin {
-            let cur = self.hist_side;
             Self::rebuild(
                 &p,
                 nodes,
@@ -182,12 +183,13 @@ impl CpuBackend {
                 new,
                 &mut self.start,
                 &mut self.entries,
-                &mut self.hist[cur],
+                &mut self.hist,
                 &mut self.x_ref,
             );
-            self.hist[1 - cur].resize(self.entries.len(), [0.0; 2]);
             self.slots.clear();
             self.slots.resize(self.entries.len(), ContactSlot::default());
+            self.slot_flags.clear();
+            self.slot_flags.resize(self.entries.len(), 0);
             self.max_disp = 0.0;
             self.rebuilds += 1;
         }
@@ -200,19 +202,14 @@ impl CpuBackend {
         let entries = &self.entries;
         let body_state = &self.body_state;
         {
-            let (h0, h1) = self.hist.split_at_mut(1);
-            let (hist_in, hist_out) = if self.hist_side == 0 {
-                (&h0[0], &mut h1[0])
-            } else {
-                (&h1[0], &mut h0[0])
-            };
             let slot_chunks = split_by_chunks(&mut self.slots, start, CHUNK);
-            let hist_chunks = split_by_chunks(hist_out, start, CHUNK);
+            let flag_chunks = split_by_chunks(&mut self.slot_flags, start, CHUNK);
+            let hist_chunks = split_by_chunks(&mut self.hist, start, CHUNK);
             self.shell
                 .par_chunks_mut(CHUNK)
-                .zip(slot_chunks.into_par_iter().zip(hist_chunks))
+                .zip(slot_chunks.into_par_iter().zip(flag_chunks).zip(hist_chunks))
                 .enumerate()
-                .for_each(|(k, (sh, (sl, h)))| {
+                .for_each(|(k, (sh, ((sl, fl), h)))| {
                     let c0 = k * CHUNK;
                     let base = start[c0] as usize;
                     for (j, rec) in sh.iter_mut().enumerate() {
@@ -228,14 +225,13 @@ impl CpuBackend {
                             vel_half,
                             start,
                             entries,
-                            hist_in,
-                            &mut sl[e0..e1],
                             &mut h[e0..e1],
+                            &mut sl[e0..e1],
+                            &mut fl[e0..e1],
                         );
                     }
                 });
         }
-        self.hist_side = 1 - self.hist_side;
         // 5. cohesive_links: one thread per link (§7, eq 41). Step numbers are 1-based; the dt = 0
         //    initial force pass is step 0.
         if !self.links.is_empty() {
@@ -275,7 +271,7 @@ impl CpuBackend {
             (&self.nodes, &self.bodies, &self.vel_half, &self.start, &self.entries);
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
-        let slots = &self.slots;
+        let (slots, slot_flags) = (&self.slots, &self.slot_flags);
         let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
         new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
             for (j, s) in sc.iter_mut().enumerate() {
@@ -290,6 +286,7 @@ impl CpuBackend {
                     start,
                     entries,
                     slots,
+                    slot_flags,
                     link_start,
                     link_list,
                     link_force,
@@ -456,7 +453,12 @@ impl Backend for CpuBackend {
         Ok(ContactSnapshot {
             start: self.start.clone(),
             entries: self.entries.clone(),
-            slots: self.slots.clone(),
+            slots: self
+                .slots
+                .iter()
+                .zip(&self.slot_flags)
+                .map(|(s, &f)| if f != 0 { *s } else { ContactSlot::default() })
+                .collect(),
         })
     }
 
@@ -471,7 +473,7 @@ impl Backend for CpuBackend {
             node_bc: self.nodes.clone(),
             start: self.start.clone(),
             entries: self.entries.clone(),
-            hist: self.hist[self.hist_side].clone(),
+            hist: self.hist.clone(),
             x_ref: self.x_ref.clone(),
             max_disp_bits: self.max_disp.to_bits(),
             links: self.link_state.clone(),
@@ -490,9 +492,9 @@ impl Backend for CpuBackend {
         self.state[self.side] = saved.nodes.clone();
         self.start = saved.start.clone();
         self.entries = saved.entries.clone();
-        self.hist[self.hist_side] = saved.hist.clone();
-        self.hist[1 - self.hist_side] = vec![[0.0; 2]; saved.hist.len()];
+        self.hist = saved.hist.clone();
         self.slots = vec![ContactSlot::default(); self.entries.len()];
+        self.slot_flags = vec![0; self.entries.len()];
         self.x_ref = saved.x_ref.clone();
         self.max_disp = f32::from_bits(saved.max_disp_bits);
         anyhow::ensure!(

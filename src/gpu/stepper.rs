@@ -1,7 +1,8 @@
 //! GPU stepper: owns the simulation buffers and records the kernel sequence of
 //! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → shell_forces →
-//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state and friction history are ping-pong
-//! buffers: step n reads side `n % 2` and writes the other. Nothing is read back until the caller
+//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state and
+//! cohesive-link state are ping-pong buffers: step n reads side `n % 2` and writes the other (the
+//! friction history is updated in place by the one thread that owns each entry). Nothing is read back until the caller
 //! asks for output.
 
 use std::sync::Arc;
@@ -89,10 +90,13 @@ struct ListBuffers {
     capacity: u32,
     live_start: GpuArray<u32>,
     live_entries: GpuArray<Entry>,
-    hist: [GpuArray<[f32; 2]>; 2],
+    /// Friction history of each entry (contact_pairs updates it in place).
+    hist: GpuArray<[f32; 2]>,
     new_entries: GpuArray<Entry>,
     new_hist: GpuArray<[f32; 2]>,
     slots: GpuArray<ContactSlot>,
+    /// `SLOT_SEG | SLOT_CAP` of each entry; a slot is valid only where its flags are non-zero.
+    slot_flags: GpuArray<u32>,
 }
 
 /// Copy of what a batch of steps starts from, to redo the batch after a list overflow.
@@ -293,10 +297,11 @@ impl GpuBackend {
             capacity,
             live_start: GpuArray::zeroed(c, "live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
-            hist: [GpuArray::zeroed(c, "hist 0", cap)?, GpuArray::zeroed(c, "hist 1", cap)?],
+            hist: GpuArray::zeroed(c, "hist", cap)?,
             new_entries: GpuArray::zeroed(c, "new_entries", cap)?,
             new_hist: GpuArray::zeroed(c, "new_hist", cap)?,
             slots: GpuArray::zeroed(c, "slots", cap)?,
+            slot_flags: GpuArray::zeroed(c, "slot_flags", cap)?,
         })
     }
 
@@ -318,7 +323,7 @@ impl GpuBackend {
         [
             (self.state[self.side].buffer(), snap.state.buffer()),
             (self.links.state[self.side].buffer(), snap.link_state.buffer()),
-            (l.hist[self.side].buffer(), snap.hist.buffer()),
+            (l.hist.buffer(), snap.hist.buffer()),
             (l.live_start.buffer(), snap.live_start.buffer()),
             (l.live_entries.buffer(), snap.live_entries.buffer()),
             (self.x_ref.buffer(), snap.x_ref.buffer()),
@@ -407,7 +412,6 @@ impl GpuBackend {
             let k = &self.kernels;
             let l = &self.lists;
             let (old, new) = (self.state[s].buffer(), self.state[1 - s].buffer());
-            let (h_in, h_out) = (l.hist[s].buffer(), l.hist[1 - s].buffer());
             let integrate = k.integrate.bind(
                 c,
                 &[
@@ -440,9 +444,9 @@ impl GpuBackend {
                     (4, self.vel_half.buffer()),
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
-                    (7, h_in),
+                    (7, l.hist.buffer()),
                     (8, l.slots.buffer()),
-                    (9, h_out),
+                    (9, l.slot_flags.buffer()),
                 ],
             );
             let shell_forces = k.shell_forces.bind(
@@ -486,7 +490,7 @@ impl GpuBackend {
                 (7, self.nbr_count.buffer()),
                 (8, l.live_start.buffer()),
                 (9, l.live_entries.buffer()),
-                (10, h_in),
+                (10, l.hist.buffer()),
                 (11, l.new_entries.buffer()),
                 (12, l.new_hist.buffer()),
                 (13, self.flags.buffer()),
@@ -557,6 +561,7 @@ impl GpuBackend {
             (1, self.nodes.buffer()),
             (2, self.bodies.buffer()),
             (3, self.shell.buffer()),
+            (4, l.slot_flags.buffer()),
             (6, self.state[1 - s].buffer()),
             (7, self.vel_half.buffer()),
             (8, l.live_start.buffer()),
@@ -728,11 +733,11 @@ impl GpuBackend {
             self.nbr_count.buffer(),
             l.live_start.buffer(),
             l.live_entries.buffer(),
-            l.hist[0].buffer(),
-            l.hist[1].buffer(),
+            l.hist.buffer(),
             l.new_entries.buffer(),
             l.new_hist.buffer(),
             l.slots.buffer(),
+            l.slot_flags.buffer(),
             self.links.links.buffer(),
             self.links.laws.buffer(),
             self.links.state[0].buffer(),
@@ -786,8 +791,15 @@ impl Backend for GpuBackend {
         let total = start[self.n_nodes as usize] as usize;
         let mut entries = self.lists.live_entries.read(&self.ctx);
         let mut slots = self.lists.slots.read(&self.ctx);
+        let flags = self.lists.slot_flags.read(&self.ctx);
         entries.truncate(total);
         slots.truncate(total);
+        // Slots of empty entries are stale (contact_pairs writes only active ones).
+        for (s, &f) in slots.iter_mut().zip(&flags) {
+            if f == 0 {
+                *s = ContactSlot::default();
+            }
+        }
         Ok(ContactSnapshot { start, entries, slots })
     }
 
@@ -800,7 +812,7 @@ impl Backend for GpuBackend {
         let start = self.lists.live_start.read(c);
         let total = start[self.n_nodes as usize] as usize;
         let mut entries = self.lists.live_entries.read(c);
-        let mut hist = self.lists.hist[self.side].read(c);
+        let mut hist = self.lists.hist.read(c);
         entries.truncate(total);
         hist.truncate(total);
         Ok(SavedState {
@@ -845,7 +857,8 @@ impl Backend for GpuBackend {
         self.state[self.side].write(c, &saved.nodes);
         self.lists.live_start.write(c, &saved.start);
         self.lists.live_entries.write(c, &saved.entries);
-        self.lists.hist[self.side].write(c, &saved.hist);
+        self.lists.hist.write(c, &saved.hist);
+        self.lists.slot_flags.write(c, &vec![0u32; saved.entries.len()]);
         self.x_ref.write(c, &saved.x_ref);
         anyhow::ensure!(
             saved.links.len() == self.links.count as usize,
