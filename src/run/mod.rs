@@ -476,7 +476,7 @@ impl Driver {
             .built
             .settings
             .max_speed
-            .unwrap_or(0.5 * self.built.scene.sim_params().skin as f64 / self.dt);
+            .unwrap_or(0.25 * self.built.scene.mean_segment() as f64 / self.dt);
         if let Some(i) = m.non_finite {
             return Some(format!(
                 "node {} has a non-finite position, velocity or force",
@@ -485,7 +485,7 @@ impl Driver {
         }
         if m.fastest.1 > max_speed {
             return Some(format!(
-                "node {} moves at {:.3e} > max_speed {:.3e} (half the Verlet skin per step)",
+                "node {} moves at {:.3e} > max_speed {:.3e} (a quarter of the mean segment per step, or [simulation] max_speed)",
                 self.describe_node(m.fastest.0),
                 m.fastest.1,
                 max_speed

@@ -53,7 +53,7 @@ pub struct Simulation {
     /// Local non-viscous damping α (dimensionless, 0 ≤ α < 1).
     #[serde(default)]
     pub local_damping: f64,
-    /// Verlet skin [length] (default half the mean segment length).
+    /// Verlet skin [length] (default a fifth of the mean segment length).
     pub skin: Option<f64>,
     /// Self-contact skips nodes closer than this along a shell (default 2).
     pub self_exclusion: Option<u32>,
@@ -61,7 +61,7 @@ pub struct Simulation {
     pub check_every: Option<u64>,
     /// Cap on the total number of steps of the run.
     pub max_steps: Option<u64>,
-    /// Runaway: a free node faster than this [length/time] stops the run (default skin/(2 dt)).
+    /// Runaway: a free node faster than this [length/time] stops the run (default ℓ̄/(4 dt), ℓ̄ the mean segment).
     pub max_speed: Option<f64>,
     /// Runaway: total kinetic energy above this [energy] stops the run (default: none).
     pub max_kinetic_energy: Option<f64>,
