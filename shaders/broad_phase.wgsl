@@ -132,13 +132,21 @@ fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 // the x workgroup counts of every indirect dispatch of the rebuild: the template or zero.
 @compute @workgroup_size(1)
 fn rebuild_decide() {
+    let n = arrayLength(&args_template) / 3u;
+    if (atomicLoad(&flags[1]) != 0u) {
+        // A list overflowed earlier in this batch: the rest of the batch does nothing, so the
+        // state stays at the start of the overflowing step for the host to redo it.
+        for (var i = 0u; i < n; i++) {
+            args[3u * i] = 0u;
+        }
+        return;
+    }
     if (params.dt > 0.0) {
         atomicAdd(&flags[5], 1u);
     }
     let d = bitcast<f32>(atomicLoad(&flags[0]));
     // NaN compares false: written so that a NaN displacement also rebuilds (as the CPU twin).
     let rebuild = !(d <= 0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
-    let n = arrayLength(&args_template) / 3u;
     for (var i = 0u; i < n; i++) {
         args[3u * i] = select(0u, args_template[3u * i], rebuild);
         args[3u * i + 1u] = args_template[3u * i + 1u];

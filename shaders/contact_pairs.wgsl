@@ -13,6 +13,8 @@
 @group(0) @binding(7) var<storage, read_write> hist: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read_write> slots: array<ContactSlot>;
 @group(0) @binding(9) var<storage, read_write> slot_flags: array<u32>;
+// flags[1] != 0: list overflow earlier in this batch, no-op (see core_area.wgsl).
+@group(0) @binding(10) var<storage, read> flags: array<u32>;
 
 // True when P lies in the vertex region of node v (twin of cpu::contact::in_vertex_region).
 fn in_vertex_region(p: NodeState, v: u32) -> bool {
@@ -51,7 +53,7 @@ fn beyond_reach(pc: NodeState, d: u32, d1: u32, r_sum: f32) -> bool {
 @compute @workgroup_size(64)
 fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(wid, lid, nwg, 64u);
-    if (c >= params.n_nodes) {
+    if (c >= params.n_nodes || flags[1] != 0u) {
         return;
     }
     let pc = pos[c];

@@ -12,11 +12,13 @@
 @group(0) @binding(6) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read_write> shell: array<ShellForce>;
+// flags[1] != 0: list overflow earlier in this batch, no-op (see core_area.wgsl).
+@group(0) @binding(9) var<storage, read> flags: array<u32>;
 
 @compute @workgroup_size(64)
 fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes) {
+    if (x >= params.n_nodes || flags[1] != 0u) {
         return;
     }
     let n = nodes[x];

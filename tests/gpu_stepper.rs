@@ -1,5 +1,5 @@
 //! GPU stepper mechanics, each checked against the CPU twin: neighbour-list growth after an
-//! overflow (the batch is redone, so the result equals a run that had room), bit-identical
+//! overflow (the overflowing step is redone, so the result equals a run that had room), bit-identical
 //! reruns, and the init pass (forces of the initial state equal the CPU's to a stated tolerance).
 
 use softdem::backend::Backend;
@@ -33,8 +33,46 @@ fn list_overflow_grows_and_redoes_the_batch() {
     assert!(tight.list_capacity() > 8, "the lists did not grow");
     let needed = roomy.read_contacts().unwrap().entries.len() as u32;
     assert!(tight.list_capacity() >= needed);
-    // Redoing the batch from the snapshot makes the run identical to one that never overflowed.
+    // Redoing from the overflowing step makes the run identical to one that never overflowed.
     assert_eq!(roomy.read_nodes().unwrap(), tight.read_nodes().unwrap());
+}
+
+/// An overflow in the middle of a batch: the capacity fits the first list exactly, and the
+/// falling cells need more entries at a later rebuild. Every kernel after the overflow must do
+/// nothing, and the host must redo from the overflowing step (step counter, rebuild counter and
+/// ping-pong side restored), so the run equals one that had room.
+#[test]
+fn list_overflow_mid_batch_resumes_at_the_overflowing_step() {
+    let scene = small_packing();
+    let ctx = Arc::new(gpu_for_tests());
+    let mut roomy = GpuBackend::new(ctx.clone(), &scene).unwrap();
+    let first = roomy.read_contacts().unwrap().entries.len() as u32;
+    let mut tight = GpuBackend::with_list_capacity(ctx, &scene, Some(first)).unwrap();
+    assert_eq!(
+        tight.list_capacity(),
+        first,
+        "the first list should fit without growing"
+    );
+    roomy.step(2000).unwrap();
+    tight.step(2000).unwrap();
+    let needed = roomy.read_contacts().unwrap().entries.len() as u32;
+    assert!(
+        needed > first,
+        "the lists never outgrew the first one ({needed} ≤ {first} entries)"
+    );
+    assert!(tight.list_capacity() > first, "the lists did not grow");
+    assert_eq!(roomy.rebuilds(), tight.rebuilds(), "rebuild counts differ");
+    assert_eq!(roomy.read_nodes().unwrap(), tight.read_nodes().unwrap());
+    assert_eq!(roomy.read_contacts().unwrap(), tight.read_contacts().unwrap());
+    // The CPU twin agrees with the run that grew (same tolerance as the engine tests' GPU check:
+    // positions within 1e-5 R after 2000 steps).
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    cpu.step(2000).unwrap();
+    for (g, c) in tight.read_nodes().unwrap().iter().zip(&cpu.read_nodes().unwrap()) {
+        let d = ((g.pos_hi[0] - c.pos_hi[0]) + (g.pos_lo[0] - c.pos_lo[0]))
+            .hypot((g.pos_hi[1] - c.pos_hi[1]) + (g.pos_lo[1] - c.pos_lo[1]));
+        assert!(d <= 1e-5, "GPU and CPU positions differ by {d:e}");
+    }
 }
 
 #[test]

@@ -99,17 +99,6 @@ struct ListBuffers {
     slot_flags: GpuArray<u32>,
 }
 
-/// Copy of what a batch of steps starts from, to redo the batch after a list overflow.
-struct Snapshot {
-    state: GpuArray<NodeState>,
-    link_state: GpuArray<LinkState>,
-    hist: GpuArray<[f32; 2]>,
-    live_start: GpuArray<u32>,
-    live_entries: GpuArray<Entry>,
-    x_ref: GpuArray<[f32; 2]>,
-    flags: GpuArray<u32>,
-}
-
 pub struct GpuBackend {
     ctx: Arc<GpuContext>,
     kernels: Kernels,
@@ -136,7 +125,6 @@ pub struct GpuBackend {
     nbr_count: GpuArray<u32>,
     lists: ListBuffers,
     links: LinkBuffers,
-    snapshot: Snapshot,
     args: GpuArray<u32>,
     args_template: GpuArray<u32>,
     bucket_scan: PrefixScan,
@@ -246,7 +234,6 @@ impl GpuBackend {
             start: GpuArray::new(c, "link_start", &link_start)?,
             list: GpuArray::new(c, "link_list", &link_list)?,
         };
-        let snapshot = Self::snapshot_buffers(c, n, scene.links.len(), capacity)?;
         let mut be = GpuBackend {
             kernels,
             params,
@@ -274,7 +261,6 @@ impl GpuBackend {
             nbr_count,
             lists,
             links,
-            snapshot,
             args,
             args_template,
             bucket_scan,
@@ -305,50 +291,8 @@ impl GpuBackend {
         })
     }
 
-    fn snapshot_buffers(c: &GpuContext, n: u32, n_links: usize, capacity: u32) -> anyhow::Result<Snapshot> {
-        Ok(Snapshot {
-            state: GpuArray::zeroed(c, "snapshot state", n as usize)?,
-            link_state: GpuArray::zeroed(c, "snapshot link state", n_links)?,
-            hist: GpuArray::zeroed(c, "snapshot hist", capacity as usize)?,
-            live_start: GpuArray::zeroed(c, "snapshot live_start", n as usize + 1)?,
-            live_entries: GpuArray::zeroed(c, "snapshot live_entries", capacity as usize)?,
-            x_ref: GpuArray::zeroed(c, "snapshot x_ref", n as usize)?,
-            flags: GpuArray::zeroed(c, "snapshot flags", 8)?,
-        })
-    }
-
-    /// (live buffer, snapshot buffer) pairs of everything a batch starts from.
-    fn snapshot_pairs<'a>(&'a self, snap: &'a Snapshot) -> [(&'a wgpu::Buffer, &'a wgpu::Buffer); 7] {
-        let l = &self.lists;
-        [
-            (self.state[self.side].buffer(), snap.state.buffer()),
-            (self.links.state[self.side].buffer(), snap.link_state.buffer()),
-            (l.hist.buffer(), snap.hist.buffer()),
-            (l.live_start.buffer(), snap.live_start.buffer()),
-            (l.live_entries.buffer(), snap.live_entries.buffer()),
-            (self.x_ref.buffer(), snap.x_ref.buffer()),
-            (self.flags.buffer(), snap.flags.buffer()),
-        ]
-    }
-
-    /// Copies (or restores, with `restore`) what the next batch starts from.
-    fn copy_snapshot(&self, restore: bool) {
-        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("snapshot"),
-        });
-        for (live, snap) in self.snapshot_pairs(&self.snapshot) {
-            let size = live.size().min(snap.size());
-            if restore {
-                enc.copy_buffer_to_buffer(snap, 0, live, 0, size);
-            } else {
-                enc.copy_buffer_to_buffer(live, 0, snap, 0, size);
-            }
-        }
-        self.ctx.queue.submit([enc.finish()]);
-    }
-
     /// Grows the neighbour-list buffers to hold `needed` entries (with margin), keeping the live
-    /// list and history of the current side (restored from the snapshot).
+    /// list and its friction history (the slots are rewritten by the next contact_pairs).
     fn grow_lists(&mut self, needed: u32) -> anyhow::Result<()> {
         let c = &*self.ctx;
         let capacity = needed.saturating_add(needed / 2).max(2 * self.lists.capacity);
@@ -356,17 +300,16 @@ impl GpuBackend {
             "contact slots",
             capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
         )?;
-        self.lists = Self::list_buffers(c, self.n_nodes, capacity)?;
-        let old_snapshot = std::mem::replace(
-            &mut self.snapshot,
-            Self::snapshot_buffers(c, self.n_nodes, self.links.count as usize, capacity)?,
-        );
-        // Old snapshot → new (larger) snapshot; the caller then restores from it.
+        let old = std::mem::replace(&mut self.lists, Self::list_buffers(c, self.n_nodes, capacity)?);
         let mut enc = c
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow") });
-        let old_pairs = self.snapshot_pairs(&old_snapshot);
-        for ((_, from), (_, to)) in old_pairs.iter().zip(self.snapshot_pairs(&self.snapshot)) {
+        let l = &self.lists;
+        for (from, to) in [
+            (old.live_start.buffer(), l.live_start.buffer()),
+            (old.live_entries.buffer(), l.live_entries.buffer()),
+            (old.hist.buffer(), l.hist.buffer()),
+        ] {
             enc.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
         }
         c.queue.submit([enc.finish()]);
@@ -382,26 +325,46 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// Runs `steps` steps; if a neighbour list outgrew its buffers, grows them and redoes the batch
-    /// from the snapshot taken before it, so the result is as if the capacity had been enough.
+    /// Runs `steps` steps. When a list build finds more entries than the buffers hold, the GPU
+    /// sets the overflow flag and every later kernel of the batch does nothing (they test the
+    /// flag; `rebuild_decide` zeroes the indirect dispatches), so the state stays at the start of
+    /// the overflowing step: node state and link state of that side, the live list and its
+    /// history (the build had not committed). The host then grows the lists, undoes that step's
+    /// counters, forces the rebuild again and runs the remaining steps from there: the result is
+    /// as if the capacity had been enough, with no snapshot copy of the state.
     fn step_with_retry(&mut self, steps: u32, init: bool) -> anyhow::Result<()> {
-        let side0 = self.side;
-        self.copy_snapshot(false);
-        self.record_and_submit(steps, init);
-        let flags = self.flags.read(&self.ctx);
-        if flags[1] == 0 {
-            return Ok(());
+        let mut left = steps;
+        // The GPU's step counter (flags[5]) equals the host's at the start of a call.
+        let mut counted0 = self.steps as u32;
+        while left > 0 {
+            let side0 = self.side;
+            self.record_and_submit(left, init);
+            let mut flags = self.flags.read(&self.ctx);
+            if flags[1] == 0 {
+                return Ok(());
+            }
+            // Steps completed before the overflowing one (the step counter stopped at it).
+            let done = if init { 0 } else { flags[5].wrapping_sub(counted0) - 1 };
+            self.side = side0 ^ (done as usize & 1);
+            let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
+            let before = self.lists.capacity;
+            self.grow_lists(needed)?;
+            anyhow::ensure!(
+                self.lists.capacity > before,
+                "neighbour list cannot grow beyond {before} entries"
+            );
+            // Undo the overflowing step's rebuild_decide: overflow off, rebuild forced again,
+            // rebuild and step counters back by one.
+            flags[1] = 0;
+            flags[2] = 1;
+            flags[3] -= 1;
+            if !init {
+                flags[5] -= 1;
+            }
+            self.flags.write(&self.ctx, &flags);
+            left -= done;
+            counted0 = counted0.wrapping_add(done);
         }
-        let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
-        self.side = side0;
-        self.grow_lists(needed)?;
-        self.copy_snapshot(true);
-        self.record_and_submit(steps, init);
-        anyhow::ensure!(
-            self.flags.read(&self.ctx)[1] == 0,
-            "neighbour list overflow persists after growing to {} entries",
-            self.lists.capacity
-        );
         Ok(())
     }
 
@@ -432,6 +395,7 @@ impl GpuBackend {
                     (2, self.materials.buffer()),
                     (3, new),
                     (4, self.body_state.buffer()),
+                    (5, self.flags.buffer()),
                 ],
             );
             let contact_pairs = k.contact_pairs.bind(
@@ -447,6 +411,7 @@ impl GpuBackend {
                     (7, l.hist.buffer()),
                     (8, l.slots.buffer()),
                     (9, l.slot_flags.buffer()),
+                    (10, self.flags.buffer()),
                 ],
             );
             let shell_forces = k.shell_forces.bind(
@@ -461,6 +426,7 @@ impl GpuBackend {
                     (6, new),
                     (7, self.vel_half.buffer()),
                     (8, self.shell.buffer()),
+                    (9, self.flags.buffer()),
                 ],
             );
             let node_forces = k.node_forces.bind(c, &self.node_forces_table(params, s));
@@ -562,6 +528,7 @@ impl GpuBackend {
             (2, self.bodies.buffer()),
             (3, self.shell.buffer()),
             (4, l.slot_flags.buffer()),
+            (5, self.flags.buffer()),
             (6, self.state[1 - s].buffer()),
             (7, self.vel_half.buffer()),
             (8, l.live_start.buffer()),
@@ -590,7 +557,7 @@ impl GpuBackend {
     /// Records and submits `steps` coupled steps: per step, every kernel of `record_step` up to
     /// node_forces, then `couple(pass, side)`, which records the modal and coupling passes and
     /// node_forces_modal. The neighbour lists are not grown here: an overflow is an error (the
-    /// coupled stepper has no snapshot of the modal state to redo a batch from). `init`: the
+    /// modal kernels do not stop at an SPD list overflow, so the batch cannot be redone). `init`: the
     /// dt = 0 force pass, not counted as a step.
     pub(crate) fn record_coupled(
         &mut self,
@@ -712,10 +679,9 @@ impl GpuBackend {
         self.lists.capacity
     }
 
-    /// Bytes of GPU memory held by the simulation buffers (all of them, snapshot included).
+    /// Bytes of GPU memory held by the simulation buffers (all of them).
     pub fn bytes_gpu(&self) -> u64 {
         let l = &self.lists;
-        let s = &self.snapshot;
         [
             self.nodes.buffer(),
             self.bodies.buffer(),
@@ -745,13 +711,6 @@ impl GpuBackend {
             self.links.force.buffer(),
             self.links.start.buffer(),
             self.links.list.buffer(),
-            s.state.buffer(),
-            s.link_state.buffer(),
-            s.hist.buffer(),
-            s.live_start.buffer(),
-            s.live_entries.buffer(),
-            s.x_ref.buffer(),
-            s.flags.buffer(),
         ]
         .iter()
         .map(|b| b.size())
@@ -838,8 +797,6 @@ impl Backend for GpuBackend {
         if saved.entries.len() > self.lists.capacity as usize {
             let needed = saved.entries.len() as u32;
             self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
-            self.snapshot =
-                Self::snapshot_buffers(&self.ctx, self.n_nodes, self.links.count as usize, needed + needed / 2)?;
             self.params.max_entries = self.lists.capacity;
             let c = &*self.ctx;
             c.queue
