@@ -16,7 +16,9 @@
 @group(0) @binding(8) var<storage, read_write> live_start: array<u32>;
 @group(0) @binding(9) var<storage, read_write> live_entries: array<Entry>;
 @group(0) @binding(10) var<storage, read_write> live_hist: array<vec2<f32>>;
-@group(0) @binding(11) var<storage, read_write> new_entries: array<Entry>;
+// Neighbours of the list being built (neighbor_fill); neighbor_mirror then writes the whole
+// entries straight into live_entries (the old list is not read after neighbor_fill).
+@group(0) @binding(11) var<storage, read_write> new_neighbors: array<u32>;
 @group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
 // flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count,
 // [4]: longest segment at the last build (f32 bits): the cut-off is that + params.contact_reach,
@@ -115,7 +117,7 @@ fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     var hi = hi_in;
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
-        let v = new_entries[mid].neighbor;
+        let v = new_neighbors[mid];
         if (v == key) {
             return mid;
         }
@@ -265,16 +267,16 @@ fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
             }
             // Insertion into the sorted prefix of x's entries.
             var j = k;
-            while (j > 0u && new_entries[base + j - 1u].neighbor > d) {
-                new_entries[base + j] = new_entries[base + j - 1u];
+            while (j > 0u && new_neighbors[base + j - 1u] > d) {
+                new_neighbors[base + j] = new_neighbors[base + j - 1u];
                 j--;
             }
-            new_entries[base + j] = Entry(d, NONE, NONE, 0u);
+            new_neighbors[base + j] = d;
             k++;
         }
     }
     for (var j = 0u; j < k; j++) {
-        let old = find_live(live_start[x], live_start[x + 1u], new_entries[base + j].neighbor);
+        let old = find_live(live_start[x], live_start[x + 1u], new_neighbors[base + j]);
         if (old != NONE) {
             new_hist[base + j] = live_hist[old];
         } else {
@@ -291,18 +293,17 @@ fn neighbor_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     }
     let prev = nodes[x].prev;
     for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
-        let d = new_entries[e].neighbor;
+        let d = new_neighbors[e];
         let mirror = find_new(nbr_count[d], nbr_count[d + 1u], x);
         var prev_mirror = NONE;
         if (prev != NONE) {
             prev_mirror = find_new(nbr_count[d], nbr_count[d + 1u], prev);
         }
-        new_entries[e].mirror = mirror;
-        new_entries[e].prev_mirror = prev_mirror;
+        live_entries[e] = Entry(d, mirror, prev_mirror, 0u);
     }
 }
 
-// Makes the new list live and records the reference positions of the skin test.
+// Makes the new list live (its entries were written by neighbor_mirror) and records the reference positions of the skin test.
 @compute @workgroup_size(64)
 fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
@@ -310,7 +311,6 @@ fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         return;
     }
     for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
-        live_entries[e] = new_entries[e];
         live_hist[e] = new_hist[e];
     }
     live_start[x] = nbr_count[x];

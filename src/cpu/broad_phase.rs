@@ -167,8 +167,29 @@ pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
     NONE
 }
 
-/// Fills node x's entries (sorted by neighbour) and carries the friction history over from the
-/// previous list (`old_start`, `old_entries`, `old_hist`).
+/// Index of `target` in the sorted neighbours `neighbors[lo..hi]` of the list being built, or
+/// `NONE` (twin of WGSL `find_new`).
+#[inline]
+pub fn find_neighbor(neighbors: &[u32], lo: u32, hi: u32, target: u32) -> u32 {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let v = neighbors[mid as usize];
+        if v == target {
+            return mid;
+        }
+        if v < target {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    NONE
+}
+
+/// Fills node x's neighbours (sorted by index) and carries the friction history over from the
+/// previous list (`old_start`, `old_entries`, `old_hist`). Only the neighbour index is stored
+/// here (4 bytes per entry); `neighbor_mirror` writes the whole entries.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn neighbor_fill(
@@ -182,27 +203,22 @@ pub fn neighbor_fill(
     old_start: &[u32],
     old_entries: &[Entry],
     old_hist: &[[f32; 2]],
-    out_entries: &mut [Entry],
+    out_neighbors: &mut [u32],
     out_hist: &mut [[f32; 2]],
 ) {
     let mut k = 0usize;
     for_each_neighbor(x, p, nodes, bodies, pos, bucket_start, bucket_nodes, |d| {
-        // Insertion into the sorted prefix out_entries[0..k].
+        // Insertion into the sorted prefix out_neighbors[0..k].
         let mut j = k;
-        while j > 0 && out_entries[j - 1].neighbor > d {
-            out_entries[j] = out_entries[j - 1];
+        while j > 0 && out_neighbors[j - 1] > d {
+            out_neighbors[j] = out_neighbors[j - 1];
             j -= 1;
         }
-        out_entries[j] = Entry {
-            neighbor: d,
-            mirror: NONE,
-            prev_mirror: NONE,
-            _pad: 0,
-        };
+        out_neighbors[j] = d;
         k += 1;
     });
     for j in 0..k {
-        let old = find_entry(old_entries, old_start[x], old_start[x + 1], out_entries[j].neighbor);
+        let old = find_entry(old_entries, old_start[x], old_start[x + 1], out_neighbors[j]);
         out_hist[j] = if old != NONE {
             old_hist[old as usize]
         } else {
@@ -211,21 +227,21 @@ pub fn neighbor_fill(
     }
 }
 
-/// Mirror indices of node x's entries.
+/// Node x's entries of the new list: each neighbour with its mirror indices.
 #[inline]
-pub fn neighbor_mirror(x: usize, nodes: &[Node], start: &[u32], entries: &[Entry], out: &mut [Entry]) {
+pub fn neighbor_mirror(x: usize, nodes: &[Node], start: &[u32], neighbors: &[u32], out: &mut [Entry]) {
     let prev = nodes[x].prev;
     for (k, o) in out.iter_mut().enumerate() {
-        let e = entries[start[x] as usize + k];
-        let d = e.neighbor as usize;
-        let mirror = find_entry(entries, start[d], start[d + 1], x as u32);
+        let neighbor = neighbors[start[x] as usize + k];
+        let d = neighbor as usize;
+        let mirror = find_neighbor(neighbors, start[d], start[d + 1], x as u32);
         let prev_mirror = if prev != NONE {
-            find_entry(entries, start[d], start[d + 1], prev)
+            find_neighbor(neighbors, start[d], start[d + 1], prev)
         } else {
             NONE
         };
         *o = Entry {
-            neighbor: e.neighbor,
+            neighbor,
             mirror,
             prev_mirror,
             _pad: 0,

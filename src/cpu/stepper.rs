@@ -344,10 +344,10 @@ impl CpuBackend {
         new_start.push(0);
         prefix_scan(&mut new_start);
         let total = new_start[n] as usize;
-        let mut new_entries = vec![Entry::default(); total];
+        let mut new_neighbors = vec![0u32; total];
         let mut new_hist = vec![[0.0f32; 2]; total];
         {
-            let ec = split_by(&mut new_entries, &new_start);
+            let ec = split_by(&mut new_neighbors, &new_start);
             let hc = split_by(&mut new_hist, &new_start);
             let (old_start, old_entries, old_hist) = (&*start, &*entries, &*hist);
             ec.into_par_iter()
@@ -371,13 +371,13 @@ impl CpuBackend {
                     )
                 });
         }
-        let mut mirrored = new_entries.clone();
+        let mut mirrored = vec![Entry::default(); total];
         {
             let mc = split_by(&mut mirrored, &new_start);
             mc.into_par_iter()
                 .enumerate()
                 .with_min_len(CHUNK)
-                .for_each(|(x, m)| neighbor_mirror(x, nodes, &new_start, &new_entries, m));
+                .for_each(|(x, m)| neighbor_mirror(x, nodes, &new_start, &new_neighbors, m));
         }
         *start = new_start;
         *entries = mirrored;

@@ -92,7 +92,8 @@ struct ListBuffers {
     live_entries: GpuArray<Entry>,
     /// Friction history of each entry (contact_pairs updates it in place).
     hist: GpuArray<[f32; 2]>,
-    new_entries: GpuArray<Entry>,
+    /// Neighbour indices of the list being built (4 bytes per entry).
+    new_neighbors: GpuArray<u32>,
     new_hist: GpuArray<[f32; 2]>,
     slots: GpuArray<ContactSlot>,
     /// `SLOT_SEG | SLOT_CAP` of each entry; a slot is valid only where its flags are non-zero.
@@ -284,7 +285,7 @@ impl GpuBackend {
             live_start: GpuArray::zeroed(c, "live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
             hist: GpuArray::zeroed(c, "hist", cap)?,
-            new_entries: GpuArray::zeroed(c, "new_entries", cap)?,
+            new_neighbors: GpuArray::zeroed(c, "new_neighbors", cap)?,
             new_hist: GpuArray::zeroed(c, "new_hist", cap)?,
             slots: GpuArray::zeroed(c, "slots", cap)?,
             slot_flags: GpuArray::zeroed(c, "slot_flags", cap)?,
@@ -457,7 +458,7 @@ impl GpuBackend {
                 (8, l.live_start.buffer()),
                 (9, l.live_entries.buffer()),
                 (10, l.hist.buffer()),
-                (11, l.new_entries.buffer()),
+                (11, l.new_neighbors.buffer()),
                 (12, l.new_hist.buffer()),
                 (13, self.flags.buffer()),
                 (14, self.x_ref.buffer()),
@@ -700,7 +701,7 @@ impl GpuBackend {
             l.live_start.buffer(),
             l.live_entries.buffer(),
             l.hist.buffer(),
-            l.new_entries.buffer(),
+            l.new_neighbors.buffer(),
             l.new_hist.buffer(),
             l.slots.buffer(),
             l.slot_flags.buffer(),
