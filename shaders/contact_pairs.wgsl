@@ -36,18 +36,17 @@ fn in_vertex_region(p: NodeState, v: u32) -> bool {
     return true;
 }
 
-// True when node C can touch neither segment D → D1 nor node D: |C − D| exceeds r_C + r_D + |D1 − D|
-// (1 % margin for rounding), so the early out never changes a result (twin of cpu::contact_pairs).
-fn beyond_reach(pc: NodeState, d: u32, d1: u32, r_sum: f32) -> bool {
-    let pd = pos[d];
+// True when node C, at squared distance cd2 from node D, can touch neither segment D → D1 nor
+// node D: |C − D| exceeds r_C + r_D + |D1 − D| (1 % margin for rounding), so the early out never
+// changes a result (twin of cpu::contact_pairs).
+fn beyond_reach(cd2: f32, d: u32, d1: u32, r_sum: f32) -> bool {
     var reach = r_sum;
     if (d1 != NONE) {
-        let sd = df_sub(pos[d1], pd);
+        let sd = df_sub(pos[d1], pos[d]);
         reach += sqrt(dot2(sd, sd));
     }
-    let cd = df_sub(pc, pd);
     let lim = 1.01 * reach;
-    return dot2(cd, cd) > lim * lim;
+    return cd2 > lim * lim;
 }
 
 @compute @workgroup_size(64)
@@ -65,7 +64,10 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         let rd = bodies[nd.body].radius;
         var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u);
         var h = vec2<f32>(0.0, 0.0);
-        if (beyond_reach(pc, d, nd.next, rc + rd)) {
+        let pd = pos[d];
+        let cd = df_sub(pc, pd);
+        let cd2 = dot2(cd, cd);
+        if (beyond_reach(cd2, d, nd.next, rc + rd)) {
             slot_flags[e] = 0u;
             hist[e] = h;
             continue;
@@ -73,7 +75,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         // Node C against the interior of segment D → D1 (Fig. 4b).
         let d1 = nd.next;
         if (d1 != NONE) {
-            let pa = pos[d];
+            let pa = pd;
             let pb = pos[d1];
             if (in_segment_interior(pc, pa, pb)) {
                 let o = segment_offset(pc, pa, pb);
@@ -108,15 +110,14 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                 }
             }
         }
-        // Cap contact C–D (Fig. 4a/c), owned by the lower index.
+        // Cap contact C–D (Fig. 4a/c), owned by the lower index. The overlap is tested before the
+        // vertex regions: it is cheaper and fails for most entries.
         if (c < d) {
-            if (in_vertex_region(pc, d) && in_vertex_region(pos[d], c)) {
-                let pd = pos[d];
-                let off = df_sub(pc, pd);
-                let dist = sqrt(dot2(off, off));
-                let overlap = rc + rd - dist;
-                if (overlap > 0.0 && dist > 0.0) {
-                    let n = vec2<f32>(off.x / dist, off.y / dist);
+            let dist = sqrt(cd2);
+            let overlap = rc + rd - dist;
+            if (overlap > 0.0 && dist > 0.0) {
+                if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
+                    let n = vec2<f32>(cd.x / dist, cd.y / dist);
                     let vd = vel_half[d];
                     let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), hist[e].y);
                     s.cap_force = cf.force;

@@ -12,21 +12,20 @@ use super::contact::*;
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
 
-/// True when node C can touch neither segment D → D1 nor node D: |C − D| exceeds r_C + r_D + |D1 − D|
-/// (1 % margin for rounding), so the early out never changes a result. Most list entries (those
-/// between the contact reach and the list cut-off) end here.
+/// True when node C, at squared distance `cd2` from node D, can touch neither segment D → D1 nor
+/// node D: |C − D| exceeds r_C + r_D + |D1 − D| (1 % margin for rounding), so the early out never
+/// changes a result. Most list entries (those between the contact reach and the list cut-off) end
+/// here.
 #[inline]
-pub fn beyond_reach(pc: &NodeState, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) -> bool {
-    let pd = &pos[d as usize];
+pub fn beyond_reach(cd2: f32, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) -> bool {
     let mut reach = r_sum;
     if d1 != NONE {
-        let b = &pos[d1 as usize];
+        let (pd, b) = (&pos[d as usize], &pos[d1 as usize]);
         let sd = df_sub(b.pos_hi, b.pos_lo, pd.pos_hi, pd.pos_lo);
         reach += dot(sd, sd).sqrt();
     }
-    let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
     let lim = 1.01 * reach;
-    dot(cd, cd) > lim * lim
+    cd2 > lim * lim
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -56,7 +55,10 @@ pub fn contact_pairs(
         let rd = bodies[nd.body as usize].radius;
         let mut s = ContactSlot::default();
         let mut h = [0.0f32, 0.0f32];
-        if beyond_reach(pc, d, nd.next, pos, rc + rd) {
+        let pd = &pos[d as usize];
+        let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
+        let cd2 = dot(cd, cd);
+        if beyond_reach(cd2, d, nd.next, pos, rc + rd) {
             slot_flags[k] = 0;
             write_history(&mut hist[k], h);
             continue;
@@ -64,7 +66,7 @@ pub fn contact_pairs(
         // Node C against the interior of segment D → D1 (Fig. 4b).
         let d1 = nd.next;
         if d1 != NONE {
-            let pa = &pos[d as usize];
+            let pa = pd;
             let pb = &pos[d1 as usize];
             if in_segment_interior(pc, pa, pb) {
                 let (off, w) = segment_offset(pc, pa, pb);
@@ -93,17 +95,17 @@ pub fn contact_pairs(
                 }
             }
         }
-        // Cap contact C–D (Fig. 4a/c), owned by the lower index.
-        if (c as u32) < d
-            && in_vertex_region(pc, d, nodes, pos)
-            && in_vertex_region(&pos[d as usize], c as u32, nodes, pos)
-        {
-            let pd = &pos[d as usize];
-            let off = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
-            let dist = dot(off, off).sqrt();
+        // Cap contact C–D (Fig. 4a/c), owned by the lower index. The overlap is tested before the
+        // vertex regions: it is cheaper and fails for most entries.
+        if (c as u32) < d {
+            let dist = cd2.sqrt();
             let overlap = rc + rd - dist;
-            if overlap > 0.0 && dist > 0.0 {
-                let n = [off[0] / dist, off[1] / dist];
+            if overlap > 0.0
+                && dist > 0.0
+                && in_vertex_region(pc, d, nodes, pos)
+                && in_vertex_region(pd, c as u32, nodes, pos)
+            {
+                let n = [cd[0] / dist, cd[1] / dist];
                 let vd = vel_half[d as usize];
                 let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist[k][1]);
                 s.cap_force = cf.force;
