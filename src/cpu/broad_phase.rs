@@ -68,6 +68,13 @@ pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeSt
     if x == d {
         return false;
     }
+    // Distance first: most candidates of the 3×3 cells fail it, and it needs no node or body
+    // record (a NaN distance fails it too).
+    let (px, pd) = (&pos[x as usize], &pos[d as usize]);
+    let r = df_sub(pd.pos_hi, pd.pos_lo, px.pos_hi, px.pos_lo);
+    if !(dot(r, r) < p.cutoff * p.cutoff) {
+        return false;
+    }
     let (nx, nd) = (nodes[x as usize], nodes[d as usize]);
     let (bx, bd) = (bodies[nx.body as usize], bodies[nd.body as usize]);
     if bx.flags & BODY_FROZEN != 0 && bd.flags & BODY_FROZEN != 0 {
@@ -87,9 +94,7 @@ pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeSt
             return false;
         }
     }
-    let (px, pd) = (&pos[x as usize], &pos[d as usize]);
-    let r = df_sub(pd.pos_hi, pd.pos_lo, px.pos_hi, px.pos_lo);
-    dot(r, r) < p.cutoff * p.cutoff
+    true
 }
 
 #[inline]
