@@ -6,7 +6,10 @@
 //! 2. `neighbor_count` / scan / `neighbor_fill`: each node visits the 3×3 cells around it and keeps
 //!    the nodes that pass `is_neighbor` (symmetric), sorted by index so the list, the sums over it
 //!    and therefore the whole run are deterministic whatever order the scatter produced. The
-//!    friction history is carried over from the previous list by binary search.
+//!    friction history is carried over from the previous list by binary search. The GPU visits
+//!    the candidates twice (count, then fill at the scanned offsets); the CPU visits them once
+//!    (`neighbor_candidates`, the same sorted neighbours per node), then sums the counts and
+//!    carries the history over (`carry_history`, the second half of the WGSL `neighbor_fill`).
 //! 3. `neighbor_mirror`: for each entry X→D, the index of D→X and of D→(X−1) in D's list.
 
 use crate::model::df32::{df_sub, dot};
@@ -72,7 +75,8 @@ pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeSt
     // record (a NaN distance fails it too).
     let (px, pd) = (&pos[x as usize], &pos[d as usize]);
     let r = df_sub(pd.pos_hi, pd.pos_lo, px.pos_hi, px.pos_lo);
-    if !(dot(r, r) < p.cutoff * p.cutoff) {
+    let within = dot(r, r) < p.cutoff * p.cutoff; // false for NaN
+    if !within {
         return false;
     }
     let (nx, nd) = (nodes[x as usize], nodes[d as usize]);
@@ -137,9 +141,11 @@ fn for_each_neighbor(
     }
 }
 
+/// Appends node x's neighbours, sorted by index, to `out`: the candidates the WGSL
+/// `neighbor_count` counts and `neighbor_fill` writes, in the order it writes them.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn neighbor_count(
+pub fn neighbor_candidates(
     x: usize,
     p: &SimParams,
     nodes: &[Node],
@@ -147,10 +153,19 @@ pub fn neighbor_count(
     pos: &[NodeState],
     bucket_start: &[u32],
     bucket_nodes: &[u32],
-) -> u32 {
-    let mut count = 0;
-    for_each_neighbor(x, p, nodes, bodies, pos, bucket_start, bucket_nodes, |_| count += 1);
-    count
+    out: &mut Vec<u32>,
+) {
+    let base = out.len();
+    for_each_neighbor(x, p, nodes, bodies, pos, bucket_start, bucket_nodes, |d| {
+        // Insertion into the sorted tail out[base..].
+        out.push(d);
+        let mut j = out.len() - 1;
+        while j > base && out[j - 1] > d {
+            out[j] = out[j - 1];
+            j -= 1;
+        }
+        out[j] = d;
+    });
 }
 
 /// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE`.
@@ -192,39 +207,20 @@ pub fn find_neighbor(neighbors: &[u32], lo: u32, hi: u32, target: u32) -> u32 {
     NONE
 }
 
-/// Fills node x's neighbours (sorted by index) and carries the friction history over from the
-/// previous list (`old_start`, `old_entries`, `old_hist`). Only the neighbour index is stored
-/// here (4 bytes per entry); `neighbor_mirror` writes the whole entries.
+/// Friction history of node x's new entries (`neighbors`, sorted), carried over from the previous
+/// list (`old_start`, `old_entries`, `old_hist`) by binary search; zero for a new pair.
 #[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn neighbor_fill(
+pub fn carry_history(
     x: usize,
-    p: &SimParams,
-    nodes: &[Node],
-    bodies: &[Body],
-    pos: &[NodeState],
-    bucket_start: &[u32],
-    bucket_nodes: &[u32],
     old_start: &[u32],
     old_entries: &[Entry],
     old_hist: &[[f32; 2]],
-    out_neighbors: &mut [u32],
+    neighbors: &[u32],
     out_hist: &mut [[f32; 2]],
 ) {
-    let mut k = 0usize;
-    for_each_neighbor(x, p, nodes, bodies, pos, bucket_start, bucket_nodes, |d| {
-        // Insertion into the sorted prefix out_neighbors[0..k].
-        let mut j = k;
-        while j > 0 && out_neighbors[j - 1] > d {
-            out_neighbors[j] = out_neighbors[j - 1];
-            j -= 1;
-        }
-        out_neighbors[j] = d;
-        k += 1;
-    });
-    for j in 0..k {
-        let old = find_entry(old_entries, old_start[x], old_start[x + 1], out_neighbors[j]);
-        out_hist[j] = if old != NONE {
+    for (h, &d) in out_hist.iter_mut().zip(neighbors) {
+        let old = find_entry(old_entries, old_start[x], old_start[x + 1], d);
+        *h = if old != NONE {
             old_hist[old as usize]
         } else {
             [0.0, 0.0]

@@ -335,41 +335,39 @@ impl CpuBackend {
         for i in 0..n {
             grid_scatter(i, p, pos, &mut cursor, &mut bucket_nodes);
         }
-        // Neighbour lists: count, scan, fill (sorted, history carried over), mirror.
-        let mut new_start: Vec<u32> = (0..n)
+        // Neighbour lists: each chunk of nodes visits its candidates once (sorted per node), then
+        // offsets by a scan, history carried over, mirror indices.
+        let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(|x| neighbor_count(x, p, nodes, bodies, pos, &bucket_start, &bucket_nodes))
+            .map(|k| {
+                let (c0, c1) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+                let mut counts = Vec::with_capacity(c1 - c0);
+                let mut found = Vec::new();
+                for x in c0..c1 {
+                    let before = found.len();
+                    neighbor_candidates(x, p, nodes, bodies, pos, &bucket_start, &bucket_nodes, &mut found);
+                    counts.push((found.len() - before) as u32);
+                }
+                (counts, found)
+            })
             .collect();
+        let mut new_start: Vec<u32> = chunks.iter().flat_map(|(c, _)| c.iter().copied()).collect();
         new_start.push(0);
         prefix_scan(&mut new_start);
         let total = new_start[n] as usize;
-        let mut new_neighbors = vec![0u32; total];
+        let mut new_neighbors = Vec::with_capacity(total);
+        for (_, found) in &chunks {
+            new_neighbors.extend_from_slice(found);
+        }
         let mut new_hist = vec![[0.0f32; 2]; total];
         {
-            let ec = split_by(&mut new_neighbors, &new_start);
             let hc = split_by(&mut new_hist, &new_start);
             let (old_start, old_entries, old_hist) = (&*start, &*entries, &*hist);
-            ec.into_par_iter()
-                .zip(hc)
-                .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(|(x, (e, h))| {
-                    neighbor_fill(
-                        x,
-                        p,
-                        nodes,
-                        bodies,
-                        pos,
-                        &bucket_start,
-                        &bucket_nodes,
-                        old_start,
-                        old_entries,
-                        old_hist,
-                        e,
-                        h,
-                    )
-                });
+            let (ns, nn) = (&new_start, &new_neighbors);
+            hc.into_par_iter().enumerate().with_min_len(CHUNK).for_each(|(x, h)| {
+                let own = &nn[ns[x] as usize..ns[x + 1] as usize];
+                carry_history(x, old_start, old_entries, old_hist, own, h)
+            });
         }
         let mut mirrored = vec![Entry::default(); total];
         {
