@@ -168,13 +168,13 @@ pub fn neighbor_candidates(
     });
 }
 
-/// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE`.
+/// Index of `target` among the sorted keys `key(lo..hi)`, or `NONE` (binary search).
 #[inline]
-pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
+fn find_sorted(lo: u32, hi: u32, target: u32, key: impl Fn(usize) -> u32) -> u32 {
     let (mut lo, mut hi) = (lo, hi);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        let v = entries[mid as usize].neighbor;
+        let v = key(mid as usize);
         if v == target {
             return mid;
         }
@@ -187,24 +187,17 @@ pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
     NONE
 }
 
+/// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE` (twin of WGSL `find_live`).
+#[inline]
+pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
+    find_sorted(lo, hi, target, |i| entries[i].neighbor)
+}
+
 /// Index of `target` in the sorted neighbours `neighbors[lo..hi]` of the list being built, or
 /// `NONE` (twin of WGSL `find_new`).
 #[inline]
 pub fn find_neighbor(neighbors: &[u32], lo: u32, hi: u32, target: u32) -> u32 {
-    let (mut lo, mut hi) = (lo, hi);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        let v = neighbors[mid as usize];
-        if v == target {
-            return mid;
-        }
-        if v < target {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    NONE
+    find_sorted(lo, hi, target, |i| neighbors[i])
 }
 
 /// Friction history of node x's new entries (`neighbors`, sorted), carried over from the previous
