@@ -308,7 +308,8 @@ fn neighbor_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     }
 }
 
-// Makes the new list live (its entries were written by neighbor_mirror) and records the reference positions of the skin test.
+// Makes the new list live (its entries were written by neighbor_mirror: here the carried-over
+// history and the offsets) and records the reference positions of the skin test.
 @compute @workgroup_size(64)
 fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);

@@ -2,8 +2,8 @@
 //! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → shell_forces →
 //! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state and
 //! cohesive-link state are ping-pong buffers: step n reads side `n % 2` and writes the other (the
-//! friction history is updated in place by the one thread that owns each entry). Nothing is read back until the caller
-//! asks for output.
+//! friction history is updated in place by the one thread that owns each entry). Nothing is read
+//! back until the caller asks for output.
 
 use std::sync::Arc;
 
