@@ -19,6 +19,9 @@
 // Neighbours of the list being built (neighbor_fill); neighbor_mirror then writes the whole
 // entries straight into live_entries (the old list is not read after neighbor_fill).
 @group(0) @binding(11) var<storage, read_write> new_neighbors: array<u32>;
+// History carried over to the new list. The host binds the contact-slot buffer here: nothing reads
+// the slots between the last node_forces and the next contact_pairs, which rewrites them (stale
+// slots are gated by slot_flags), so the build needs no buffer of its own for this.
 @group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
 // flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count,
 // [4]: longest segment at the last build (f32 bits): the cut-off is that + params.contact_reach,

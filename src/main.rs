@@ -247,7 +247,8 @@ fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
     let sz = |b: usize| b as u64;
     use softdem::model::{Body, BodyState, ContactSlot, Entry, Node, NodeState, ShellForce};
     let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<Node>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
-    let per_entry = sz(size_of::<Entry>()) + sz(size_of::<ContactSlot>()) + 8 + 4 + 8 + 4;
+    // Entry, slot, history 8, slot flags 4, new-list neighbour 4 (the new-list history reuses the slots).
+    let per_entry = sz(size_of::<Entry>()) + sz(size_of::<ContactSlot>()) + 8 + 4 + 4;
     let estimate = n * per_node
         + capacity * per_entry
         + scene.bodies.len() as u64 * sz(size_of::<Body>() + size_of::<BodyState>())

@@ -94,7 +94,10 @@ struct ListBuffers {
     hist: GpuArray<[f32; 2]>,
     /// Neighbour indices of the list being built (4 bytes per entry).
     new_neighbors: GpuArray<u32>,
-    new_hist: GpuArray<[f32; 2]>,
+    /// Contact slots; between the node_forces of one step and the contact_pairs of the next
+    /// nothing reads them (stale slots are gated by `slot_flags`), so a list build uses their
+    /// memory for the carried-over history of the new list (binding `new_hist` of
+    /// broad_phase.wgsl: 8 of each slot's 32 bytes) instead of a buffer of its own.
     slots: GpuArray<ContactSlot>,
     /// `SLOT_SEG | SLOT_CAP` of each entry; a slot is valid only where its flags are non-zero.
     slot_flags: GpuArray<u32>,
@@ -286,7 +289,6 @@ impl GpuBackend {
             live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
             hist: GpuArray::zeroed(c, "hist", cap)?,
             new_neighbors: GpuArray::zeroed(c, "new_neighbors", cap)?,
-            new_hist: GpuArray::zeroed(c, "new_hist", cap)?,
             slots: GpuArray::zeroed(c, "slots", cap)?,
             slot_flags: GpuArray::zeroed(c, "slot_flags", cap)?,
         })
@@ -459,7 +461,7 @@ impl GpuBackend {
                 (9, l.live_entries.buffer()),
                 (10, l.hist.buffer()),
                 (11, l.new_neighbors.buffer()),
-                (12, l.new_hist.buffer()),
+                (12, l.slots.buffer()), // new_hist: scratch in the slots' memory
                 (13, self.flags.buffer()),
                 (14, self.x_ref.buffer()),
                 (15, self.args.buffer()),
@@ -702,7 +704,6 @@ impl GpuBackend {
             l.live_entries.buffer(),
             l.hist.buffer(),
             l.new_neighbors.buffer(),
-            l.new_hist.buffer(),
             l.slots.buffer(),
             l.slot_flags.buffer(),
             self.links.links.buffer(),
