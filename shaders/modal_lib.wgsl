@@ -324,20 +324,17 @@ fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
     if (!cell.inside) {
         return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
     }
-    let i = cell.i;
-    let j = cell.j;
-    let fx = cell.fx;
-    let fy = cell.fy;
     var v = vec4<f32>(0.0, 0.0, 0.0, 0.0);
     for (var c = 0u; c < 4u; c = c + 1u) {
         let di = c & 1u;
         let dj = c >> 1u;
-        let u = displacement_at_node(b, e, i + di, j + dj);
-        let cx = br.origin[0] + f32(i + di) * br.h - u.x;
-        let cy = br.origin[1] + f32(j + dj) * br.h - u.y;
+        let u = displacement_at_node(b, e, cell.i + di, cell.j + dj);
+        // eq 47: x_ref = x − u(x) at the corner; eq 48: φ(x) = φ0(x_ref).
+        let cx = br.origin[0] + f32(cell.i + di) * br.h - u.x;
+        let cy = br.origin[1] + f32(cell.j + dj) * br.h - u.y;
         v[c] = ls_bilinear(b, vec2<f32>(cx, cy));
     }
-    return ls_interp(v, fx, fy, br.h);
+    return ls_interp(v, cell.fx, cell.fy, br.h);
 }
 
 // Interval i and weight t of ε among the samples (eq 49 hat weights), clamped to the sampled
@@ -363,16 +360,12 @@ fn ls_precomputed(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
     if (!cell.inside) {
         return vec4<f32>(1.0e30, 0.0, 0.0, 0.0);
     }
-    let i = cell.i;
-    let j = cell.j;
-    let fx = cell.fx;
-    let fy = cell.fy;
     let len = br.nx * br.ny;
     let ns = qr.n_samples;
     let nm = min(br.n_modes, 4u);
     var v = vec4<f32>(0.0, 0.0, 0.0, 0.0);
     for (var c = 0u; c < 4u; c = c + 1u) {
-        let node = (j + (c >> 1u)) * br.nx + i + (c & 1u);
+        let node = (cell.j + (c >> 1u)) * br.nx + cell.i + (c & 1u);
         var acc = 0.0;
         for (var a = 0u; a < nm; a = a + 1u) {
             let it = pre_interval(qr.samples_first, ns, e[a]);
@@ -384,7 +377,7 @@ fn ls_precomputed(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
         // eq 50: superposition of the modes' changes of φ0.
         v[c] = acc - (f32(nm) - 1.0) * phi0[br.ls_first + node];
     }
-    return ls_interp(v, fx, fy, br.h);
+    return ls_interp(v, cell.fx, cell.fy, br.h);
 }
 
 // Deformed level set of body j at q by the body's query method (pullback, eq 47–48, or

@@ -240,19 +240,7 @@ fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
         c.entries.len(),
         c.active_count()
     );
-    let n = scene.nodes.len() as u64;
-    // Without an adapter: the buffers GpuBackend allocates (src/gpu/stepper.rs), with its initial
-    // list capacity (4 entries per node, at least 1024) or 1.5× the initial list if that is larger.
-    let capacity = (4 * n).max(1024).max(c.entries.len() as u64 * 3 / 2);
-    let sz = |b: usize| b as u64;
-    use softdem::model::{Body, BodyState, ContactSlot, Entry, Node, NodeState, ShellForce};
-    let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<Node>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
-    // Entry, slot, history 8, slot flags 4, new-list neighbour 4 (the new-list history reuses the slots).
-    let per_entry = sz(size_of::<Entry>()) + sz(size_of::<ContactSlot>()) + 8 + 4 + 4;
-    let estimate = n * per_node
-        + capacity * per_entry
-        + scene.bodies.len() as u64 * sz(size_of::<Body>() + size_of::<BodyState>())
-        + 8 * sz(p.grid_buckets as usize + 1);
+    let estimate = softdem::gpu::stepper::estimated_bytes(scene, c.entries.len());
     match &gpu {
         Some(ctx) => {
             let be = softdem::gpu::stepper::GpuBackend::new(ctx.clone(), scene)?;

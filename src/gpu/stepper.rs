@@ -153,6 +153,33 @@ const ARG_SEGMENT_MAX: u32 = 8;
 /// First slot of the bucket scan's dispatches; the neighbour scan's follow them.
 const ARG_SCANS: u32 = 9;
 
+/// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
+/// (see `step_with_retry`). Packings need ~3 entries per node; 4 per node fits a 128 MiB binding
+/// up to 1M nodes.
+fn initial_list_capacity(n_nodes: u32, max_slots: u32) -> u32 {
+    (4 * n_nodes).clamp(1024, max_slots.max(1024))
+}
+
+/// GPU memory the buffers of `GpuBackend::new` take for `scene` (the main ones: node, list, body
+/// and grid buffers), without an adapter: `softdem check` prints it when none is found.
+/// `initial_entries` is the size of the first neighbour list; the lists grow to 1.5× that when the
+/// initial capacity is too small.
+pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
+    use std::mem::size_of;
+    let n = scene.nodes.len() as u64;
+    let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
+    let sz = |b: usize| b as u64;
+    // Both node states, node, ShellForce, v_{n+½}, x_ref, bucket_nodes, nbr_count, live_start.
+    let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<Node>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
+    // Entry, slot, history, slot flags, new-list neighbour (the new-list history reuses the slots).
+    let per_entry = sz(size_of::<Entry>()) + sz(size_of::<ContactSlot>()) + 8 + 4 + 4;
+    let grid = 8 * sz(scene.sim_params().grid_buckets as usize + 1);
+    n * per_node
+        + capacity * per_entry
+        + scene.bodies.len() as u64 * sz(size_of::<Body>() + size_of::<BodyState>())
+        + grid
+}
+
 impl GpuBackend {
     pub fn new(ctx: Arc<GpuContext>, scene: &Scene) -> anyhow::Result<GpuBackend> {
         Self::with_list_capacity(ctx, scene, None)
@@ -170,10 +197,8 @@ impl GpuBackend {
         let kernels = Kernels::new(c)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();
-        // Neighbour-list capacity: a first guess, grown on overflow (see `step_with_retry`).
-        // Packings need ~3 entries per node; 4 per node fits a 128 MiB binding up to 1M nodes.
         let max_slots = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<ContactSlot>() as u64) as u32;
-        let capacity = capacity.unwrap_or((4 * n).clamp(1024, max_slots.max(1024))).max(1);
+        let capacity = capacity.unwrap_or(initial_list_capacity(n, max_slots)).max(1);
         params.max_entries = capacity;
         for (what, bytes) in [
             ("node state", n as u64 * std::mem::size_of::<NodeState>() as u64),
