@@ -2,6 +2,7 @@
 //! boxes of wall lines, single walls, beams with clamped nodes, and cells read from CSV/JSON
 //! polygon files. Each `[[bodies]]` entry adds bodies to the `Scene` and registers its name.
 
+use super::deposit::drop_and_roll;
 use super::materials::ResolvedMaterial;
 use super::schema::BodySpec;
 use super::Problem;
@@ -50,6 +51,7 @@ pub const BODY_KINDS: &[(&str, &[&str])] = &[
             "nodes",
             "seed",
             "gap",
+            "placement",
             "half_thickness",
             "core",
             "p0",
@@ -595,6 +597,36 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
     let mut radii: Vec<f64> = (0..count)
         .map(|_| r_mean * (1.0 + spread * (2.0 * rng.next_f64() - 1.0)))
         .collect();
+    match spec.placement.as_deref().unwrap_or("random") {
+        "random" => {}
+        "drop" => {
+            // Dropped in the order drawn, each one's clearance included in its radius.
+            let outer: Vec<f64> = radii.iter().map(|ri| ri + r + 0.5 * gap).collect();
+            let centres = drop_and_roll(&outer, lo, hi, || rng.next_f64()).map_err(|k| {
+                let area: f64 = radii[..k].iter().map(|r| PI * r * r).sum();
+                Problem::new(
+                    format!("bodies[{i}].max"),
+                    format!(
+                        "cell {} of {count} comes to rest above max[1] = {} (packing fraction so far {:.2}): raise max[1] or lower count",
+                        k + 1,
+                        hi[1],
+                        area / ((hi[0] - lo[0]) * (hi[1] - lo[1]))
+                    ),
+                )
+            })?;
+            for (p, ri) in centres.into_iter().zip(radii) {
+                let phase = 2.0 * PI * rng.next_f64() / n as f64;
+                cx.add_cell(i, spec, name, &ring_points(p, ri, n, phase), o);
+            }
+            return Ok(());
+        }
+        other => {
+            return Err(Problem::new(
+                format!("bodies[{i}].placement"),
+                format!("placement = \"{other}\": expected \"random\" or \"drop\""),
+            ))
+        }
+    }
     // Large cells first: random sequential addition fills better that way.
     radii.sort_by(|a, b| b.partial_cmp(a).unwrap());
     let r_max = radii.first().copied().unwrap_or(r_mean);
@@ -758,37 +790,42 @@ pub fn find_overlap(scene: &Scene) -> Option<(u32, u32)> {
         let m = if b.flags & BODY_CLOSED != 0 { n } else { n - 1 };
         (0..m).map(|k| (p[k], p[(k + 1) % n])).collect()
     };
-    let all: Vec<(Vec<[f64; 2]>, [f64; 2], f64)> = scene
+    // Each body's points and bounding box (grown by its half-thickness).
+    let all: Vec<(Vec<[f64; 2]>, [f64; 2], [f64; 2])> = scene
         .bodies
         .iter()
         .map(|b| {
             let p = pts(b);
-            let c = [
-                p.iter().map(|q| q[0]).sum::<f64>() / p.len() as f64,
-                p.iter().map(|q| q[1]).sum::<f64>() / p.len() as f64,
-            ];
-            let rad = p.iter().map(|q| (q[0] - c[0]).hypot(q[1] - c[1])).fold(0.0, f64::max) + b.radius as f64;
-            (p, c, rad)
+            let r = b.radius as f64;
+            let lo = p
+                .iter()
+                .fold([f64::INFINITY; 2], |m, q| [m[0].min(q[0] - r), m[1].min(q[1] - r)]);
+            let hi = p
+                .iter()
+                .fold([f64::NEG_INFINITY; 2], |m, q| [m[0].max(q[0] + r), m[1].max(q[1] + r)]);
+            (p, lo, hi)
         })
         .collect();
-    // Candidate pairs by bounding circles on a hashed grid of cell size 2·(largest circle).
-    let big = all.iter().map(|a| a.2).fold(0.0, f64::max).max(1e-12);
-    let cell = 2.0 * big;
-    let mut grid: std::collections::HashMap<(i64, i64), Vec<u32>> = Default::default();
-    let cells_of = |c: [f64; 2], rad: f64| {
-        let (x0, x1) = (
-            ((c[0] - rad) / cell).floor() as i64,
-            ((c[0] + rad) / cell).floor() as i64,
-        );
-        let (y0, y1) = (
-            ((c[1] - rad) / cell).floor() as i64,
-            ((c[1] + rad) / cell).floor() as i64,
-        );
-        (x0..=x1).flat_map(move |x| (y0..=y1).map(move |y| (x, y)))
+    // Candidate pairs by bounding boxes on a grid whose cell is the largest box of a free body
+    // (long frozen walls span many cells instead of making the cell huge).
+    let extent = |bi: usize| (all[bi].2[0] - all[bi].1[0]).max(all[bi].2[1] - all[bi].1[1]);
+    let free_big = (0..all.len())
+        .filter(|&bi| scene.bodies[bi].flags & BODY_FROZEN == 0)
+        .map(extent)
+        .fold(0.0, f64::max);
+    let cell = if free_big > 0.0 {
+        free_big
+    } else {
+        (0..all.len()).map(extent).fold(1e-12, f64::max)
     };
-    for (bi, (_, c, rad)) in all.iter().enumerate() {
-        for k in cells_of(*c, *rad) {
-            grid.entry(k).or_default().push(bi as u32);
+    let mut grid: BTreeMap<(i64, i64), Vec<u32>> = Default::default();
+    for (bi, (_, lo, hi)) in all.iter().enumerate() {
+        let (x0, x1) = ((lo[0] / cell).floor() as i64, (hi[0] / cell).floor() as i64);
+        let (y0, y1) = ((lo[1] / cell).floor() as i64, (hi[1] / cell).floor() as i64);
+        for x in x0..=x1 {
+            for y in y0..=y1 {
+                grid.entry((x, y)).or_default().push(bi as u32);
+            }
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -796,12 +833,15 @@ pub fn find_overlap(scene: &Scene) -> Option<(u32, u32)> {
         for (x, &a) in v.iter().enumerate() {
             for &b in &v[x + 1..] {
                 let (ba, bb) = (&scene.bodies[a as usize], &scene.bodies[b as usize]);
-                if ba.flags & bb.flags & BODY_FROZEN != 0 || !seen.insert((a.min(b), a.max(b))) {
+                if ba.flags & bb.flags & BODY_FROZEN != 0 {
                     continue;
                 }
-                let (pa, ca, ra) = &all[a as usize];
-                let (pb, cb, rb) = &all[b as usize];
-                if (ca[0] - cb[0]).hypot(ca[1] - cb[1]) > ra + rb {
+                let (pa, la, ha) = &all[a as usize];
+                let (pb, lb, hb) = &all[b as usize];
+                if la[0] > hb[0] || lb[0] > ha[0] || la[1] > hb[1] || lb[1] > ha[1] {
+                    continue;
+                }
+                if !seen.insert((a.min(b), a.max(b))) {
                     continue;
                 }
                 let reach = (ba.radius + bb.radius) as f64;

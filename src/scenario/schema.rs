@@ -194,6 +194,8 @@ pub struct BodySpec {
     pub max: Option<[f64; 2]>,
     pub seed: Option<u64>,
     pub gap: Option<f64>,
+    /// `packing`: "random" (random sequential addition, default) or "drop" (drop and roll).
+    pub placement: Option<String>,
     pub half_thickness: Option<f64>,
     pub core: Option<String>,
     pub p0: Option<f64>,
