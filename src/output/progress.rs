@@ -1,6 +1,7 @@
 //! Progress on the terminal: an indicatif bar with ETA (steps against the estimated total of the
 //! remaining stages) and a one-line summary every few seconds (step, time, stage, strain, stress,
-//! kinetic energy, steps/s). Quiet (nothing but warnings) when stderr is not a terminal.
+//! kinetic energy, steps/s). When stderr is not a terminal (a batch job's log), the same summary
+//! every few seconds as a plain line with the fraction done and the ETA, and the run's messages.
 
 use crate::run::{ObserveCtx, ProgressSink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -9,6 +10,8 @@ use std::time::{Duration, Instant};
 
 pub struct Progress {
     bar: Option<ProgressBar>,
+    /// Plain lines instead of a bar (stderr is not a terminal, not quiet).
+    log: bool,
     summary_every: Duration,
     last_summary: Instant,
     start: Instant,
@@ -16,9 +19,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar on stderr when it is a terminal (and `quiet` is false); otherwise silent.
+    /// A bar on stderr when it is a terminal, plain summary lines when it is not; silent when
+    /// `quiet`.
     pub fn new(summary_every_s: f64, quiet: bool) -> Progress {
-        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| {
             let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr_with_hz(4));
             b.set_style(
                 ProgressStyle::with_template(
@@ -31,6 +36,7 @@ impl Progress {
         });
         Progress {
             bar,
+            log: !quiet && !terminal,
             summary_every: Duration::from_secs_f64(summary_every_s.max(0.1)),
             last_summary: Instant::now(),
             start: Instant::now(),
@@ -61,6 +67,21 @@ impl Progress {
 impl ProgressSink for Progress {
     fn update(&mut self, step: u64, estimated_total: u64, ctx: &ObserveCtx) {
         self.start_step.get_or_insert(step);
+        if self.log {
+            if self.last_summary.elapsed() >= self.summary_every {
+                self.last_summary = Instant::now();
+                let total = estimated_total.max(step).max(1);
+                let done = (step - self.start_step.unwrap_or(0)) as f64;
+                let left = (total - step) as f64 * self.start.elapsed().as_secs_f64() / done.max(1.0);
+                eprintln!(
+                    "{}  {:.1}% of ~{total} steps  ETA {}",
+                    self.summary(ctx),
+                    100.0 * step as f64 / total as f64,
+                    indicatif::HumanDuration(Duration::from_secs_f64(left))
+                );
+            }
+            return;
+        }
         let Some(b) = &self.bar else { return };
         b.set_length(estimated_total.max(step));
         b.set_position(step);
@@ -74,7 +95,7 @@ impl ProgressSink for Progress {
     fn message(&mut self, line: &str) {
         match &self.bar {
             Some(b) => b.println(line),
-            None if line.starts_with("warning") => eprintln!("{line}"),
+            None if self.log || line.starts_with("warning") => eprintln!("{line}"),
             None => {}
         }
     }
