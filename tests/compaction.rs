@@ -335,24 +335,7 @@ fn docs_images() {
             println!("set {k}: not loaded yet");
             continue;
         };
-        let s = compaction::summarize(&b, 2.0, 0.02);
-        let fit = s.fit.map_or("-".to_string(), |f| {
-            format!(
-                "{:.3} (σ/σ* {:.2}–{:.1}, {} points, R² {:.3})",
-                f.c, f.lo, f.hi, f.points, f.r2
-            )
-        });
-        println!(
-            "| {k} | {:.3} | {:.3} | {:.3} | {:.2} | {fit} | {:.3} | {:.3} | {:.3} at ε = {:.3} |",
-            s.e_start,
-            s.strain_end,
-            s.e_end,
-            s.stress_end,
-            s.volume_ratio_peak,
-            s.volume_ratio_end,
-            s.e_unloaded,
-            s.strain_unloaded
-        );
+        println!("| {k} {}", row(&compaction::summarize(&b, 2.0, 0.02)));
         if let Ok(rd) = std::fs::read_dir(dir.join("snapshots")) {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
@@ -365,4 +348,53 @@ fn docs_images() {
     }
     let files = compaction::figures(&runs, &img, "compaction_").unwrap();
     println!("{files:?}");
+
+    // The 10,000-cell run (out/compaction_10k) against set 1: same σ*, strain rate and shell law.
+    let dir = manifest("out/compaction_10k");
+    let Ok(t) = Table::read(&dir.join("series.csv")) else {
+        println!("10k: no run");
+        return;
+    };
+    let Ok(b) = Branches::from_table(&t, "compress", "unload") else {
+        println!("10k: not loaded yet");
+        return;
+    };
+    println!("10k: {}", row(&compaction::summarize(&b, 2.0, 0.02)));
+    if let Ok(rd) = std::fs::read_dir(dir.join("snapshots")) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            for (stage, tag) in [("_approach.png", "h0"), ("_compress.png", "loaded")] {
+                if name.ends_with(stage) {
+                    std::fs::copy(e.path(), img.join(format!("compaction_10k_{tag}.png"))).unwrap();
+                }
+            }
+        }
+    }
+    let mut pair: Vec<(String, Branches)> = runs.into_iter().filter(|(name, _)| name == "set 1").collect();
+    pair.iter_mut()
+        .for_each(|(name, _)| *name = "set 1: 500 cells, N = 16".into());
+    pair.push(("10,000 cells, N = 32".into(), b));
+    let files = compaction::figures(&pair, &img, "compaction_10k_").unwrap();
+    println!("{files:?}");
+}
+
+/// One row of the comparison table (summary of a run's branches).
+fn row(s: &compaction::Summary) -> String {
+    let fit = s.fit.as_ref().map_or("-".to_string(), |f| {
+        format!(
+            "{:.3} (σ/σ* {:.2}–{:.1}, {} points, R² {:.3})",
+            f.c, f.lo, f.hi, f.points, f.r2
+        )
+    });
+    format!(
+        "| {:.3} | {:.3} | {:.3} | {:.2} | {fit} | {:.3} | {:.3} | {:.3} at ε = {:.3} |",
+        s.e_start,
+        s.strain_end,
+        s.e_end,
+        s.stress_end,
+        s.volume_ratio_peak,
+        s.volume_ratio_end,
+        s.e_unloaded,
+        s.strain_unloaded
+    )
 }

@@ -791,7 +791,8 @@ pub fn find_overlap(scene: &Scene) -> Option<(u32, u32)> {
         (0..m).map(|k| (p[k], p[(k + 1) % n])).collect()
     };
     // Each body's points and bounding box (grown by its half-thickness).
-    let all: Vec<(Vec<[f64; 2]>, [f64; 2], [f64; 2])> = scene
+    type PointsAndBox = (Vec<[f64; 2]>, [f64; 2], [f64; 2]);
+    let all: Vec<PointsAndBox> = scene
         .bodies
         .iter()
         .map(|b| {
