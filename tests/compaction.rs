@@ -327,23 +327,13 @@ fn docs_images() {
     let img = manifest("docs/img");
     for k in ["1", "2", "3", "4", "4b"] {
         let dir = manifest(&format!("out/compaction_set{k}"));
-        let Ok(t) = Table::read(&dir.join("series.csv")) else {
-            println!("set {k}: no run");
+        let Some(b) = loaded_run(&dir, &format!("set {k}")) else {
             continue;
         };
-        let Ok(b) = Branches::from_table(&t, "compress", "unload") else {
-            println!("set {k}: not loaded yet");
-            continue;
-        };
-        println!("| {k} {}", row(&compaction::summarize(&b, 2.0, 0.02)));
-        if let Ok(rd) = std::fs::read_dir(dir.join("snapshots")) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().to_string();
-                if name.ends_with("_compress.png") {
-                    std::fs::copy(e.path(), img.join(format!("compaction_set{k}_loaded.png"))).unwrap();
-                }
-            }
-        }
+        copy_snapshots(
+            &dir,
+            &[("_compress.png", img.join(format!("compaction_set{k}_loaded.png")))],
+        );
         runs.push((format!("set {k}"), b));
     }
     let files = compaction::figures(&runs, &img, "compaction_").unwrap();
@@ -351,31 +341,62 @@ fn docs_images() {
 
     // The 10,000-cell run (out/compaction_10k) against set 1: same σ*, strain rate and shell law.
     let dir = manifest("out/compaction_10k");
-    let Ok(t) = Table::read(&dir.join("series.csv")) else {
-        println!("10k: no run");
+    let Some(b) = loaded_run(&dir, "10k") else {
         return;
     };
-    let Ok(b) = Branches::from_table(&t, "compress", "unload") else {
-        println!("10k: not loaded yet");
-        return;
-    };
-    println!("10k: {}", row(&compaction::summarize(&b, 2.0, 0.02)));
-    if let Ok(rd) = std::fs::read_dir(dir.join("snapshots")) {
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().to_string();
-            for (stage, tag) in [("_approach.png", "h0"), ("_compress.png", "loaded")] {
-                if name.ends_with(stage) {
-                    std::fs::copy(e.path(), img.join(format!("compaction_10k_{tag}.png"))).unwrap();
-                }
-            }
-        }
-    }
+    copy_snapshots(
+        &dir,
+        &[
+            ("_approach.png", img.join("compaction_10k_h0.png")),
+            ("_compress.png", img.join("compaction_10k_loaded.png")),
+        ],
+    );
     let mut pair: Vec<(String, Branches)> = runs.into_iter().filter(|(name, _)| name == "set 1").collect();
     pair.iter_mut()
         .for_each(|(name, _)| *name = "set 1: 500 cells, N = 16".into());
     pair.push(("10,000 cells, N = 32".into(), b));
     let files = compaction::figures(&pair, &img, "compaction_10k_").unwrap();
     println!("{files:?}");
+}
+
+/// A run's loading and unloading branches, with its table row and the share of the top wall's
+/// force that reaches the bottom wall by fifths of the loading (1 when the stress is uniform:
+/// frictionless walls, no gravity). None (and a line saying why) without a loaded run.
+fn loaded_run(dir: &Path, label: &str) -> Option<Branches> {
+    let Ok(t) = Table::read(&dir.join("series.csv")) else {
+        println!("{label}: no run");
+        return None;
+    };
+    let Ok(b) = Branches::from_table(&t, "compress", "unload") else {
+        println!("{label}: not loaded yet");
+        return None;
+    };
+    println!("| {label} {}", row(&compaction::summarize(&b, 2.0, 0.02)));
+    let loading = stage_rows(&t, "compress");
+    let shares: Vec<String> = (1..=5)
+        .map(|k| {
+            let r = loading[(k * loading.len() / 5).min(loading.len()) - 1];
+            let share = -get(&t, r, "box_bottom_fy") / get(&t, r, "box_top_fy");
+            format!("ε {:.3}: {share:.2}", get(&t, r, "strain"))
+        })
+        .collect();
+    println!("{label}: bottom/top wall force {}", shares.join(", "));
+    Some(b)
+}
+
+/// Copies the snapshots whose names end with each suffix to their destinations.
+fn copy_snapshots(dir: &Path, wanted: &[(&str, PathBuf)]) {
+    let Ok(rd) = std::fs::read_dir(dir.join("snapshots")) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        for (suffix, dest) in wanted {
+            if name.ends_with(suffix) {
+                std::fs::copy(e.path(), dest).unwrap();
+            }
+        }
+    }
 }
 
 /// One row of the comparison table (summary of a run's branches).
