@@ -602,6 +602,12 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
         "drop" => {
             // Dropped in the order drawn, each one's clearance included in its radius.
             let outer: Vec<f64> = radii.iter().map(|ri| ri + r + 0.5 * gap).collect();
+            if let Some(o) = outer.iter().find(|&&o| 2.0 * o > hi[0] - lo[0]) {
+                return Err(Problem::new(
+                    format!("bodies[{i}].max"),
+                    format!("the region is narrower than one cell of outer radius {o:.4}"),
+                ));
+            }
             let centres = drop_and_roll(&outer, lo, hi, || rng.next_f64()).map_err(|k| {
                 let area: f64 = radii[..k].iter().map(|r| PI * r * r).sum();
                 Problem::new(
