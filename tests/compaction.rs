@@ -321,7 +321,7 @@ fn gpu_prefix_matches_cpu() {
 /// out/compaction_setK, K = 1, 2, 3, 4, 4b; sets without a run are skipped). Ignored: it needs those outputs (tens of
 /// minutes of CPU each).
 #[test]
-#[ignore]
+#[ignore = "draws docs/img/compaction_*.png from the full runs in out/ (hours of CPU); run by hand with --ignored"]
 fn docs_images() {
     let mut runs = vec![];
     let img = manifest("docs/img");

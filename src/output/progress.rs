@@ -67,28 +67,28 @@ impl Progress {
 impl ProgressSink for Progress {
     fn update(&mut self, step: u64, estimated_total: u64, ctx: &ObserveCtx) {
         self.start_step.get_or_insert(step);
-        if self.log {
-            if self.last_summary.elapsed() >= self.summary_every {
-                self.last_summary = Instant::now();
-                let total = estimated_total.max(step).max(1);
-                let done = (step - self.start_step.unwrap_or(0)) as f64;
-                let left = (total - step) as f64 * self.start.elapsed().as_secs_f64() / done.max(1.0);
-                eprintln!(
-                    "{}  {:.1}% of ~{total} steps  ETA {}",
-                    self.summary(ctx),
-                    100.0 * step as f64 / total as f64,
-                    indicatif::HumanDuration(Duration::from_secs_f64(left))
-                );
-            }
-            return;
-        }
-        let Some(b) = &self.bar else { return };
-        b.set_length(estimated_total.max(step));
-        b.set_position(step);
-        b.set_message(format!("{}  KE {:.2e}", ctx.stage, ctx.m.energies.kinetic));
-        if self.last_summary.elapsed() >= self.summary_every {
+        let due = (self.log || self.bar.is_some()) && self.last_summary.elapsed() >= self.summary_every;
+        if due {
             self.last_summary = Instant::now();
-            b.println(self.summary(ctx));
+        }
+        if let Some(b) = &self.bar {
+            b.set_length(estimated_total.max(step));
+            b.set_position(step);
+            b.set_message(format!("{}  KE {:.2e}", ctx.stage, ctx.m.energies.kinetic));
+            if due {
+                b.println(self.summary(ctx));
+            }
+        } else if due {
+            // A log has no bar: the line carries the fraction done and the ETA itself.
+            let total = estimated_total.max(step).max(1);
+            let done = (step - self.start_step.unwrap_or(0)) as f64;
+            let left = (total - step) as f64 * self.start.elapsed().as_secs_f64() / done.max(1.0);
+            eprintln!(
+                "{}  {:.1}% of ~{total} steps  ETA {}",
+                self.summary(ctx),
+                100.0 * step as f64 / total as f64,
+                indicatif::HumanDuration(Duration::from_secs_f64(left))
+            );
         }
     }
 

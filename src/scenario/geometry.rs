@@ -609,14 +609,13 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
                 ));
             }
             let centres = drop_and_roll(&outer, lo, hi, || rng.next_f64()).map_err(|k| {
-                let area: f64 = radii[..k].iter().map(|r| PI * r * r).sum();
                 Problem::new(
                     format!("bodies[{i}].max"),
                     format!(
                         "cell {} of {count} comes to rest above max[1] = {} (packing fraction so far {:.2}): raise max[1] or lower count",
                         k + 1,
                         hi[1],
-                        area / ((hi[0] - lo[0]) * (hi[1] - lo[1]))
+                        fraction_of(&radii[..k], lo, hi)
                     ),
                 )
             })?;
@@ -680,13 +679,12 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
             }
         }
         let Some(p) = ok else {
-            let area: f64 = radii[..k].iter().map(|r| PI * r * r).sum();
             return Err(Problem::new(
                 format!("bodies[{i}].count"),
                 format!(
                     "could not place cell {} of {count} without overlap (packing fraction so far {:.2}): enlarge min/max or lower count",
                     k + 1,
-                    area / ((hi[0] - lo[0]) * (hi[1] - lo[1]))
+                    fraction_of(&radii[..k], lo, hi)
                 ),
             ));
         };
@@ -696,6 +694,11 @@ fn packing(cx: &mut Ctx, i: usize, spec: &BodySpec, name: &str) -> Result<(), Pr
         cx.add_cell(i, spec, name, &ring_points(p, ri, n, phase), o);
     }
     Ok(())
+}
+
+/// Area fraction of the rectangle [lo, hi] that discs of these radii cover (error messages).
+fn fraction_of(radii: &[f64], lo: [f64; 2], hi: [f64; 2]) -> f64 {
+    radii.iter().map(|r| PI * r * r).sum::<f64>() / ((hi[0] - lo[0]) * (hi[1] - lo[1]))
 }
 
 fn signed_area(p: &[[f64; 2]]) -> f64 {
