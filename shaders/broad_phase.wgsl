@@ -19,13 +19,16 @@
 // Neighbours of the list being built (neighbor_fill); neighbor_mirror then writes the whole
 // entries straight into live_entries (the old list is not read after neighbor_fill).
 @group(0) @binding(11) var<storage, read_write> new_neighbors: array<u32>;
-// History carried over to the new list. The host binds the contact-slot buffer here: nothing reads
-// the slots between the last node_forces and the next contact_pairs, which rewrites them (stale
-// slots are gated by slot_flags), so the build needs no buffer of its own for this.
+// History carried over to the new list. The host binds the contact-slot pool here: nothing reads
+// the pool between the last node_forces and the next contact_pairs, which refills it (and every
+// entry's slot_index), so the build needs no buffer of its own for this. The host keeps the pool
+// at 8 bytes or more per list entry (src/gpu/stepper.rs, `pool_capacity`).
 @group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
-// flags[0]: max displacement bits, [1]: list overflow, [2]: force rebuild, [3]: rebuild count,
-// [4]: longest segment at the last build (f32 bits): the cut-off is that + params.contact_reach,
-// [5]: the step being computed (1-based; counted here, read by cohesive_links).
+// flags[0]: max displacement bits, [1]: list (or contact-slot pool) overflow, [2]: force rebuild,
+// [3]: rebuild count, [4]: longest segment at the last build (f32 bits): the cut-off is that +
+// params.contact_reach, [5]: the step being computed (1-based; counted here, read by
+// cohesive_links), [6]: slots in the pool (contact_pairs; zeroed here every step), [7]: 1 when
+// the pool overflowed (host: grow the pool, not the lists).
 @group(0) @binding(13) var<storage, read_write> flags: array<atomic<u32>>;
 @group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
 @group(0) @binding(15) var<storage, read_write> args: array<u32>;
@@ -144,8 +147,8 @@ fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 fn rebuild_decide() {
     let n = arrayLength(&args_template) / 3u;
     if (atomicLoad(&flags[1]) != 0u) {
-        // A list overflowed earlier in this batch: the rest of the batch does nothing, so the
-        // state stays at the start of the overflowing step for the host to redo it.
+        // A list or the slot pool overflowed earlier in this batch: the rest of the batch does
+        // nothing, so the state stays at the start of the overflowing step for the host to redo it.
         for (var i = 0u; i < n; i++) {
             args[3u * i] = 0u;
         }
@@ -154,6 +157,8 @@ fn rebuild_decide() {
     if (params.dt > 0.0) {
         atomicAdd(&flags[5], 1u);
     }
+    // The contact-slot pool fills anew in every step (contact_pairs).
+    atomicStore(&flags[6], 0u);
     let d = bitcast<f32>(atomicLoad(&flags[0]));
     // NaN compares false: written so that a NaN displacement also rebuilds (as the CPU twin).
     let rebuild = !(d <= 0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
@@ -307,7 +312,7 @@ fn neighbor_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
         if (prev != NONE) {
             prev_mirror = find_new(nbr_count[d], nbr_count[d + 1u], prev);
         }
-        live_entries[e] = Entry(d, mirror, prev_mirror, 0u);
+        live_entries[e] = Entry(d, mirror, prev_mirror);
     }
 }
 

@@ -26,7 +26,7 @@ fn alpha_power(x: f32, alpha: f32) -> f32 {
 @compute @workgroup_size(64)
 fn cohesive_links(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = linear_id(wid, lid, nwg, 64u);
-    // flags[1] != 0: list overflow earlier in this batch, no-op (see core_area.wgsl).
+    // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
     if (l >= arrayLength(&links) || atomicLoad(&flags[1]) != 0u) {
         return;
     }

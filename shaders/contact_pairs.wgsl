@@ -1,8 +1,11 @@
 // contact_pairs.wgsl: for node C, the contacts owned by each entry of its neighbour list
 // (C against segment D → next D, and the cap contact C–D when C < D); twin of
-// src/cpu/contact_pairs.rs. Each contact is computed by one thread only. A slot is written only
-// when its entry holds a contact; `slot_flags` (one word per entry, always written) says which,
-// and readers check it first. The friction history is updated in place by the entry's owner.
+// src/cpu/contact_pairs.rs. Each contact is computed by one thread only. Only entries with an
+// active contact get a slot: appended to the pool with an atomic counter (flags[6]; the slots'
+// places vary from run to run, their values and every sum over them do not), its place stored in
+// the entry's slot_index (NO_SLOT without a contact). The friction history is only read here: the
+// new one travels in the slot and node_forces stores it, so a pool overflow (flags[7], with
+// flags[1] stopping the rest of the batch) leaves the step's history intact for the host's redo.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -10,11 +13,12 @@
 @group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 @group(0) @binding(6) var<storage, read> entries: array<Entry>;
-@group(0) @binding(7) var<storage, read_write> hist: array<vec2<f32>>;
-@group(0) @binding(8) var<storage, read_write> slots: array<ContactSlot>;
-@group(0) @binding(9) var<storage, read_write> slot_flags: array<u32>;
-// flags[1] != 0: list overflow earlier in this batch, no-op (see core_area.wgsl).
-@group(0) @binding(10) var<storage, read> flags: array<u32>;
+@group(0) @binding(7) var<storage, read> hist: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read_write> pool: array<ContactSlot>;
+@group(0) @binding(9) var<storage, read_write> slot_index: array<u32>;
+// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
+// flags[6]: slots appended in this step; flags[7] = 1: the pool overflowed.
+@group(0) @binding(10) var<storage, read_write> flags: array<atomic<u32>>;
 
 // True when P lies in the vertex region of node v (twin of cpu::contact::in_vertex_region).
 fn in_vertex_region(p: NodeState, v: u32) -> bool {
@@ -52,7 +56,7 @@ fn beyond_reach(cd2: f32, d: u32, d1: u32, r_sum: f32) -> bool {
 @compute @workgroup_size(64)
 fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(wid, lid, nwg, 64u);
-    if (c >= params.n_nodes || flags[1] != 0u) {
+    if (c >= params.n_nodes || atomicLoad(&flags[1]) != 0u) {
         return;
     }
     let pc = pos[c];
@@ -62,14 +66,12 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         let d = entries[e].neighbor;
         let nd = nodes[d];
         let rd = bodies[nd.body].radius;
-        var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u);
-        var h = vec2<f32>(0.0, 0.0);
+        var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u, vec2<f32>(0.0, 0.0));
         let pd = pos[d];
         let cd = df_sub(pc, pd);
         let cd2 = dot2(cd, cd);
         if (beyond_reach(cd2, d, nd.next, rc + rd)) {
-            slot_flags[e] = 0u;
-            hist[e] = h;
+            slot_index[e] = NO_SLOT;
             continue;
         }
         // Node C against the interior of segment D → D1 (Fig. 4b).
@@ -106,7 +108,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
                     s.flags |= SLOT_SEG;
-                    h.x = cf.f_t;
+                    s.hist.x = cf.f_t;
                 }
             }
         }
@@ -123,14 +125,21 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                     s.cap_force = cf.force;
                     s.cap_fn = cf.f_n;
                     s.flags |= SLOT_CAP;
-                    h.y = cf.f_t;
+                    s.hist.y = cf.f_t;
                 }
             }
         }
-        slot_flags[e] = s.flags;
+        var index = NO_SLOT;
         if (s.flags != 0u) {
-            slots[e] = s;
+            let i = atomicAdd(&flags[6], 1u);
+            if (i < arrayLength(&pool)) {
+                pool[i] = s;
+                index = i;
+            } else {
+                atomicStore(&flags[7], 1u);
+                atomicStore(&flags[1], 1u);
+            }
         }
-        hist[e] = h;
+        slot_index[e] = index;
     }
 }

@@ -11,8 +11,8 @@
 @group(0) @binding(2) var<storage, read> materials: array<Material>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(4) var<storage, read_write> body_state: array<BodyState>;
-// flags[1] != 0: a neighbour list overflowed earlier in this batch; every kernel is a no-op until
-// the host grows the lists and redoes the step (see gpu::stepper::step_with_retry).
+// flags[1] != 0: a neighbour list or the contact-slot pool overflowed earlier in this batch; every
+// kernel is a no-op until the host grows them and redoes the step (gpu::stepper::step_with_retry).
 @group(0) @binding(5) var<storage, read> flags: array<u32>;
 
 // Knuth's TwoSum: (s, e) with s + e = a + b exactly.

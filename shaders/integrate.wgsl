@@ -13,7 +13,7 @@
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, 64u);
     var d = 0.0;
-    // flags[1] != 0: list overflow earlier in this batch: no-op (the workgroup reduction below
+    // flags[1] != 0: list or pool overflow earlier in this batch: no-op (the workgroup reduction below
     // still runs in uniform control flow; its atomicMax is undone by the host's redo).
     if (i < params.n_nodes && atomicLoad(&flags[1]) == 0u) {
         let n = nodes[i];

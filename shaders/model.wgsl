@@ -14,6 +14,8 @@ const BODY_FROZEN: u32 = 2u;
 const BODY_SELF_CONTACT: u32 = 4u;
 const SLOT_SEG: u32 = 1u;
 const SLOT_CAP: u32 = 2u;
+// slot_index of an entry without a contact (= NONE).
+const NO_SLOT: u32 = 0xffffffffu;
 const PI: f32 = 3.14159265358979;
 
 struct Node {
@@ -93,7 +95,6 @@ struct Entry {
     neighbor: u32,
     mirror: u32,
     prev_mirror: u32,
-    _pad: u32,
 }
 
 struct Link {
@@ -145,6 +146,7 @@ struct ContactSlot {
     seg_fn: f32,
     cap_fn: f32,
     flags: u32,
+    hist: vec2<f32>,
 }
 
 @group(0) @binding(0) var<uniform> params: SimParams;

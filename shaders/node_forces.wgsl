@@ -1,19 +1,20 @@
 // node_forces.wgsl: all forces on node X at x_{n+1} (stretch, bending and core pressure from the
 // shell_forces records of X−1, X, X+1; contact gather with lever-rule reactions; cohesive links),
 // then the second half of velocity Verlet (§2.4); twin of src/cpu/node_forces.rs. Gather only,
-// fixed order, no atomics: bit-identical reruns.
+// fixed order (list order, wherever the slots lie in the pool), no atomics: bit-identical reruns.
+// Also stores each entry's new friction history from its slot (store_history).
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
-@group(0) @binding(4) var<storage, read> slot_flags: array<u32>;
-// flags[1] != 0: list overflow earlier in this batch, no-op (see core_area.wgsl).
+@group(0) @binding(4) var<storage, read> slot_index: array<u32>;
+// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
 @group(0) @binding(5) var<storage, read> flags: array<u32>;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 @group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> start: array<u32>;
 @group(0) @binding(9) var<storage, read> entries: array<Entry>;
-@group(0) @binding(10) var<storage, read> slots: array<ContactSlot>;
+@group(0) @binding(10) var<storage, read> pool: array<ContactSlot>;
 @group(0) @binding(11) var<storage, read> link_start: array<u32>;
 @group(0) @binding(12) var<storage, read> link_list: array<u32>;
 @group(0) @binding(13) var<storage, read> link_force: array<vec2<f32>>;
@@ -21,6 +22,8 @@
 // Per-node forces from modal bodies (src/coupled), gathered by `spd_modal_gather`; read only by
 // the entry point `node_forces_modal` of the coupled modal–SPD stepper.
 @group(0) @binding(14) var<storage, read> modal_force: array<vec2<f32>>;
+// Friction history of each entry (contact_pairs read it earlier in this step).
+@group(0) @binding(15) var<storage, read_write> hist: array<vec2<f32>>;
 
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -28,6 +31,7 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     if (x >= params.n_nodes || flags[1] != 0u) {
         return;
     }
+    store_history(x);
     node_force_finish(x, node_force_sum(x));
 }
 
@@ -38,6 +42,7 @@ fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     if (x >= params.n_nodes || flags[1] != 0u) {
         return;
     }
+    store_history(x);
     var f = node_force_sum(x);
     let e = modal_force[x];
     f.x += e.x;
@@ -86,37 +91,44 @@ fn node_force_sum(x: u32) -> vec2<f32> {
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
-    // A slot is read only when its entry's flags say it holds a contact (it is stale otherwise).
+    // Entries without a contact have no slot (NO_SLOT).
     for (var e = start[x]; e < start[x + 1u]; e++) {
         let en = entries[e];
-        let own_flags = slot_flags[e];
-        let mirror_flags = slot_flags[en.mirror];
-        if ((own_flags & SLOT_SEG) != 0u) {
-            let s = slots[e];
+        let own = slot_index[e];
+        let mirror = slot_index[en.mirror];
+        var s = empty_slot();
+        if (own != NO_SLOT) {
+            s = pool[own];
+        }
+        var ms = empty_slot();
+        if (mirror != NO_SLOT) {
+            ms = pool[mirror];
+        }
+        if ((s.flags & SLOT_SEG) != 0u) {
             f.x += s.seg_force.x;
             f.y += s.seg_force.y;
         }
-        if ((mirror_flags & SLOT_SEG) != 0u) {
-            let ms = slots[en.mirror];
+        if ((ms.flags & SLOT_SEG) != 0u) {
             let w = 1.0 - ms.seg_w;
             f.x -= w * ms.seg_force.x;
             f.y -= w * ms.seg_force.y;
         }
         if (en.prev_mirror != NONE) {
-            if ((slot_flags[en.prev_mirror] & SLOT_SEG) != 0u) {
-                let ps = slots[en.prev_mirror];
-                f.x -= ps.seg_w * ps.seg_force.x;
-                f.y -= ps.seg_w * ps.seg_force.y;
+            let pi = slot_index[en.prev_mirror];
+            if (pi != NO_SLOT) {
+                let ps = pool[pi];
+                if ((ps.flags & SLOT_SEG) != 0u) {
+                    f.x -= ps.seg_w * ps.seg_force.x;
+                    f.y -= ps.seg_w * ps.seg_force.y;
+                }
             }
         }
         if (x < en.neighbor) {
-            if ((own_flags & SLOT_CAP) != 0u) {
-                let s = slots[e];
+            if ((s.flags & SLOT_CAP) != 0u) {
                 f.x += s.cap_force.x;
                 f.y += s.cap_force.y;
             }
-        } else if ((mirror_flags & SLOT_CAP) != 0u) {
-            let ms = slots[en.mirror];
+        } else if ((ms.flags & SLOT_CAP) != 0u) {
             f.x -= ms.cap_force.x;
             f.y -= ms.cap_force.y;
         }
@@ -134,6 +146,23 @@ fn node_force_sum(x: u32) -> vec2<f32> {
         }
     }
     return f;
+}
+
+fn empty_slot() -> ContactSlot {
+    return ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u, vec2<f32>(0.0, 0.0));
+}
+
+// The new friction history of X's own entries: the one its slot carries, zero without a contact
+// (twin of cpu::node_forces::store_history). Only X's thread writes these entries.
+fn store_history(x: u32) {
+    for (var e = start[x]; e < start[x + 1u]; e++) {
+        let i = slot_index[e];
+        var h = vec2<f32>(0.0, 0.0);
+        if (i != NO_SLOT) {
+            h = pool[i].hist;
+        }
+        hist[e] = h;
+    }
 }
 
 // Gravity, added forces and damping, then the second half of velocity Verlet.

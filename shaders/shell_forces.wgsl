@@ -12,7 +12,7 @@
 @group(0) @binding(6) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read_write> shell: array<ShellForce>;
-// flags[1] != 0: list overflow earlier in this batch, no-op (see core_area.wgsl).
+// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
 @group(0) @binding(9) var<storage, read> flags: array<u32>;
 
 @compute @workgroup_size(64)

@@ -1,6 +1,7 @@
-//! GPU stepper mechanics, each checked against the CPU twin: neighbour-list growth after an
-//! overflow (the overflowing step is redone, so the result equals a run that had room), bit-identical
-//! reruns, and the init pass (forces of the initial state equal the CPU's to a stated tolerance).
+//! GPU stepper mechanics, each checked against the CPU twin: neighbour-list and contact-slot pool
+//! growth after an overflow (the overflowing step is redone, so the result equals a run that had
+//! room), bit-identical reruns, and the init pass (forces of the initial state equal the CPU's to a
+//! stated tolerance).
 
 use softdem::backend::Backend;
 use softdem::cpu::CpuBackend;
@@ -68,6 +69,89 @@ fn list_overflow_mid_batch_resumes_at_the_overflowing_step() {
     // positions within 1e-5 R after 2000 steps).
     let mut cpu = CpuBackend::new(&scene).unwrap();
     cpu.step(2000).unwrap();
+    for (g, c) in tight.read_nodes().unwrap().iter().zip(&cpu.read_nodes().unwrap()) {
+        let d = ((g.pos_hi[0] - c.pos_hi[0]) + (g.pos_lo[0] - c.pos_lo[0]))
+            .hypot((g.pos_hi[1] - c.pos_hi[1]) + (g.pos_lo[1] - c.pos_lo[1]));
+        assert!(d <= 1e-5, "GPU and CPU positions differ by {d:e}");
+    }
+}
+
+/// A beam dropped with a sideways velocity onto a flat frozen floor, with friction: once it has
+/// landed, a quarter of the list entries hold a contact (every beam node on a floor segment), more
+/// than the smallest pool (one slot per 5 entries) holds.
+fn beam_on_floor() -> softdem::model::Scene {
+    use softdem::model::{BodyOptions, Core, NodeSet};
+    let (mut sc, _) = softdem::scenes::compaction_bench(1);
+    let beam_opts = BodyOptions {
+        material: 0,
+        radius: sc.bodies[0].radius,
+        node_mass: sc.nodes[0].mass,
+        frozen: false,
+        self_contact: false,
+        core: Core::None,
+    };
+    let floor_opts = BodyOptions {
+        frozen: true,
+        material: 1,
+        ..beam_opts
+    };
+    sc.bodies.clear();
+    sc.nodes.clear();
+    sc.init.clear();
+    let (r, ell, n) = (beam_opts.radius as f64, 2.0 * std::f64::consts::PI / 32.0, 40);
+    sc.add_line([0.0, 0.0], [n as f64 * ell, 0.0], n + 1, floor_opts);
+    let y = 2.0 * r + 0.01;
+    let beam = sc.add_line([0.5 * ell, y], [(n as f64 - 1.5) * ell, y], n - 1, beam_opts);
+    sc.gravity = [0.0, -1.0];
+    sc.local_damping = 0.7;
+    sc.contact.mu = 0.3;
+    sc.contact.k_t = 0.5 * sc.contact.k_n;
+    sc.set_initial_velocity(&NodeSet::Body(beam), [0.05, -0.1]);
+    sc
+}
+
+/// A contact-slot pool overflow in the middle of a batch: the list capacity fits the first list
+/// exactly, the pool starts at its smallest (one slot per 5 list entries) and the landing beam
+/// needs more. contact_pairs flags the overflow,
+/// the rest of the batch does nothing, the host grows the pool and redoes the step (keeping the
+/// step's list build), so the run equals one that had room, friction histories included.
+#[test]
+fn pool_overflow_mid_batch_resumes_at_the_overflowing_step() {
+    let scene = beam_on_floor();
+    let ctx = Arc::new(gpu_for_tests());
+    let mut roomy = GpuBackend::new(ctx.clone(), &scene).unwrap();
+    let first = roomy.read_contacts().unwrap().entries.len() as u32;
+    let capacity = first;
+    let mut tight = GpuBackend::with_capacities(ctx, &scene, Some(capacity), Some(0)).unwrap();
+    let pool0 = tight.pool_capacity();
+    assert_eq!(pool0, (capacity * 8).div_ceil(40));
+    roomy.step(1500).unwrap();
+    tight.step(1500).unwrap();
+    let contacts = roomy.read_contacts().unwrap();
+    let slots_used: usize = contacts.slots.iter().filter(|s| s.flags != 0).count();
+    assert!(
+        slots_used as u32 > pool0,
+        "the landed beam holds {slots_used} contacts, not more than the {pool0} slots of the pool"
+    );
+    assert!(tight.pool_capacity() > pool0, "the pool did not grow");
+    assert_eq!(
+        tight.list_capacity(),
+        capacity,
+        "the lists grew: this test is about the pool"
+    );
+    assert_eq!(roomy.rebuilds(), tight.rebuilds(), "rebuild counts differ");
+    assert_eq!(roomy.read_nodes().unwrap(), tight.read_nodes().unwrap());
+    assert_eq!(contacts, tight.read_contacts().unwrap());
+    assert_eq!(
+        roomy.export_state().unwrap().hist,
+        tight.export_state().unwrap().hist,
+        "friction histories differ"
+    );
+    let sliding = contacts.slots.iter().filter(|s| s.hist != [0.0, 0.0]).count();
+    assert!(sliding > 0, "no contact carries a friction history");
+    // The CPU twin agrees (positions within 1e-5 of the beam's length scale after 1500 steps).
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    cpu.step(1500).unwrap();
     for (g, c) in tight.read_nodes().unwrap().iter().zip(&cpu.read_nodes().unwrap()) {
         let d = ((g.pos_hi[0] - c.pos_hi[0]) + (g.pos_lo[0] - c.pos_lo[0]))
             .hypot((g.pos_hi[1] - c.pos_hi[1]) + (g.pos_lo[1] - c.pos_lo[1]));

@@ -68,13 +68,14 @@ impl GpuCoupled {
         state: Vec<ModalState>,
         cs: CoupleStatic,
     ) -> anyhow::Result<GpuCoupled> {
-        // A coupled batch cannot be redone after an SPD neighbour-list overflow (no snapshot of
-        // the modal side): start with 6 entries per node (SPD-only runs start with 4 and grow).
+        // A coupled batch cannot be redone after an SPD neighbour-list or slot-pool overflow (no
+        // snapshot of the modal side): start with 6 entries per node (SPD-only runs start with 4
+        // and grow) and a slot for every entry (the pool cannot overflow).
         let n = spd_scene.nodes.len() as u64;
         let max_entries =
             ctx.limits.max_storage_buffer_binding_size / std::mem::size_of::<crate::model::ContactSlot>() as u64;
         let capacity = (6 * n).clamp(1024, max_entries.max(1024)) as u32;
-        let spd = GpuBackend::with_list_capacity(ctx.clone(), spd_scene, Some(capacity))?;
+        let spd = GpuBackend::with_capacities(ctx.clone(), spd_scene, Some(capacity), Some(capacity))?;
         let c = &*ctx;
         let modal = ModalBuffers::new(c, &sc, &state)?;
         let cparams = c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

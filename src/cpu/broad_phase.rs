@@ -238,7 +238,6 @@ pub fn neighbor_mirror(x: usize, nodes: &[Node], start: &[u32], neighbors: &[u32
             neighbor,
             mirror,
             prev_mirror,
-            _pad: 0,
         };
     }
 }

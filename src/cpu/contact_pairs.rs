@@ -2,11 +2,12 @@
 //! its neighbour list (see `ContactSlot`) and writes the forces and the new friction history.
 //! Each contact is computed by exactly one thread; `node_forces` gathers the reactions.
 //!
-//! Most entries hold no contact (in a dense packing ~99 %), so the slot of an entry is written
-//! only when its flags (`slot_flags`, one word per entry) say a contact is active, and every
-//! reader checks the flags first: the gather then reads 4 bytes instead of a 32-byte slot per
-//! empty entry. The friction history is updated in place (each entry's history is read and
-//! written by its owner C only).
+//! Most entries hold no contact (in a dense packing ~99 %), so only entries with an active
+//! contact get a slot, appended to a pool; every entry's `slot_index` says which (or `NO_SLOT`).
+//! The GPU appends with an atomic counter (slot order varies, values do not); here each chunk of
+//! nodes appends to its own pool and the stepper concatenates them in chunk order. This function
+//! only reads the friction history: the new one travels in the slot and `node_forces` stores it,
+//! so an overflowing GPU pool leaves the history of the step intact for the redo.
 
 use super::contact::*;
 use crate::model::df32::{df_sub, dot};
@@ -39,28 +40,26 @@ pub fn contact_pairs(
     vel_half: &[[f32; 2]],
     start: &[u32],
     entries: &[Entry],
-    hist: &mut [[f32; 2]],
-    slots: &mut [ContactSlot],
-    slot_flags: &mut [u32],
+    hist: &[[f32; 2]],
+    slot_index: &mut [u32],
+    pool: &mut Vec<ContactSlot>,
 ) {
     let lp = LawParams::from(p);
     let pc = &pos[c];
     let rc = bodies[nodes[c].body as usize].radius;
     let vc = vel_half[c];
     let base = start[c] as usize;
-    for k in 0..slot_flags.len() {
+    for (k, index) in slot_index.iter_mut().enumerate() {
         let e = base + k;
         let d = entries[e].neighbor;
         let nd = nodes[d as usize];
         let rd = bodies[nd.body as usize].radius;
         let mut s = ContactSlot::default();
-        let mut h = [0.0f32, 0.0f32];
         let pd = &pos[d as usize];
         let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
         let cd2 = dot(cd, cd);
         if beyond_reach(cd2, d, nd.next, pos, rc + rd) {
-            slot_flags[k] = 0;
-            write_history(&mut hist[k], h);
+            *index = NO_SLOT;
             continue;
         }
         // Node C against the interior of segment D → D1 (Fig. 4b).
@@ -86,12 +85,12 @@ pub fn contact_pairs(
                     let vd = vel_half[d as usize];
                     let vd1 = vel_half[d1 as usize];
                     let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
-                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], hist[k][0]);
+                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], hist[e][0]);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
                     s.flags |= SLOT_SEG;
-                    h[0] = cf.f_t;
+                    s.hist[0] = cf.f_t;
                 }
             }
         }
@@ -107,26 +106,18 @@ pub fn contact_pairs(
             {
                 let n = [cd[0] / dist, cd[1] / dist];
                 let vd = vel_half[d as usize];
-                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist[k][1]);
+                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist[e][1]);
                 s.cap_force = cf.force;
                 s.cap_fn = cf.f_n;
                 s.flags |= SLOT_CAP;
-                h[1] = cf.f_t;
+                s.hist[1] = cf.f_t;
             }
         }
-        slot_flags[k] = s.flags;
-        if s.flags != 0 {
-            slots[k] = s;
-        }
-        write_history(&mut hist[k], h);
-    }
-}
-
-/// Stores the new friction history, writing only when a bit changes: an empty entry keeps its
-/// zeros without dirtying the cache line (the WGSL twin always writes; the stored bits are the same).
-#[inline]
-fn write_history(stored: &mut [f32; 2], h: [f32; 2]) {
-    if stored[0].to_bits() != h[0].to_bits() || stored[1].to_bits() != h[1].to_bits() {
-        *stored = h;
+        *index = if s.flags != 0 {
+            pool.push(s);
+            (pool.len() - 1) as u32
+        } else {
+            NO_SLOT
+        };
     }
 }

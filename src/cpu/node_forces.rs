@@ -4,9 +4,10 @@
 //! Internal forces are gathered, not scattered: X reads the `ShellForce` records that
 //! `shell_forces` wrote for X−1, X and X+1 (stretch and core pressure of both its segments, bending
 //! of the three vertices X−1, X, X+1). Contact
-//! forces are read from the slots of X's entries and, for reactions, from the mirror entries in
-//! the neighbours' lists (Fig. 5 lever rule), and cohesive-link forces from the link table. No atomics: the sum order is fixed, so runs are
-//! bit-identical.
+//! forces are read from the pooled slots of X's entries and, for reactions, of the mirror entries
+//! in the neighbours' lists (Fig. 5 lever rule), and cohesive-link forces from the link table. No
+//! atomics: the sum order is fixed (list order, whatever the slots' places in the pool), so runs
+//! are bit-identical.
 
 use crate::model::*;
 
@@ -32,15 +33,15 @@ pub fn node_forces(
     vel_half: &[[f32; 2]],
     start: &[u32],
     entries: &[Entry],
-    slots: &[ContactSlot],
-    slot_flags: &[u32],
+    slot_index: &[u32],
+    pool: &[ContactSlot],
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
     modal: Option<[f32; 2]>,
 ) -> NodeUpdate {
     let mut f = node_force_sum(
-        x, nodes, bodies, shell, start, entries, slots, slot_flags, link_start, link_list, link_force,
+        x, nodes, bodies, shell, start, entries, slot_index, pool, link_start, link_list, link_force,
     );
     if let Some(m) = modal {
         f[0] += m[0];
@@ -59,8 +60,8 @@ pub fn node_force_sum(
     shell: &[ShellForce],
     start: &[u32],
     entries: &[Entry],
-    slots: &[ContactSlot],
-    slot_flags: &[u32],
+    slot_index: &[u32],
+    pool: &[ContactSlot],
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
@@ -105,37 +106,38 @@ pub fn node_force_sum(
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
-    // A slot is read only when its entry's flags say it holds a contact (it is stale otherwise).
-    for e in start[x] as usize..start[x + 1] as usize {
-        let en = entries[e];
-        let own_flags = slot_flags[e];
-        let mirror_flags = slot_flags[en.mirror as usize];
-        if own_flags & SLOT_SEG != 0 {
-            let s = &slots[e];
+    // Entries without a contact have no slot (`NO_SLOT`).
+    let slot = |e: u32| -> Option<&ContactSlot> {
+        let i = slot_index[e as usize];
+        (i != NO_SLOT).then(|| &pool[i as usize])
+    };
+    for e in start[x]..start[x + 1] {
+        let en = entries[e as usize];
+        let own = slot(e);
+        let mirror = slot(en.mirror);
+        if let Some(s) = own.filter(|s| s.flags & SLOT_SEG != 0) {
             f[0] += s.seg_force[0];
             f[1] += s.seg_force[1];
         }
-        if mirror_flags & SLOT_SEG != 0 {
+        if let Some(ms) = mirror.filter(|s| s.flags & SLOT_SEG != 0) {
             // Neighbour D against segment X → X+1: X is the start, weight 1 − w.
-            let ms = &slots[en.mirror as usize];
             let w = 1.0 - ms.seg_w;
             f[0] -= w * ms.seg_force[0];
             f[1] -= w * ms.seg_force[1];
         }
-        if en.prev_mirror != NONE && slot_flags[en.prev_mirror as usize] & SLOT_SEG != 0 {
-            // Neighbour D against segment X−1 → X: X is the end, weight w.
-            let ps = &slots[en.prev_mirror as usize];
-            f[0] -= ps.seg_w * ps.seg_force[0];
-            f[1] -= ps.seg_w * ps.seg_force[1];
+        if en.prev_mirror != NONE {
+            if let Some(ps) = slot(en.prev_mirror).filter(|s| s.flags & SLOT_SEG != 0) {
+                // Neighbour D against segment X−1 → X: X is the end, weight w.
+                f[0] -= ps.seg_w * ps.seg_force[0];
+                f[1] -= ps.seg_w * ps.seg_force[1];
+            }
         }
         if (x as u32) < en.neighbor {
-            if own_flags & SLOT_CAP != 0 {
-                let s = &slots[e];
+            if let Some(s) = own.filter(|s| s.flags & SLOT_CAP != 0) {
                 f[0] += s.cap_force[0];
                 f[1] += s.cap_force[1];
             }
-        } else if mirror_flags & SLOT_CAP != 0 {
-            let ms = &slots[en.mirror as usize];
+        } else if let Some(ms) = mirror.filter(|s| s.flags & SLOT_CAP != 0) {
             f[0] -= ms.cap_force[0];
             f[1] -= ms.cap_force[1];
         }
@@ -189,6 +191,26 @@ pub fn node_force_finish(
         vel[1] = n.bc_velocity[1];
     }
     NodeUpdate { vel, force: f }
+}
+
+/// Stores the new friction history of X's own entries (twin of `store_history`): the one its
+/// slot carries, zero without a contact. Only X's thread writes these entries, and no kernel
+/// after contact_pairs reads them in this step. An unchanged history is not rewritten (the WGSL
+/// twin always writes; the stored bits are the same).
+#[inline]
+pub fn store_history(x: usize, start: &[u32], slot_index: &[u32], pool: &[ContactSlot], hist: &mut [[f32; 2]]) {
+    let base = start[x] as usize;
+    for (k, stored) in hist.iter_mut().enumerate() {
+        let i = slot_index[base + k];
+        let h = if i != NO_SLOT {
+            pool[i as usize].hist
+        } else {
+            [0.0, 0.0]
+        };
+        if stored[0].to_bits() != h[0].to_bits() || stored[1].to_bits() != h[1].to_bits() {
+            *stored = h;
+        }
+    }
 }
 
 /// WGSL `sign`: −1, 0 or +1.

@@ -7,7 +7,7 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::core_area::core_area;
 use super::integrate::integrate;
-use super::node_forces::node_forces;
+use super::node_forces::{node_forces, store_history};
 use super::scan::prefix_scan;
 use super::shell_forces::shell_forces;
 use crate::backend::{Backend, ContactSnapshot, SavedState};
@@ -33,12 +33,15 @@ pub struct CpuBackend {
     max_disp: f32,
     start: Vec<u32>,
     entries: Vec<Entry>,
-    /// Friction history of each entry, updated in place by contact_pairs.
+    /// Friction history of each entry: read by contact_pairs, stored in place by node_forces
+    /// (`store_history`, each node its own entries).
     hist: Vec<[f32; 2]>,
-    /// Contact slot of each entry; valid only where `slot_flags` is non-zero.
-    slots: Vec<ContactSlot>,
-    /// `SLOT_SEG | SLOT_CAP` of each entry (0: empty, the slot is stale).
-    slot_flags: Vec<u32>,
+    /// Pool index of each entry's contact slot, `NO_SLOT` for an entry without a contact.
+    slot_index: Vec<u32>,
+    /// Contact slots of this step's active contacts: the chunks' pools in chunk order.
+    pool: Vec<ContactSlot>,
+    /// One pool per chunk of nodes, appended to by contact_pairs (kept to reuse the memory).
+    chunk_pools: Vec<Vec<ContactSlot>>,
     /// shell_forces output of each node.
     shell: Vec<ShellForce>,
     links: Vec<Link>,
@@ -72,8 +75,9 @@ impl CpuBackend {
             start: vec![0; n + 1],
             entries: vec![],
             hist: vec![],
-            slots: vec![],
-            slot_flags: vec![],
+            slot_index: vec![],
+            pool: vec![],
+            chunk_pools: vec![Vec::new(); n.div_ceil(CHUNK)],
             shell: vec![ShellForce::default(); n],
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
@@ -186,15 +190,13 @@ impl CpuBackend {
                 &mut self.hist,
                 &mut self.x_ref,
             );
-            self.slots.clear();
-            self.slots.resize(self.entries.len(), ContactSlot::default());
-            self.slot_flags.clear();
-            self.slot_flags.resize(self.entries.len(), 0);
+            // contact_pairs writes every entry's slot index.
+            self.slot_index.resize(self.entries.len(), NO_SLOT);
             self.max_disp = 0.0;
             self.rebuilds += 1;
         }
         // 4. shell_forces (per node: its segment's stretch and pressure, its vertex's bending) and
-        //    contact_pairs (per node C: its entries' slots and friction history). Independent
+        //    contact_pairs (per node C: its entries' slots, appended to the chunk's pool). Independent
         //    kernels on the GPU; here one parallel loop runs both over each chunk of nodes.
         let new_ro: &[NodeState] = new;
         let vel_half = &self.vel_half;
@@ -202,16 +204,16 @@ impl CpuBackend {
         let entries = &self.entries;
         let body_state = &self.body_state;
         {
-            let slot_chunks = split_by_chunks(&mut self.slots, start, CHUNK);
-            let flag_chunks = split_by_chunks(&mut self.slot_flags, start, CHUNK);
-            let hist_chunks = split_by_chunks(&mut self.hist, start, CHUNK);
+            let index_chunks = split_by_chunks(&mut self.slot_index, start, CHUNK);
+            let hist = &self.hist;
             self.shell
                 .par_chunks_mut(CHUNK)
-                .zip(slot_chunks.into_par_iter().zip(flag_chunks).zip(hist_chunks))
+                .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
                 .enumerate()
-                .for_each(|(k, (sh, ((sl, fl), h)))| {
+                .for_each(|(k, (sh, (si, cp)))| {
                     let c0 = k * CHUNK;
                     let base = start[c0] as usize;
+                    cp.clear();
                     for (j, rec) in sh.iter_mut().enumerate() {
                         let c = c0 + j;
                         *rec = shell_forces(c, nodes, bodies, materials, body_state, old_ro, new_ro, vel_half);
@@ -225,13 +227,31 @@ impl CpuBackend {
                             vel_half,
                             start,
                             entries,
-                            &mut h[e0..e1],
-                            &mut sl[e0..e1],
-                            &mut fl[e0..e1],
+                            hist,
+                            &mut si[e0..e1],
+                            cp,
                         );
                     }
                 });
         }
+        // The chunks' pools become one (the GPU's single pool, filled in another order), and each
+        // chunk's slot indices move by the slots before it.
+        self.pool.clear();
+        let mut offsets = Vec::with_capacity(self.chunk_pools.len());
+        for cp in &self.chunk_pools {
+            offsets.push(self.pool.len() as u32);
+            self.pool.extend_from_slice(cp);
+        }
+        split_by_chunks(&mut self.slot_index, start, CHUNK)
+            .into_par_iter()
+            .zip(offsets)
+            .zip(&self.chunk_pools)
+            .filter(|((_, off), cp)| *off > 0 && !cp.is_empty())
+            .for_each(|((si, off), _)| {
+                for i in si.iter_mut().filter(|i| **i != NO_SLOT) {
+                    *i += off;
+                }
+            });
         // 5. cohesive_links: one thread per link (§7, eq 41). Step numbers are 1-based; the dt = 0
         //    initial force pass is step 0.
         if !self.links.is_empty() {
@@ -271,33 +291,40 @@ impl CpuBackend {
             (&self.nodes, &self.bodies, &self.vel_half, &self.start, &self.entries);
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
-        let (slots, slot_flags) = (&self.slots, &self.slot_flags);
+        let (slot_index, pool) = (&self.slot_index, &self.pool);
         let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
-        new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
-            for (j, s) in sc.iter_mut().enumerate() {
-                let x = k * CHUNK + j;
-                let u = node_forces(
-                    x,
-                    &p,
-                    nodes,
-                    bodies,
-                    shell,
-                    vel_half,
-                    start,
-                    entries,
-                    slots,
-                    slot_flags,
-                    link_start,
-                    link_list,
-                    link_force,
-                    modal.map(|m| m[x]),
-                );
-                s.vel = u.vel;
-                s.force = u.force;
-                s.seg_rest = shell[x].seg_rest;
-                s.theta_p = shell[x].theta_p;
-            }
-        });
+        let hist_chunks = split_by_chunks(&mut self.hist, start, CHUNK);
+        new.par_chunks_mut(CHUNK)
+            .zip(hist_chunks)
+            .enumerate()
+            .for_each(|(k, (sc, hc))| {
+                let base = start[k * CHUNK] as usize;
+                for (j, s) in sc.iter_mut().enumerate() {
+                    let x = k * CHUNK + j;
+                    let (e0, e1) = (start[x] as usize - base, start[x + 1] as usize - base);
+                    store_history(x, start, slot_index, pool, &mut hc[e0..e1]);
+                    let u = node_forces(
+                        x,
+                        &p,
+                        nodes,
+                        bodies,
+                        shell,
+                        vel_half,
+                        start,
+                        entries,
+                        slot_index,
+                        pool,
+                        link_start,
+                        link_list,
+                        link_force,
+                        modal.map(|m| m[x]),
+                    );
+                    s.vel = u.vel;
+                    s.force = u.force;
+                    s.seg_rest = shell[x].seg_rest;
+                    s.theta_p = shell[x].theta_p;
+                }
+            });
         self.side = 1 - self.side;
     }
 
@@ -452,10 +479,15 @@ impl Backend for CpuBackend {
             start: self.start.clone(),
             entries: self.entries.clone(),
             slots: self
-                .slots
+                .slot_index
                 .iter()
-                .zip(&self.slot_flags)
-                .map(|(s, &f)| if f != 0 { *s } else { ContactSlot::default() })
+                .map(|&i| {
+                    if i != NO_SLOT {
+                        self.pool[i as usize]
+                    } else {
+                        ContactSlot::default()
+                    }
+                })
                 .collect(),
         })
     }
@@ -491,8 +523,8 @@ impl Backend for CpuBackend {
         self.start = saved.start.clone();
         self.entries = saved.entries.clone();
         self.hist = saved.hist.clone();
-        self.slots = vec![ContactSlot::default(); self.entries.len()];
-        self.slot_flags = vec![0; self.entries.len()];
+        self.slot_index = vec![NO_SLOT; self.entries.len()];
+        self.pool.clear();
         self.x_ref = saved.x_ref.clone();
         self.max_disp = f32::from_bits(saved.max_disp_bits);
         anyhow::ensure!(

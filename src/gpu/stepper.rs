@@ -90,17 +90,19 @@ struct ListBuffers {
     capacity: u32,
     live_start: GpuArray<u32>,
     live_entries: GpuArray<Entry>,
-    /// Friction history of each entry (contact_pairs updates it in place).
+    /// Friction history of each entry (read by contact_pairs, stored by node_forces).
     hist: GpuArray<[f32; 2]>,
     /// Neighbour indices of the list being built (4 bytes per entry).
     new_neighbors: GpuArray<u32>,
-    /// Contact slots; between the node_forces of one step and the contact_pairs of the next
-    /// nothing reads them (stale slots are gated by `slot_flags`), so a list build uses their
-    /// memory for the carried-over history of the new list (binding `new_hist` of
-    /// broad_phase.wgsl: 8 of each slot's 32 bytes) instead of a buffer of its own.
-    slots: GpuArray<ContactSlot>,
-    /// `SLOT_SEG | SLOT_CAP` of each entry; a slot is valid only where its flags are non-zero.
-    slot_flags: GpuArray<u32>,
+    /// Contact slots of the active contacts, appended by contact_pairs (`pool_capacity` of
+    /// them). Between the node_forces of one step and the contact_pairs of the next nothing reads
+    /// them, so a list build uses their memory for the carried-over history of the new list
+    /// (binding `new_hist` of broad_phase.wgsl) instead of a buffer of its own: the pool always
+    /// holds at least 8 bytes per list entry.
+    pool: GpuArray<ContactSlot>,
+    pool_capacity: u32,
+    /// Pool index of each entry's slot, `NO_SLOT` without a contact.
+    slot_index: GpuArray<u32>,
 }
 
 pub struct GpuBackend {
@@ -154,10 +156,19 @@ const ARG_SEGMENT_MAX: u32 = 8;
 const ARG_SCANS: u32 = 9;
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
-/// (see `step_with_retry`). Packings need ~3 entries per node; 4 per node fits a 128 MiB binding
-/// up to 1M nodes.
-fn initial_list_capacity(n_nodes: u32, max_slots: u32) -> u32 {
-    (4 * n_nodes).clamp(1024, max_slots.max(1024))
+/// (see `step_with_retry`). Packings need ~3 entries per node.
+fn initial_list_capacity(n_nodes: u32, max_entries: u32) -> u32 {
+    (4 * n_nodes).clamp(1024, max_entries.max(1024))
+}
+
+/// Contact slots for a list of `list_capacity` entries: the pool doubles as the list build's
+/// carried-over history (8 bytes per entry), so it is never smaller than that, which is one slot
+/// for every 5 entries, several times what a packing holds (~1 % of the entries of the dense
+/// bench packing hold a contact, a few per cent of the loaded 10,000-cell packing). It grows on
+/// overflow.
+fn pool_capacity(list_capacity: u32, at_least: u32) -> u32 {
+    let for_history = (list_capacity as u64 * 8).div_ceil(std::mem::size_of::<ContactSlot>() as u64);
+    (for_history as u32).max(at_least).max(1)
 }
 
 /// GPU memory the buffers of `GpuBackend::new` take for `scene` (the main ones: node, list, body
@@ -171,11 +182,13 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let sz = |b: usize| b as u64;
     // Both node states, node, ShellForce, v_{n+½}, x_ref, bucket_nodes, nbr_count, live_start.
     let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<Node>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
-    // Entry, slot, history, slot flags, new-list neighbour (the new-list history reuses the slots).
-    let per_entry = sz(size_of::<Entry>()) + sz(size_of::<ContactSlot>()) + 8 + 4 + 4;
+    // Entry, history, slot index, new-list neighbour.
+    let per_entry = sz(size_of::<Entry>()) + 8 + 4 + 4;
+    let pool = pool_capacity(capacity.min(u32::MAX as u64) as u32, 0) as u64 * sz(size_of::<ContactSlot>());
     let grid = 8 * sz(scene.sim_params().grid_buckets as usize + 1);
     n * per_node
         + capacity * per_entry
+        + pool
         + scene.bodies.len() as u64 * sz(size_of::<Body>() + size_of::<BodyState>())
         + grid
 }
@@ -192,23 +205,27 @@ impl GpuBackend {
         scene: &Scene,
         capacity: Option<u32>,
     ) -> anyhow::Result<GpuBackend> {
+        Self::with_capacities(ctx, scene, capacity, None)
+    }
+
+    /// As `with_list_capacity`, with the contact-slot pool's initial size also given (at least
+    /// `pool_capacity` of the list).
+    pub fn with_capacities(
+        ctx: Arc<GpuContext>,
+        scene: &Scene,
+        capacity: Option<u32>,
+        pool: Option<u32>,
+    ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
         let c = &*ctx;
         let kernels = Kernels::new(c)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();
-        let max_slots = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<ContactSlot>() as u64) as u32;
-        let capacity = capacity.unwrap_or(initial_list_capacity(n, max_slots)).max(1);
+        let max_entries = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<Entry>() as u64) as u32;
+        let capacity = capacity.unwrap_or(initial_list_capacity(n, max_entries)).max(1);
+        let pool = pool_capacity(capacity, pool.unwrap_or(0));
         params.max_entries = capacity;
-        for (what, bytes) in [
-            ("node state", n as u64 * std::mem::size_of::<NodeState>() as u64),
-            (
-                "contact slots",
-                capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
-            ),
-        ] {
-            c.check_binding_size(what, bytes)?;
-        }
+        c.check_binding_size("node state", n as u64 * std::mem::size_of::<NodeState>() as u64)?;
         let uniform = |p: &SimParams, label: &str| {
             c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -248,7 +265,7 @@ impl GpuBackend {
         let template: Vec<u32> = template.concat();
         let args_template = GpuArray::new(c, "args_template", &template)?;
         let args = GpuArray::new_indirect(c, "args", &template)?;
-        let lists = Self::list_buffers(c, n, capacity)?;
+        let lists = Self::list_buffers(c, n, capacity, pool)?;
         let (link_start, link_list) = scene.link_csr();
         let no_links = vec![LinkState::default(); scene.links.len()];
         let links = LinkBuffers {
@@ -306,29 +323,33 @@ impl GpuBackend {
         Ok(be)
     }
 
-    fn list_buffers(c: &GpuContext, n: u32, capacity: u32) -> anyhow::Result<ListBuffers> {
+    fn list_buffers(c: &GpuContext, n: u32, capacity: u32, pool: u32) -> anyhow::Result<ListBuffers> {
         let cap = capacity as usize;
+        c.check_binding_size("neighbour list", capacity as u64 * std::mem::size_of::<Entry>() as u64)?;
+        c.check_binding_size(
+            "contact-slot pool",
+            pool as u64 * std::mem::size_of::<ContactSlot>() as u64,
+        )?;
         Ok(ListBuffers {
             capacity,
             live_start: GpuArray::zeroed(c, "live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
             hist: GpuArray::zeroed(c, "hist", cap)?,
             new_neighbors: GpuArray::zeroed(c, "new_neighbors", cap)?,
-            slots: GpuArray::zeroed(c, "slots", cap)?,
-            slot_flags: GpuArray::zeroed(c, "slot_flags", cap)?,
+            pool: GpuArray::zeroed(c, "contact slot pool", pool as usize)?,
+            pool_capacity: pool,
+            slot_index: GpuArray::new(c, "slot_index", &vec![NO_SLOT; cap])?,
         })
     }
 
     /// Grows the neighbour-list buffers to hold `needed` entries (with margin), keeping the live
-    /// list and its friction history (the slots are rewritten by the next contact_pairs).
+    /// list and its friction history (the pool and the slot indices are rewritten by the next
+    /// contact_pairs).
     fn grow_lists(&mut self, needed: u32) -> anyhow::Result<()> {
         let c = &*self.ctx;
         let capacity = needed.saturating_add(needed / 2).max(2 * self.lists.capacity);
-        c.check_binding_size(
-            "contact slots",
-            capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
-        )?;
-        let old = std::mem::replace(&mut self.lists, Self::list_buffers(c, self.n_nodes, capacity)?);
+        let pool = pool_capacity(capacity, self.lists.pool_capacity);
+        let old = std::mem::replace(&mut self.lists, Self::list_buffers(c, self.n_nodes, capacity, pool)?);
         let mut enc = c
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow") });
@@ -349,6 +370,21 @@ impl GpuBackend {
             0,
             bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
         );
+        self.make_groups();
+        Ok(())
+    }
+
+    /// Grows the contact-slot pool to hold `needed` slots (with margin). Its contents are dead
+    /// at an overflow: the redone step's contact_pairs refills it.
+    fn grow_pool(&mut self, needed: u32) -> anyhow::Result<()> {
+        let c = &*self.ctx;
+        let pool = needed.saturating_add(needed / 2).max(2 * self.lists.pool_capacity);
+        c.check_binding_size(
+            "contact-slot pool",
+            pool as u64 * std::mem::size_of::<ContactSlot>() as u64,
+        )?;
+        self.lists.pool = GpuArray::zeroed(c, "contact slot pool", pool as usize)?;
+        self.lists.pool_capacity = pool;
         self.make_groups();
         Ok(())
     }
@@ -374,18 +410,32 @@ impl GpuBackend {
             // Steps completed before the overflowing one (the step counter stopped at it).
             let done = if init { 0 } else { flags[5].wrapping_sub(counted0) - 1 };
             self.side = side0 ^ (done as usize & 1);
-            let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
-            let before = self.lists.capacity;
-            self.grow_lists(needed)?;
-            anyhow::ensure!(
-                self.lists.capacity > before,
-                "neighbour list cannot grow beyond {before} entries"
-            );
-            // Undo the overflowing step's rebuild_decide: overflow off, rebuild forced again,
-            // rebuild and step counters back by one.
+            if flags[7] != 0 {
+                // The contact-slot pool overflowed in contact_pairs (flags[6]: the slots that step
+                // needed). The step's list build, if any, had committed and is kept: the redo,
+                // from the same positions, finds no reason to rebuild. Step counter back by one.
+                let (needed, before) = (flags[6], self.lists.pool_capacity);
+                self.grow_pool(needed)?;
+                anyhow::ensure!(
+                    self.lists.pool_capacity > before,
+                    "contact-slot pool cannot grow beyond {before} slots"
+                );
+                flags[7] = 0;
+            } else {
+                let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
+                let before = self.lists.capacity;
+                self.grow_lists(needed)?;
+                anyhow::ensure!(
+                    self.lists.capacity > before,
+                    "neighbour list cannot grow beyond {before} entries"
+                );
+                // Undo the overflowing step's rebuild_decide: rebuild forced again, rebuild
+                // counter back by one.
+                flags[2] = 1;
+                flags[3] -= 1;
+            }
+            // Overflow off, step counter back by one.
             flags[1] = 0;
-            flags[2] = 1;
-            flags[3] -= 1;
             if !init {
                 flags[5] -= 1;
             }
@@ -437,8 +487,8 @@ impl GpuBackend {
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
                     (7, l.hist.buffer()),
-                    (8, l.slots.buffer()),
-                    (9, l.slot_flags.buffer()),
+                    (8, l.pool.buffer()),
+                    (9, l.slot_index.buffer()),
                     (10, self.flags.buffer()),
                 ],
             );
@@ -486,7 +536,7 @@ impl GpuBackend {
                 (9, l.live_entries.buffer()),
                 (10, l.hist.buffer()),
                 (11, l.new_neighbors.buffer()),
-                (12, l.slots.buffer()), // new_hist: scratch in the slots' memory
+                (12, l.pool.buffer()), // new_hist: scratch in the pool's memory
                 (13, self.flags.buffer()),
                 (14, self.x_ref.buffer()),
                 (15, self.args.buffer()),
@@ -555,16 +605,17 @@ impl GpuBackend {
             (1, self.nodes.buffer()),
             (2, self.bodies.buffer()),
             (3, self.shell.buffer()),
-            (4, l.slot_flags.buffer()),
+            (4, l.slot_index.buffer()),
             (5, self.flags.buffer()),
             (6, self.state[1 - s].buffer()),
             (7, self.vel_half.buffer()),
             (8, l.live_start.buffer()),
             (9, l.live_entries.buffer()),
-            (10, l.slots.buffer()),
+            (10, l.pool.buffer()),
             (11, self.links.start.buffer()),
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
+            (15, l.hist.buffer()),
         ]
     }
 
@@ -615,9 +666,11 @@ impl GpuBackend {
         }
         anyhow::ensure!(
             self.flags.read(&self.ctx)[1] == 0,
-            "coupled modal–SPD run: the SPD neighbour list outgrew its {} entries (src/gpu/stepper.rs, \
-             record_coupled); give the GPU backend a larger initial capacity",
-            self.lists.capacity
+            "coupled modal–SPD run: the SPD neighbour list outgrew its {} entries or the contact-slot \
+             pool its {} slots (src/gpu/stepper.rs, record_coupled); give the GPU backend larger \
+             initial capacities",
+            self.lists.capacity,
+            self.lists.pool_capacity
         );
         if !init {
             self.steps += steps as u64;
@@ -707,6 +760,11 @@ impl GpuBackend {
         self.lists.capacity
     }
 
+    /// Current size of the contact-slot pool (slots).
+    pub fn pool_capacity(&self) -> u32 {
+        self.lists.pool_capacity
+    }
+
     /// Bytes of GPU memory held by the simulation buffers (all of them).
     pub fn bytes_gpu(&self) -> u64 {
         let l = &self.lists;
@@ -729,8 +787,8 @@ impl GpuBackend {
             l.live_entries.buffer(),
             l.hist.buffer(),
             l.new_neighbors.buffer(),
-            l.slots.buffer(),
-            l.slot_flags.buffer(),
+            l.pool.buffer(),
+            l.slot_index.buffer(),
             self.links.links.buffer(),
             self.links.laws.buffer(),
             self.links.state[0].buffer(),
@@ -776,16 +834,19 @@ impl Backend for GpuBackend {
         let start = self.lists.live_start.read(&self.ctx);
         let total = start[self.n_nodes as usize] as usize;
         let mut entries = self.lists.live_entries.read(&self.ctx);
-        let mut slots = self.lists.slots.read(&self.ctx);
-        let flags = self.lists.slot_flags.read(&self.ctx);
+        let pool = self.lists.pool.read(&self.ctx);
+        let index = self.lists.slot_index.read(&self.ctx);
         entries.truncate(total);
-        slots.truncate(total);
-        // Slots of empty entries are stale (contact_pairs writes only active ones).
-        for (s, &f) in slots.iter_mut().zip(&flags) {
-            if f == 0 {
-                *s = ContactSlot::default();
-            }
-        }
+        let slots = index[..total]
+            .iter()
+            .map(|&i| {
+                if i != NO_SLOT {
+                    pool[i as usize]
+                } else {
+                    ContactSlot::default()
+                }
+            })
+            .collect();
         Ok(ContactSnapshot { start, entries, slots })
     }
 
@@ -823,7 +884,9 @@ impl Backend for GpuBackend {
         );
         if saved.entries.len() > self.lists.capacity as usize {
             let needed = saved.entries.len() as u32;
-            self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
+            let capacity = needed + needed / 2;
+            let pool = pool_capacity(capacity, self.lists.pool_capacity);
+            self.lists = Self::list_buffers(&self.ctx, self.n_nodes, capacity, pool)?;
             self.params.max_entries = self.lists.capacity;
             let c = &*self.ctx;
             c.queue
@@ -842,7 +905,7 @@ impl Backend for GpuBackend {
         self.lists.live_start.write(c, &saved.start);
         self.lists.live_entries.write(c, &saved.entries);
         self.lists.hist.write(c, &saved.hist);
-        self.lists.slot_flags.write(c, &vec![0u32; saved.entries.len()]);
+        self.lists.slot_index.write(c, &vec![NO_SLOT; saved.entries.len()]);
         self.x_ref.write(c, &saved.x_ref);
         anyhow::ensure!(
             saved.links.len() == self.links.count as usize,

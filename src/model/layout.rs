@@ -152,7 +152,6 @@ pub struct Entry {
     pub mirror: u32,
     /// Index, in D's list, of the entry for this node's `prev`, or `NONE`.
     pub prev_mirror: u32,
-    pub _pad: u32,
 }
 
 /// Contact slot flag: the node–segment contact of this entry is active.
@@ -160,8 +159,13 @@ pub const SLOT_SEG: u32 = 1;
 /// Contact slot flag: the node–node (cap) contact of this entry is active.
 pub const SLOT_CAP: u32 = 2;
 
+/// Marks an entry that holds no active contact in `slot_index` (the same value as `NONE`).
+pub const NO_SLOT: u32 = NONE;
+
 /// Forces of the contacts owned by one neighbour entry (node C of the list, neighbour D):
-/// C against segment (D → next D), and the cap contact C–D when C < D.
+/// C against segment (D → next D), and the cap contact C–D when C < D. Only entries with an active
+/// contact get one: slots live in a pool (`contact_pairs` appends them) and each entry's
+/// `slot_index` says which slot is its own, or `NO_SLOT`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ContactSlot {
@@ -177,6 +181,9 @@ pub struct ContactSlot {
     pub cap_fn: f32,
     /// `SLOT_SEG | SLOT_CAP`.
     pub flags: u32,
+    /// New friction history (eq 7–8: f_t of the segment contact, of the cap contact), copied to
+    /// the entry's history by `node_forces`.
+    pub hist: [f32; 2],
 }
 
 /// What `shell_forces` computes once per node X for `node_forces` to gather: the stretch force of
