@@ -15,15 +15,15 @@
 @group(0) @binding(7) var<storage, read_write> nbr_count: array<u32>;
 @group(0) @binding(8) var<storage, read_write> live_start: array<u32>;
 @group(0) @binding(9) var<storage, read_write> live_entries: array<Entry>;
-@group(0) @binding(10) var<storage, read_write> live_hist: array<vec2<f32>>;
+// Contact slot of each live entry (in the pool of the step before, which holds its friction
+// history); rebuild_commit moves the carried-over ones in.
+@group(0) @binding(10) var<storage, read_write> live_slot_index: array<u32>;
 // Neighbours of the list being built (neighbor_fill); neighbor_mirror then writes the whole
 // entries straight into live_entries (the old list is not read after neighbor_fill).
 @group(0) @binding(11) var<storage, read_write> new_neighbors: array<u32>;
-// History carried over to the new list. The host binds the contact-slot pool here: nothing reads
-// the pool between the last node_forces and the next contact_pairs, which refills it (and every
-// entry's slot_index), so the build needs no buffer of its own for this. The host keeps the pool
-// at 8 bytes or more per list entry (src/gpu/stepper.rs, `pool_capacity`).
-@group(0) @binding(12) var<storage, read_write> new_hist: array<vec2<f32>>;
+// Slots carried over to the new list. The host binds here the slot indices that this step's
+// contact_pairs will write (every one of them), unused until then.
+@group(0) @binding(12) var<storage, read_write> new_slot_index: array<u32>;
 // flags[0]: max displacement bits, [1]: list (or contact-slot pool) overflow, [2]: force rebuild,
 // [3]: rebuild count, [4]: longest segment at the last build (f32 bits): the cut-off is that +
 // params.contact_reach, [5]: the step being computed (1-based; counted here, read by
@@ -291,9 +291,9 @@ fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     for (var j = 0u; j < k; j++) {
         let old = find_live(live_start[x], live_start[x + 1u], new_neighbors[base + j]);
         if (old != NONE) {
-            new_hist[base + j] = live_hist[old];
+            new_slot_index[base + j] = live_slot_index[old];
         } else {
-            new_hist[base + j] = vec2<f32>(0.0, 0.0);
+            new_slot_index[base + j] = NO_SLOT;
         }
     }
 }
@@ -317,7 +317,7 @@ fn neighbor_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 }
 
 // Makes the new list live (its entries were written by neighbor_mirror: here the carried-over
-// history and the offsets) and records the reference positions of the skin test.
+// slot indices and the offsets) and records the reference positions of the skin test.
 @compute @workgroup_size(64)
 fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
@@ -325,7 +325,7 @@ fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         return;
     }
     for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
-        live_hist[e] = new_hist[e];
+        live_slot_index[e] = new_slot_index[e];
     }
     live_start[x] = nbr_count[x];
     if (x + 1u == params.n_nodes) {

@@ -3,9 +3,11 @@
 // src/cpu/contact_pairs.rs. Each contact is computed by one thread only. Only entries with an
 // active contact get a slot: appended to the pool with an atomic counter (flags[6]; the slots'
 // places vary from run to run, their values and every sum over them do not), its place stored in
-// the entry's slot_index (NO_SLOT without a contact). The friction history is only read here: the
-// new one travels in the slot and node_forces stores it, so a pool overflow (flags[7], with
-// flags[1] stopping the rest of the batch) leaves the step's history intact for the host's redo.
+// the entry's slot_index (NO_SLOT without a contact). The slot carries the contact's friction
+// history: the previous step's pool and slot indices (read only; pools and indices are ping-pong
+// like the node state) give the history to update, and an entry without a slot has none. A pool
+// overflow (flags[7], with flags[1] stopping the rest of the batch) thus leaves the step's inputs
+// intact for the host's redo.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -13,7 +15,10 @@
 @group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 @group(0) @binding(6) var<storage, read> entries: array<Entry>;
-@group(0) @binding(7) var<storage, read> hist: array<vec2<f32>>;
+// The previous step's slots and slot indices (friction histories).
+@group(0) @binding(7) var<storage, read> old_pool: array<ContactSlot>;
+@group(0) @binding(11) var<storage, read> old_index: array<u32>;
+// This step's.
 @group(0) @binding(8) var<storage, read_write> pool: array<ContactSlot>;
 @group(0) @binding(9) var<storage, read_write> slot_index: array<u32>;
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
@@ -51,6 +56,15 @@ fn beyond_reach(cd2: f32, d: u32, d1: u32, r_sum: f32) -> bool {
     }
     let lim = 1.01 * reach;
     return cd2 > lim * lim;
+}
+
+// Friction history of entry e's contacts (segment, cap) after the previous step.
+fn old_history(e: u32) -> vec2<f32> {
+    let i = old_index[e];
+    if (i == NO_SLOT) {
+        return vec2<f32>(0.0, 0.0);
+    }
+    return old_pool[i].hist;
 }
 
 @compute @workgroup_size(64)
@@ -103,7 +117,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                     let vd = vel_half[d];
                     let vd1 = vel_half[d1];
                     let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), hist[e].x);
+                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
@@ -121,7 +135,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                 if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
                     let n = vec2<f32>(cd.x / dist, cd.y / dist);
                     let vd = vel_half[d];
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), hist[e].y);
+                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
                     s.cap_force = cf.force;
                     s.cap_fn = cf.f_n;
                     s.flags |= SLOT_CAP;

@@ -2,7 +2,6 @@
 // shell_forces records of X−1, X, X+1; contact gather with lever-rule reactions; cohesive links),
 // then the second half of velocity Verlet (§2.4); twin of src/cpu/node_forces.rs. Gather only,
 // fixed order (list order, wherever the slots lie in the pool), no atomics: bit-identical reruns.
-// Also stores each entry's new friction history from its slot (store_history).
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -22,8 +21,6 @@
 // Per-node forces from modal bodies (src/coupled), gathered by `spd_modal_gather`; read only by
 // the entry point `node_forces_modal` of the coupled modal–SPD stepper.
 @group(0) @binding(14) var<storage, read> modal_force: array<vec2<f32>>;
-// Friction history of each entry (contact_pairs read it earlier in this step).
-@group(0) @binding(15) var<storage, read_write> hist: array<vec2<f32>>;
 
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -31,7 +28,6 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     if (x >= params.n_nodes || flags[1] != 0u) {
         return;
     }
-    store_history(x);
     node_force_finish(x, node_force_sum(x));
 }
 
@@ -42,7 +38,6 @@ fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     if (x >= params.n_nodes || flags[1] != 0u) {
         return;
     }
-    store_history(x);
     var f = node_force_sum(x);
     let e = modal_force[x];
     f.x += e.x;
@@ -150,19 +145,6 @@ fn node_force_sum(x: u32) -> vec2<f32> {
 
 fn empty_slot() -> ContactSlot {
     return ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u, vec2<f32>(0.0, 0.0));
-}
-
-// The new friction history of X's own entries: the one its slot carries, zero without a contact
-// (twin of cpu::node_forces::store_history). Only X's thread writes these entries.
-fn store_history(x: u32) {
-    for (var e = start[x]; e < start[x + 1u]; e++) {
-        let i = slot_index[e];
-        var h = vec2<f32>(0.0, 0.0);
-        if (i != NO_SLOT) {
-            h = pool[i].hist;
-        }
-        hist[e] = h;
-    }
 }
 
 // Gravity, added forces and damping, then the second half of velocity Verlet.

@@ -52,6 +52,42 @@ pub struct SavedState {
     pub links: Vec<LinkState>,
 }
 
+/// Each entry's slot from a pool (`ContactSlot::default()` for an entry without one).
+pub fn slots_per_entry(slot_index: &[u32], pool: &[ContactSlot]) -> Vec<ContactSlot> {
+    slot_index
+        .iter()
+        .map(|&i| {
+            if i != NO_SLOT {
+                pool[i as usize]
+            } else {
+                ContactSlot::default()
+            }
+        })
+        .collect()
+}
+
+/// Slot indices and a pool that carry the friction histories `hist` (one per entry): a slot for
+/// each entry whose history is not all zero bits, `NO_SLOT` for the others (the steppers read
+/// no slot as a zero history). Inverse of the `hist` of `slots_per_entry`.
+pub fn slots_from_histories(hist: &[[f32; 2]]) -> (Vec<u32>, Vec<ContactSlot>) {
+    let mut pool = Vec::new();
+    let index = hist
+        .iter()
+        .map(|h| {
+            if h[0].to_bits() == 0 && h[1].to_bits() == 0 {
+                NO_SLOT
+            } else {
+                pool.push(ContactSlot {
+                    hist: *h,
+                    ..Default::default()
+                });
+                (pool.len() - 1) as u32
+            }
+        })
+        .collect();
+    (index, pool)
+}
+
 /// Contact data read back from a backend.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactSnapshot {

@@ -5,11 +5,12 @@
 //!    hashed uniform grid (cell side ≥ cut-off), so the domain needs no bounds.
 //! 2. `neighbor_count` / scan / `neighbor_fill`: each node visits the 3×3 cells around it and keeps
 //!    the nodes that pass `is_neighbor` (symmetric), sorted by index so the list, the sums over it
-//!    and therefore the whole run are deterministic whatever order the scatter produced. The
-//!    friction history is carried over from the previous list by binary search. The GPU visits
-//!    the candidates twice (count, then fill at the scanned offsets); the CPU visits them once
-//!    (`neighbor_candidates`, the same sorted neighbours per node), then sums the counts and
-//!    carries the history over (`carry_history`, the second half of the WGSL `neighbor_fill`).
+//!    and therefore the whole run are deterministic whatever order the scatter produced. Each new
+//!    entry takes over the contact slot of the same pair in the previous list (found by binary
+//!    search), which holds its friction history. The GPU visits the candidates twice (count, then
+//!    fill at the scanned offsets); the CPU visits them once (`neighbor_candidates`, the same
+//!    sorted neighbours per node), then sums the counts and carries the slots over
+//!    (`carry_slot_index`, the second half of the WGSL `neighbor_fill`).
 //! 3. `neighbor_mirror`: for each entry X→D, the index of D→X and of D→(X−1) in D's list.
 
 use crate::model::df32::{df_sub, dot};
@@ -200,24 +201,21 @@ pub fn find_neighbor(neighbors: &[u32], lo: u32, hi: u32, target: u32) -> u32 {
     find_sorted(lo, hi, target, |i| neighbors[i])
 }
 
-/// Friction history of node x's new entries (`neighbors`, sorted), carried over from the previous
-/// list (`old_start`, `old_entries`, `old_hist`) by binary search; zero for a new pair.
+/// Contact slot (in the pool of the previous step, which holds the friction history) of node x's
+/// new entries (`neighbors`, sorted), carried over from the previous list (`old_start`,
+/// `old_entries`, `old_index`) by binary search; `NO_SLOT` for a new pair.
 #[inline]
-pub fn carry_history(
+pub fn carry_slot_index(
     x: usize,
     old_start: &[u32],
     old_entries: &[Entry],
-    old_hist: &[[f32; 2]],
+    old_index: &[u32],
     neighbors: &[u32],
-    out_hist: &mut [[f32; 2]],
+    out_index: &mut [u32],
 ) {
-    for (h, &d) in out_hist.iter_mut().zip(neighbors) {
+    for (i, &d) in out_index.iter_mut().zip(neighbors) {
         let old = find_entry(old_entries, old_start[x], old_start[x + 1], d);
-        *h = if old != NONE {
-            old_hist[old as usize]
-        } else {
-            [0.0, 0.0]
-        };
+        *i = if old != NONE { old_index[old as usize] } else { NO_SLOT };
     }
 }
 

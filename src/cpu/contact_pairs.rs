@@ -5,9 +5,11 @@
 //! Most entries hold no contact (in a dense packing ~99 %), so only entries with an active
 //! contact get a slot, appended to a pool; every entry's `slot_index` says which (or `NO_SLOT`).
 //! The GPU appends with an atomic counter (slot order varies, values do not); here each chunk of
-//! nodes appends to its own pool and the stepper concatenates them in chunk order. This function
-//! only reads the friction history: the new one travels in the slot and `node_forces` stores it,
-//! so an overflowing GPU pool leaves the history of the step intact for the redo.
+//! nodes appends to its own pool and the stepper concatenates them in chunk order. The slot
+//! carries the contact's friction history, so the previous step's pool and slot indices (read
+//! only; the pools and indices are ping-pong like the node state) give the history to update,
+//! and an entry without a slot has none. An overflowing GPU pool thus leaves the step's inputs
+//! intact for the redo.
 
 use super::contact::*;
 use crate::model::df32::{df_sub, dot};
@@ -40,7 +42,8 @@ pub fn contact_pairs(
     vel_half: &[[f32; 2]],
     start: &[u32],
     entries: &[Entry],
-    hist: &[[f32; 2]],
+    old_index: &[u32],
+    old_pool: &[ContactSlot],
     slot_index: &mut [u32],
     pool: &mut Vec<ContactSlot>,
 ) {
@@ -51,6 +54,11 @@ pub fn contact_pairs(
     let base = start[c] as usize;
     for (k, index) in slot_index.iter_mut().enumerate() {
         let e = base + k;
+        // Friction history of this entry's contacts (segment, cap) after the previous step.
+        let history = || match old_index[e] {
+            NO_SLOT => [0.0f32, 0.0],
+            i => old_pool[i as usize].hist,
+        };
         let d = entries[e].neighbor;
         let nd = nodes[d as usize];
         let rd = bodies[nd.body as usize].radius;
@@ -85,7 +93,7 @@ pub fn contact_pairs(
                     let vd = vel_half[d as usize];
                     let vd1 = vel_half[d1 as usize];
                     let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
-                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], hist[e][0]);
+                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], history()[0]);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
@@ -106,7 +114,7 @@ pub fn contact_pairs(
             {
                 let n = [cd[0] / dist, cd[1] / dist];
                 let vd = vel_half[d as usize];
-                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], hist[e][1]);
+                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], history()[1]);
                 s.cap_force = cf.force;
                 s.cap_fn = cf.f_n;
                 s.flags |= SLOT_CAP;

@@ -193,26 +193,6 @@ pub fn node_force_finish(
     NodeUpdate { vel, force: f }
 }
 
-/// Stores the new friction history of X's own entries (twin of `store_history`): the one its
-/// slot carries, zero without a contact. Only X's thread writes these entries, and no kernel
-/// after contact_pairs reads them in this step. An unchanged history is not rewritten (the WGSL
-/// twin always writes; the stored bits are the same).
-#[inline]
-pub fn store_history(x: usize, start: &[u32], slot_index: &[u32], pool: &[ContactSlot], hist: &mut [[f32; 2]]) {
-    let base = start[x] as usize;
-    for (k, stored) in hist.iter_mut().enumerate() {
-        let i = slot_index[base + k];
-        let h = if i != NO_SLOT {
-            pool[i as usize].hist
-        } else {
-            [0.0, 0.0]
-        };
-        if stored[0].to_bits() != h[0].to_bits() || stored[1].to_bits() != h[1].to_bits() {
-            *stored = h;
-        }
-    }
-}
-
 /// WGSL `sign`: −1, 0 or +1.
 fn sign(v: f32) -> f32 {
     if v > 0.0 {

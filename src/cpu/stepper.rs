@@ -7,10 +7,10 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::core_area::core_area;
 use super::integrate::integrate;
-use super::node_forces::{node_forces, store_history};
+use super::node_forces::node_forces;
 use super::scan::prefix_scan;
 use super::shell_forces::shell_forces;
-use crate::backend::{Backend, ContactSnapshot, SavedState};
+use crate::backend::{slots_from_histories, slots_per_entry, Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use rayon::prelude::*;
 
@@ -33,13 +33,12 @@ pub struct CpuBackend {
     max_disp: f32,
     start: Vec<u32>,
     entries: Vec<Entry>,
-    /// Friction history of each entry: read by contact_pairs, stored in place by node_forces
-    /// (`store_history`, each node its own entries).
-    hist: Vec<[f32; 2]>,
-    /// Pool index of each entry's contact slot, `NO_SLOT` for an entry without a contact.
-    slot_index: Vec<u32>,
-    /// Contact slots of this step's active contacts: the chunks' pools in chunk order.
-    pool: Vec<ContactSlot>,
+    /// Pool index of each entry's contact slot, `NO_SLOT` for an entry without a contact;
+    /// ping-pong like the node state: step n reads `slot_index[side]` (with the friction histories
+    /// in `pool[side]`) and writes the other side.
+    slot_index: [Vec<u32>; 2],
+    /// Contact slots of a step's active contacts: the chunks' pools in chunk order.
+    pool: [Vec<ContactSlot>; 2],
     /// One pool per chunk of nodes, appended to by contact_pairs (kept to reuse the memory).
     chunk_pools: Vec<Vec<ContactSlot>>,
     /// shell_forces output of each node.
@@ -74,9 +73,8 @@ impl CpuBackend {
             max_disp: f32::INFINITY,
             start: vec![0; n + 1],
             entries: vec![],
-            hist: vec![],
-            slot_index: vec![],
-            pool: vec![],
+            slot_index: [vec![], vec![]],
+            pool: [vec![], vec![]],
             chunk_pools: vec![Vec::new(); n.div_ceil(CHUNK)],
             shell: vec![ShellForce::default(); n],
             links: scene.links.clone(),
@@ -187,11 +185,11 @@ impl CpuBackend {
                 new,
                 &mut self.start,
                 &mut self.entries,
-                &mut self.hist,
+                &mut self.slot_index[self.side],
                 &mut self.x_ref,
             );
-            // contact_pairs writes every entry's slot index.
-            self.slot_index.resize(self.entries.len(), NO_SLOT);
+            // contact_pairs writes every entry's new slot index.
+            self.slot_index[1 - self.side].resize(self.entries.len(), NO_SLOT);
             self.max_disp = 0.0;
             self.rebuilds += 1;
         }
@@ -203,9 +201,20 @@ impl CpuBackend {
         let start = &self.start;
         let entries = &self.entries;
         let body_state = &self.body_state;
+        let (index_lo, index_hi) = self.slot_index.split_at_mut(1);
+        let (old_index, new_index) = if self.side == 0 {
+            (&index_lo[0], &mut index_hi[0])
+        } else {
+            (&index_hi[0], &mut index_lo[0])
+        };
+        let (pool_lo, pool_hi) = self.pool.split_at_mut(1);
+        let (old_pool, new_pool) = if self.side == 0 {
+            (&pool_lo[0], &mut pool_hi[0])
+        } else {
+            (&pool_hi[0], &mut pool_lo[0])
+        };
         {
-            let index_chunks = split_by_chunks(&mut self.slot_index, start, CHUNK);
-            let hist = &self.hist;
+            let index_chunks = split_by_chunks(new_index, start, CHUNK);
             self.shell
                 .par_chunks_mut(CHUNK)
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
@@ -227,7 +236,8 @@ impl CpuBackend {
                             vel_half,
                             start,
                             entries,
-                            hist,
+                            old_index,
+                            old_pool,
                             &mut si[e0..e1],
                             cp,
                         );
@@ -236,13 +246,13 @@ impl CpuBackend {
         }
         // The chunks' pools become one (the GPU's single pool, filled in another order), and each
         // chunk's slot indices move by the slots before it.
-        self.pool.clear();
+        new_pool.clear();
         let mut offsets = Vec::with_capacity(self.chunk_pools.len());
         for cp in &self.chunk_pools {
-            offsets.push(self.pool.len() as u32);
-            self.pool.extend_from_slice(cp);
+            offsets.push(new_pool.len() as u32);
+            new_pool.extend_from_slice(cp);
         }
-        split_by_chunks(&mut self.slot_index, start, CHUNK)
+        split_by_chunks(new_index, start, CHUNK)
             .into_par_iter()
             .zip(offsets)
             .zip(&self.chunk_pools)
@@ -291,40 +301,33 @@ impl CpuBackend {
             (&self.nodes, &self.bodies, &self.vel_half, &self.start, &self.entries);
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
-        let (slot_index, pool) = (&self.slot_index, &self.pool);
+        let (slot_index, pool) = (&self.slot_index[1 - self.side], &self.pool[1 - self.side]);
         let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
-        let hist_chunks = split_by_chunks(&mut self.hist, start, CHUNK);
-        new.par_chunks_mut(CHUNK)
-            .zip(hist_chunks)
-            .enumerate()
-            .for_each(|(k, (sc, hc))| {
-                let base = start[k * CHUNK] as usize;
-                for (j, s) in sc.iter_mut().enumerate() {
-                    let x = k * CHUNK + j;
-                    let (e0, e1) = (start[x] as usize - base, start[x + 1] as usize - base);
-                    store_history(x, start, slot_index, pool, &mut hc[e0..e1]);
-                    let u = node_forces(
-                        x,
-                        &p,
-                        nodes,
-                        bodies,
-                        shell,
-                        vel_half,
-                        start,
-                        entries,
-                        slot_index,
-                        pool,
-                        link_start,
-                        link_list,
-                        link_force,
-                        modal.map(|m| m[x]),
-                    );
-                    s.vel = u.vel;
-                    s.force = u.force;
-                    s.seg_rest = shell[x].seg_rest;
-                    s.theta_p = shell[x].theta_p;
-                }
-            });
+        new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
+            for (j, s) in sc.iter_mut().enumerate() {
+                let x = k * CHUNK + j;
+                let u = node_forces(
+                    x,
+                    &p,
+                    nodes,
+                    bodies,
+                    shell,
+                    vel_half,
+                    start,
+                    entries,
+                    slot_index,
+                    pool,
+                    link_start,
+                    link_list,
+                    link_force,
+                    modal.map(|m| m[x]),
+                );
+                s.vel = u.vel;
+                s.force = u.force;
+                s.seg_rest = shell[x].seg_rest;
+                s.theta_p = shell[x].theta_p;
+            }
+        });
         self.side = 1 - self.side;
     }
 
@@ -336,7 +339,7 @@ impl CpuBackend {
         pos: &[NodeState],
         start: &mut Vec<u32>,
         entries: &mut Vec<Entry>,
-        hist: &mut Vec<[f32; 2]>,
+        slot_index: &mut Vec<u32>,
         x_ref: &mut [[f32; 2]],
     ) {
         let n = nodes.len();
@@ -363,7 +366,7 @@ impl CpuBackend {
             grid_scatter(i, p, pos, &mut cursor, &mut bucket_nodes);
         }
         // Neighbour lists: each chunk of nodes visits its candidates once (sorted per node), then
-        // offsets by a scan, history carried over, mirror indices.
+        // offsets by a scan, contact slots (friction histories) carried over, mirror indices.
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|k| {
@@ -386,14 +389,14 @@ impl CpuBackend {
         for (_, found) in &chunks {
             new_neighbors.extend_from_slice(found);
         }
-        let mut new_hist = vec![[0.0f32; 2]; total];
+        let mut new_index = vec![NO_SLOT; total];
         {
-            let hc = split_by(&mut new_hist, &new_start);
-            let (old_start, old_entries, old_hist) = (&*start, &*entries, &*hist);
+            let ic = split_by(&mut new_index, &new_start);
+            let (old_start, old_entries, old_index) = (&*start, &*entries, &*slot_index);
             let (ns, nn) = (&new_start, &new_neighbors);
-            hc.into_par_iter().enumerate().with_min_len(CHUNK).for_each(|(x, h)| {
+            ic.into_par_iter().enumerate().with_min_len(CHUNK).for_each(|(x, i)| {
                 let own = &nn[ns[x] as usize..ns[x + 1] as usize];
-                carry_history(x, old_start, old_entries, old_hist, own, h)
+                carry_slot_index(x, old_start, old_entries, old_index, own, i)
             });
         }
         let mut mirrored = vec![Entry::default(); total];
@@ -406,7 +409,7 @@ impl CpuBackend {
         }
         *start = new_start;
         *entries = mirrored;
-        *hist = new_hist;
+        *slot_index = new_index;
         for (r, s) in x_ref.iter_mut().zip(pos) {
             *r = [s.pos_hi[0] + s.pos_lo[0], s.pos_hi[1] + s.pos_lo[1]];
         }
@@ -478,17 +481,7 @@ impl Backend for CpuBackend {
         Ok(ContactSnapshot {
             start: self.start.clone(),
             entries: self.entries.clone(),
-            slots: self
-                .slot_index
-                .iter()
-                .map(|&i| {
-                    if i != NO_SLOT {
-                        self.pool[i as usize]
-                    } else {
-                        ContactSlot::default()
-                    }
-                })
-                .collect(),
+            slots: slots_per_entry(&self.slot_index[self.side], &self.pool[self.side]),
         })
     }
 
@@ -503,7 +496,10 @@ impl Backend for CpuBackend {
             node_bc: self.nodes.clone(),
             start: self.start.clone(),
             entries: self.entries.clone(),
-            hist: self.hist.clone(),
+            hist: slots_per_entry(&self.slot_index[self.side], &self.pool[self.side])
+                .iter()
+                .map(|s| s.hist)
+                .collect(),
             x_ref: self.x_ref.clone(),
             max_disp_bits: self.max_disp.to_bits(),
             links: self.link_state.clone(),
@@ -522,9 +518,9 @@ impl Backend for CpuBackend {
         self.state[self.side] = saved.nodes.clone();
         self.start = saved.start.clone();
         self.entries = saved.entries.clone();
-        self.hist = saved.hist.clone();
-        self.slot_index = vec![NO_SLOT; self.entries.len()];
-        self.pool.clear();
+        let (index, pool) = slots_from_histories(&saved.hist);
+        self.slot_index = [index.clone(), index];
+        self.pool = [pool.clone(), pool];
         self.x_ref = saved.x_ref.clone();
         self.max_disp = f32::from_bits(saved.max_disp_bits);
         anyhow::ensure!(

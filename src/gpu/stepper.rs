@@ -11,7 +11,7 @@ use super::array::{dispatch_size, GpuArray};
 use super::context::GpuContext;
 use super::kernel::Kernel;
 use super::scan::PrefixScan;
-use crate::backend::{Backend, ContactSnapshot, SavedState};
+use crate::backend::{slots_from_histories, slots_per_entry, Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use wgpu::util::DeviceExt as _;
 
@@ -90,19 +90,19 @@ struct ListBuffers {
     capacity: u32,
     live_start: GpuArray<u32>,
     live_entries: GpuArray<Entry>,
-    /// Friction history of each entry (read by contact_pairs, stored by node_forces).
-    hist: GpuArray<[f32; 2]>,
     /// Neighbour indices of the list being built (4 bytes per entry).
     new_neighbors: GpuArray<u32>,
-    /// Contact slots of the active contacts, appended by contact_pairs (`pool_capacity` of
-    /// them). Between the node_forces of one step and the contact_pairs of the next nothing reads
-    /// them, so a list build uses their memory for the carried-over history of the new list
-    /// (binding `new_hist` of broad_phase.wgsl) instead of a buffer of its own: the pool always
-    /// holds at least 8 bytes per list entry.
-    pool: GpuArray<ContactSlot>,
-    pool_capacity: u32,
-    /// Pool index of each entry's slot, `NO_SLOT` without a contact.
-    slot_index: GpuArray<u32>,
+    /// Pool index of each entry's slot, `NO_SLOT` without a contact; ping-pong like the node
+    /// state: step n reads `[n % 2]` (the friction histories) and writes the other. A list build
+    /// carries the live side over into the other one, then commits it back.
+    slot_index: [GpuArray<u32>; 2],
+}
+
+/// Contact slots of the active contacts, appended by contact_pairs; ping-pong with the slot
+/// indices (the previous step's slots hold the friction histories).
+struct SlotPool {
+    capacity: u32,
+    slots: [GpuArray<ContactSlot>; 2],
 }
 
 pub struct GpuBackend {
@@ -130,6 +130,7 @@ pub struct GpuBackend {
     bucket_nodes: GpuArray<u32>,
     nbr_count: GpuArray<u32>,
     lists: ListBuffers,
+    pool: SlotPool,
     links: LinkBuffers,
     args: GpuArray<u32>,
     args_template: GpuArray<u32>,
@@ -161,14 +162,11 @@ fn initial_list_capacity(n_nodes: u32, max_entries: u32) -> u32 {
     (4 * n_nodes).clamp(1024, max_entries.max(1024))
 }
 
-/// Contact slots for a list of `list_capacity` entries: the pool doubles as the list build's
-/// carried-over history (8 bytes per entry), so it is never smaller than that, which is one slot
-/// for every 5 entries, several times what a packing holds (~1 % of the entries of the dense
-/// bench packing hold a contact, a few per cent of the loaded 10,000-cell packing). It grows on
-/// overflow.
-fn pool_capacity(list_capacity: u32, at_least: u32) -> u32 {
-    let for_history = (list_capacity as u64 * 8).div_ceil(std::mem::size_of::<ContactSlot>() as u64);
-    (for_history as u32).max(at_least).max(1)
+/// Contact slots before the first step for a list of `list_capacity` entries: one per 32 entries
+/// (~1 % of the entries of the dense bench packing hold a contact, a few per cent of the loaded
+/// 10,000-cell packing); the pool grows on overflow (see `step_with_retry`).
+fn initial_pool_capacity(list_capacity: u32) -> u32 {
+    (list_capacity / 32).max(256)
 }
 
 /// GPU memory the buffers of `GpuBackend::new` take for `scene` (the main ones: node, list, body
@@ -182,9 +180,9 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let sz = |b: usize| b as u64;
     // Both node states, node, ShellForce, v_{n+½}, x_ref, bucket_nodes, nbr_count, live_start.
     let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<Node>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
-    // Entry, history, slot index, new-list neighbour.
-    let per_entry = sz(size_of::<Entry>()) + 8 + 4 + 4;
-    let pool = pool_capacity(capacity.min(u32::MAX as u64) as u32, 0) as u64 * sz(size_of::<ContactSlot>());
+    // Entry, slot index × 2, new-list neighbour.
+    let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
+    let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
     let grid = 8 * sz(scene.sim_params().grid_buckets as usize + 1);
     n * per_node
         + capacity * per_entry
@@ -208,8 +206,7 @@ impl GpuBackend {
         Self::with_capacities(ctx, scene, capacity, None)
     }
 
-    /// As `with_list_capacity`, with the contact-slot pool's initial size also given (at least
-    /// `pool_capacity` of the list).
+    /// As `with_list_capacity`, with the contact-slot pool's initial size also given.
     pub fn with_capacities(
         ctx: Arc<GpuContext>,
         scene: &Scene,
@@ -223,7 +220,7 @@ impl GpuBackend {
         let mut params = scene.sim_params();
         let max_entries = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<Entry>() as u64) as u32;
         let capacity = capacity.unwrap_or(initial_list_capacity(n, max_entries)).max(1);
-        let pool = pool_capacity(capacity, pool.unwrap_or(0));
+        let pool = pool.unwrap_or(initial_pool_capacity(capacity)).max(1);
         params.max_entries = capacity;
         c.check_binding_size("node state", n as u64 * std::mem::size_of::<NodeState>() as u64)?;
         let uniform = |p: &SimParams, label: &str| {
@@ -265,7 +262,8 @@ impl GpuBackend {
         let template: Vec<u32> = template.concat();
         let args_template = GpuArray::new(c, "args_template", &template)?;
         let args = GpuArray::new_indirect(c, "args", &template)?;
-        let lists = Self::list_buffers(c, n, capacity, pool)?;
+        let lists = Self::list_buffers(c, n, capacity)?;
+        let pool = Self::slot_pool(c, pool)?;
         let (link_start, link_list) = scene.link_csr();
         let no_links = vec![LinkState::default(); scene.links.len()];
         let links = LinkBuffers {
@@ -306,6 +304,7 @@ impl GpuBackend {
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             nbr_count,
             lists,
+            pool,
             links,
             args,
             args_template,
@@ -323,33 +322,42 @@ impl GpuBackend {
         Ok(be)
     }
 
-    fn list_buffers(c: &GpuContext, n: u32, capacity: u32, pool: u32) -> anyhow::Result<ListBuffers> {
+    fn list_buffers(c: &GpuContext, n: u32, capacity: u32) -> anyhow::Result<ListBuffers> {
         let cap = capacity as usize;
         c.check_binding_size("neighbour list", capacity as u64 * std::mem::size_of::<Entry>() as u64)?;
-        c.check_binding_size(
-            "contact-slot pool",
-            pool as u64 * std::mem::size_of::<ContactSlot>() as u64,
-        )?;
+        let no_slots = vec![NO_SLOT; cap];
         Ok(ListBuffers {
             capacity,
             live_start: GpuArray::zeroed(c, "live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
-            hist: GpuArray::zeroed(c, "hist", cap)?,
             new_neighbors: GpuArray::zeroed(c, "new_neighbors", cap)?,
-            pool: GpuArray::zeroed(c, "contact slot pool", pool as usize)?,
-            pool_capacity: pool,
-            slot_index: GpuArray::new(c, "slot_index", &vec![NO_SLOT; cap])?,
+            slot_index: [
+                GpuArray::new(c, "slot_index 0", &no_slots)?,
+                GpuArray::new(c, "slot_index 1", &no_slots)?,
+            ],
+        })
+    }
+
+    fn slot_pool(c: &GpuContext, capacity: u32) -> anyhow::Result<SlotPool> {
+        c.check_binding_size(
+            "contact-slot pool",
+            capacity as u64 * std::mem::size_of::<ContactSlot>() as u64,
+        )?;
+        Ok(SlotPool {
+            capacity,
+            slots: [
+                GpuArray::zeroed(c, "contact slots 0", capacity as usize)?,
+                GpuArray::zeroed(c, "contact slots 1", capacity as usize)?,
+            ],
         })
     }
 
     /// Grows the neighbour-list buffers to hold `needed` entries (with margin), keeping the live
-    /// list and its friction history (the pool and the slot indices are rewritten by the next
-    /// contact_pairs).
+    /// list and its slot indices (and with them the friction histories).
     fn grow_lists(&mut self, needed: u32) -> anyhow::Result<()> {
         let c = &*self.ctx;
         let capacity = needed.saturating_add(needed / 2).max(2 * self.lists.capacity);
-        let pool = pool_capacity(capacity, self.lists.pool_capacity);
-        let old = std::mem::replace(&mut self.lists, Self::list_buffers(c, self.n_nodes, capacity, pool)?);
+        let old = std::mem::replace(&mut self.lists, Self::list_buffers(c, self.n_nodes, capacity)?);
         let mut enc = c
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow") });
@@ -357,7 +365,8 @@ impl GpuBackend {
         for (from, to) in [
             (old.live_start.buffer(), l.live_start.buffer()),
             (old.live_entries.buffer(), l.live_entries.buffer()),
-            (old.hist.buffer(), l.hist.buffer()),
+            (old.slot_index[0].buffer(), l.slot_index[0].buffer()),
+            (old.slot_index[1].buffer(), l.slot_index[1].buffer()),
         ] {
             enc.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
         }
@@ -374,17 +383,19 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// Grows the contact-slot pool to hold `needed` slots (with margin). Its contents are dead
-    /// at an overflow: the redone step's contact_pairs refills it.
+    /// Grows the contact-slot pools to hold `needed` slots (with margin), keeping their contents
+    /// (the side the overflowing step read holds the friction histories).
     fn grow_pool(&mut self, needed: u32) -> anyhow::Result<()> {
         let c = &*self.ctx;
-        let pool = needed.saturating_add(needed / 2).max(2 * self.lists.pool_capacity);
-        c.check_binding_size(
-            "contact-slot pool",
-            pool as u64 * std::mem::size_of::<ContactSlot>() as u64,
-        )?;
-        self.lists.pool = GpuArray::zeroed(c, "contact slot pool", pool as usize)?;
-        self.lists.pool_capacity = pool;
+        let capacity = needed.saturating_add(needed / 2).max(2 * self.pool.capacity);
+        let old = std::mem::replace(&mut self.pool, Self::slot_pool(c, capacity)?);
+        let mut enc = c.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("grow pool"),
+        });
+        for (from, to) in old.slots.iter().zip(&self.pool.slots) {
+            enc.copy_buffer_to_buffer(from.buffer(), 0, to.buffer(), 0, from.buffer().size());
+        }
+        c.queue.submit([enc.finish()]);
         self.make_groups();
         Ok(())
     }
@@ -414,10 +425,10 @@ impl GpuBackend {
                 // The contact-slot pool overflowed in contact_pairs (flags[6]: the slots that step
                 // needed). The step's list build, if any, had committed and is kept: the redo,
                 // from the same positions, finds no reason to rebuild. Step counter back by one.
-                let (needed, before) = (flags[6], self.lists.pool_capacity);
+                let (needed, before) = (flags[6], self.pool.capacity);
                 self.grow_pool(needed)?;
                 anyhow::ensure!(
-                    self.lists.pool_capacity > before,
+                    self.pool.capacity > before,
                     "contact-slot pool cannot grow beyond {before} slots"
                 );
                 flags[7] = 0;
@@ -486,9 +497,10 @@ impl GpuBackend {
                     (4, self.vel_half.buffer()),
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
-                    (7, l.hist.buffer()),
-                    (8, l.pool.buffer()),
-                    (9, l.slot_index.buffer()),
+                    (7, self.pool.slots[s].buffer()),
+                    (8, self.pool.slots[1 - s].buffer()),
+                    (9, l.slot_index[1 - s].buffer()),
+                    (11, l.slot_index[s].buffer()),
                     (10, self.flags.buffer()),
                 ],
             );
@@ -534,9 +546,9 @@ impl GpuBackend {
                 (7, self.nbr_count.buffer()),
                 (8, l.live_start.buffer()),
                 (9, l.live_entries.buffer()),
-                (10, l.hist.buffer()),
+                (10, l.slot_index[s].buffer()),
                 (11, l.new_neighbors.buffer()),
-                (12, l.pool.buffer()), // new_hist: scratch in the pool's memory
+                (12, l.slot_index[1 - s].buffer()), // new_slot_index: written by contact_pairs later
                 (13, self.flags.buffer()),
                 (14, self.x_ref.buffer()),
                 (15, self.args.buffer()),
@@ -605,17 +617,16 @@ impl GpuBackend {
             (1, self.nodes.buffer()),
             (2, self.bodies.buffer()),
             (3, self.shell.buffer()),
-            (4, l.slot_index.buffer()),
+            (4, l.slot_index[1 - s].buffer()),
             (5, self.flags.buffer()),
             (6, self.state[1 - s].buffer()),
             (7, self.vel_half.buffer()),
             (8, l.live_start.buffer()),
             (9, l.live_entries.buffer()),
-            (10, l.pool.buffer()),
+            (10, self.pool.slots[1 - s].buffer()),
             (11, self.links.start.buffer()),
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
-            (15, l.hist.buffer()),
         ]
     }
 
@@ -670,7 +681,7 @@ impl GpuBackend {
              pool its {} slots (src/gpu/stepper.rs, record_coupled); give the GPU backend larger \
              initial capacities",
             self.lists.capacity,
-            self.lists.pool_capacity
+            self.pool.capacity
         );
         if !init {
             self.steps += steps as u64;
@@ -760,9 +771,16 @@ impl GpuBackend {
         self.lists.capacity
     }
 
+    /// The slot of each of the first `total` entries, as the last step left them.
+    fn slots_per_entry(&self, total: usize) -> Vec<ContactSlot> {
+        let index = self.lists.slot_index[self.side].read(&self.ctx);
+        let pool = self.pool.slots[self.side].read(&self.ctx);
+        slots_per_entry(&index[..total], &pool)
+    }
+
     /// Current size of the contact-slot pool (slots).
     pub fn pool_capacity(&self) -> u32 {
-        self.lists.pool_capacity
+        self.pool.capacity
     }
 
     /// Bytes of GPU memory held by the simulation buffers (all of them).
@@ -785,10 +803,11 @@ impl GpuBackend {
             self.nbr_count.buffer(),
             l.live_start.buffer(),
             l.live_entries.buffer(),
-            l.hist.buffer(),
             l.new_neighbors.buffer(),
-            l.pool.buffer(),
-            l.slot_index.buffer(),
+            l.slot_index[0].buffer(),
+            l.slot_index[1].buffer(),
+            self.pool.slots[0].buffer(),
+            self.pool.slots[1].buffer(),
             self.links.links.buffer(),
             self.links.laws.buffer(),
             self.links.state[0].buffer(),
@@ -834,19 +853,8 @@ impl Backend for GpuBackend {
         let start = self.lists.live_start.read(&self.ctx);
         let total = start[self.n_nodes as usize] as usize;
         let mut entries = self.lists.live_entries.read(&self.ctx);
-        let pool = self.lists.pool.read(&self.ctx);
-        let index = self.lists.slot_index.read(&self.ctx);
         entries.truncate(total);
-        let slots = index[..total]
-            .iter()
-            .map(|&i| {
-                if i != NO_SLOT {
-                    pool[i as usize]
-                } else {
-                    ContactSlot::default()
-                }
-            })
-            .collect();
+        let slots = self.slots_per_entry(total);
         Ok(ContactSnapshot { start, entries, slots })
     }
 
@@ -859,9 +867,9 @@ impl Backend for GpuBackend {
         let start = self.lists.live_start.read(c);
         let total = start[self.n_nodes as usize] as usize;
         let mut entries = self.lists.live_entries.read(c);
-        let mut hist = self.lists.hist.read(c);
         entries.truncate(total);
-        hist.truncate(total);
+        let hist = self.slots_per_entry(total).iter().map(|s| s.hist).collect();
+        let c = &*self.ctx;
         Ok(SavedState {
             steps: self.steps,
             nodes: self.state[self.side].read(c),
@@ -884,9 +892,7 @@ impl Backend for GpuBackend {
         );
         if saved.entries.len() > self.lists.capacity as usize {
             let needed = saved.entries.len() as u32;
-            let capacity = needed + needed / 2;
-            let pool = pool_capacity(capacity, self.lists.pool_capacity);
-            self.lists = Self::list_buffers(&self.ctx, self.n_nodes, capacity, pool)?;
+            self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
             self.params.max_entries = self.lists.capacity;
             let c = &*self.ctx;
             c.queue
@@ -898,14 +904,20 @@ impl Backend for GpuBackend {
             );
             self.make_groups();
         }
+        let (index, slots) = slots_from_histories(&saved.hist);
+        if slots.len() > self.pool.capacity as usize {
+            self.pool = Self::slot_pool(&self.ctx, slots.len() as u32 * 3 / 2)?;
+            self.make_groups();
+        }
         self.set_boundary_conditions(&saved.node_bc)?;
         let c = &*self.ctx;
         self.steps = saved.steps;
         self.state[self.side].write(c, &saved.nodes);
         self.lists.live_start.write(c, &saved.start);
         self.lists.live_entries.write(c, &saved.entries);
-        self.lists.hist.write(c, &saved.hist);
-        self.lists.slot_index.write(c, &vec![NO_SLOT; saved.entries.len()]);
+        // The next step reads the slots of this side (contact_pairs of side `self.side`).
+        self.lists.slot_index[self.side].write(c, &index);
+        self.pool.slots[self.side].write(c, &slots);
         self.x_ref.write(c, &saved.x_ref);
         anyhow::ensure!(
             saved.links.len() == self.links.count as usize,
