@@ -134,7 +134,6 @@ struct ShellForce {
     pressure: vec2<f32>,
     bend_a: vec2<f32>,
     bend_c: vec2<f32>,
-    bend_v: vec2<f32>,
     seg_rest: f32,
     theta_p: f32,
 }

@@ -70,8 +70,9 @@ fn node_force_sum(x: u32) -> vec2<f32> {
             f.x -= b.x;
             f.y -= b.y;
         }
-        f.x += own.bend_v.x;
-        f.y += own.bend_v.y;
+        // On X itself: M (∂θ/∂x_{X−1} + ∂θ/∂x_{X+1}) (the couples sum to zero).
+        f.x += opaque(own.bend_a.x + own.bend_c.x);
+        f.y += opaque(own.bend_a.y + own.bend_c.y);
         if (n.next != NONE) {
             let b = shell[n.next].bend_a;
             f.x -= b.x;

@@ -24,7 +24,7 @@ fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     let n = nodes[x];
     let body = bodies[n.body];
     let zero = vec2<f32>(0.0, 0.0);
-    var out = ShellForce(zero, zero, zero, zero, zero, old[x].seg_rest, old[x].theta_p);
+    var out = ShellForce(zero, zero, zero, zero, old[x].seg_rest, old[x].theta_p);
     if ((body.flags & BODY_FROZEN) == 0u && n.next != NONE) {
         let m = materials[body.material];
         let b = n.next;
@@ -47,7 +47,6 @@ fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
             let bd = bending(m, pos[a], px, pb, vel_half[a], vel_half[x], vel_half[b], old[x].theta_p);
             out.bend_a = vec2<f32>(opaque(bd.moment * bd.grad_a.x), opaque(bd.moment * bd.grad_a.y));
             out.bend_c = vec2<f32>(opaque(bd.moment * bd.grad_c.x), opaque(bd.moment * bd.grad_c.y));
-            out.bend_v = vec2<f32>(opaque(bd.moment * (bd.grad_a.x + bd.grad_c.x)), opaque(bd.moment * (bd.grad_a.y + bd.grad_c.y)));
             out.theta_p = bd.theta_p;
         }
     }

@@ -53,7 +53,7 @@ fn shared_records_have_identical_layouts() {
     check_record!(BodyState, "BodyState", [area => "area", pressure => "pressure",
         area_change => "area_change"]);
     check_record!(ShellForce, "ShellForce", [stretch => "stretch", pressure => "pressure", bend_a => "bend_a",
-        bend_c => "bend_c", bend_v => "bend_v", seg_rest => "seg_rest", theta_p => "theta_p"]);
+        bend_c => "bend_c", seg_rest => "seg_rest", theta_p => "theta_p"]);
     check_record!(Entry, "Entry", [neighbor => "neighbor", mirror => "mirror", prev_mirror => "prev_mirror"]);
     check_record!(ContactSlot, "ContactSlot", [seg_force => "seg_force", cap_force => "cap_force", seg_w => "seg_w",
         seg_fn => "seg_fn", cap_fn => "cap_fn", flags => "flags", hist => "hist"]);

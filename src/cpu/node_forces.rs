@@ -90,8 +90,9 @@ pub fn node_force_sum(
             f[1] -= b[1];
         }
         let own = shell[x];
-        f[0] += own.bend_v[0];
-        f[1] += own.bend_v[1];
+        // On X itself: M (∂θ/∂x_{X−1} + ∂θ/∂x_{X+1}) (the couples sum to zero).
+        f[0] += own.bend_a[0] + own.bend_c[0];
+        f[1] += own.bend_a[1] + own.bend_c[1];
         if n.next != NONE {
             let b = shell[n.next as usize].bend_a;
             f[0] -= b[0];

@@ -62,10 +62,6 @@ pub fn shell_forces(
             );
             out.bend_a = [bd.moment * bd.grad_a[0], bd.moment * bd.grad_a[1]];
             out.bend_c = [bd.moment * bd.grad_c[0], bd.moment * bd.grad_c[1]];
-            out.bend_v = [
-                bd.moment * (bd.grad_a[0] + bd.grad_c[0]),
-                bd.moment * (bd.grad_a[1] + bd.grad_c[1]),
-            ];
             out.theta_p = bd.theta_p;
         }
     }

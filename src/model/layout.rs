@@ -197,13 +197,10 @@ pub struct ShellForce {
     /// Core-pressure force (§2.4) of segment X → X+1 on each of its two ends.
     pub pressure: [f32; 2],
     /// M ∂θ/∂x_{X−1} of vertex X (eq 3, 9–10): the bending force on X−1 is −bend_a, on X+1
-    /// −bend_c, and on X bend_v.
+    /// −bend_c, and on X bend_a + bend_c.
     pub bend_a: [f32; 2],
     /// M ∂θ/∂x_{X+1} of vertex X.
     pub bend_c: [f32; 2],
-    /// M (∂θ/∂x_{X−1} + ∂θ/∂x_{X+1}), the bending force on X itself (rounded as one product, as
-    /// before this pass existed).
-    pub bend_v: [f32; 2],
     /// New plastic rest length ℓ_p of segment X → X+1 (eq 1–2), copied to the node state by
     /// node_forces (so no kernel writes a node state that others read in the same pass).
     pub seg_rest: f32,
