@@ -3,7 +3,7 @@
 // arguments written by `rebuild_decide`, so a step that needs no rebuild costs no host round trip.
 //
 // Order: rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
-// grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → neighbor_mirror → rebuild_commit.
+// grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
 
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -18,8 +18,8 @@
 // Contact slot of each live entry (in the pool of the step before, which holds its friction
 // history); rebuild_commit moves the carried-over ones in.
 @group(0) @binding(10) var<storage, read_write> live_slot_index: array<u32>;
-// Neighbours of the list being built (neighbor_fill); neighbor_mirror then writes the whole
-// entries straight into live_entries (the old list is not read after neighbor_fill).
+// Neighbours of the list being built (neighbor_fill); rebuild_commit copies them into
+// live_entries (the old list is not read after neighbor_fill).
 @group(0) @binding(11) var<storage, read_write> new_neighbors: array<u32>;
 // Slots carried over to the new list. The host binds here the slot indices that this step's
 // contact_pairs will write (every one of them), unused until then.
@@ -122,24 +122,6 @@ fn find_live(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return NONE;
 }
 
-// The same search in the list being built.
-fn find_new(lo_in: u32, hi_in: u32, key: u32) -> u32 {
-    var lo = lo_in;
-    var hi = hi_in;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        let v = new_neighbors[mid];
-        if (v == key) {
-            return mid;
-        }
-        if (v < key) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return NONE;
-}
 
 // Single thread: rebuild when some node moved more than half the skin (or when forced). Writes
 // the x workgroup counts of every indirect dispatch of the rebuild: the template or zero.
@@ -298,26 +280,9 @@ fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     }
 }
 
-@compute @workgroup_size(64)
-fn neighbor_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || atomicLoad(&flags[1]) != 0u) {
-        return;
-    }
-    let prev = nodes[x].prev;
-    for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
-        let d = new_neighbors[e];
-        let mirror = find_new(nbr_count[d], nbr_count[d + 1u], x);
-        var prev_mirror = NONE;
-        if (prev != NONE) {
-            prev_mirror = find_new(nbr_count[d], nbr_count[d + 1u], prev);
-        }
-        live_entries[e] = Entry(d, mirror, prev_mirror);
-    }
-}
-
-// Makes the new list live (its entries were written by neighbor_mirror: here the carried-over
-// slot indices and the offsets) and records the reference positions of the skin test.
+// Makes the new list live (its neighbours, the carried-over slot indices and the offsets) and
+// records the reference positions of the skin test. neighbor_fill, the last reader of the old
+// list, has finished.
 @compute @workgroup_size(64)
 fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
@@ -325,6 +290,7 @@ fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         return;
     }
     for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {
+        live_entries[e] = Entry(new_neighbors[e]);
         live_slot_index[e] = new_slot_index[e];
     }
     live_start[x] = nbr_count[x];

@@ -93,8 +93,6 @@ struct BodyState {
 
 struct Entry {
     neighbor: u32,
-    mirror: u32,
-    prev_mirror: u32,
 }
 
 struct Link {

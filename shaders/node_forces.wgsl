@@ -90,8 +90,9 @@ fn node_force_sum(x: u32) -> vec2<f32> {
     // Entries without a contact have no slot (NO_SLOT).
     for (var e = start[x]; e < start[x + 1u]; e++) {
         let en = entries[e];
+        let m = mirror_entries(x, n.prev, en.neighbor);
         let own = slot_index[e];
-        let mirror = slot_index[en.mirror];
+        let mirror = slot_index[m.x];
         var s = empty_slot();
         if (own != NO_SLOT) {
             s = pool[own];
@@ -109,8 +110,8 @@ fn node_force_sum(x: u32) -> vec2<f32> {
             f.x -= w * ms.seg_force.x;
             f.y -= w * ms.seg_force.y;
         }
-        if (en.prev_mirror != NONE) {
-            let pi = slot_index[en.prev_mirror];
+        if (m.y != NONE) {
+            let pi = slot_index[m.y];
             if (pi != NO_SLOT) {
                 let ps = pool[pi];
                 if ((ps.flags & SLOT_SEG) != 0u) {
@@ -142,6 +143,49 @@ fn node_force_sum(x: u32) -> vec2<f32> {
         }
     }
     return f;
+}
+
+// In the list of X's neighbour D: the entry for X (it exists: lists are symmetric) and the entry
+// for X's predecessor `prev` (or NONE), whose segment prev → X has X as its end (twin of
+// cpu::node_forces::mirror_entries). Lists are sorted, so prev = X − 1 sits just before X.
+fn mirror_entries(x: u32, prev: u32, d: u32) -> vec2<u32> {
+    var lo = start[d];
+    var hi = start[d + 1u];
+    let first = lo;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (entries[mid].neighbor < x) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    let m = lo;
+    var pm = NONE;
+    if (prev != NONE) {
+        if (prev + 1u == x) {
+            if (m > first && entries[m - 1u].neighbor == prev) {
+                pm = m - 1u;
+            }
+        } else {
+            var l = first;
+            var h = start[d + 1u];
+            while (l < h) {
+                let mid = (l + h) / 2u;
+                let v = entries[mid].neighbor;
+                if (v == prev) {
+                    pm = mid;
+                    break;
+                }
+                if (v < prev) {
+                    l = mid + 1u;
+                } else {
+                    h = mid;
+                }
+            }
+        }
+    }
+    return vec2<u32>(m, pm);
 }
 
 fn empty_slot() -> ContactSlot {

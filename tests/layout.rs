@@ -54,7 +54,7 @@ fn shared_records_have_identical_layouts() {
         area_change => "area_change"]);
     check_record!(ShellForce, "ShellForce", [stretch => "stretch", pressure => "pressure", bend_a => "bend_a",
         bend_c => "bend_c", seg_rest => "seg_rest", theta_p => "theta_p"]);
-    check_record!(Entry, "Entry", [neighbor => "neighbor", mirror => "mirror", prev_mirror => "prev_mirror"]);
+    check_record!(Entry, "Entry", [neighbor => "neighbor"]);
     check_record!(ContactSlot, "ContactSlot", [seg_force => "seg_force", cap_force => "cap_force", seg_w => "seg_w",
         seg_fn => "seg_fn", cap_fn => "cap_fn", flags => "flags", hist => "hist"]);
     // A uniform buffer's size must be a multiple of 16 bytes.

@@ -11,7 +11,6 @@
 //!    fill at the scanned offsets); the CPU visits them once (`neighbor_candidates`, the same
 //!    sorted neighbours per node), then sums the counts and carries the slots over
 //!    (`carry_slot_index`, the second half of the WGSL `neighbor_fill`).
-//! 3. `neighbor_mirror`: for each entry X→D, the index of D→X and of D→(X−1) in D's list.
 
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
@@ -216,26 +215,5 @@ pub fn carry_slot_index(
     for (i, &d) in out_index.iter_mut().zip(neighbors) {
         let old = find_entry(old_entries, old_start[x], old_start[x + 1], d);
         *i = if old != NONE { old_index[old as usize] } else { NO_SLOT };
-    }
-}
-
-/// Node x's entries of the new list: each neighbour with its mirror indices.
-#[inline]
-pub fn neighbor_mirror(x: usize, nodes: &[Node], start: &[u32], neighbors: &[u32], out: &mut [Entry]) {
-    let prev = nodes[x].prev;
-    for (k, o) in out.iter_mut().enumerate() {
-        let neighbor = neighbors[start[x] as usize + k];
-        let d = neighbor as usize;
-        let mirror = find_neighbor(neighbors, start[d], start[d + 1], x as u32);
-        let prev_mirror = if prev != NONE {
-            find_neighbor(neighbors, start[d], start[d + 1], prev)
-        } else {
-            NONE
-        };
-        *o = Entry {
-            neighbor,
-            mirror,
-            prev_mirror,
-        };
     }
 }

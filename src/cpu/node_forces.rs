@@ -114,8 +114,9 @@ pub fn node_force_sum(
     };
     for e in start[x]..start[x + 1] {
         let en = entries[e as usize];
+        let (m, pm) = mirror_entries(x as u32, n.prev, en.neighbor, start, entries);
         let own = slot(e);
-        let mirror = slot(en.mirror);
+        let mirror = slot(m);
         if let Some(s) = own.filter(|s| s.flags & SLOT_SEG != 0) {
             f[0] += s.seg_force[0];
             f[1] += s.seg_force[1];
@@ -126,8 +127,8 @@ pub fn node_force_sum(
             f[0] -= w * ms.seg_force[0];
             f[1] -= w * ms.seg_force[1];
         }
-        if en.prev_mirror != NONE {
-            if let Some(ps) = slot(en.prev_mirror).filter(|s| s.flags & SLOT_SEG != 0) {
+        if pm != NONE {
+            if let Some(ps) = slot(pm).filter(|s| s.flags & SLOT_SEG != 0) {
                 // Neighbour D against segment X−1 → X: X is the end, weight w.
                 f[0] -= ps.seg_w * ps.seg_force[0];
                 f[1] -= ps.seg_w * ps.seg_force[1];
@@ -155,6 +156,36 @@ pub fn node_force_sum(
         }
     }
     f
+}
+
+/// In the list of X's neighbour D: the entry for X (it exists: lists are symmetric) and the entry
+/// for X's predecessor `prev` (or `NONE`), whose segment prev → X has X as its end (twin of
+/// `mirror_entries`). Lists are sorted, so prev = X − 1 sits just before X.
+#[inline]
+pub fn mirror_entries(x: u32, prev: u32, d: u32, start: &[u32], entries: &[Entry]) -> (u32, u32) {
+    let (first, end) = (start[d as usize], start[d as usize + 1]);
+    let (mut lo, mut hi) = (first, end);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if entries[mid as usize].neighbor < x {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let m = lo;
+    let pm = if prev == NONE {
+        NONE
+    } else if prev + 1 == x {
+        if m > first && entries[m as usize - 1].neighbor == prev {
+            m - 1
+        } else {
+            NONE
+        }
+    } else {
+        super::broad_phase::find_entry(entries, first, end, prev)
+    };
+    (m, pm)
 }
 
 /// Gravity, added forces and damping, then the second Verlet half-step (twin of

@@ -366,7 +366,7 @@ impl CpuBackend {
             grid_scatter(i, p, pos, &mut cursor, &mut bucket_nodes);
         }
         // Neighbour lists: each chunk of nodes visits its candidates once (sorted per node), then
-        // offsets by a scan, contact slots (friction histories) carried over, mirror indices.
+        // offsets by a scan, contact slots (friction histories) carried over.
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|k| {
@@ -399,16 +399,8 @@ impl CpuBackend {
                 carry_slot_index(x, old_start, old_entries, old_index, own, i)
             });
         }
-        let mut mirrored = vec![Entry::default(); total];
-        {
-            let mc = split_by(&mut mirrored, &new_start);
-            mc.into_par_iter()
-                .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(|(x, m)| neighbor_mirror(x, nodes, &new_start, &new_neighbors, m));
-        }
         *start = new_start;
-        *entries = mirrored;
+        *entries = new_neighbors.iter().map(|&neighbor| Entry { neighbor }).collect();
         *slot_index = new_index;
         for (r, s) in x_ref.iter_mut().zip(pos) {
             *r = [s.pos_hi[0] + s.pos_lo[0], s.pos_hi[1] + s.pos_lo[1]];

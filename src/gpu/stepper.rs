@@ -35,7 +35,6 @@ struct Kernels {
     grid_scatter: Kernel,
     neighbor_count: Kernel,
     neighbor_fill: Kernel,
-    neighbor_mirror: Kernel,
     rebuild_commit: Kernel,
 }
 
@@ -57,7 +56,6 @@ impl Kernels {
             grid_scatter: bp("grid_scatter")?,
             neighbor_count: bp("neighbor_count")?,
             neighbor_fill: bp("neighbor_fill")?,
-            neighbor_mirror: bp("neighbor_mirror")?,
             rebuild_commit: bp("rebuild_commit")?,
         })
     }
@@ -150,11 +148,10 @@ const ARG_GRID_CURSOR: u32 = 2;
 const ARG_GRID_SCATTER: u32 = 3;
 const ARG_NEIGHBOR_COUNT: u32 = 4;
 const ARG_NEIGHBOR_FILL: u32 = 5;
-const ARG_NEIGHBOR_MIRROR: u32 = 6;
-const ARG_REBUILD_COMMIT: u32 = 7;
-const ARG_SEGMENT_MAX: u32 = 8;
+const ARG_REBUILD_COMMIT: u32 = 6;
+const ARG_SEGMENT_MAX: u32 = 7;
 /// First slot of the bucket scan's dispatches; the neighbour scan's follow them.
-const ARG_SCANS: u32 = 9;
+const ARG_SCANS: u32 = 8;
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
 /// (see `step_with_retry`). Packings need ~3 entries per node.
@@ -249,7 +246,6 @@ impl GpuBackend {
         template[ARG_GRID_SCATTER as usize] = g(n);
         template[ARG_NEIGHBOR_COUNT as usize] = g(n);
         template[ARG_NEIGHBOR_FILL as usize] = g(n);
-        template[ARG_NEIGHBOR_MIRROR as usize] = g(n);
         template[ARG_REBUILD_COMMIT as usize] = g(n);
         template[ARG_SEGMENT_MAX as usize] = g(n);
         for (x, y) in bucket_scan
@@ -563,7 +559,6 @@ impl GpuBackend {
                 &k.grid_scatter,
                 &k.neighbor_count,
                 &k.neighbor_fill,
-                &k.neighbor_mirror,
                 &k.rebuild_commit,
             ]
             .iter()
@@ -743,8 +738,7 @@ impl GpuBackend {
         self.nbr_scan
             .record_indirect(pass, args, ARG_SCANS + self.bucket_scan.dispatch_sizes().len() as u32);
         indirect(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
-        indirect(pass, &k.neighbor_mirror, &bp[8], ARG_NEIGHBOR_MIRROR);
-        indirect(pass, &k.rebuild_commit, &bp[9], ARG_REBUILD_COMMIT);
+        indirect(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
         direct(pass, &k.shell_forces, &g.shell_forces, nodes);
         direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
         if self.links.count > 0 {

@@ -148,10 +148,6 @@ pub struct SimParams {
 pub struct Entry {
     /// The neighbouring node D.
     pub neighbor: u32,
-    /// Index, in D's list, of the entry that points back to this node (always exists: lists are symmetric).
-    pub mirror: u32,
-    /// Index, in D's list, of the entry for this node's `prev`, or `NONE`.
-    pub prev_mirror: u32,
 }
 
 /// Contact slot flag: the node–segment contact of this entry is active.

@@ -338,13 +338,21 @@ impl Scenario {
             .collect()
     }
 
-    /// Checks the planned size against a GPU's limits (node state and neighbour list must fit one
-    /// storage binding each; the list starts at 4 entries per node, the slot pool is smaller).
+    /// Checks the planned size against a GPU's limits: every per-node array must fit one storage
+    /// binding. The largest per node is the node state (40 B); the neighbour list (4 entries per
+    /// node at the start, 4 B each) and the slot pool are smaller.
     pub fn check_limits(&self, limits: &wgpu::Limits) -> Result<(), ScenarioError> {
+        use std::mem::size_of;
         let planned = self.planned_nodes();
         let total: u64 = planned.iter().sum();
-        let per_node =
-            (4 * std::mem::size_of::<crate::model::Entry>()).max(std::mem::size_of::<crate::model::NodeState>()) as u64;
+        let (what, per_node) = [
+            ("a node state", size_of::<crate::model::NodeState>()),
+            ("the neighbour list", 4 * size_of::<crate::model::Entry>()),
+        ]
+        .into_iter()
+        .max_by_key(|(_, b)| *b)
+        .unwrap();
+        let per_node = per_node as u64;
         let limit = limits.max_storage_buffer_binding_size;
         if total.saturating_mul(per_node) > limit || total >= u32::MAX as u64 / 16 {
             let (i, _) = planned.iter().enumerate().max_by_key(|(_, n)| **n).unwrap();
@@ -356,7 +364,7 @@ impl Scenario {
             return Err(self.error(Problem::new(
                 format!("bodies[{i}].{key}"),
                 format!(
-                    "the scene would have {total} nodes; the GPU's max_storage_buffer_binding_size of {limit} bytes holds at most {} (the neighbour list needs {per_node} bytes per node)",
+                    "the scene would have {total} nodes; the GPU's max_storage_buffer_binding_size of {limit} bytes holds at most {} ({what} needs {per_node} bytes per node)",
                     limit / per_node
                 ),
             )));
