@@ -9,7 +9,7 @@
 // overflow (flags[7], with flags[1] stopping the rest of the batch) thus leaves the step's inputs
 // intact for the host's redo.
 
-@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;

@@ -2,12 +2,14 @@
 // Also records the largest displacement since the last neighbour-list build (atomicMax on the
 // bits of a non-negative f32: order-independent, hence deterministic).
 
-@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> state_in: array<NodeState>;
 @group(0) @binding(3) var<storage, read> x_ref: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read_write> state_out: array<NodeState>;
 @group(0) @binding(5) var<storage, read_write> vel_half: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
+// Boundary conditions, indexed by NodeRecord.bc (NONE: none).
+@group(0) @binding(7) var<storage, read> bcs: array<NodeBc>;
 
 @compute @workgroup_size(64)
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -20,11 +22,14 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         let s = state_in[i];
         let h = 0.5 * params.dt / n.mass;
         var vh = vec2<f32>(s.vel.x + h * s.force.x, s.vel.y + h * s.force.y);
-        if ((n.bc_mode & BC_VX) != 0u) {
-            vh.x = n.bc_velocity.x;
-        }
-        if ((n.bc_mode & BC_VY) != 0u) {
-            vh.y = n.bc_velocity.y;
+        if (n.bc != NONE) {
+            let c = bcs[n.bc];
+            if ((c.mode & BC_VX) != 0u) {
+                vh.x = c.velocity.x;
+            }
+            if ((c.mode & BC_VY) != 0u) {
+                vh.y = c.velocity.y;
+            }
         }
         let px = df_add(s.pos_hi.x, s.pos_lo.x, params.dt * vh.x);
         let py = df_add(s.pos_hi.y, s.pos_lo.y, params.dt * vh.y);

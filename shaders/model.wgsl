@@ -18,15 +18,20 @@ const SLOT_CAP: u32 = 2u;
 const NO_SLOT: u32 = 0xffffffffu;
 const PI: f32 = 3.14159265358979;
 
-struct Node {
+struct NodeRecord {
     body: u32,
     prev: u32,
     next: u32,
     local_index: u32,
     mass: f32,
-    bc_mode: u32,
-    bc_velocity: vec2<f32>,
-    bc_force: vec2<f32>,
+    bc: u32,
+}
+
+struct NodeBc {
+    mode: u32,
+    _pad: u32,
+    velocity: vec2<f32>,
+    force: vec2<f32>,
 }
 
 struct Body {

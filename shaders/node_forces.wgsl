@@ -3,7 +3,7 @@
 // then the second half of velocity Verlet (§2.4); twin of src/cpu/node_forces.rs. Gather only,
 // fixed order (list order, wherever the slots lie in the pool), no atomics: bit-identical reruns.
 
-@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
 @group(0) @binding(4) var<storage, read> slot_index: array<u32>;
@@ -21,6 +21,8 @@
 // Per-node forces from modal bodies (src/coupled), gathered by `spd_modal_gather`; read only by
 // the entry point `node_forces_modal` of the coupled modal–SPD stepper.
 @group(0) @binding(14) var<storage, read> modal_force: array<vec2<f32>>;
+// Boundary conditions, indexed by NodeRecord.bc (NONE: none).
+@group(0) @binding(15) var<storage, read> bcs: array<NodeBc>;
 
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -199,11 +201,16 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) {
     let own = shell[x];
     var f = f_in;
     let vh = vel_half[x];
+    // The node's boundary condition; none = no imposed component, zero added force.
+    var c = NodeBc(0u, 0u, vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0));
+    if (n.bc != NONE) {
+        c = bcs[n.bc];
+    }
     if (!frozen) {
         f.x += n.mass * params.gravity.x;
         f.y += n.mass * params.gravity.y;
-        f.x += n.bc_force.x;
-        f.y += n.bc_force.y;
+        f.x += c.force.x;
+        f.y += c.force.y;
         // Global viscous damping and local non-viscous damping (quasi-static runs).
         f.x -= params.viscous_damping * n.mass * vh.x;
         f.y -= params.viscous_damping * n.mass * vh.y;
@@ -212,11 +219,11 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) {
     }
     let h = 0.5 * params.dt / n.mass;
     var vel = vec2<f32>(vh.x + h * f.x, vh.y + h * f.y);
-    if ((n.bc_mode & BC_VX) != 0u) {
-        vel.x = n.bc_velocity.x;
+    if ((c.mode & BC_VX) != 0u) {
+        vel.x = c.velocity.x;
     }
-    if ((n.bc_mode & BC_VY) != 0u) {
-        vel.y = n.bc_velocity.y;
+    if ((c.mode & BC_VY) != 0u) {
+        vel.y = c.velocity.y;
     }
     pos[x].vel = vel;
     pos[x].force = f;

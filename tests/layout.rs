@@ -35,8 +35,9 @@ macro_rules! check_record {
 
 #[test]
 fn shared_records_have_identical_layouts() {
-    check_record!(Node, "Node", [body => "body", prev => "prev", next => "next", local => "local_index",
-        mass => "mass", bc_mode => "bc_mode", bc_velocity => "bc_velocity", bc_force => "bc_force"]);
+    check_record!(NodeRecord, "NodeRecord", [body => "body", prev => "prev", next => "next", local => "local_index",
+        mass => "mass", bc => "bc"]);
+    check_record!(NodeBc, "NodeBc", [mode => "mode", _pad => "_pad", velocity => "velocity", force => "force"]);
     check_record!(Body, "Body", [first => "first", count => "count", material => "material", flags => "flags",
         radius => "radius", core_model => "core_model", core_p0 => "core_p0", core_v0 => "core_v0",
         core_a0_hi => "core_a0_hi", core_a0_lo => "core_a0_lo"]);

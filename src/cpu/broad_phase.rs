@@ -18,7 +18,7 @@ use crate::model::*;
 /// Length of the segment starting at node i (0 at the end of an open line); the rebuild takes
 /// the maximum over nodes (GPU: `segment_max`) and uses cut-off = that + `contact_reach`.
 #[inline]
-pub fn segment_length(i: usize, nodes: &[Node], pos: &[NodeState]) -> f32 {
+pub fn segment_length(i: usize, nodes: &[NodeRecord], pos: &[NodeState]) -> f32 {
     let next = nodes[i].next;
     if next == NONE {
         return 0.0;
@@ -67,7 +67,7 @@ pub fn neighbor_buckets(p: &SimParams, cell: [i32; 2]) -> [u32; 9] {
 /// Symmetric neighbour predicate: within the cut-off, not both frozen, and for the same body only
 /// with self-contact enabled and farther apart along the shell than `self_exclusion`.
 #[inline]
-pub fn is_neighbor(p: &SimParams, nodes: &[Node], bodies: &[Body], pos: &[NodeState], x: u32, d: u32) -> bool {
+pub fn is_neighbor(p: &SimParams, nodes: &[NodeRecord], bodies: &[Body], pos: &[NodeState], x: u32, d: u32) -> bool {
     if x == d {
         return false;
     }
@@ -121,7 +121,7 @@ pub fn grid_scatter(i: usize, p: &SimParams, pos: &[NodeState], cursor: &mut [u3
 fn for_each_neighbor(
     x: usize,
     p: &SimParams,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
     bodies: &[Body],
     pos: &[NodeState],
     bucket_start: &[u32],
@@ -148,7 +148,7 @@ fn for_each_neighbor(
 pub fn neighbor_candidates(
     x: usize,
     p: &SimParams,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
     bodies: &[Body],
     pos: &[NodeState],
     bucket_start: &[u32],

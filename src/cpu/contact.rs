@@ -80,7 +80,7 @@ pub fn segment_offset(p: &NodeState, a: &NodeState, b: &NodeState) -> ([f32; 2],
 
 /// True when P lies in the vertex region of node V (not in the interior of either segment at V).
 #[inline]
-pub fn in_vertex_region(p: &NodeState, v: u32, nodes: &[Node], pos: &[NodeState]) -> bool {
+pub fn in_vertex_region(p: &NodeState, v: u32, nodes: &[NodeRecord], pos: &[NodeState]) -> bool {
     let nv = nodes[v as usize];
     let pv = &pos[v as usize];
     let vp = df_sub(p.pos_hi, p.pos_lo, pv.pos_hi, pv.pos_lo);

@@ -36,7 +36,7 @@ pub fn beyond_reach(cd2: f32, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) ->
 pub fn contact_pairs(
     c: usize,
     p: &SimParams,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
     bodies: &[Body],
     pos: &[NodeState],
     vel_half: &[[f32; 2]],

@@ -6,11 +6,13 @@
 use crate::model::df32::df_add;
 use crate::model::*;
 
+#[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn integrate(
     i: usize,
     p: &SimParams,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
+    bcs: &[NodeBc],
     state_in: &[NodeState],
     x_ref: &[[f32; 2]],
     state_out: &mut NodeState,
@@ -20,11 +22,14 @@ pub fn integrate(
     let s = state_in[i];
     let h = 0.5 * p.dt / n.mass;
     let mut vh = [s.vel[0] + h * s.force[0], s.vel[1] + h * s.force[1]];
-    if n.bc_mode & BC_VX != 0 {
-        vh[0] = n.bc_velocity[0];
-    }
-    if n.bc_mode & BC_VY != 0 {
-        vh[1] = n.bc_velocity[1];
+    if n.bc != NONE {
+        let c = bcs[n.bc as usize];
+        if c.mode & BC_VX != 0 {
+            vh[0] = c.velocity[0];
+        }
+        if c.mode & BC_VY != 0 {
+            vh[1] = c.velocity[1];
+        }
     }
     let (hx, lx) = df_add(s.pos_hi[0], s.pos_lo[0], p.dt * vh[0]);
     let (hy, ly) = df_add(s.pos_hi[1], s.pos_lo[1], p.dt * vh[1]);

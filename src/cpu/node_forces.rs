@@ -27,7 +27,8 @@ pub struct NodeUpdate {
 pub fn node_forces(
     x: usize,
     p: &SimParams,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
+    bcs: &[NodeBc],
     bodies: &[Body],
     shell: &[ShellForce],
     vel_half: &[[f32; 2]],
@@ -47,7 +48,7 @@ pub fn node_forces(
         f[0] += m[0];
         f[1] += m[1];
     }
-    node_force_finish(x, p, nodes, bodies, vel_half, f)
+    node_force_finish(x, p, nodes, bcs, bodies, vel_half, f)
 }
 
 /// Shell, contact and cohesive-link forces on node X (twin of `node_force_sum`).
@@ -55,7 +56,7 @@ pub fn node_forces(
 #[inline]
 pub fn node_force_sum(
     x: usize,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
     bodies: &[Body],
     shell: &[ShellForce],
     start: &[u32],
@@ -194,7 +195,8 @@ pub fn mirror_entries(x: u32, prev: u32, d: u32, start: &[u32], entries: &[Entry
 pub fn node_force_finish(
     x: usize,
     p: &SimParams,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
+    bcs: &[NodeBc],
     bodies: &[Body],
     vel_half: &[[f32; 2]],
     f_in: [f32; 2],
@@ -203,11 +205,13 @@ pub fn node_force_finish(
     let frozen = bodies[n.body as usize].flags & BODY_FROZEN != 0;
     let mut f = f_in;
     let vh = vel_half[x];
+    // The node's boundary condition; none = no imposed component, zero added force.
+    let c = if n.bc != NONE { bcs[n.bc as usize] } else { NodeBc::default() };
     if !frozen {
         f[0] += n.mass * p.gravity[0];
         f[1] += n.mass * p.gravity[1];
-        f[0] += n.bc_force[0];
-        f[1] += n.bc_force[1];
+        f[0] += c.force[0];
+        f[1] += c.force[1];
         // Global viscous damping and local non-viscous damping (quasi-static runs).
         f[0] -= p.viscous_damping * n.mass * vh[0];
         f[1] -= p.viscous_damping * n.mass * vh[1];
@@ -216,11 +220,11 @@ pub fn node_force_finish(
     }
     let h = 0.5 * p.dt / n.mass;
     let mut vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
-    if n.bc_mode & BC_VX != 0 {
-        vel[0] = n.bc_velocity[0];
+    if c.mode & BC_VX != 0 {
+        vel[0] = c.velocity[0];
     }
-    if n.bc_mode & BC_VY != 0 {
-        vel[1] = n.bc_velocity[1];
+    if c.mode & BC_VY != 0 {
+        vel[1] = c.velocity[1];
     }
     NodeUpdate { vel, force: f }
 }

@@ -16,7 +16,7 @@ use crate::model::*;
 #[inline]
 pub fn shell_forces(
     x: usize,
-    nodes: &[Node],
+    nodes: &[NodeRecord],
     bodies: &[Body],
     materials: &[Material],
     body_state: &[BodyState],

@@ -19,7 +19,11 @@ const CHUNK: usize = 512;
 
 pub struct CpuBackend {
     params: SimParams,
-    nodes: Vec<Node>,
+    /// The scene's nodes with the boundary conditions in force (what `export_state` saves).
+    scene_nodes: Vec<Node>,
+    /// The kernels' node records and boundary-condition table (`device_nodes`).
+    nodes: Vec<NodeRecord>,
+    bcs: Vec<NodeBc>,
     bodies: Vec<Body>,
     materials: Vec<Material>,
     /// Ping-pong node state: `state[side]` is step n.
@@ -59,10 +63,13 @@ impl CpuBackend {
         scene.validate().map_err(anyhow::Error::msg)?;
         let params = scene.sim_params();
         let n = scene.nodes.len();
+        let device = device_nodes(&scene.nodes);
         let (link_start, link_list) = scene.link_csr();
         let mut be = CpuBackend {
             params,
-            nodes: scene.nodes.clone(),
+            scene_nodes: scene.nodes.clone(),
+            nodes: device.0,
+            bcs: device.1,
             bodies: scene.bodies.clone(),
             materials: scene.materials.clone(),
             state: [scene.init.clone(), scene.init.clone()],
@@ -140,7 +147,7 @@ impl CpuBackend {
         } else {
             (&hi[0], &mut lo[0])
         };
-        let nodes = &self.nodes;
+        let (nodes, bcs) = (&self.nodes, &self.bcs);
         let x_ref = &self.x_ref;
         let old_ro: &[NodeState] = old;
         // 1. integrate: x_{n+1}, v_{n+½}.
@@ -153,7 +160,7 @@ impl CpuBackend {
                 for (j, (s, vh)) in sc.iter_mut().zip(vc.iter_mut()).enumerate() {
                     let i = k * CHUNK + j;
                     let mut out = old_ro[i];
-                    d = d.max(integrate(i, &p, nodes, old_ro, x_ref, &mut out, vh));
+                    d = d.max(integrate(i, &p, nodes, bcs, old_ro, x_ref, &mut out, vh));
                     s.pos_hi = out.pos_hi;
                     s.pos_lo = out.pos_lo;
                 }
@@ -297,8 +304,8 @@ impl CpuBackend {
     fn step_end(&mut self, modal: Option<&[[f32; 2]]>) {
         let p = self.params;
         let new = &mut self.state[1 - self.side];
-        let (nodes, bodies, vel_half, start, entries) =
-            (&self.nodes, &self.bodies, &self.vel_half, &self.start, &self.entries);
+        let (nodes, bcs, bodies, vel_half, start, entries) =
+            (&self.nodes, &self.bcs, &self.bodies, &self.vel_half, &self.start, &self.entries);
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
         let (slot_index, pool) = (&self.slot_index[1 - self.side], &self.pool[1 - self.side]);
@@ -310,6 +317,7 @@ impl CpuBackend {
                     x,
                     &p,
                     nodes,
+                    bcs,
                     bodies,
                     shell,
                     vel_half,
@@ -334,7 +342,7 @@ impl CpuBackend {
     #[allow(clippy::too_many_arguments)]
     fn rebuild(
         p: &SimParams,
-        nodes: &[Node],
+        nodes: &[NodeRecord],
         bodies: &[Body],
         pos: &[NodeState],
         start: &mut Vec<u32>,
@@ -485,7 +493,7 @@ impl Backend for CpuBackend {
         Ok(SavedState {
             steps: self.steps,
             nodes: self.state[self.side].clone(),
-            node_bc: self.nodes.clone(),
+            node_bc: self.scene_nodes.clone(),
             start: self.start.clone(),
             entries: self.entries.clone(),
             hist: slots_per_entry(&self.slot_index[self.side], &self.pool[self.side])
@@ -527,11 +535,12 @@ impl Backend for CpuBackend {
 
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
         anyhow::ensure!(nodes.len() == self.nodes.len(), "node count changed");
-        for (a, b) in self.nodes.iter_mut().zip(nodes) {
+        for (a, b) in self.scene_nodes.iter_mut().zip(nodes) {
             a.bc_mode = b.bc_mode;
             a.bc_velocity = b.bc_velocity;
             a.bc_force = b.bc_force;
         }
+        (self.nodes, self.bcs) = device_nodes(&self.scene_nodes);
         Ok(())
     }
 }

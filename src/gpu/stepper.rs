@@ -111,8 +111,11 @@ pub struct GpuBackend {
     n_bodies: u32,
     params_step: wgpu::Buffer,
     params_init: wgpu::Buffer,
-    nodes: GpuArray<Node>,
-    /// Host copy of `nodes` (only the boundary conditions change), so no read-back is needed.
+    /// The kernels' node records and boundary-condition table (`device_nodes` of `nodes_host`).
+    nodes: GpuArray<NodeRecord>,
+    bcs: GpuArray<NodeBc>,
+    /// The scene's nodes with the boundary conditions in force (only those change), so no
+    /// read-back is needed.
     nodes_host: Vec<Node>,
     bodies: GpuArray<Body>,
     materials: GpuArray<Material>,
@@ -176,7 +179,7 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
     // Both node states, node, ShellForce, v_{n+½}, x_ref, bucket_nodes, nbr_count, live_start.
-    let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<Node>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
+    let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
@@ -259,6 +262,7 @@ impl GpuBackend {
         let args_template = GpuArray::new(c, "args_template", &template)?;
         let args = GpuArray::new_indirect(c, "args", &template)?;
         let lists = Self::list_buffers(c, n, capacity)?;
+        let device = device_nodes(&scene.nodes);
         let pool = Self::slot_pool(c, pool)?;
         let (link_start, link_list) = scene.link_csr();
         let no_links = vec![LinkState::default(); scene.links.len()];
@@ -281,7 +285,8 @@ impl GpuBackend {
             n_bodies: scene.bodies.len() as u32,
             params_step,
             params_init,
-            nodes: GpuArray::new(c, "nodes", &scene.nodes)?,
+            nodes: GpuArray::new(c, "nodes", &device.0)?,
+            bcs: GpuArray::new(c, "node bcs", &device.1)?,
             nodes_host: scene.nodes.clone(),
             bodies: GpuArray::new(c, "bodies", &scene.bodies)?,
             materials: GpuArray::new(c, "materials", &scene.materials)?,
@@ -470,6 +475,7 @@ impl GpuBackend {
                     (4, new),
                     (5, self.vel_half.buffer()),
                     (6, self.flags.buffer()),
+                    (7, self.bcs.buffer()),
                 ],
             );
             let core_area = k.core_area.bind(
@@ -622,6 +628,7 @@ impl GpuBackend {
             (11, self.links.start.buffer()),
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
+            (15, self.bcs.buffer()),
         ]
     }
 
@@ -782,6 +789,7 @@ impl GpuBackend {
         let l = &self.lists;
         [
             self.nodes.buffer(),
+            self.bcs.buffer(),
             self.bodies.buffer(),
             self.materials.buffer(),
             self.state[0].buffer(),
@@ -936,7 +944,14 @@ impl Backend for GpuBackend {
             a.bc_velocity = b.bc_velocity;
             a.bc_force = b.bc_force;
         }
-        self.nodes.write(&self.ctx, &self.nodes_host);
+        let (records, bcs) = device_nodes(&self.nodes_host);
+        self.nodes.write(&self.ctx, &records);
+        if bcs.len() > self.bcs.len() {
+            self.bcs = GpuArray::new(&self.ctx, "node bcs", &bcs)?;
+            self.make_groups();
+        } else {
+            self.bcs.write(&self.ctx, &bcs);
+        }
         Ok(())
     }
 }

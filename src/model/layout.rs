@@ -52,6 +52,81 @@ pub struct Node {
     pub bc_force: [f32; 2],
 }
 
+/// A node as the kernels read it (24 bytes): `Node` without its boundary condition, which few
+/// nodes have and many share (a driven wall's nodes), so it is an index into a table of distinct
+/// `NodeBc` records (`device_nodes` builds both).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct NodeRecord {
+    pub body: u32,
+    pub prev: u32,
+    pub next: u32,
+    pub local: u32,
+    pub mass: f32,
+    /// Index into the `NodeBc` table, `NONE` for a node without imposed velocity or added force.
+    pub bc: u32,
+}
+
+/// A boundary condition of `Node` (`bc_mode`, `bc_velocity`, `bc_force`), shared by every node
+/// that has exactly this one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct NodeBc {
+    /// `BC_VX | BC_VY` bits: imposed velocity components.
+    pub mode: u32,
+    pub _pad: u32,
+    /// Imposed velocity (components selected by `mode`).
+    pub velocity: [f32; 2],
+    /// Force added every step.
+    pub force: [f32; 2],
+}
+
+/// The kernels' node records and boundary-condition table for `nodes`. Distinct conditions get
+/// one table entry each, in the order of their first node; the table is never empty (GPU
+/// bindings cannot be), so a scene without conditions gets one unused entry.
+pub fn device_nodes(nodes: &[Node]) -> (Vec<NodeRecord>, Vec<NodeBc>) {
+    let mut table: Vec<NodeBc> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let records = nodes
+        .iter()
+        .map(|n| {
+            let c = NodeBc {
+                mode: n.bc_mode,
+                _pad: 0,
+                velocity: n.bc_velocity,
+                force: n.bc_force,
+            };
+            let bc = if c.mode == 0 && n.bc_force == [0.0, 0.0] {
+                NONE
+            } else {
+                let key = [
+                    c.mode,
+                    c.velocity[0].to_bits(),
+                    c.velocity[1].to_bits(),
+                    c.force[0].to_bits(),
+                    c.force[1].to_bits(),
+                ];
+                *index.entry(key).or_insert_with(|| {
+                    table.push(c);
+                    (table.len() - 1) as u32
+                })
+            };
+            NodeRecord {
+                body: n.body,
+                prev: n.prev,
+                next: n.next,
+                local: n.local,
+                mass: n.mass,
+                bc,
+            }
+        })
+        .collect();
+    if table.is_empty() {
+        table.push(NodeBc::default());
+    }
+    (records, table)
+}
+
 /// Per-body parameters.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
