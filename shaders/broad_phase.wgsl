@@ -9,6 +9,8 @@
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(4) var<storage, read_write> bucket_start: array<atomic<u32>>;
+// The buckets' fill cursors: the host binds nbr_count's memory here (used by no kernel that
+// uses nbr_count, and free until neighbor_count).
 @group(0) @binding(5) var<storage, read_write> cursor: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> bucket_nodes: array<u32>;
 // Neighbour counts, scanned in place into the start offsets of the new list (total at [n]).

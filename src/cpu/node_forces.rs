@@ -206,7 +206,11 @@ pub fn node_force_finish(
     let mut f = f_in;
     let vh = vel_half[x];
     // The node's boundary condition; none = no imposed component, zero added force.
-    let c = if n.bc != NONE { bcs[n.bc as usize] } else { NodeBc::default() };
+    let c = if n.bc != NONE {
+        bcs[n.bc as usize]
+    } else {
+        NodeBc::default()
+    };
     if !frozen {
         f[0] += n.mass * p.gravity[0];
         f[1] += n.mass * p.gravity[1];

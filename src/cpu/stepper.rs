@@ -304,8 +304,14 @@ impl CpuBackend {
     fn step_end(&mut self, modal: Option<&[[f32; 2]]>) {
         let p = self.params;
         let new = &mut self.state[1 - self.side];
-        let (nodes, bcs, bodies, vel_half, start, entries) =
-            (&self.nodes, &self.bcs, &self.bodies, &self.vel_half, &self.start, &self.entries);
+        let (nodes, bcs, bodies, vel_half, start, entries) = (
+            &self.nodes,
+            &self.bcs,
+            &self.bodies,
+            &self.vel_half,
+            &self.start,
+            &self.entries,
+        );
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
         let (slot_index, pool) = (&self.slot_index[1 - self.side], &self.pool[1 - self.side]);

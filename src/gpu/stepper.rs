@@ -127,7 +127,6 @@ pub struct GpuBackend {
     body_state: GpuArray<BodyState>,
     flags: GpuArray<u32>,
     bucket_start: GpuArray<u32>,
-    cursor: GpuArray<u32>,
     bucket_nodes: GpuArray<u32>,
     nbr_count: GpuArray<u32>,
     lists: ListBuffers,
@@ -179,11 +178,13 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
     // Both node states, node, ShellForce, v_{n+½}, x_ref, bucket_nodes, nbr_count, live_start.
-    let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
+    let per_node =
+        2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
-    let grid = 8 * sz(scene.sim_params().grid_buckets as usize + 1);
+    // bucket_start (the cursors share nbr_count).
+    let grid = 4 * sz(scene.sim_params().grid_buckets as usize + 1);
     n * per_node
         + capacity * per_entry
         + pool
@@ -234,7 +235,10 @@ impl GpuBackend {
         let params_init = uniform(&SimParams { dt: 0.0, ..params }, "params dt=0");
         let buckets = params.grid_buckets;
         let bucket_start = GpuArray::<u32>::zeroed(c, "bucket_start", buckets as usize + 1)?;
-        let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count", n as usize + 1)?;
+        // Neighbour counts (then offsets) of a build; grid_cursor and grid_scatter use the same
+        // memory before neighbor_count as the buckets' fill cursors (binding `cursor`), so it
+        // holds at least one word per bucket.
+        let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count + cursor", (n as usize + 1).max(buckets as usize))?;
         let bucket_scan = PrefixScan::new(c, bucket_start.buffer(), buckets)?;
         let nbr_scan = PrefixScan::new(c, nbr_count.buffer(), n)?;
         // Indirect arguments template: full sizes; rebuild_decide copies them or zeroes x.
@@ -301,7 +305,6 @@ impl GpuBackend {
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
             flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0])?,
             bucket_start,
-            cursor: GpuArray::zeroed(c, "cursor", buckets as usize)?,
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             nbr_count,
             lists,
@@ -543,7 +546,7 @@ impl GpuBackend {
                 (2, self.bodies.buffer()),
                 (3, new),
                 (4, self.bucket_start.buffer()),
-                (5, self.cursor.buffer()),
+                (5, self.nbr_count.buffer()), // cursor: see `nbr_count`
                 (6, self.bucket_nodes.buffer()),
                 (7, self.nbr_count.buffer()),
                 (8, l.live_start.buffer()),
@@ -800,7 +803,6 @@ impl GpuBackend {
             self.body_state.buffer(),
             self.flags.buffer(),
             self.bucket_start.buffer(),
-            self.cursor.buffer(),
             self.bucket_nodes.buffer(),
             self.nbr_count.buffer(),
             l.live_start.buffer(),

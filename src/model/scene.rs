@@ -538,10 +538,10 @@ impl Scene {
             n_nodes: self.nodes.len() as u32,
             n_bodies: self.bodies.len() as u32,
             max_entries: 0,
-            // About one bucket per node: a cell (side = cut-off) holds ~1–2 nodes of a packing's
-            // shells, so most buckets hold one cell; collisions only add candidates that fail
-            // the distance test (the lists do not depend on the bucket count).
-            grid_buckets: self.nodes.len().next_power_of_two().max(64) as u32,
+            // One bucket per 1–2 nodes: a cell (side = cut-off) holds ~1–2 nodes of a packing's
+            // shells; collisions only add candidates that fail the distance test (the lists do
+            // not depend on the bucket count).
+            grid_buckets: self.nodes.len().div_ceil(2).next_power_of_two().max(64) as u32,
             dt: self.dt(),
             viscous_damping: self.viscous_damping,
             local_damping: self.local_damping,
