@@ -5,7 +5,6 @@
 @group(0) @binding(1) var<storage, read> links: array<Link>;
 @group(0) @binding(2) var<storage, read> link_laws: array<LinkLaw>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;
-@group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> link_in: array<LinkState>;
 @group(0) @binding(6) var<storage, read_write> link_out: array<LinkState>;
 @group(0) @binding(7) var<storage, read_write> link_force: array<vec2<f32>>;
@@ -43,8 +42,8 @@ fn cohesive_links(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     let n = vec2<f32>(off.x / d, off.y / d);
     let t = vec2<f32>(n.y, -n.x);
     let f_n = law.k_n * (k.d0 - d);
-    let va = vel_half[k.a];
-    let vb = vel_half[k.b];
+    let va = pos[k.a].vel;
+    let vb = pos[k.b].vel;
     let du_t = dot2(vec2<f32>(va.x - vb.x, va.y - vb.y), t) * params.dt;
     let f_t = old.f_t - law.k_t * du_t;
     let normal_term = f_n / law.f_n0;

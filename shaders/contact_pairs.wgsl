@@ -12,7 +12,6 @@
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;
-@group(0) @binding(4) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 @group(0) @binding(6) var<storage, read> entries: array<Entry>;
 // The previous step's slots and slot indices (friction histories).
@@ -75,7 +74,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     }
     let pc = pos[c];
     let rc = bodies[nodes[c].body].radius;
-    let vc = vel_half[c];
+    let vc = pos[c].vel;
     for (var e = start[c]; e < start[c + 1u]; e++) {
         let d = entries[e].neighbor;
         let nd = nodes[d];
@@ -114,8 +113,8 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
                 }
                 if (in_contact) {
                     let n = vec2<f32>(off.x / dist, off.y / dist);
-                    let vd = vel_half[d];
-                    let vd1 = vel_half[d1];
+                    let vd = pos[d].vel;
+                    let vd1 = pos[d1].vel;
                     let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
                     let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
                     s.seg_force = cf.force;
@@ -134,7 +133,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
             if (overlap > 0.0 && dist > 0.0) {
                 if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
                     let n = vec2<f32>(cd.x / dist, cd.y / dist);
-                    let vd = vel_half[d];
+                    let vd = pos[d].vel;
                     let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
                     s.cap_force = cf.force;
                     s.cap_fn = cf.f_n;

@@ -6,7 +6,6 @@
 @group(0) @binding(2) var<storage, read> state_in: array<NodeState>;
 @group(0) @binding(3) var<storage, read> x_ref: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read_write> state_out: array<NodeState>;
-@group(0) @binding(5) var<storage, read_write> vel_half: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
 // Boundary conditions, indexed by NodeRecord.bc (NONE: none).
 @group(0) @binding(7) var<storage, read> bcs: array<NodeBc>;
@@ -35,7 +34,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         let py = df_add(s.pos_hi.y, s.pos_lo.y, params.dt * vh.y);
         state_out[i].pos_hi = vec2<f32>(px.x, py.x);
         state_out[i].pos_lo = vec2<f32>(px.y, py.y);
-        vel_half[i] = vh;
+        state_out[i].vel = vh;
         let dx = (px.x - x_ref[i].x) + px.y;
         let dy = (py.x - x_ref[i].y) + py.y;
         d = sqrt(dx * dx + dy * dy);

@@ -68,7 +68,6 @@ struct SegSlot {
 @group(0) @binding(15) var<storage, read> node_cell: array<u32>;
 @group(0) @binding(16) var<storage, read> cells: array<CellRec>;
 @group(0) @binding(17) var<storage, read> spd_state: array<SpdState>;
-@group(0) @binding(18) var<storage, read> spd_vel_half: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read> cell_mb: array<u32>;
 @group(0) @binding(20) var<storage, read> mb_cells: array<u32>;
 @group(0) @binding(21) var<storage, read_write> spd_slots: array<ModalSlot>;
@@ -146,8 +145,8 @@ fn modal_node_vs_cell(ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>,
         n = vec2<f32>(-cp_best.x / dist, -cp_best.y / dist);
     }
     let next = cell.first + (seg - cell.first + 1u) % cell.count;
-    let va = spd_vel_half[seg];
-    let vb = spd_vel_half[next];
+    let va = spd_state[seg].vel;
+    let vb = spd_state[next].vel;
     let vs = vec2<f32>(opaque((1.0 - t_best) * va.x) + opaque(t_best * vb.x),
                        opaque((1.0 - t_best) * va.y) + opaque(t_best * vb.y));
     let vrel = vec2<f32>(vel.x - vs.x, vel.y - vs.y);
@@ -185,7 +184,7 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
         let d = vec2<f32>((sx.pos_hi.x - sb.x_hi[0]) + (sx.pos_lo.x - sb.x_lo[0]),
                           (sx.pos_hi.y - sb.x_hi[1]) + (sx.pos_lo.y - sb.x_lo[1]));
         let h = spd_slots[slot].hist;
-        let o = point_vs_body(b, d, spd_vel_half[x], vec2<f32>(h[0], h[1]), cell.radius);
+        let o = point_vs_body(b, d, spd_state[x].vel, vec2<f32>(h[0], h[1]), cell.radius);
         var sl: ModalSlot;
         sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
         sl.q = array<f32, 2>(o.q.x, o.q.y);

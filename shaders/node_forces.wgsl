@@ -10,7 +10,6 @@
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
 @group(0) @binding(5) var<storage, read> flags: array<u32>;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
-@group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> start: array<u32>;
 @group(0) @binding(9) var<storage, read> entries: array<Entry>;
 @group(0) @binding(10) var<storage, read> pool: array<ContactSlot>;
@@ -200,7 +199,8 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) {
     let frozen = (bodies[n.body].flags & BODY_FROZEN) != 0u;
     let own = shell[x];
     var f = f_in;
-    let vh = vel_half[x];
+    // v_{n+½} (integrate put it here; replaced below by v_{n+1}).
+    let vh = pos[x].vel;
     // The node's boundary condition; none = no imposed component, zero added force.
     var c = NodeBc(0u, 0u, vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0));
     if (n.bc != NONE) {

@@ -10,7 +10,6 @@
 @group(0) @binding(4) var<storage, read> body_state: array<BodyState>;
 @group(0) @binding(5) var<storage, read> old: array<NodeState>;
 @group(0) @binding(6) var<storage, read> pos: array<NodeState>;
-@group(0) @binding(7) var<storage, read> vel_half: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read_write> shell: array<ShellForce>;
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
 @group(0) @binding(9) var<storage, read> flags: array<u32>;
@@ -31,7 +30,7 @@ fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
         let px = pos[x];
         let pb = pos[b];
         // Stretch (eq 1–2) of the owned segment X → X+1.
-        let s = stretch(m, px, pb, vel_half[x], vel_half[b], old[x].seg_rest);
+        let s = stretch(m, px, pb, px.vel, pb.vel, old[x].seg_rest);
         out.stretch = s.xy;
         out.seg_rest = s.z;
         // Core pressure on the owned segment (§2.4), the force on each end.
@@ -44,7 +43,7 @@ fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
         // Bending (eq 3, 9–10) of the owned vertex X: F = −M ∂θ/∂x on X−1 and X+1.
         if (n.prev != NONE) {
             let a = n.prev;
-            let bd = bending(m, pos[a], px, pb, vel_half[a], vel_half[x], vel_half[b], old[x].theta_p);
+            let bd = bending(m, pos[a], px, pb, pos[a].vel, px.vel, pb.vel, old[x].theta_p);
             out.bend_a = vec2<f32>(opaque(bd.moment * bd.grad_a.x), opaque(bd.moment * bd.grad_a.y));
             out.bend_c = vec2<f32>(opaque(bd.moment * bd.grad_c.x), opaque(bd.moment * bd.grad_c.y));
             out.theta_p = bd.theta_p;

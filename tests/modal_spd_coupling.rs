@@ -558,7 +558,6 @@ fn friction_history_modal_node_against_segment() {
             ..Default::default()
         })
         .collect();
-    let vh = vec![[0.0f32; 2]; 3];
     let cell = CellRec {
         first: 0,
         count: 3,
@@ -569,7 +568,7 @@ fn friction_history_modal_node_against_segment() {
     let x = [0.0f32, R_SHELL - delta];
     let mut hist = [0.0f32; 2];
     for i in 1..=40 {
-        let s = softdem::coupled::contact::modal_node_vs_cell(&p, &cell, 0, &spd, &vh, x, [0.0; 2], [v, 0.0], hist);
+        let s = softdem::coupled::contact::modal_node_vs_cell(&p, &cell, 0, &spd, x, [0.0; 2], [v, 0.0], hist);
         assert_eq!((s.active, s.seg), (1, 0));
         assert_eq!(s.t, 0.5);
         hist = s.hist;

@@ -14,7 +14,7 @@ use crate::modal::layout::ModalParams;
 use crate::model::NodeState;
 
 /// A modal surface node at x_hi + x_lo (velocity `vel`) against the sphero-segments of SPD cell
-/// `ci` (`spd`: node states at x_{n+1}, `vh`: v_{n+½}). The slot's force acts on the modal node;
+/// `ci` (`spd`: node states at x_{n+1} with v_{n+½}, see `NodeState::vel`). The slot's force acts on the modal node;
 /// the segment's ends take −(1−t) f and −t f.
 #[allow(clippy::too_many_arguments)]
 pub fn modal_node_vs_cell(
@@ -22,7 +22,6 @@ pub fn modal_node_vs_cell(
     cell: &CellRec,
     ci: u32,
     spd: &[NodeState],
-    vh: &[[f32; 2]],
     x_hi: [f32; 2],
     x_lo: [f32; 2],
     vel: [f32; 2],
@@ -89,8 +88,8 @@ pub fn modal_node_vs_cell(
         [0.0, 1.0]
     };
     let next = cell.first + (seg - cell.first + 1) % cell.count;
-    let va = vh[seg as usize];
-    let vb = vh[next as usize];
+    let va = spd[seg as usize].vel;
+    let vb = spd[next as usize].vel;
     let vs = [
         (1.0 - t_best) * va[0] + t_best * vb[0],
         (1.0 - t_best) * va[1] + t_best * vb[1],

@@ -43,7 +43,6 @@ pub fn spd_node_vs_modal(
     cs: &CoupleStatic,
     lists: &CoupleLists,
     spd: &[NodeState],
-    vh: &[[f32; 2]],
     x: usize,
     out: &mut [ModalSlot],
 ) {
@@ -65,7 +64,7 @@ pub fn spd_node_vs_modal(
             (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
             (sx.pos_hi[1] - sb.x_hi[1]) + (sx.pos_lo[1] - sb.x_lo[1]),
         ];
-        let (o, q, p_ref) = point_vs_body(sc, b as usize, sb, d, vh[x], out[u].hist, cell.radius);
+        let (o, q, p_ref) = point_vs_body(sc, b as usize, sb, d, spd[x].vel, out[u].hist, cell.radius);
         out[u] = ModalSlot {
             force: o.force,
             q,
@@ -86,7 +85,6 @@ pub fn modal_node_vs_spd(
     cs: &CoupleStatic,
     lists: &CoupleLists,
     spd: &[NodeState],
-    vh: &[[f32; 2]],
     k: usize,
     out: &mut [SegSlot],
 ) {
@@ -105,7 +103,6 @@ pub fn modal_node_vs_spd(
             &cs.cells[c as usize],
             c,
             spd,
-            vh,
             st.x_hi,
             x_lo,
             vel,
@@ -300,16 +297,16 @@ impl CpuCoupled {
                 .par_chunks_mut(ns)
                 .enumerate()
                 .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
-            let (pos, vh) = (v.state, v.vel_half);
+            let pos = v.state;
             spd_slots
                 .par_chunks_mut(MAX_MB)
                 .enumerate()
                 .with_min_len(256)
-                .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, vh, x, out));
+                .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
             mnode_slots
                 .par_chunks_mut(MAX_CELLS)
                 .enumerate()
-                .for_each(|(k, out)| modal_node_vs_spd(sc, state, cs, lists, pos, vh, k, out));
+                .for_each(|(k, out)| modal_node_vs_spd(sc, state, cs, lists, pos, k, out));
             (0..pos.len())
                 .into_par_iter()
                 .with_min_len(256)

@@ -118,7 +118,6 @@ impl GpuCoupled {
                 (16, cells.buffer()),
                 // The SPD state written by step n (side 1 − s): x_{n+1}.
                 (17, spd.state_buffer(1 - s)),
-                (18, spd.vel_half_buffer()),
                 (19, cell_mb.buffer()),
                 (20, mb_cells.buffer()),
                 (21, spd_slots.buffer()),

@@ -39,7 +39,6 @@ pub fn contact_pairs(
     nodes: &[NodeRecord],
     bodies: &[Body],
     pos: &[NodeState],
-    vel_half: &[[f32; 2]],
     start: &[u32],
     entries: &[Entry],
     old_index: &[u32],
@@ -50,7 +49,7 @@ pub fn contact_pairs(
     let lp = LawParams::from(p);
     let pc = &pos[c];
     let rc = bodies[nodes[c].body as usize].radius;
-    let vc = vel_half[c];
+    let vc = pos[c].vel;
     let base = start[c] as usize;
     for (k, index) in slot_index.iter_mut().enumerate() {
         let e = base + k;
@@ -90,8 +89,8 @@ pub fn contact_pairs(
                 }
                 if active {
                     let n = [off[0] / dist, off[1] / dist];
-                    let vd = vel_half[d as usize];
-                    let vd1 = vel_half[d1 as usize];
+                    let vd = pos[d as usize].vel;
+                    let vd1 = pos[d1 as usize].vel;
                     let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
                     let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], history()[0]);
                     s.seg_force = cf.force;
@@ -113,7 +112,7 @@ pub fn contact_pairs(
                 && in_vertex_region(pd, c as u32, nodes, pos)
             {
                 let n = [cd[0] / dist, cd[1] / dist];
-                let vd = vel_half[d as usize];
+                let vd = pos[d as usize].vel;
                 let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], history()[1]);
                 s.cap_force = cf.force;
                 s.cap_fn = cf.f_n;

@@ -1,12 +1,12 @@
 //! Twin of `shaders/integrate.wgsl`: first half of velocity Verlet (§2.4).
 //! v_{n+½} = v_n + ½ dt f_n/m, x_{n+1} = x_n + dt v_{n+½} (position in double-f32), imposed
 //! velocity components replace the free ones; returns |x_{n+1} − x_ref|, the displacement since
-//! the last neighbour-list build.
+//! the last neighbour-list build. v_{n+½} goes into the new state's `vel`, where the kernels of
+//! the step read it, until node_forces replaces it with v_{n+1}.
 
 use crate::model::df32::df_add;
 use crate::model::*;
 
-#[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn integrate(
     i: usize,
@@ -16,7 +16,6 @@ pub fn integrate(
     state_in: &[NodeState],
     x_ref: &[[f32; 2]],
     state_out: &mut NodeState,
-    vel_half: &mut [f32; 2],
 ) -> f32 {
     let n = nodes[i];
     let s = state_in[i];
@@ -35,7 +34,7 @@ pub fn integrate(
     let (hy, ly) = df_add(s.pos_hi[1], s.pos_lo[1], p.dt * vh[1]);
     state_out.pos_hi = [hx, hy];
     state_out.pos_lo = [lx, ly];
-    *vel_half = vh;
+    state_out.vel = vh;
     let dx = (hx - x_ref[i][0]) + lx;
     let dy = (hy - x_ref[i][1]) + ly;
     (dx * dx + dy * dy).sqrt()

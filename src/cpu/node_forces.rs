@@ -31,7 +31,7 @@ pub fn node_forces(
     bcs: &[NodeBc],
     bodies: &[Body],
     shell: &[ShellForce],
-    vel_half: &[[f32; 2]],
+    vh: [f32; 2],
     start: &[u32],
     entries: &[Entry],
     slot_index: &[u32],
@@ -48,7 +48,7 @@ pub fn node_forces(
         f[0] += m[0];
         f[1] += m[1];
     }
-    node_force_finish(x, p, nodes, bcs, bodies, vel_half, f)
+    node_force_finish(x, p, nodes, bcs, bodies, vh, f)
 }
 
 /// Shell, contact and cohesive-link forces on node X (twin of `node_force_sum`).
@@ -198,13 +198,12 @@ pub fn node_force_finish(
     nodes: &[NodeRecord],
     bcs: &[NodeBc],
     bodies: &[Body],
-    vel_half: &[[f32; 2]],
+    vh: [f32; 2],
     f_in: [f32; 2],
 ) -> NodeUpdate {
     let n = nodes[x];
     let frozen = bodies[n.body as usize].flags & BODY_FROZEN != 0;
     let mut f = f_in;
-    let vh = vel_half[x];
     // The node's boundary condition; none = no imposed component, zero added force.
     let c = if n.bc != NONE {
         bcs[n.bc as usize]

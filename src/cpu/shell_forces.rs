@@ -22,7 +22,6 @@ pub fn shell_forces(
     body_state: &[BodyState],
     old: &[NodeState],
     pos: &[NodeState],
-    vel_half: &[[f32; 2]],
 ) -> ShellForce {
     let n = nodes[x];
     let body = bodies[n.body as usize];
@@ -38,7 +37,7 @@ pub fn shell_forces(
     if n.next != NONE {
         let b = n.next as usize;
         // Stretch (eq 1–2) of the owned segment X → X+1.
-        let s = stretch(&m, &pos[x], &pos[b], vel_half[x], vel_half[b], old[x].seg_rest);
+        let s = stretch(&m, &pos[x], &pos[b], pos[x].vel, pos[b].vel, old[x].seg_rest);
         out.stretch = s.force_on_b;
         out.seg_rest = s.rest;
         // Core pressure on the owned segment (§2.4), the force on each end.
@@ -55,9 +54,9 @@ pub fn shell_forces(
                 &pos[a],
                 &pos[x],
                 &pos[b],
-                vel_half[a],
-                vel_half[x],
-                vel_half[b],
+                pos[a].vel,
+                pos[x].vel,
+                pos[b].vel,
                 old[x].theta_p,
             );
             out.bend_a = [bd.moment * bd.grad_a[0], bd.moment * bd.grad_a[1]];

@@ -30,7 +30,6 @@ pub struct CpuBackend {
     state: [Vec<NodeState>; 2],
     side: usize,
     body_state: Vec<BodyState>,
-    vel_half: Vec<[f32; 2]>,
     /// Positions at the last neighbour-list build.
     x_ref: Vec<[f32; 2]>,
     /// Largest displacement since the last build.
@@ -75,7 +74,6 @@ impl CpuBackend {
             state: [scene.init.clone(), scene.init.clone()],
             side: 0,
             body_state: vec![BodyState::default(); scene.bodies.len()],
-            vel_half: vec![[0.0; 2]; n],
             x_ref: vec![[0.0; 2]; n],
             max_disp: f32::INFINITY,
             start: vec![0; n + 1],
@@ -128,7 +126,6 @@ impl CpuBackend {
         self.step_begin();
         let view = SpdView {
             state: &self.state[1 - self.side],
-            vel_half: &self.vel_half,
         };
         let modal = couple(view);
         self.step_end(Some(&modal));
@@ -150,19 +147,19 @@ impl CpuBackend {
         let (nodes, bcs) = (&self.nodes, &self.bcs);
         let x_ref = &self.x_ref;
         let old_ro: &[NodeState] = old;
-        // 1. integrate: x_{n+1}, v_{n+½}.
+        // 1. integrate: x_{n+1}, v_{n+½} (into the new state's `vel` until node_forces).
         let disp = new
             .par_chunks_mut(CHUNK)
-            .zip(self.vel_half.par_chunks_mut(CHUNK))
             .enumerate()
-            .map(|(k, (sc, vc))| {
+            .map(|(k, sc)| {
                 let mut d = 0.0f32;
-                for (j, (s, vh)) in sc.iter_mut().zip(vc.iter_mut()).enumerate() {
+                for (j, s) in sc.iter_mut().enumerate() {
                     let i = k * CHUNK + j;
                     let mut out = old_ro[i];
-                    d = d.max(integrate(i, &p, nodes, bcs, old_ro, x_ref, &mut out, vh));
+                    d = d.max(integrate(i, &p, nodes, bcs, old_ro, x_ref, &mut out));
                     s.pos_hi = out.pos_hi;
                     s.pos_lo = out.pos_lo;
+                    s.vel = out.vel;
                 }
                 d
             })
@@ -204,7 +201,6 @@ impl CpuBackend {
         //    contact_pairs (per node C: its entries' slots, appended to the chunk's pool). Independent
         //    kernels on the GPU; here one parallel loop runs both over each chunk of nodes.
         let new_ro: &[NodeState] = new;
-        let vel_half = &self.vel_half;
         let start = &self.start;
         let entries = &self.entries;
         let body_state = &self.body_state;
@@ -232,7 +228,7 @@ impl CpuBackend {
                     cp.clear();
                     for (j, rec) in sh.iter_mut().enumerate() {
                         let c = c0 + j;
-                        *rec = shell_forces(c, nodes, bodies, materials, body_state, old_ro, new_ro, vel_half);
+                        *rec = shell_forces(c, nodes, bodies, materials, body_state, old_ro, new_ro);
                         let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
                         contact_pairs(
                             c,
@@ -240,7 +236,6 @@ impl CpuBackend {
                             nodes,
                             bodies,
                             new_ro,
-                            vel_half,
                             start,
                             entries,
                             old_index,
@@ -288,8 +283,8 @@ impl CpuBackend {
                         &k,
                         &new_ro[a],
                         &new_ro[b],
-                        vel_half[a],
-                        vel_half[b],
+                        new_ro[a].vel,
+                        new_ro[b].vel,
                         old_links[l],
                         p.dt,
                         step,
@@ -304,14 +299,7 @@ impl CpuBackend {
     fn step_end(&mut self, modal: Option<&[[f32; 2]]>) {
         let p = self.params;
         let new = &mut self.state[1 - self.side];
-        let (nodes, bcs, bodies, vel_half, start, entries) = (
-            &self.nodes,
-            &self.bcs,
-            &self.bodies,
-            &self.vel_half,
-            &self.start,
-            &self.entries,
-        );
+        let (nodes, bcs, bodies, start, entries) = (&self.nodes, &self.bcs, &self.bodies, &self.start, &self.entries);
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
         let (slot_index, pool) = (&self.slot_index[1 - self.side], &self.pool[1 - self.side]);
@@ -326,7 +314,7 @@ impl CpuBackend {
                     bcs,
                     bodies,
                     shell,
-                    vel_half,
+                    s.vel, // v_{n+½}
                     start,
                     entries,
                     slot_index,
@@ -424,10 +412,8 @@ impl CpuBackend {
 
 /// What the coupled modal–SPD stepper reads of the SPD state between phases 5 and 6 of a step.
 pub(crate) struct SpdView<'a> {
-    /// Node states at x_{n+1} (forces and velocities not yet updated).
+    /// Node states at x_{n+1}, with v_{n+½} in `vel` (forces not yet updated).
     pub state: &'a [NodeState],
-    /// v_{n+½}.
-    pub vel_half: &'a [[f32; 2]],
 }
 
 /// Splits `data` into one mutable chunk per node following the CSR offsets `start`.

@@ -120,7 +120,6 @@ pub struct GpuBackend {
     bodies: GpuArray<Body>,
     materials: GpuArray<Material>,
     state: [GpuArray<NodeState>; 2],
-    vel_half: GpuArray<[f32; 2]>,
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
@@ -177,9 +176,10 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let n = scene.nodes.len() as u64;
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
-    // Both node states, node, ShellForce, v_{n+½}, x_ref, bucket_nodes, nbr_count, live_start.
+    // Both node states (the new one holds v_{n+½} during a step), node, ShellForce, x_ref,
+    // bucket_nodes, nbr_count, live_start.
     let per_node =
-        2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 8 + 3 * 4;
+        2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 3 * 4;
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
@@ -298,7 +298,6 @@ impl GpuBackend {
                 GpuArray::new(c, "state 0", &scene.init)?,
                 GpuArray::new(c, "state 1", &scene.init)?,
             ],
-            vel_half: GpuArray::zeroed(c, "vel_half", n as usize)?,
             shell: GpuArray::zeroed(c, "shell", n as usize)?,
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
@@ -476,7 +475,6 @@ impl GpuBackend {
                     (2, old),
                     (3, self.x_ref.buffer()),
                     (4, new),
-                    (5, self.vel_half.buffer()),
                     (6, self.flags.buffer()),
                     (7, self.bcs.buffer()),
                 ],
@@ -499,7 +497,6 @@ impl GpuBackend {
                     (1, self.nodes.buffer()),
                     (2, self.bodies.buffer()),
                     (3, new),
-                    (4, self.vel_half.buffer()),
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
                     (7, self.pool.slots[s].buffer()),
@@ -519,7 +516,6 @@ impl GpuBackend {
                     (4, self.body_state.buffer()),
                     (5, old),
                     (6, new),
-                    (7, self.vel_half.buffer()),
                     (8, self.shell.buffer()),
                     (9, self.flags.buffer()),
                 ],
@@ -533,7 +529,6 @@ impl GpuBackend {
                     (1, lk.links.buffer()),
                     (2, lk.laws.buffer()),
                     (3, new),
-                    (4, self.vel_half.buffer()),
                     (5, lk.state[s].buffer()),
                     (6, lk.state[1 - s].buffer()),
                     (7, lk.force.buffer()),
@@ -624,7 +619,6 @@ impl GpuBackend {
             (4, l.slot_index[1 - s].buffer()),
             (5, self.flags.buffer()),
             (6, self.state[1 - s].buffer()),
-            (7, self.vel_half.buffer()),
             (8, l.live_start.buffer()),
             (9, l.live_entries.buffer()),
             (10, self.pool.slots[1 - s].buffer()),
@@ -643,10 +637,6 @@ impl GpuBackend {
 
     pub(crate) fn state_buffer(&self, s: usize) -> &wgpu::Buffer {
         self.state[s].buffer()
-    }
-
-    pub(crate) fn vel_half_buffer(&self) -> &wgpu::Buffer {
-        self.vel_half.buffer()
     }
 
     /// Records and submits `steps` coupled steps: per step, every kernel of `record_step` up to
@@ -797,7 +787,6 @@ impl GpuBackend {
             self.materials.buffer(),
             self.state[0].buffer(),
             self.state[1].buffer(),
-            self.vel_half.buffer(),
             self.shell.buffer(),
             self.x_ref.buffer(),
             self.body_state.buffer(),
