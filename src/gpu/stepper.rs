@@ -1,9 +1,9 @@
 //! GPU stepper: owns the simulation buffers and records the kernel sequence of
 //! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → shell_forces →
-//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state and
-//! cohesive-link state are ping-pong buffers: step n reads side `n % 2` and writes the other (the
-//! friction history is updated in place by the one thread that owns each entry). Nothing is read
-//! back until the caller asks for output.
+//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state,
+//! cohesive-link state, contact slots (which carry the friction histories) and slot indices are
+//! ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is read back until
+//! the caller asks for output.
 
 use std::sync::Arc;
 
@@ -403,13 +403,15 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// Runs `steps` steps. When a list build finds more entries than the buffers hold, the GPU
-    /// sets the overflow flag and every later kernel of the batch does nothing (they test the
-    /// flag; `rebuild_decide` zeroes the indirect dispatches), so the state stays at the start of
-    /// the overflowing step: node state and link state of that side, the live list and its
-    /// history (the build had not committed). The host then grows the lists, undoes that step's
-    /// counters, forces the rebuild again and runs the remaining steps from there: the result is
-    /// as if the capacity had been enough, with no snapshot copy of the state.
+    /// Runs `steps` steps. When a list build finds more entries than the buffers hold, or
+    /// contact_pairs more contacts than the slot pool holds, the GPU sets the overflow flag and
+    /// every later kernel of the batch does nothing (they test the flag; `rebuild_decide` zeroes
+    /// the indirect dispatches), so the state stays at the start of the overflowing step: node
+    /// state, link state, slots and slot indices of that side, and the live list (a list overflow
+    /// happens before the build commits; a pool overflow after it, and the redo, from the same
+    /// positions, then keeps that list). The host grows the lists or the pools, undoes that
+    /// step's counters and runs the remaining steps from there: the result is as if the capacity
+    /// had been enough, with no snapshot copy of the state.
     fn step_with_retry(&mut self, steps: u32, init: bool) -> anyhow::Result<()> {
         let mut left = steps;
         // The GPU's step counter (flags[5]) equals the host's at the start of a call.
