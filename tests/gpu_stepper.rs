@@ -65,11 +65,16 @@ fn list_overflow_mid_batch_resumes_at_the_overflowing_step() {
     assert_eq!(roomy.rebuilds(), tight.rebuilds(), "rebuild counts differ");
     assert_eq!(roomy.read_nodes().unwrap(), tight.read_nodes().unwrap());
     assert_eq!(roomy.read_contacts().unwrap(), tight.read_contacts().unwrap());
-    // The CPU twin agrees with the run that grew (same tolerance as the engine tests' GPU check:
-    // positions within 1e-5 R after 2000 steps).
-    let mut cpu = CpuBackend::new(&scene).unwrap();
-    cpu.step(2000).unwrap();
-    for (g, c) in tight.read_nodes().unwrap().iter().zip(&cpu.read_nodes().unwrap()) {
+    // The CPU twin agrees with the run that grew.
+    assert_cpu_agrees(&scene, 2000, &tight.read_nodes().unwrap());
+}
+
+/// The CPU twin, run `steps` steps on `scene`, puts every node within 1e-5 (of R = 1) of the GPU
+/// run's `gpu` positions: the engine tests' tolerance for the GPU check.
+fn assert_cpu_agrees(scene: &softdem::model::Scene, steps: u32, gpu: &[softdem::model::NodeState]) {
+    let mut cpu = CpuBackend::new(scene).unwrap();
+    cpu.step(steps).unwrap();
+    for (g, c) in gpu.iter().zip(&cpu.read_nodes().unwrap()) {
         let d = ((g.pos_hi[0] - c.pos_hi[0]) + (g.pos_lo[0] - c.pos_lo[0]))
             .hypot((g.pos_hi[1] - c.pos_hi[1]) + (g.pos_lo[1] - c.pos_lo[1]));
         assert!(d <= 1e-5, "GPU and CPU positions differ by {d:e}");
@@ -147,14 +152,7 @@ fn pool_overflow_mid_batch_resumes_at_the_overflowing_step() {
     );
     let sliding = contacts.slots.iter().filter(|s| s.hist != [0.0, 0.0]).count();
     assert!(sliding > 0, "no contact carries a friction history");
-    // The CPU twin agrees (positions within 1e-5 of the beam's length scale after 1500 steps).
-    let mut cpu = CpuBackend::new(&scene).unwrap();
-    cpu.step(1500).unwrap();
-    for (g, c) in tight.read_nodes().unwrap().iter().zip(&cpu.read_nodes().unwrap()) {
-        let d = ((g.pos_hi[0] - c.pos_hi[0]) + (g.pos_lo[0] - c.pos_lo[0]))
-            .hypot((g.pos_hi[1] - c.pos_hi[1]) + (g.pos_lo[1] - c.pos_lo[1]));
-        assert!(d <= 1e-5, "GPU and CPU positions differ by {d:e}");
-    }
+    assert_cpu_agrees(&scene, 1500, &tight.read_nodes().unwrap());
 }
 
 #[test]
