@@ -428,8 +428,10 @@ impl GpuBackend {
             self.side = side0 ^ (done as usize & 1);
             if flags[7] != 0 {
                 // The contact-slot pool overflowed in contact_pairs (flags[6]: the slots that step
-                // needed). The step's list build, if any, had committed and is kept: the redo,
-                // from the same positions, finds no reason to rebuild. Step counter back by one.
+                // asked for; threads that started after the overflow stopped early, so the redo
+                // may overflow again and grow again). The step's list build, if any, had
+                // committed and is kept: the redo, from the same positions, finds no reason to
+                // rebuild.
                 let (needed, before) = (flags[6], self.pool.capacity);
                 self.grow_pool(needed)?;
                 anyhow::ensure!(
