@@ -79,7 +79,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         let d = entries[e].neighbor;
         let nd = nodes[d];
         let rd = bodies[nd.body].radius;
-        var s = ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u, vec2<f32>(0.0, 0.0));
+        var s = empty_slot();
         let pd = pos[d];
         let cd = df_sub(pc, pd);
         let cd2 = dot2(cd, cd);

@@ -16,6 +16,11 @@ const SLOT_SEG: u32 = 1u;
 const SLOT_CAP: u32 = 2u;
 // slot_index of an entry without a contact (= NONE).
 const NO_SLOT: u32 = 0xffffffffu;
+
+// A slot with no contact (ContactSlot::default()).
+fn empty_slot() -> ContactSlot {
+    return ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u, vec2<f32>(0.0, 0.0));
+}
 const PI: f32 = 3.14159265358979;
 
 struct NodeRecord {

@@ -169,28 +169,29 @@ fn mirror_entries(x: u32, prev: u32, d: u32) -> vec2<u32> {
                 pm = m - 1u;
             }
         } else {
-            var l = first;
-            var h = start[d + 1u];
-            while (l < h) {
-                let mid = (l + h) / 2u;
-                let v = entries[mid].neighbor;
-                if (v == prev) {
-                    pm = mid;
-                    break;
-                }
-                if (v < prev) {
-                    l = mid + 1u;
-                } else {
-                    h = mid;
-                }
-            }
+            pm = find_entry(first, start[d + 1u], prev);
         }
     }
     return vec2<u32>(m, pm);
 }
 
-fn empty_slot() -> ContactSlot {
-    return ContactSlot(vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0), 0.0, 0.0, 0.0, 0u, vec2<f32>(0.0, 0.0));
+// Index of `key` in the sorted entries [lo, hi), or NONE (twin of cpu::broad_phase::find_entry).
+fn find_entry(lo_in: u32, hi_in: u32, key: u32) -> u32 {
+    var lo = lo_in;
+    var hi = hi_in;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        let v = entries[mid].neighbor;
+        if (v == key) {
+            return mid;
+        }
+        if (v < key) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return NONE;
 }
 
 // Gravity, added forces and damping, then the second half of velocity Verlet.

@@ -187,17 +187,11 @@ fn find_sorted(lo: u32, hi: u32, target: u32, key: impl Fn(usize) -> u32) -> u32
     NONE
 }
 
-/// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE` (twin of WGSL `find_live`).
+/// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE` (twin of WGSL `find_live` in
+/// broad_phase.wgsl and `find_entry` in node_forces.wgsl).
 #[inline]
 pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
     find_sorted(lo, hi, target, |i| entries[i].neighbor)
-}
-
-/// Index of `target` in the sorted neighbours `neighbors[lo..hi]` of the list being built, or
-/// `NONE` (twin of WGSL `find_new`).
-#[inline]
-pub fn find_neighbor(neighbors: &[u32], lo: u32, hi: u32, target: u32) -> u32 {
-    find_sorted(lo, hi, target, |i| neighbors[i])
 }
 
 /// Contact slot (in the pool of the previous step, which holds the friction history) of node x's
