@@ -7,7 +7,9 @@
 // history: the previous step's pool and slot indices (read only; pools and indices are ping-pong
 // like the node state) give the history to update, and an entry without a slot has none. A pool
 // overflow (flags[7], with flags[1] stopping the rest of the batch) thus leaves the step's inputs
-// intact for the host's redo.
+// intact for the host's redo. The workgroup's 64 threads OR their slot marks (bit c: node C got
+// a slot; read by node_forces) into two shared words, which two threads then store: no global
+// atomics, and no clearing pass.
 
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -23,6 +25,10 @@
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
 // flags[6]: slots appended in this step; flags[7] = 1: the pool overflowed.
 @group(0) @binding(10) var<storage, read_write> flags: array<atomic<u32>>;
+// Slot marks, one bit per node (twin of cpu::stepper's slot_marks, `has_slots`).
+@group(0) @binding(12) var<storage, read_write> slot_marks: array<u32>;
+
+var<workgroup> group_marks: array<atomic<u32>, 2>;
 
 // True when P lies in the vertex region of node v (twin of cpu::contact::in_vertex_region).
 fn in_vertex_region(p: NodeState, v: u32) -> bool {
@@ -44,17 +50,22 @@ fn in_vertex_region(p: NodeState, v: u32) -> bool {
     return true;
 }
 
-// True when node C, at squared distance cd2 from node D, can touch neither segment D → D1 nor
-// node D: |C − D| exceeds r_C + r_D + |D1 − D| (1 % margin for rounding), so the early out never
-// changes a result (twin of cpu::contact_pairs).
-fn beyond_reach(cd2: f32, d: u32, d1: u32, r_sum: f32) -> bool {
-    var reach = r_sum;
-    if (d1 != NONE) {
-        let sd = df_sub(pos[d1], pos[d]);
-        reach += sqrt(dot2(sd, sd));
+// True when node C can touch neither the interior of segment D → D1 nor (when C owns the cap,
+// `cap`) node D: the distance from C to the line through D and D1 and |C − D| both exceed
+// 1.01 (r_C + r_D). The exact tests that follow it are unchanged and the 1 % margin exceeds their
+// rounding, so the early out never changes a result (twin of cpu::contact_pairs::out_of_reach).
+fn out_of_reach(cd: vec2<f32>, cd2: f32, cap: bool, d: u32, d1: u32, r_sum: f32) -> bool {
+    let lim = 1.01 * r_sum;
+    let lim2 = lim * lim;
+    if (cap && cd2 <= lim2) {
+        return false;
     }
-    let lim = 1.01 * reach;
-    return cd2 > lim * lim;
+    if (d1 == NONE) {
+        return true;
+    }
+    let ab = df_sub(pos[d1], pos[d]);
+    let cr = cross2(cd, ab);
+    return cr * cr > lim2 * dot2(ab, ab);
 }
 
 // Friction history of entry e's contacts (segment, cap) after the previous step.
@@ -69,9 +80,26 @@ fn old_history(e: u32) -> vec2<f32> {
 @compute @workgroup_size(64)
 fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(wid, lid, nwg, 64u);
-    if (c >= params.n_nodes || atomicLoad(&flags[1]) != 0u) {
-        return;
+    if (lid.x < 2u) {
+        atomicStore(&group_marks[lid.x], 0u);
     }
+    workgroupBarrier();
+    if (c < params.n_nodes && atomicLoad(&flags[1]) == 0u) {
+        if (node_contacts(c)) {
+            atomicOr(&group_marks[lid.x >> 5u], 1u << (lid.x & 31u));
+        }
+    }
+    workgroupBarrier();
+    // The workgroup's nodes start at a multiple of 64: words (c − lid) / 32 + 0 and + 1.
+    let first = c - lid.x + 32u * lid.x;
+    if (lid.x < 2u && first < params.n_nodes) {
+        slot_marks[first >> 5u] = atomicLoad(&group_marks[lid.x]);
+    }
+}
+
+// The contacts of node C's entries; true when C got any slot (twin of cpu::contact_pairs).
+fn node_contacts(c: u32) -> bool {
+    var any_slot = false;
     let pc = pos[c];
     let rc = bodies[nodes[c].body].radius;
     let vc = pos[c].vel;
@@ -83,7 +111,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         let pd = pos[d];
         let cd = df_sub(pc, pd);
         let cd2 = dot2(cd, cd);
-        if (beyond_reach(cd2, d, nd.next, rc + rd)) {
+        if (out_of_reach(cd, cd2, c < d, d, nd.next, rc + rd)) {
             slot_index[e] = NO_SLOT;
             continue;
         }
@@ -148,6 +176,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
             if (i < arrayLength(&pool)) {
                 pool[i] = s;
                 index = i;
+                any_slot = true;
             } else {
                 atomicStore(&flags[7], 1u);
                 atomicStore(&flags[1], 1u);
@@ -155,4 +184,5 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         }
         slot_index[e] = index;
     }
+    return any_slot;
 }

@@ -10,6 +10,8 @@
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
 @group(0) @binding(5) var<storage, read> flags: array<u32>;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
+// Slot marks, one bit per node, written by contact_pairs.
+@group(0) @binding(7) var<storage, read> slot_marks: array<u32>;
 @group(0) @binding(8) var<storage, read> start: array<u32>;
 @group(0) @binding(9) var<storage, read> entries: array<Entry>;
 @group(0) @binding(10) var<storage, read> pool: array<ContactSlot>;
@@ -44,6 +46,11 @@ fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     f.x += e.x;
     f.y += e.y;
     node_force_finish(x, f);
+}
+
+// True when node x's entries hold a contact slot this step (twin of model::layout::has_slots).
+fn has_slots(x: u32) -> bool {
+    return (slot_marks[x >> 5u] & (1u << (x & 31u))) != 0u;
 }
 
 // Shell, contact and cohesive-link forces on node X.
@@ -88,12 +95,26 @@ fn node_force_sum(x: u32) -> vec2<f32> {
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
-    // Entries without a contact have no slot (NO_SLOT).
+    // Entries without a contact have no slot (NO_SLOT); a node without any slot is unmarked
+    // (has_slots), so its entries, or the mirror entries in its list, are not looked at: the
+    // terms skipped are the absent ones, the sum and its order are the same.
+    let x_marked = has_slots(x);
     for (var e = start[x]; e < start[x + 1u]; e++) {
         let en = entries[e];
-        let m = mirror_entries(x, n.prev, en.neighbor);
-        let own = slot_index[e];
-        let mirror = slot_index[m.x];
+        let d_marked = has_slots(en.neighbor);
+        if (!x_marked && !d_marked) {
+            continue;
+        }
+        var own = NO_SLOT;
+        if (x_marked) {
+            own = slot_index[e];
+        }
+        var m = vec2<u32>(NONE, NONE);
+        var mirror = NO_SLOT;
+        if (d_marked) {
+            m = mirror_entries(x, n.prev, en.neighbor);
+            mirror = slot_index[m.x];
+        }
         var s = empty_slot();
         if (own != NO_SLOT) {
             s = pool[own];

@@ -9,26 +9,34 @@
 //! carries the contact's friction history, so the previous step's pool and slot indices (read
 //! only; the pools and indices are ping-pong like the node state) give the history to update,
 //! and an entry without a slot has none. An overflowing GPU pool thus leaves the step's inputs
-//! intact for the redo.
+//! intact for the redo. The function returns whether C got any slot, C's bit of the slot marks
+//! (`has_slots`) that the stepper's chunk writes (on the GPU, the workgroup's 64 threads OR their
+//! bits together and write two words).
 
 use super::contact::*;
-use crate::model::df32::{df_sub, dot};
+use crate::model::df32::{cross, df_sub, dot};
 use crate::model::*;
 
-/// True when node C, at squared distance `cd2` from node D, can touch neither segment D → D1 nor
-/// node D: |C − D| exceeds r_C + r_D + |D1 − D| (1 % margin for rounding), so the early out never
-/// changes a result. Most list entries (those between the contact reach and the list cut-off) end
-/// here.
+/// True when node C can touch neither the interior of segment D → D1 nor (when C owns the cap,
+/// `cap`) node D: the distance from C to the line through D and D1 (|(C − D) × (D1 − D)| / |D1 − D|)
+/// and |C − D| both exceed 1.01 (r_C + r_D). No square root, no division, and every contact it
+/// rejects would have been inactive: the exact tests that follow it are unchanged, and the 1 %
+/// margin exceeds their rounding, so the early out never changes a result. Most list entries
+/// (nodes facing a neighbouring shell without touching it) end here.
 #[inline]
-pub fn beyond_reach(cd2: f32, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) -> bool {
-    let mut reach = r_sum;
-    if d1 != NONE {
-        let (pd, b) = (&pos[d as usize], &pos[d1 as usize]);
-        let sd = df_sub(b.pos_hi, b.pos_lo, pd.pos_hi, pd.pos_lo);
-        reach += dot(sd, sd).sqrt();
+pub fn out_of_reach(cd: [f32; 2], cd2: f32, cap: bool, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) -> bool {
+    let lim = 1.01 * r_sum;
+    let lim2 = lim * lim;
+    if cap && cd2 <= lim2 {
+        return false;
     }
-    let lim = 1.01 * reach;
-    cd2 > lim * lim
+    if d1 == NONE {
+        return true;
+    }
+    let (pd, pb) = (&pos[d as usize], &pos[d1 as usize]);
+    let ab = df_sub(pb.pos_hi, pb.pos_lo, pd.pos_hi, pd.pos_lo);
+    let cr = cross(cd, ab);
+    cr * cr > lim2 * dot(ab, ab)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -45,7 +53,8 @@ pub fn contact_pairs(
     old_pool: &[ContactSlot],
     slot_index: &mut [u32],
     pool: &mut Vec<ContactSlot>,
-) {
+) -> bool {
+    let before = pool.len();
     let lp = LawParams::from(p);
     let pc = &pos[c];
     let rc = bodies[nodes[c].body as usize].radius;
@@ -65,7 +74,7 @@ pub fn contact_pairs(
         let pd = &pos[d as usize];
         let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
         let cd2 = dot(cd, cd);
-        if beyond_reach(cd2, d, nd.next, pos, rc + rd) {
+        if out_of_reach(cd, cd2, (c as u32) < d, d, nd.next, pos, rc + rd) {
             *index = NO_SLOT;
             continue;
         }
@@ -127,4 +136,6 @@ pub fn contact_pairs(
             NO_SLOT
         };
     }
+    // Node C's slot mark (`has_slots`).
+    pool.len() > before
 }

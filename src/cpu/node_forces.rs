@@ -36,13 +36,14 @@ pub fn node_forces(
     entries: &[Entry],
     slot_index: &[u32],
     pool: &[ContactSlot],
+    slot_marks: &[u32],
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
     modal: Option<[f32; 2]>,
 ) -> NodeUpdate {
     let mut f = node_force_sum(
-        x, nodes, bodies, shell, start, entries, slot_index, pool, link_start, link_list, link_force,
+        x, nodes, bodies, shell, start, entries, slot_index, pool, slot_marks, link_start, link_list, link_force,
     );
     if let Some(m) = modal {
         f[0] += m[0];
@@ -63,6 +64,7 @@ pub fn node_force_sum(
     entries: &[Entry],
     slot_index: &[u32],
     pool: &[ContactSlot],
+    slot_marks: &[u32],
     link_start: &[u32],
     link_list: &[u32],
     link_force: &[[f32; 2]],
@@ -108,16 +110,27 @@ pub fn node_force_sum(
         }
     }
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
-    // Entries without a contact have no slot (`NO_SLOT`).
+    // Entries without a contact have no slot (`NO_SLOT`); a node without any slot is unmarked
+    // (`has_slots`), so its entries, or the mirror entries in its list, are not looked at: the
+    // terms skipped are the absent ones, the sum and its order are the same.
     let slot = |e: u32| -> Option<&ContactSlot> {
         let i = slot_index[e as usize];
         (i != NO_SLOT).then(|| &pool[i as usize])
     };
+    let x_marked = has_slots(slot_marks, x as u32);
     for e in start[x]..start[x + 1] {
         let en = entries[e as usize];
-        let (m, pm) = mirror_entries(x as u32, n.prev, en.neighbor, start, entries);
-        let own = slot(e);
-        let mirror = slot(m);
+        let d_marked = has_slots(slot_marks, en.neighbor);
+        if !x_marked && !d_marked {
+            continue;
+        }
+        let own = if x_marked { slot(e) } else { None };
+        let (m, pm) = if d_marked {
+            mirror_entries(x as u32, n.prev, en.neighbor, start, entries)
+        } else {
+            (NONE, NONE)
+        };
+        let mirror = if d_marked { slot(m) } else { None };
         if let Some(s) = own.filter(|s| s.flags & SLOT_SEG != 0) {
             f[0] += s.seg_force[0];
             f[1] += s.seg_force[1];

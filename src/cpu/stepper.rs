@@ -44,6 +44,9 @@ pub struct CpuBackend {
     pool: [Vec<ContactSlot>; 2],
     /// One pool per chunk of nodes, appended to by contact_pairs (kept to reuse the memory).
     chunk_pools: Vec<Vec<ContactSlot>>,
+    /// This step's slot marks (`has_slots`): one bit per node, written by the chunks of
+    /// contact_pairs (a chunk is a whole number of words), read by node_forces.
+    slot_marks: Vec<u32>,
     /// shell_forces output of each node.
     shell: Vec<ShellForce>,
     links: Vec<Link>,
@@ -81,6 +84,7 @@ impl CpuBackend {
             slot_index: [vec![], vec![]],
             pool: [vec![], vec![]],
             chunk_pools: vec![Vec::new(); n.div_ceil(CHUNK)],
+            slot_marks: vec![0; n.div_ceil(32)],
             shell: vec![ShellForce::default(); n],
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
@@ -221,16 +225,18 @@ impl CpuBackend {
             self.shell
                 .par_chunks_mut(CHUNK)
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
+                .zip(self.slot_marks.par_chunks_mut(CHUNK / 32))
                 .enumerate()
-                .for_each(|(k, (sh, (si, cp)))| {
+                .for_each(|(k, ((sh, (si, cp)), marks))| {
                     let c0 = k * CHUNK;
                     let base = start[c0] as usize;
                     cp.clear();
+                    marks.fill(0);
                     for (j, rec) in sh.iter_mut().enumerate() {
                         let c = c0 + j;
                         *rec = shell_forces(c, nodes, bodies, materials, body_state, old_ro, new_ro);
                         let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
-                        contact_pairs(
+                        let has_slots = contact_pairs(
                             c,
                             &p,
                             nodes,
@@ -243,6 +249,7 @@ impl CpuBackend {
                             &mut si[e0..e1],
                             cp,
                         );
+                        marks[j / 32] |= (has_slots as u32) << (j % 32);
                     }
                 });
         }
@@ -303,6 +310,7 @@ impl CpuBackend {
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
         let shell = &self.shell;
         let (slot_index, pool) = (&self.slot_index[1 - self.side], &self.pool[1 - self.side]);
+        let slot_marks = &self.slot_marks;
         let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
         new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
             for (j, s) in sc.iter_mut().enumerate() {
@@ -319,6 +327,7 @@ impl CpuBackend {
                     entries,
                     slot_index,
                     pool,
+                    slot_marks,
                     link_start,
                     link_list,
                     link_force,

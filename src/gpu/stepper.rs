@@ -123,6 +123,8 @@ pub struct GpuBackend {
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
+    /// Slot marks: one bit per node, written by contact_pairs, read by node_forces (`has_slots`).
+    slot_marks: GpuArray<u32>,
     body_state: GpuArray<BodyState>,
     flags: GpuArray<u32>,
     bucket_start: GpuArray<u32>,
@@ -177,15 +179,17 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
     // Both node states (the new one holds v_{n+½} during a step), node, ShellForce, x_ref,
-    // bucket_nodes, nbr_count, live_start.
+    // bucket_nodes, nbr_count, live_start; slot marks (one bit per node).
     let per_node =
         2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 3 * 4;
+    let marks = 4 * n.div_ceil(32);
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
     // bucket_start (the cursors share nbr_count).
     let grid = 4 * sz(scene.sim_params().grid_buckets as usize + 1);
     n * per_node
+        + marks
         + capacity * per_entry
         + pool
         + scene.bodies.len() as u64 * sz(size_of::<Body>() + size_of::<BodyState>())
@@ -300,6 +304,7 @@ impl GpuBackend {
             ],
             shell: GpuArray::zeroed(c, "shell", n as usize)?,
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
+            slot_marks: GpuArray::zeroed(c, "slot_marks", (n as usize).div_ceil(32))?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
             flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0])?,
@@ -508,6 +513,7 @@ impl GpuBackend {
                     (9, l.slot_index[1 - s].buffer()),
                     (11, l.slot_index[s].buffer()),
                     (10, self.flags.buffer()),
+                    (12, self.slot_marks.buffer()),
                 ],
             );
             let shell_forces = k.shell_forces.bind(
@@ -623,6 +629,7 @@ impl GpuBackend {
             (4, l.slot_index[1 - s].buffer()),
             (5, self.flags.buffer()),
             (6, self.state[1 - s].buffer()),
+            (7, self.slot_marks.buffer()),
             (8, l.live_start.buffer()),
             (9, l.live_entries.buffer()),
             (10, self.pool.slots[1 - s].buffer()),
@@ -793,6 +800,7 @@ impl GpuBackend {
             self.state[1].buffer(),
             self.shell.buffer(),
             self.x_ref.buffer(),
+            self.slot_marks.buffer(),
             self.body_state.buffer(),
             self.flags.buffer(),
             self.bucket_start.buffer(),

@@ -233,6 +233,15 @@ pub const SLOT_CAP: u32 = 2;
 /// Marks an entry that holds no active contact in `slot_index` (the same value as `NONE`).
 pub const NO_SLOT: u32 = NONE;
 
+/// Slot marks: bit x of `marks` (word x / 32, bit x % 32) is set when node X's neighbour entries
+/// hold at least one contact slot this step (`contact_pairs` sets them, one word per 32 nodes).
+/// Few nodes touch anything in most steps, so `node_forces` looks for mirror entries in a
+/// neighbour's list only when that neighbour is marked.
+#[inline]
+pub fn has_slots(marks: &[u32], x: u32) -> bool {
+    marks[(x >> 5) as usize] & (1 << (x & 31)) != 0
+}
+
 /// Forces of the contacts owned by one neighbour entry (node C of the list, neighbour D):
 /// C against segment (D → next D), and the cap contact C–D when C < D. Only entries with an active
 /// contact get one: slots live in a pool (`contact_pairs` appends them) and each entry's
