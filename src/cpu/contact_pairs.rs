@@ -139,3 +139,81 @@ pub fn contact_pairs(
     // Node C's slot mark (`has_slots`).
     pool.len() > before
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node at (x, y) in double-f32, split as the steppers store it.
+    fn node(x: f64, y: f64) -> NodeState {
+        let hi = [x as f32, y as f32];
+        NodeState {
+            pos_hi: hi,
+            pos_lo: [(x - hi[0] as f64) as f32, (y - hi[1] as f64) as f32],
+            ..Default::default()
+        }
+    }
+
+    /// `out_of_reach` never rejects an entry whose exact tests (the ones `contact_pairs` runs
+    /// after it) find a contact, even for nodes within ±2 % of touching, far from the origin;
+    /// and it does reject most entries that cannot touch.
+    #[test]
+    fn out_of_reach_rejects_only_entries_without_contact() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut rejected, mut kept, mut touching_at_margin) = (0, 0, 0);
+        for k in 0..200_000 {
+            let o = [2e3 * (rnd() - 0.5), 2e3 * (rnd() - 0.5)];
+            let r_sum = (0.01 + 0.1 * rnd()) as f32;
+            let (len, ang) = (0.05 + 0.5 * rnd(), std::f64::consts::TAU * rnd());
+            let u = [ang.cos(), ang.sin()];
+            // C beside the segment: half the samples within ±2 % of the touching distance.
+            let t = -0.3 + 1.6 * rnd();
+            let h = if k % 2 == 0 {
+                r_sum as f64 * (0.98 + 0.04 * rnd())
+            } else {
+                4.0 * r_sum as f64 * rnd()
+            } * if rnd() < 0.5 { 1.0 } else { -1.0 };
+            let c = [o[0] + t * len * u[0] - h * u[1], o[1] + t * len * u[1] + h * u[0]];
+            let pos = [
+                node(c[0], c[1]),
+                node(o[0], o[1]),
+                node(o[0] + len * u[0], o[1] + len * u[1]),
+            ];
+            let cd = df_sub(pos[0].pos_hi, pos[0].pos_lo, pos[1].pos_hi, pos[1].pos_lo);
+            let cd2 = dot(cd, cd);
+            let cap = k % 3 != 0;
+            // The exact tests of contact_pairs (segment interior, then cap), as written there.
+            let seg = in_segment_interior(&pos[0], &pos[1], &pos[2]) && {
+                let (off, _) = segment_offset(&pos[0], &pos[1], &pos[2]);
+                let dist = dot(off, off).sqrt();
+                r_sum - dist > 0.0 && dist > 0.0
+            };
+            let dist = cd2.sqrt();
+            let cap_contact = cap && r_sum - dist > 0.0 && dist > 0.0;
+            if out_of_reach(cd, cd2, cap, 1, 2, &pos, r_sum) {
+                assert!(
+                    !seg && !cap_contact,
+                    "sample {k}: rejected a contact (h/r = {})",
+                    h / r_sum as f64
+                );
+                rejected += 1;
+            } else {
+                kept += 1;
+            }
+            if (seg || cap_contact) && h.abs() > 0.99 * r_sum as f64 {
+                touching_at_margin += 1;
+            }
+        }
+        assert!(rejected > 50_000 && kept > 50_000, "rejected {rejected}, kept {kept}");
+        assert!(
+            touching_at_margin > 1_000,
+            "only {touching_at_margin} contacts within 1 % of the margin"
+        );
+    }
+}
