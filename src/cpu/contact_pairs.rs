@@ -146,10 +146,10 @@ mod tests {
 
     /// A node at (x, y) in double-f32, split as the steppers store it.
     fn node(x: f64, y: f64) -> NodeState {
-        let hi = [x as f32, y as f32];
+        let (pos_hi, pos_lo) = crate::model::df32::df_split([x, y]);
         NodeState {
-            pos_hi: hi,
-            pos_lo: [(x - hi[0] as f64) as f32, (y - hi[1] as f64) as f32],
+            pos_hi,
+            pos_lo,
             ..Default::default()
         }
     }

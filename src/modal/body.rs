@@ -55,13 +55,10 @@ impl ModalBody {
     }
 
     pub fn initial_state(&self) -> ModalState {
-        let x_hi = [self.position[0] as f32, self.position[1] as f32];
+        let (x_hi, x_lo) = crate::model::df32::df_split(self.position);
         ModalState {
             x_hi,
-            x_lo: [
-                (self.position[0] - x_hi[0] as f64) as f32,
-                (self.position[1] - x_hi[1] as f64) as f32,
-            ],
+            x_lo,
             v: [0.0; 2],
             theta: self.theta,
             omega: 0.0,

@@ -17,6 +17,13 @@ pub fn df_add(hi: f32, lo: f32, d: f32) -> (f32, f32) {
     (s, e)
 }
 
+/// An f64 position as double-f32: hi = the nearest f32, lo = the rest rounded to f32.
+#[inline]
+pub fn df_split(p: [f64; 2]) -> ([f32; 2], [f32; 2]) {
+    let hi = [p[0] as f32, p[1] as f32];
+    (hi, [(p[0] - hi[0] as f64) as f32, (p[1] - hi[1] as f64) as f32])
+}
+
 /// Vector from position b to position a: (a_hi − b_hi) + (a_lo − b_lo), per component.
 #[inline]
 pub fn df_sub(a_hi: [f32; 2], a_lo: [f32; 2], b_hi: [f32; 2], b_lo: [f32; 2]) -> [f32; 2] {

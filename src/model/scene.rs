@@ -200,8 +200,7 @@ impl Scene {
                 bc_velocity,
                 bc_force: [0.0, 0.0],
             });
-            let hi = [p[0] as f32, p[1] as f32];
-            let lo = [(p[0] - hi[0] as f64) as f32, (p[1] - hi[1] as f64) as f32];
+            let (hi, lo) = super::df32::df_split(*p);
             self.init.push(NodeState {
                 pos_hi: hi,
                 pos_lo: lo,
