@@ -82,7 +82,45 @@ fn is_neighbor(x: u32, d: u32) -> bool {
             return false;
         }
     }
-    return true;
+    // Evaluated for the lower index first, so that (x, d) and (d, x) run the same arithmetic and
+    // the lists stay symmetric bit for bit.
+    let a = min(x, d);
+    let b = max(x, d);
+    let reach = bx.radius + bd.radius + SHELL_SKIN_MARGIN * params.skin;
+    let reach2 = reach * reach;
+    return near_shell(a, b, reach2) || near_shell(b, a, reach2);
+}
+
+// Skin factor of the list's contact test (twin of cpu::broad_phase::SHELL_SKIN_MARGIN): a pair is
+// listed when one node is within r_C + r_D + 1.1 skin of the other's two segments.
+const SHELL_SKIN_MARGIN: f32 = 1.1;
+
+// True when node c is within sqrt(reach2) of node d or of one of d's segments prev → d, d → next
+// (twin of cpu::broad_phase::near_shell).
+fn near_shell(c: u32, d: u32, reach2: f32) -> bool {
+    let dc = df_sub(pos[c], pos[d]);
+    if (dot2(dc, dc) < reach2) {
+        return true;
+    }
+    let nd = nodes[d];
+    let ends = array<u32, 2>(nd.prev, nd.next);
+    for (var k = 0u; k < 2u; k++) {
+        let e = ends[k];
+        if (e != NONE) {
+            let de = df_sub(pos[e], pos[d]);
+            // Closest point of the segment d → e to c: d + t (e − d), t clamped to [0, 1].
+            let len2 = dot2(de, de);
+            var t = 0.0;
+            if (len2 > 0.0) {
+                t = clamp(dot2(dc, de) / len2, 0.0, 1.0);
+            }
+            let off = dc - t * de;
+            if (dot2(off, off) < reach2) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 // The 9 buckets around a cell, hash-collision duplicates replaced by NONE.

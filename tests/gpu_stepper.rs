@@ -29,8 +29,9 @@ fn list_overflow_grows_and_redoes_the_batch() {
     let mut roomy = GpuBackend::new(ctx.clone(), &scene).unwrap();
     // Capacity 8 entries: every rebuild overflows until the lists have grown.
     let mut tight = GpuBackend::with_list_capacity(ctx, &scene, Some(8)).unwrap();
-    roomy.step(300).unwrap();
-    tight.step(300).unwrap();
+    // The cells fall apart from each other: their lists are empty for the first ~500 steps.
+    roomy.step(1000).unwrap();
+    tight.step(1000).unwrap();
     assert!(tight.list_capacity() > 8, "the lists did not grow");
     let needed = roomy.read_contacts().unwrap().entries.len() as u32;
     assert!(tight.list_capacity() >= needed);
@@ -38,16 +39,20 @@ fn list_overflow_grows_and_redoes_the_batch() {
     assert_eq!(roomy.read_nodes().unwrap(), tight.read_nodes().unwrap());
 }
 
-/// An overflow in the middle of a batch: the capacity fits the first list exactly, and the
-/// falling cells need more entries at a later rebuild. Every kernel after the overflow must do
-/// nothing, and the host must redo from the overflowing step (step counter, rebuild counter and
-/// ping-pong side restored), so the run equals one that had room.
+/// An overflow in the middle of a batch: the capacity fits the lists of the first few rebuilds
+/// (those of a run 700 steps in: the cells start apart, with empty lists), and the falling cells
+/// need more entries at a later rebuild. Every kernel after the overflow must do nothing, and the
+/// host must redo from the overflowing step (step counter, rebuild counter and ping-pong side
+/// restored), so the run equals one that had room.
 #[test]
 fn list_overflow_mid_batch_resumes_at_the_overflowing_step() {
     let scene = small_packing();
     let ctx = Arc::new(gpu_for_tests());
     let mut roomy = GpuBackend::new(ctx.clone(), &scene).unwrap();
-    let first = roomy.read_contacts().unwrap().entries.len() as u32;
+    let mut probe = GpuBackend::new(ctx.clone(), &scene).unwrap();
+    probe.step(700).unwrap();
+    let first = probe.read_contacts().unwrap().entries.len() as u32;
+    assert!(first > 0, "no entries after 700 steps");
     let mut tight = GpuBackend::with_list_capacity(ctx, &scene, Some(first)).unwrap();
     assert_eq!(
         tight.list_capacity(),

@@ -157,7 +157,7 @@ const ARG_SEGMENT_MAX: u32 = 7;
 const ARG_SCANS: u32 = 8;
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
-/// (see `step_with_retry`). Packings need ~3 entries per node.
+/// (see `step_with_retry`). Packings need ~1.6 entries per node.
 fn initial_list_capacity(n_nodes: u32, max_entries: u32) -> u32 {
     (4 * n_nodes).clamp(1024, max_entries.max(1024))
 }

@@ -526,8 +526,8 @@ impl Scene {
     pub fn sim_params(&self) -> SimParams {
         // Default skin ℓ̄/5: results do not depend on the skin (the contact early out is exact and
         // a list is ordered by neighbour index, so the gather adds the same forces in the same
-        // order), only the cost does. A thin skin keeps ~3 entries per node in a dense packing
-        // instead of ~7 at ℓ̄/2 (~35 % less work per step at 400 cells) and, when nodes move fast,
+        // order), only the cost does. A thin skin keeps ~1.6 entries per node in a dense packing
+        // instead of ~4.6 at ℓ̄/2 (`near_shell`) and, when nodes move fast,
         // rebuilds more often (the falling packing of `softdem bench --scene fall`: 2.5× the
         // rebuilds, the same total time).
         let skin = self.skin.unwrap_or(DEFAULT_SKIN_FRACTION * self.mean_segment());
