@@ -157,16 +157,16 @@ const ARG_SEGMENT_MAX: u32 = 7;
 const ARG_SCANS: u32 = 8;
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
-/// (see `step_with_retry`). Packings need ~1.6 entries per node.
+/// (see `step_with_retry`). The dense bench packing needs ~1.6 entries per node (`near_shell`).
 fn initial_list_capacity(n_nodes: u32, max_entries: u32) -> u32 {
-    (4 * n_nodes).clamp(1024, max_entries.max(1024))
+    (2 * n_nodes).clamp(1024, max_entries.max(1024))
 }
 
-/// Contact slots before the first step for a list of `list_capacity` entries: one per 32 entries
-/// (~1 % of the entries of the dense bench packing hold a contact, a few per cent of the loaded
-/// 10,000-cell packing); the pool grows on overflow (see `step_with_retry`).
+/// Contact slots before the first step for a list of `list_capacity` entries: one per 16 entries
+/// (~2 % of the entries of the dense bench packing hold a contact); the pool grows on overflow
+/// (see `step_with_retry`).
 fn initial_pool_capacity(list_capacity: u32) -> u32 {
-    (list_capacity / 32).max(256)
+    (list_capacity / 16).max(256)
 }
 
 /// GPU memory the buffers of `GpuBackend::new` take for `scene` (the main ones: node, list, body
