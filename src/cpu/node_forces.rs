@@ -54,7 +54,7 @@ pub fn node_forces(
 
 /// Shell, contact and cohesive-link forces on node X (twin of `node_force_sum`).
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 pub fn node_force_sum(
     x: usize,
     nodes: &[NodeRecord],
@@ -158,8 +158,14 @@ pub fn node_force_sum(
             f[1] -= ms.cap_force[1];
         }
     }
-    // Cohesive links (§7): + force on a, − on b; entries are link · 2 + side.
-    for &e in &link_list[link_start[x] as usize..link_start[x + 1] as usize] {
+    // Cohesive links (§7): + force on a, − on b; entries are link · 2 + side. (The emptiness test
+    // is loop-invariant in the stepper's node loop: scenes without links skip the table.)
+    let links = if link_list.is_empty() {
+        &[]
+    } else {
+        &link_list[link_start[x] as usize..link_start[x + 1] as usize]
+    };
+    for &e in links {
         let lf = link_force[(e >> 1) as usize];
         if e & 1 == 0 {
             f[0] += lf[0];
