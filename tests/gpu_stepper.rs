@@ -1,7 +1,7 @@
 //! GPU stepper mechanics, each checked against the CPU twin: neighbour-list and contact-slot pool
 //! growth after an overflow (the overflowing step is redone, so the result equals a run that had
 //! room), bit-identical reruns, and the init pass (forces of the initial state equal the CPU's to a
-//! stated tolerance).
+//! stated tolerance), and the neighbour lists equal the CPU twin's.
 
 use softdem::backend::Backend;
 use softdem::cpu::CpuBackend;
@@ -210,5 +210,31 @@ fn export_import_resumes_bit_for_bit_on_both_backends() {
             "{}",
             straight.name()
         );
+    }
+}
+
+/// The list build's twins agree: from the same positions (the initial state) the GPU's
+/// neighbour lists — the cut-off circle and the shell test `near_shell` — are the CPU's, entry
+/// for entry, on the dense bench packing and on a tissue (cells close together, cohesive links).
+#[test]
+fn neighbour_lists_equal_the_cpu_twins() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tissue = softdem::scenario::Scenario::load(&root.join("scenarios/tissue_elastic.toml"))
+        .unwrap()
+        .build()
+        .unwrap()
+        .scene;
+    let ctx = Arc::new(gpu_for_tests());
+    for (name, scene) in [("bench", softdem::scenes::compaction_bench(36).0), ("tissue", tissue)] {
+        let gpu = GpuBackend::new(ctx.clone(), &scene).unwrap().read_contacts().unwrap();
+        let cpu = CpuBackend::new(&scene).unwrap().read_contacts().unwrap();
+        assert!(
+            cpu.entries.len() > scene.nodes.len(),
+            "{name}: only {} entries for {} nodes",
+            cpu.entries.len(),
+            scene.nodes.len()
+        );
+        assert_eq!(gpu.start, cpu.start, "{name}: list offsets differ");
+        assert_eq!(gpu.entries, cpu.entries, "{name}: list entries differ");
     }
 }
