@@ -283,13 +283,8 @@ mod tests {
     /// With `SHELL_SKIN_MARGIN` at 0.95 instead of 1.1 this test fails.
     #[test]
     fn list_holds_every_contact_until_the_next_build() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::scenes::SplitMix(0x2545_F491_4F6C_DD1D);
+        let mut rnd = move || rng.next_f64();
         const N: usize = 16;
         let ring = |body: u32| -> Vec<NodeRecord> {
             (0..N as u32)

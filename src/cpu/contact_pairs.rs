@@ -159,13 +159,8 @@ mod tests {
     /// and it does reject most entries that cannot touch.
     #[test]
     fn out_of_reach_rejects_only_entries_without_contact() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::scenes::SplitMix(0x9E37_79B9_7F4A_7C15);
+        let mut rnd = move || rng.next_f64();
         let (mut rejected, mut kept, mut touching_at_margin) = (0, 0, 0);
         for k in 0..200_000 {
             let o = [2e3 * (rnd() - 0.5), 2e3 * (rnd() - 0.5)];
