@@ -148,8 +148,10 @@ impl CpuBackend {
         } else {
             (&hi[0], &mut lo[0])
         };
-        let (nodes, bcs) = (&self.nodes, &self.bcs);
-        let x_ref = &self.x_ref;
+        // Slices, not `&Vec`s: the loops below then read each table's address and length once
+        // instead of through the Vec at every node.
+        let (nodes, bcs) = (self.nodes.as_slice(), self.bcs.as_slice());
+        let x_ref = self.x_ref.as_slice();
         let old_ro: &[NodeState] = old;
         // 1. integrate: x_{n+1}, v_{n+½} (into the new state's `vel` until node_forces).
         let disp = new
@@ -174,8 +176,8 @@ impl CpuBackend {
             f32::INFINITY
         };
         // 2. core_area: enclosed areas and core pressures.
-        let bodies = &self.bodies;
-        let materials = &self.materials;
+        let bodies = self.bodies.as_slice();
+        let materials = self.materials.as_slice();
         {
             let new_ro: &[NodeState] = new;
             self.body_state
@@ -205,9 +207,9 @@ impl CpuBackend {
         //    contact_pairs (per node C: its entries' slots, appended to the chunk's pool). Independent
         //    kernels on the GPU; here one parallel loop runs both over each chunk of nodes.
         let new_ro: &[NodeState] = new;
-        let start = &self.start;
-        let entries = &self.entries;
-        let body_state = &self.body_state;
+        let start = self.start.as_slice();
+        let entries = self.entries.as_slice();
+        let body_state = self.body_state.as_slice();
         let (index_lo, index_hi) = self.slot_index.split_at_mut(1);
         let (old_index, new_index) = if self.side == 0 {
             (&index_lo[0], &mut index_hi[0])
@@ -221,6 +223,7 @@ impl CpuBackend {
             (&pool_hi[0], &mut pool_lo[0])
         };
         {
+            let (old_index, old_pool) = (old_index.as_slice(), old_pool.as_slice());
             let index_chunks = split_by_chunks(new_index, start, CHUNK);
             self.shell
                 .par_chunks_mut(CHUNK)
@@ -306,12 +309,21 @@ impl CpuBackend {
     fn step_end(&mut self, modal: Option<&[[f32; 2]]>) {
         let p = self.params;
         let new = &mut self.state[1 - self.side];
-        let (nodes, bcs, bodies, start, entries) = (&self.nodes, &self.bcs, &self.bodies, &self.start, &self.entries);
+        // Slices, not `&Vec`s (see step_begin).
+        let (nodes, bcs, bodies) = (self.nodes.as_slice(), self.bcs.as_slice(), self.bodies.as_slice());
+        let (start, entries) = (self.start.as_slice(), self.entries.as_slice());
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
-        let shell = &self.shell;
-        let (slot_index, pool) = (&self.slot_index[1 - self.side], &self.pool[1 - self.side]);
-        let slot_marks = &self.slot_marks;
-        let (link_start, link_list, link_force) = (&self.link_start, &self.link_list, &self.link_force);
+        let shell = self.shell.as_slice();
+        let (slot_index, pool) = (
+            self.slot_index[1 - self.side].as_slice(),
+            self.pool[1 - self.side].as_slice(),
+        );
+        let slot_marks = self.slot_marks.as_slice();
+        let (link_start, link_list, link_force) = (
+            self.link_start.as_slice(),
+            self.link_list.as_slice(),
+            self.link_force.as_slice(),
+        );
         new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
             for (j, s) in sc.iter_mut().enumerate() {
                 let x = k * CHUNK + j;
