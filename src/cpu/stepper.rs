@@ -148,8 +148,8 @@ impl CpuBackend {
         } else {
             (&hi[0], &mut lo[0])
         };
-        // Slices, not `&Vec`s: the loops below then read each table's address and length once
-        // instead of through the Vec at every node.
+        // Slices, not `&Vec`s, copied into `move` closures: the loops below then read each
+        // table's address and length once instead of through the Vec at every node.
         let (nodes, bcs) = (self.nodes.as_slice(), self.bcs.as_slice());
         let x_ref = self.x_ref.as_slice();
         let old_ro: &[NodeState] = old;
@@ -157,7 +157,7 @@ impl CpuBackend {
         let disp = new
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .map(|(k, sc)| {
+            .map(move |(k, sc)| {
                 let mut d = 0.0f32;
                 for (j, s) in sc.iter_mut().enumerate() {
                     let i = k * CHUNK + j;
@@ -230,7 +230,7 @@ impl CpuBackend {
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
                 .zip(self.slot_marks.par_chunks_mut(CHUNK / 32))
                 .enumerate()
-                .for_each(|(k, ((sh, (si, cp)), marks))| {
+                .for_each(move |(k, ((sh, (si, cp)), marks))| {
                     let c0 = k * CHUNK;
                     let base = start[c0] as usize;
                     cp.clear();
@@ -324,7 +324,7 @@ impl CpuBackend {
             self.link_list.as_slice(),
             self.link_force.as_slice(),
         );
-        new.par_chunks_mut(CHUNK).enumerate().for_each(|(k, sc)| {
+        new.par_chunks_mut(CHUNK).enumerate().for_each(move |(k, sc)| {
             for (j, s) in sc.iter_mut().enumerate() {
                 let x = k * CHUNK + j;
                 let u = node_forces(
