@@ -20,12 +20,13 @@ pub fn stretch(m: &Material, a: &NodeState, b: &NodeState, va: [f32; 2], vb: [f3
     let d = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
     let l = dot(d, d).sqrt();
     let u = [d[0] / l, d[1] / l];
-    let mut f = m.k_s * (rest - l);
-    let mut rest_new = rest;
-    if f.abs() > m.f_s_yield {
-        f = if f > 0.0 { m.f_s_yield } else { -m.f_s_yield };
-        rest_new = l + f / m.k_s;
-    }
+    let elastic = m.k_s * (rest - l);
+    // Return mapping as selects, not a branch: in a pressed packing whether a segment yields
+    // this step is close to a coin toss, which a branch predictor cannot learn.
+    let capped = if elastic > 0.0 { m.f_s_yield } else { -m.f_s_yield };
+    let yielded = elastic.abs() > m.f_s_yield;
+    let f = if yielded { capped } else { elastic };
+    let rest_new = if yielded { l + capped / m.k_s } else { rest };
     let rate = u[0] * (vb[0] - va[0]) + u[1] * (vb[1] - va[1]);
     let f_total = f - m.c_s * rate;
     Stretch {
