@@ -25,8 +25,10 @@
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
 // flags[6]: slots appended in this step; flags[7] = 1: the pool overflowed.
 @group(0) @binding(10) var<storage, read_write> flags: array<atomic<u32>>;
-// Slot marks, one bit per node (twin of cpu::stepper's slot_marks, `has_slots`).
-@group(0) @binding(12) var<storage, read_write> slot_marks: array<u32>;
+// Marks, two halves of ceil(n/32) words (twin of cpu::stepper's slot_marks): slot marks, one bit
+// per node that got a slot (`has_slots`), stored per workgroup; gather marks, one bit per node a
+// slot acts on (`gathers`), ORed in by any thread (shell_forces cleared them).
+@group(0) @binding(12) var<storage, read_write> slot_marks: array<atomic<u32>>;
 
 var<workgroup> group_marks: array<atomic<u32>, 2>;
 
@@ -93,8 +95,13 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     // The workgroup's nodes start at a multiple of 64: words (c − lid) / 32 + 0 and + 1.
     let first = c - lid.x + 32u * lid.x;
     if (lid.x < 2u && first < params.n_nodes) {
-        slot_marks[first >> 5u] = atomicLoad(&group_marks[lid.x]);
+        atomicStore(&slot_marks[first >> 5u], atomicLoad(&group_marks[lid.x]));
     }
+}
+
+// Sets node x's gather mark (the marks' second half; OR is order-free, so runs stay identical).
+fn mark_gather(x: u32) {
+    atomicOr(&slot_marks[marks_words() + (x >> 5u)], 1u << (x & 31u));
 }
 
 // The contacts of node C's entries; true when C got any slot (twin of cpu::contact_pairs).
@@ -177,6 +184,12 @@ fn node_contacts(c: u32) -> bool {
                 pool[i] = s;
                 index = i;
                 any_slot = true;
+                // The nodes the slot's forces act on (twin: the `gather` list of the CPU).
+                mark_gather(c);
+                mark_gather(d);
+                if ((s.flags & SLOT_SEG) != 0u) {
+                    mark_gather(nd.next);
+                }
             } else {
                 atomicStore(&flags[7], 1u);
                 atomicStore(&flags[1], 1u);

@@ -167,6 +167,12 @@ fn opaque(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) ^ params.opaque_zero);
 }
 
+// Words in each half of the marks buffer (slot marks, then gather marks): ceil(n / 32)
+// (twin: model::layout::gathers, which takes the half of the array's length).
+fn marks_words() -> u32 {
+    return (params.n_nodes + 31u) / 32u;
+}
+
 // ---- Double-f32 positions and deterministic functions (twins in src/model/df32.rs). ----
 
 // (hi, lo) + d for one coordinate: TwoSum of hi and (lo + d). Returns (hi', lo').

@@ -53,6 +53,11 @@ fn has_slots(x: u32) -> bool {
     return (slot_marks[x >> 5u] & (1u << (x & 31u))) != 0u;
 }
 
+// True when one of this step's slots acts on node x (twin of model::layout::gathers).
+fn gathers(x: u32) -> bool {
+    return (slot_marks[marks_words() + (x >> 5u)] & (1u << (x & 31u))) != 0u;
+}
+
 // Shell, contact and cohesive-link forces on node X.
 fn node_force_sum(x: u32) -> vec2<f32> {
     let n = nodes[x];
@@ -99,7 +104,12 @@ fn node_force_sum(x: u32) -> vec2<f32> {
     // (has_slots), so its entries, or the mirror entries in its list, are not looked at: the
     // terms skipped are the absent ones, the sum and its order are the same.
     let x_marked = has_slots(x);
-    for (var e = start[x]; e < start[x + 1u]; e++) {
+    // No slot of this step acts on X (`gathers`): none of its entries has a term.
+    var e_end = start[x];
+    if (gathers(x)) {
+        e_end = start[x + 1u];
+    }
+    for (var e = start[x]; e < e_end; e++) {
         let en = entries[e];
         let d_marked = has_slots(en.neighbor);
         if (!x_marked && !d_marked) {

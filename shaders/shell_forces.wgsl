@@ -13,10 +13,16 @@
 @group(0) @binding(8) var<storage, read_write> shell: array<ShellForce>;
 // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
 @group(0) @binding(9) var<storage, read> flags: array<u32>;
+// The marks (see contact_pairs.wgsl): this kernel clears the gather marks that contact_pairs,
+// next, ORs into (node_forces of the step before has read them).
+@group(0) @binding(10) var<storage, read_write> slot_marks: array<u32>;
 
 @compute @workgroup_size(64)
 fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
+    if (x < params.n_nodes && (x & 31u) == 0u) {
+        slot_marks[marks_words() + (x >> 5u)] = 0u;
+    }
     if (x >= params.n_nodes || flags[1] != 0u) {
         return;
     }

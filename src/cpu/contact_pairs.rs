@@ -11,7 +11,9 @@
 //! and an entry without a slot has none. An overflowing GPU pool thus leaves the step's inputs
 //! intact for the redo. The function returns whether C got any slot, C's bit of the slot marks
 //! (`has_slots`) that the stepper's chunk writes (on the GPU, the workgroup's 64 threads OR their
-//! bits together and write two words).
+//! bits together and write two words), and lists in `gather` the nodes each new slot acts on
+//! (C, D and, for a segment contact, D's successor), whose gather marks (`gathers`) the stepper
+//! sets (on the GPU, `atomicOr` into the marks' second half).
 
 use super::contact::*;
 use crate::model::df32::{cross, df_sub, dot};
@@ -53,6 +55,7 @@ pub fn contact_pairs(
     old_pool: &[ContactSlot],
     slot_index: &mut [u32],
     pool: &mut Vec<ContactSlot>,
+    gather: &mut Vec<u32>,
 ) -> bool {
     let before = pool.len();
     let lp = LawParams::from(p);
@@ -131,6 +134,12 @@ pub fn contact_pairs(
         }
         *index = if s.flags != 0 {
             pool.push(s);
+            // The nodes the slot's forces act on, for their gather marks (`gathers`; the WGSL
+            // twin ORs the bits in directly).
+            gather.extend_from_slice(&[c as u32, d]);
+            if s.flags & SLOT_SEG != 0 {
+                gather.push(nd.next);
+            }
             (pool.len() - 1) as u32
         } else {
             NO_SLOT

@@ -112,13 +112,20 @@ pub fn node_force_sum(
     // Contacts: own slots (X as node C), reactions from the neighbours' slots (X as segment end).
     // Entries without a contact have no slot (`NO_SLOT`); a node without any slot is unmarked
     // (`has_slots`), so its entries, or the mirror entries in its list, are not looked at: the
-    // terms skipped are the absent ones, the sum and its order are the same.
+    // terms skipped are the absent ones, the sum and its order are the same. `slot_marks` holds
+    // both halves of the marks (slot marks, then gather marks).
     let slot = |e: u32| -> Option<&ContactSlot> {
         let i = slot_index[e as usize];
         (i != NO_SLOT).then(|| &pool[i as usize])
     };
     let x_marked = has_slots(slot_marks, x as u32);
-    for e in start[x]..start[x + 1] {
+    // No slot of this step acts on X (`gathers`): none of its entries has a term.
+    let entries_of_x = if gathers(slot_marks, x as u32) {
+        start[x]..start[x + 1]
+    } else {
+        0..0
+    };
+    for e in entries_of_x {
         let en = entries[e as usize];
         let d_marked = has_slots(slot_marks, en.neighbor);
         if !x_marked && !d_marked {

@@ -44,8 +44,11 @@ pub struct CpuBackend {
     pool: [Vec<ContactSlot>; 2],
     /// One pool per chunk of nodes, appended to by contact_pairs (kept to reuse the memory).
     chunk_pools: Vec<Vec<ContactSlot>>,
-    /// This step's slot marks (`has_slots`): one bit per node, written by the chunks of
-    /// contact_pairs (a chunk is a whole number of words), read by node_forces.
+    /// Per chunk: the nodes its new slots act on, whose gather marks the stepper sets.
+    chunk_gathers: Vec<Vec<u32>>,
+    /// This step's marks, read by node_forces, in two halves of n/32 words: the slot marks
+    /// (`has_slots`), one bit per node, written by the chunks of contact_pairs (a chunk is a
+    /// whole number of words); then the gather marks (`gathers`), set from `chunk_gathers`.
     slot_marks: Vec<u32>,
     /// shell_forces output of each node.
     shell: Vec<ShellForce>,
@@ -84,7 +87,8 @@ impl CpuBackend {
             slot_index: [vec![], vec![]],
             pool: [vec![], vec![]],
             chunk_pools: vec![Vec::new(); n.div_ceil(CHUNK)],
-            slot_marks: vec![0; n.div_ceil(32)],
+            chunk_gathers: vec![Vec::new(); n.div_ceil(CHUNK)],
+            slot_marks: vec![0; 2 * n.div_ceil(32)],
             shell: vec![ShellForce::default(); n],
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
@@ -225,15 +229,18 @@ impl CpuBackend {
         {
             let (old_index, old_pool) = (old_index.as_slice(), old_pool.as_slice());
             let index_chunks = split_by_chunks(new_index, start, CHUNK);
+            let words = self.slot_marks.len() / 2;
             self.shell
                 .par_chunks_mut(CHUNK)
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
-                .zip(self.slot_marks.par_chunks_mut(CHUNK / 32))
+                .zip(self.slot_marks[..words].par_chunks_mut(CHUNK / 32))
+                .zip(self.chunk_gathers.par_iter_mut())
                 .enumerate()
-                .for_each(move |(k, ((sh, (si, cp)), marks))| {
+                .for_each(move |(k, (((sh, (si, cp)), marks), gather))| {
                     let c0 = k * CHUNK;
                     let base = start[c0] as usize;
                     cp.clear();
+                    gather.clear();
                     marks.fill(0);
                     for (j, rec) in sh.iter_mut().enumerate() {
                         let c = c0 + j;
@@ -251,10 +258,17 @@ impl CpuBackend {
                             old_pool,
                             &mut si[e0..e1],
                             cp,
+                            gather,
                         );
                         marks[j / 32] |= (has_slots as u32) << (j % 32);
                     }
                 });
+            // Gather marks (second half): few nodes have a contact, so this is a short loop.
+            let (_, gather_marks) = self.slot_marks.split_at_mut(words);
+            gather_marks.fill(0);
+            for &x in self.chunk_gathers.iter().flatten() {
+                gather_marks[(x >> 5) as usize] |= 1 << (x & 31);
+            }
         }
         // The chunks' pools become one (the GPU's single pool, filled in another order), and each
         // chunk's slot indices move by the slots before it.

@@ -123,7 +123,8 @@ pub struct GpuBackend {
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
-    /// Slot marks: one bit per node, written by contact_pairs, read by node_forces (`has_slots`).
+    /// Slot marks then gather marks, one bit per node each, written by contact_pairs (shell_forces
+    /// clears the gather half), read by node_forces (`has_slots`, `gathers`).
     slot_marks: GpuArray<u32>,
     body_state: GpuArray<BodyState>,
     flags: GpuArray<u32>,
@@ -179,10 +180,10 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
     // Both node states (the new one holds v_{n+½} during a step), node, ShellForce, x_ref,
-    // bucket_nodes, nbr_count, live_start; slot marks (one bit per node).
+    // bucket_nodes, nbr_count, live_start; slot and gather marks (two bits per node).
     let per_node =
         2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 3 * 4;
-    let marks = 4 * n.div_ceil(32);
+    let marks = 2 * 4 * n.div_ceil(32);
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
@@ -304,7 +305,8 @@ impl GpuBackend {
             ],
             shell: GpuArray::zeroed(c, "shell", n as usize)?,
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
-            slot_marks: GpuArray::zeroed(c, "slot_marks", (n as usize).div_ceil(32))?,
+            // Slot marks, then gather marks (`model::layout::gathers`).
+            slot_marks: GpuArray::zeroed(c, "slot_marks", 2 * (n as usize).div_ceil(32))?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
             flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0])?,
@@ -528,6 +530,7 @@ impl GpuBackend {
                     (6, new),
                     (8, self.shell.buffer()),
                     (9, self.flags.buffer()),
+                    (10, self.slot_marks.buffer()),
                 ],
             );
             let node_forces = k.node_forces.bind(c, &self.node_forces_table(params, s));

@@ -242,6 +242,18 @@ pub fn has_slots(marks: &[u32], x: u32) -> bool {
     marks[(x >> 5) as usize] & (1 << (x & 31)) != 0
 }
 
+/// Gather marks, the second half of the marks array (`marks.len() / 2` words in each half):
+/// bit x is set when one of this step's contact slots acts on node X — as node C, as node D, or
+/// as D's successor (the end of segment D → D+1). A node without it has no contact force at all,
+/// so `node_forces` skips its whole entry loop; in a packing that is most nodes, and the loop's
+/// data-dependent exit is no longer paid for them. `contact_pairs` sets the bits (GPU:
+/// `atomicOr`; CPU: the stepper, from the nodes each chunk's contact_pairs listed), `shell_forces`
+/// clears them on the GPU one step ahead, the CPU stepper before it sets them.
+#[inline]
+pub fn gathers(marks: &[u32], x: u32) -> bool {
+    has_slots(&marks[marks.len() / 2..], x)
+}
+
 /// Forces of the contacts owned by one neighbour entry (node C of the list, neighbour D):
 /// C against segment (D → next D), and the cap contact C–D when C < D. Only entries with an active
 /// contact get one: slots live in a pool (`contact_pairs` appends them) and each entry's
