@@ -1,7 +1,7 @@
 //! GPU stepper mechanics, each checked against the CPU twin: neighbour-list and contact-slot pool
 //! growth after an overflow (the overflowing step is redone, so the result equals a run that had
 //! room), bit-identical reruns, the init pass (forces of the initial state equal the CPU's to a
-//! stated tolerance); and the neighbour lists equal the CPU twin's.
+//! stated tolerance) and the list build (the same neighbour lists as the CPU's).
 
 use softdem::backend::Backend;
 use softdem::cpu::CpuBackend;
