@@ -102,7 +102,7 @@ pub fn is_neighbor(p: &SimParams, nodes: &[NodeRecord], bodies: &[Body], pos: &[
     // Evaluated for the lower index first, so that (x, d) and (d, x) run the same arithmetic and
     // the lists stay symmetric bit for bit.
     let (a, b) = (x.min(d), x.max(d));
-    let reach = bodies[nx.body as usize].radius + bodies[nd.body as usize].radius + SHELL_SKIN_MARGIN * p.skin;
+    let reach = bx.radius + bd.radius + SHELL_SKIN_MARGIN * p.skin;
     let reach2 = reach * reach;
     near_shell(nodes, pos, a, b, reach2) || near_shell(nodes, pos, b, a, reach2)
 }
