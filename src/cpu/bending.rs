@@ -10,52 +10,41 @@
 //! stored plastic state.
 
 use crate::model::df32::{atan2_det, cross, df_sub, dot, perp};
-use crate::model::*;
+use crate::model::lanes::{Point, Real, ShellMaterial};
 
-pub struct Bending {
+pub struct Bending<T> {
     /// Total moment (elastic-plastic + dashpot) acting at the vertex.
-    pub moment: f32,
+    pub moment: T,
     /// Updated plastic reference angle.
-    pub theta_p: f32,
+    pub theta_p: T,
     /// ∂θ/∂x_a = perp(e1)/ℓ1² and ∂θ/∂x_c = perp(e2)/ℓ2²; ∂θ/∂x_v = −(both).
-    pub grad_a: [f32; 2],
-    pub grad_c: [f32; 2],
+    pub grad_a: [T; 2],
+    pub grad_c: [T; 2],
 }
 
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn bending(
-    m: &Material,
-    a: &NodeState,
-    v: &NodeState,
-    c: &NodeState,
-    va: [f32; 2],
-    vv: [f32; 2],
-    vc: [f32; 2],
-    theta_p: f32,
-) -> Bending {
-    let e1 = df_sub(v.pos_hi, v.pos_lo, a.pos_hi, a.pos_lo);
-    let e2 = df_sub(c.pos_hi, c.pos_lo, v.pos_hi, v.pos_lo);
+/// At one vertex (`T = f32`) or at one vertex per lane (`F8`, same bits per lane).
+#[inline(always)]
+pub fn bending<T: Real>(m: &ShellMaterial<T>, a: &Point<T>, v: &Point<T>, c: &Point<T>, theta_p: T) -> Bending<T> {
+    let k = T::splat;
+    let e1 = df_sub(v.hi, v.lo, a.hi, a.lo);
+    let e2 = df_sub(c.hi, c.lo, v.hi, v.lo);
     let theta = atan2_det(cross(e1, e2), dot(e1, e2));
+    let pi = std::f32::consts::PI;
     let mut dtheta = theta - theta_p;
-    if dtheta > std::f32::consts::PI {
-        dtheta -= 2.0 * std::f32::consts::PI;
-    }
-    if dtheta < -std::f32::consts::PI {
-        dtheta += 2.0 * std::f32::consts::PI;
-    }
-    let mut moment = m.k_b * dtheta;
-    let mut theta_p_new = theta_p;
-    if moment.abs() > m.m_b_yield {
-        moment = if moment > 0.0 { m.m_b_yield } else { -m.m_b_yield };
-        theta_p_new = theta - moment / m.k_b;
-    }
+    dtheta = T::select(dtheta.gt(k(pi)), dtheta - k(2.0 * pi), dtheta);
+    dtheta = T::select(dtheta.lt(k(-pi)), dtheta + k(2.0 * pi), dtheta);
+    let moment = m.k_b * dtheta;
+    // Return mapping: |M| > M_b^Y → M = ±M_b^Y and θ_p follows.
+    let yielded = moment.abs().gt(m.m_b_yield);
+    let moment = T::select(yielded, T::select(moment.gt(k(0.0)), m.m_b_yield, -m.m_b_yield), moment);
+    let theta_p_new = T::select(yielded, theta - moment / m.k_b, theta_p);
     let p1 = perp(e1);
     let p2 = perp(e2);
     let l1sq = dot(e1, e1);
     let l2sq = dot(e2, e2);
     let grad_a = [p1[0] / l1sq, p1[1] / l1sq];
     let grad_c = [p2[0] / l2sq, p2[1] / l2sq];
+    let (va, vv, vc) = (a.vel, v.vel, c.vel);
     let rate = (grad_a[0] * (va[0] - vv[0]) + grad_a[1] * (va[1] - vv[1]))
         + (grad_c[0] * (vc[0] - vv[0]) + grad_c[1] * (vc[1] - vv[1]));
     Bending {

@@ -3,12 +3,12 @@
 //! shell's area (+1 counter-clockwise), so the normal (e_y, −e_x)·orientation points outward.
 
 use crate::model::df32::df_sub;
-use crate::model::*;
+use crate::model::lanes::{Point, Real};
 
 /// Force on each end node of segment a → b.
-#[inline]
-pub fn core_pressure(depth: f32, pressure: f32, orientation: f32, a: &NodeState, b: &NodeState) -> [f32; 2] {
-    let e = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
-    let h = 0.5 * depth * pressure * orientation;
+#[inline(always)]
+pub fn core_pressure<T: Real>(depth: T, pressure: T, orientation: T, a: &Point<T>, b: &Point<T>) -> [T; 2] {
+    let e = df_sub(b.hi, b.lo, a.hi, a.lo);
+    let h = T::splat(0.5) * depth * pressure * orientation;
     [h * e[1], -h * e[0]]
 }

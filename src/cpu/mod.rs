@@ -12,6 +12,7 @@ pub mod integrate;
 pub mod node_forces;
 pub mod scan;
 pub mod shell_forces;
+pub mod shell_lanes;
 pub mod stepper;
 pub mod stretch;
 

@@ -9,6 +9,7 @@
 use super::bending::bending;
 use super::core_pressure::core_pressure;
 use super::stretch::stretch;
+use crate::model::lanes::{Point, ShellMaterial};
 use crate::model::*;
 
 /// Node x's record.
@@ -33,32 +34,24 @@ pub fn shell_forces(
     if body.flags & BODY_FROZEN != 0 {
         return out;
     }
-    let m = materials[body.material as usize];
+    let m = ShellMaterial::from(&materials[body.material as usize]);
     if n.next != NONE {
         let b = n.next as usize;
+        let (px, pb) = (Point::from(&pos[x]), Point::from(&pos[b]));
         // Stretch (eq 1–2) of the owned segment X → X+1.
-        let s = stretch(&m, &pos[x], &pos[b], pos[x].vel, pos[b].vel, old[x].seg_rest);
+        let s = stretch(&m, &px, &pb, old[x].seg_rest);
         out.stretch = s.force_on_b;
         out.seg_rest = s.rest;
         // Core pressure on the owned segment (§2.4), the force on each end.
         if body.flags & BODY_CLOSED != 0 && body.core_model != CORE_NONE {
             let bs = body_state[n.body as usize];
             let orientation = if bs.area >= 0.0 { 1.0 } else { -1.0 };
-            out.pressure = core_pressure(m.depth, bs.pressure, orientation, &pos[x], &pos[b]);
+            out.pressure = core_pressure(m.depth, bs.pressure, orientation, &px, &pb);
         }
         // Bending (eq 3, 9–10) of the owned vertex X: F = −M ∂θ/∂x on X−1 and X+1.
         if n.prev != NONE {
-            let a = n.prev as usize;
-            let bd = bending(
-                &m,
-                &pos[a],
-                &pos[x],
-                &pos[b],
-                pos[a].vel,
-                pos[x].vel,
-                pos[b].vel,
-                old[x].theta_p,
-            );
+            let pa = Point::from(&pos[n.prev as usize]);
+            let bd = bending(&m, &pa, &px, &pb, old[x].theta_p);
             out.bend_a = [bd.moment * bd.grad_a[0], bd.moment * bd.grad_a[1]];
             out.bend_c = [bd.moment * bd.grad_c[0], bd.moment * bd.grad_c[1]];
             out.theta_p = bd.theta_p;

@@ -9,7 +9,7 @@ use super::core_area::core_area;
 use super::integrate::integrate;
 use super::node_forces::node_forces;
 use super::scan::prefix_scan;
-use super::shell_forces::shell_forces;
+use super::shell_lanes::{lane_bodies, shell_forces_run};
 use crate::backend::{slots_from_histories, slots_per_entry, Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use rayon::prelude::*;
@@ -25,6 +25,8 @@ pub struct CpuBackend {
     nodes: Vec<NodeRecord>,
     bcs: Vec<NodeBc>,
     bodies: Vec<Body>,
+    /// Per body: whether the shell pass may take it eight nodes at a time (`shell_lanes`).
+    lane_ok: Vec<bool>,
     materials: Vec<Material>,
     /// Ping-pong node state: `state[side]` is step n.
     state: [Vec<NodeState>; 2],
@@ -73,6 +75,7 @@ impl CpuBackend {
         let mut be = CpuBackend {
             params,
             scene_nodes: scene.nodes.clone(),
+            lane_ok: lane_bodies(&device.0, &scene.bodies),
             nodes: device.0,
             bcs: device.1,
             bodies: scene.bodies.clone(),
@@ -214,6 +217,7 @@ impl CpuBackend {
         let start = self.start.as_slice();
         let entries = self.entries.as_slice();
         let body_state = self.body_state.as_slice();
+        let lane_ok = self.lane_ok.as_slice();
         let (index_lo, index_hi) = self.slot_index.split_at_mut(1);
         let (old_index, new_index) = if self.side == 0 {
             (&index_lo[0], &mut index_hi[0])
@@ -242,9 +246,10 @@ impl CpuBackend {
                     cp.clear();
                     gather.clear();
                     marks.fill(0);
-                    for (j, rec) in sh.iter_mut().enumerate() {
+                    // shell_forces of the chunk's nodes, eight at a time (the same bits).
+                    shell_forces_run(c0, nodes, bodies, materials, body_state, lane_ok, old_ro, new_ro, sh);
+                    for j in 0..sh.len() {
                         let c = c0 + j;
-                        *rec = shell_forces(c, nodes, bodies, materials, body_state, old_ro, new_ro);
                         let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
                         let has_slots = contact_pairs(
                             c,

@@ -5,28 +5,30 @@
 //! total form of the incremental eq 1–2). An optional dashpot adds −c_s dℓ/dt (not plastic).
 
 use crate::model::df32::{df_sub, dot};
-use crate::model::*;
+use crate::model::lanes::{Point, Real, ShellMaterial};
 
 /// Result of the stretch law on segment a → b.
-pub struct Stretch {
+pub struct Stretch<T> {
     /// Force on node b (node a receives the opposite).
-    pub force_on_b: [f32; 2],
+    pub force_on_b: [T; 2],
     /// Updated plastic rest length.
-    pub rest: f32,
+    pub rest: T,
 }
 
-#[inline]
-pub fn stretch(m: &Material, a: &NodeState, b: &NodeState, va: [f32; 2], vb: [f32; 2], rest: f32) -> Stretch {
-    let d = df_sub(b.pos_hi, b.pos_lo, a.pos_hi, a.pos_lo);
+/// On one segment (`T = f32`) or on one segment per lane (`F8`, the same bits in each lane).
+#[inline(always)]
+pub fn stretch<T: Real>(m: &ShellMaterial<T>, a: &Point<T>, b: &Point<T>, rest: T) -> Stretch<T> {
+    let d = df_sub(b.hi, b.lo, a.hi, a.lo);
     let l = dot(d, d).sqrt();
     let u = [d[0] / l, d[1] / l];
     let elastic = m.k_s * (rest - l);
     // Return mapping as selects, not a branch: in a pressed packing whether a segment yields
     // this step is close to a coin toss, which a branch predictor cannot learn.
-    let capped = if elastic > 0.0 { m.f_s_yield } else { -m.f_s_yield };
-    let yielded = elastic.abs() > m.f_s_yield;
-    let f = if yielded { capped } else { elastic };
-    let rest_new = if yielded { l + capped / m.k_s } else { rest };
+    let capped = T::select(elastic.gt(T::splat(0.0)), m.f_s_yield, -m.f_s_yield);
+    let yielded = elastic.abs().gt(m.f_s_yield);
+    let f = T::select(yielded, capped, elastic);
+    let rest_new = T::select(yielded, l + capped / m.k_s, rest);
+    let (va, vb) = (a.vel, b.vel);
     let rate = u[0] * (vb[0] - va[0]) + u[1] * (vb[1] - va[1]);
     let f_total = f - m.c_s * rate;
     Stretch {

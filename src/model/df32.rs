@@ -6,6 +6,9 @@
 //! Relative vectors are formed as (hi_a − hi_b) + (lo_a − lo_b), exact to f32 rounding of the
 //! difference. The WGSL twins live in `shaders/common.wgsl` with the same names and operations,
 //! so both backends round identically (no fused multiply-add is written anywhere).
+//! The relative-vector helpers are generic over `Real`, so the shell laws also run on lanes.
+
+use super::lanes::Real;
 
 /// (hi, lo) + d for one coordinate, TwoSum of hi and (lo + d).
 #[inline]
@@ -25,8 +28,8 @@ pub fn df_split(p: [f64; 2]) -> ([f32; 2], [f32; 2]) {
 }
 
 /// Vector from position b to position a: (a_hi − b_hi) + (a_lo − b_lo), per component.
-#[inline]
-pub fn df_sub(a_hi: [f32; 2], a_lo: [f32; 2], b_hi: [f32; 2], b_lo: [f32; 2]) -> [f32; 2] {
+#[inline(always)]
+pub fn df_sub<T: Real>(a_hi: [T; 2], a_lo: [T; 2], b_hi: [T; 2], b_lo: [T; 2]) -> [T; 2] {
     [
         (a_hi[0] - b_hi[0]) + (a_lo[0] - b_lo[0]),
         (a_hi[1] - b_hi[1]) + (a_lo[1] - b_lo[1]),
@@ -34,65 +37,58 @@ pub fn df_sub(a_hi: [f32; 2], a_lo: [f32; 2], b_hi: [f32; 2], b_lo: [f32; 2]) ->
 }
 
 /// atan(x) for |x| ≤ tan(π/8) by its odd Taylor series to x^15 (error < 2e-8).
-#[inline]
-fn atan_small(x: f32) -> f32 {
+#[inline(always)]
+fn atan_small<T: Real>(x: T) -> T {
+    let c = T::splat;
     let s = x * x;
-    let mut p = -1.0 / 15.0;
-    p = p * s + 1.0 / 13.0;
-    p = p * s - 1.0 / 11.0;
-    p = p * s + 1.0 / 9.0;
-    p = p * s - 1.0 / 7.0;
-    p = p * s + 1.0 / 5.0;
-    p = p * s - 1.0 / 3.0;
-    p = p * s + 1.0;
+    let mut p = c(-1.0 / 15.0);
+    p = p * s + c(1.0 / 13.0);
+    p = p * s - c(1.0 / 11.0);
+    p = p * s + c(1.0 / 9.0);
+    p = p * s - c(1.0 / 7.0);
+    p = p * s + c(1.0 / 5.0);
+    p = p * s - c(1.0 / 3.0);
+    p = p * s + c(1.0);
     p * x
 }
 
 /// atan2(y, x) in (−π, π] from +, −, ×, ÷ only, so the GPU and the CPU agree bit for bit
-/// (library atan2 differs by an ulp between lavapipe and Rust).
-#[inline]
-pub fn atan2_det(y: f32, x: f32) -> f32 {
+/// (library atan2 differs by an ulp between lavapipe and Rust). Written with selects (both
+/// reductions evaluated, one kept) so that it also runs on lanes; the WGSL twin branches, with
+/// the same operations on the branch taken.
+#[inline(always)]
+pub fn atan2_det<T: Real>(y: T, x: T) -> T {
+    let c = T::splat;
     let ax = x.abs();
     let ay = y.abs();
     let mx = ax.max(ay);
     let mn = ax.min(ay);
-    if mx == 0.0 {
-        return 0.0;
-    }
     let a = mn / mx; // in [0, 1]
                      // Reduce to |u| ≤ tan(π/8): atan(a) = π/4 + atan((a − 1)/(a + 1)).
-    let mut r;
-    if a > 0.414_213_57 {
-        r = std::f32::consts::FRAC_PI_4 + atan_small((a - 1.0) / (a + 1.0));
-    } else {
-        r = atan_small(a);
-    }
-    if ay > ax {
-        r = std::f32::consts::FRAC_PI_2 - r;
-    }
-    if x < 0.0 {
-        r = std::f32::consts::PI - r;
-    }
-    if y < 0.0 {
-        r = -r;
-    }
-    r
+    let reduce = a.gt(c(0.414_213_57));
+    let u = T::select(reduce, (a - c(1.0)) / (a + c(1.0)), a);
+    let p = atan_small(u);
+    let mut r = T::select(reduce, c(std::f32::consts::FRAC_PI_4) + p, p);
+    r = T::select(ay.gt(ax), c(std::f32::consts::FRAC_PI_2) - r, r);
+    r = T::select(x.lt(c(0.0)), c(std::f32::consts::PI) - r, r);
+    r = T::select(y.lt(c(0.0)), -r, r);
+    T::select(mx.eq(c(0.0)), c(0.0), r)
 }
 
-#[inline]
-pub fn dot(a: [f32; 2], b: [f32; 2]) -> f32 {
+#[inline(always)]
+pub fn dot<T: Real>(a: [T; 2], b: [T; 2]) -> T {
     a[0] * b[0] + a[1] * b[1]
 }
 
 /// z-component of a × b.
-#[inline]
-pub fn cross(a: [f32; 2], b: [f32; 2]) -> f32 {
+#[inline(always)]
+pub fn cross<T: Real>(a: [T; 2], b: [T; 2]) -> T {
     a[0] * b[1] - a[1] * b[0]
 }
 
 /// a rotated by +90°: (−a_y, a_x).
-#[inline]
-pub fn perp(a: [f32; 2]) -> [f32; 2] {
+#[inline(always)]
+pub fn perp<T: Real>(a: [T; 2]) -> [T; 2] {
     [-a[1], a[0]]
 }
 

@@ -1,0 +1,393 @@
+//! The CPU stepper's shell pass: `shell_forces` (the scalar twin of `shaders/shell_forces.wgsl`)
+//! evaluated on eight consecutive nodes at a time.
+//!
+//! The laws (`stretch`, `core_pressure`, `bending`, `atan2_det`) are written once, generic over
+//! `Real`; here they run on `F8` lanes, lane l being node x + l. Each lane gives the scalar twin's
+//! bits (see `model::lanes`; test `lanes_equal_the_scalar_twin_bit_for_bit`), so the stepper's
+//! results do not depend on which path ran, nor on the CPU.
+//!
+//! Why a separate pass and not `shell_forces` in a loop: the scalar twin reads nodes X−1, X and
+//! X+1 from the array-of-structures node state and branches on the body's kind. Here a block of
+//! up to `BLOCK` nodes of one body is first copied into structure-of-arrays form with one node
+//! on each side (X−1 of the first, X+1 of the last, wrapped for a closed shell), so the lanes
+//! of X−1, X and X+1 are three shifted loads of the same array; the material and core pressure
+//! are the body's, the same in every lane. Bodies whose nodes do not follow `Scene::add_body`'s
+//! ring layout, and frozen bodies, take the scalar twin.
+//!
+//! Dispatch: on x86-64 with AVX2 (detected at run time) the pass is compiled with AVX2 enabled,
+//! one `F8` per register; elsewhere the same code runs on the baseline target. No FMA is enabled
+//! (it would change the rounding).
+
+use super::bending::bending;
+use super::core_pressure::core_pressure;
+use super::shell_forces::shell_forces;
+use super::stretch::stretch;
+use crate::model::lanes::{Point, Real, ShellMaterial, F8, LANES, M8};
+use crate::model::*;
+
+/// Nodes staged at a time (the stage lives on the stack: 6 × 74 floats).
+const BLOCK: usize = 64;
+
+/// Per body: may the lanes take it? Its nodes must follow the ring layout of `Scene::add_body`
+/// (node k's prev is k − 1 and its next k + 1 inside the body; the ends wrap for a closed body
+/// and have none for an open one) and it must not be frozen.
+pub fn lane_bodies(nodes: &[NodeRecord], bodies: &[Body]) -> Vec<bool> {
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let (first, count) = (b.first, b.count);
+            let closed = b.flags & BODY_CLOSED != 0;
+            b.flags & BODY_FROZEN == 0
+                && count >= 2
+                && (0..count).all(|k| {
+                    let n = nodes[(first + k) as usize];
+                    let prev = if k > 0 {
+                        first + k - 1
+                    } else if closed {
+                        first + count - 1
+                    } else {
+                        NONE
+                    };
+                    let next = if k + 1 < count {
+                        first + k + 1
+                    } else if closed {
+                        first
+                    } else {
+                        NONE
+                    };
+                    n.body == i as u32 && n.prev == prev && n.next == next
+                })
+        })
+        .collect()
+}
+
+/// `shell_forces` of nodes c0 … c0 + out.len() − 1, written into `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn shell_forces_run(
+    c0: usize,
+    nodes: &[NodeRecord],
+    bodies: &[Body],
+    materials: &[Material],
+    body_state: &[BodyState],
+    lane_ok: &[bool],
+    old: &[NodeState],
+    pos: &[NodeState],
+    out: &mut [ShellForce],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of a
+        // `#[target_feature(enable = "avx2")]` function.
+        unsafe { run_avx2(c0, nodes, bodies, materials, body_state, lane_ok, old, pos, out) };
+        return;
+    }
+    run(c0, nodes, bodies, materials, body_state, lane_ok, old, pos, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn run_avx2(
+    c0: usize,
+    nodes: &[NodeRecord],
+    bodies: &[Body],
+    materials: &[Material],
+    body_state: &[BodyState],
+    lane_ok: &[bool],
+    old: &[NodeState],
+    pos: &[NodeState],
+    out: &mut [ShellForce],
+) {
+    run(c0, nodes, bodies, materials, body_state, lane_ok, old, pos, out);
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    c0: usize,
+    nodes: &[NodeRecord],
+    bodies: &[Body],
+    materials: &[Material],
+    body_state: &[BodyState],
+    lane_ok: &[bool],
+    old: &[NodeState],
+    pos: &[NodeState],
+    out: &mut [ShellForce],
+) {
+    let end = c0 + out.len();
+    let mut x = c0;
+    while x < end {
+        let b = nodes[x].body as usize;
+        let body = bodies[b];
+        let run_end = end.min((body.first + body.count) as usize);
+        if !lane_ok[b] {
+            for i in x..run_end {
+                out[i - c0] = shell_forces(i, nodes, bodies, materials, body_state, old, pos);
+            }
+            x = run_end;
+            continue;
+        }
+        while x < run_end {
+            let len = BLOCK.min(run_end - x);
+            block(
+                x,
+                &body,
+                &materials[body.material as usize],
+                &body_state[b],
+                old,
+                pos,
+                &mut out[x - c0..][..len],
+            );
+            x += len;
+        }
+    }
+}
+
+/// Nodes x0 … x0 + out.len() − 1 of one lane body.
+#[inline(always)]
+fn block(
+    x0: usize,
+    body: &Body,
+    material: &Material,
+    bs: &BodyState,
+    old: &[NodeState],
+    pos: &[NodeState],
+    out: &mut [ShellForce],
+) {
+    let len = out.len();
+    let first = body.first as usize;
+    let last = first + body.count as usize - 1;
+    let closed = body.flags & BODY_CLOSED != 0;
+    // Stage entry i is node x0 − 1 + i; entries 0 and len + 1 are the neighbours outside the
+    // block (wrapped on a closed shell; on an open line a stand-in whose lanes are masked);
+    // entries past len + 1 pad the last group.
+    let before = if x0 > first {
+        x0 - 1
+    } else if closed {
+        last
+    } else {
+        x0
+    };
+    let after = if x0 + len - 1 < last {
+        x0 + len
+    } else if closed {
+        first
+    } else {
+        x0 + len - 1
+    };
+    let mut stage = [[0.0f32; BLOCK + 2 + LANES]; 6];
+    let mut rest = [0.0f32; BLOCK + LANES];
+    let mut theta_p = [0.0f32; BLOCK + LANES];
+    let mut put = |i: usize, s: &NodeState| {
+        let v = [s.pos_hi[0], s.pos_hi[1], s.pos_lo[0], s.pos_lo[1], s.vel[0], s.vel[1]];
+        for (f, col) in stage.iter_mut().enumerate() {
+            col[i] = v[f];
+        }
+    };
+    put(0, &pos[before]);
+    for i in 0..len {
+        put(i + 1, &pos[x0 + i]);
+    }
+    let padded = len.next_multiple_of(LANES);
+    for i in len + 1..padded + 2 {
+        put(i, &pos[after]);
+    }
+    for i in 0..padded {
+        let o = &old[x0 + i.min(len - 1)];
+        rest[i] = o.seg_rest;
+        theta_p[i] = o.theta_p;
+    }
+    let m = ShellMaterial::splat(&ShellMaterial::from(material));
+    let core = closed && body.core_model != CORE_NONE;
+    let orientation = if bs.area >= 0.0 { 1.0 } else { -1.0 };
+    let point = |i: usize| Point {
+        hi: [F8::load(&stage[0][i..]), F8::load(&stage[1][i..])],
+        lo: [F8::load(&stage[2][i..]), F8::load(&stage[3][i..])],
+        vel: [F8::load(&stage[4][i..]), F8::load(&stage[5][i..])],
+    };
+    let zero = F8::splat(0.0);
+    for g in (0..len).step_by(LANES) {
+        let (pa, px, pb) = (point(g), point(g + 1), point(g + 2));
+        let seg_rest = F8::load(&rest[g..]);
+        let th_p = F8::load(&theta_p[g..]);
+        // The scalar twin's branches as lane masks, on an open line only (a closed shell takes
+        // every branch): its last node owns no segment and its first no vertex.
+        let masks = (!closed).then(|| {
+            let x = |l: usize| x0 + g + l;
+            (
+                M8::from_bools(std::array::from_fn(|l| x(l) < last)),
+                M8::from_bools(std::array::from_fn(|l| x(l) < last && x(l) > first)),
+            )
+        });
+        let live = |v: F8, default: F8| masks.map_or(v, |(live, _)| F8::select(live, v, default));
+        let bend = |v: F8, default: F8| masks.map_or(v, |(_, bend)| F8::select(bend, v, default));
+        let s = stretch(&m, &px, &pb, seg_rest);
+        let pressure = if core {
+            core_pressure(m.depth, F8::splat(bs.pressure), F8::splat(orientation), &px, &pb)
+        } else {
+            [zero, zero]
+        };
+        let bd = bending(&m, &pa, &px, &pb, th_p);
+        let couple = |g: [F8; 2]| [bd.moment * g[0], bd.moment * g[1]];
+        let (bend_a, bend_c) = (couple(bd.grad_a), couple(bd.grad_c));
+        let cols = [
+            live(s.force_on_b[0], zero),
+            live(s.force_on_b[1], zero),
+            live(pressure[0], zero),
+            live(pressure[1], zero),
+            bend(bend_a[0], zero),
+            bend(bend_a[1], zero),
+            bend(bend_c[0], zero),
+            bend(bend_c[1], zero),
+            live(s.rest, seg_rest),
+            bend(bd.theta_p, th_p),
+        ]
+        .map(F8::to_array);
+        for (l, o) in out[g..].iter_mut().take(LANES).enumerate() {
+            let c = |k: usize| cols[k][l];
+            *o = ShellForce {
+                stretch: [c(0), c(1)],
+                pressure: [c(2), c(3)],
+                bend_a: [c(4), c(5)],
+                bend_c: [c(6), c(7)],
+                seg_rest: c(8),
+                theta_p: c(9),
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::core_area::core_area;
+    use crate::scenes::SplitMix;
+
+    /// Bodies of every kind the pass meets, 1,000 R from the origin: closed cells with each core
+    /// model and without one, open lines, a frozen line; sizes that are not a multiple of 8 and
+    /// one longer than `BLOCK`. Random displacements, velocities and plastic states, a quarter of
+    /// the segments and vertices past yield.
+    fn scene_and_states(rng: &mut SplitMix) -> (Scene, Vec<NodeState>, Vec<NodeState>) {
+        let mut sc = Scene::default();
+        let soft = sc.add_material(Material {
+            k_s: 100.0,
+            f_s_yield: 0.8,
+            c_s: 0.3,
+            k_b: 2.0,
+            m_b_yield: 0.05,
+            c_b: 0.01,
+            k_core: 50.0,
+            depth: 1.0,
+        });
+        let elastic = sc.add_material(Material {
+            k_s: 80.0,
+            f_s_yield: f32::INFINITY,
+            c_s: 0.0,
+            k_b: 1.0,
+            m_b_yield: f32::INFINITY,
+            c_b: 0.0,
+            k_core: 10.0,
+            depth: 0.5,
+        });
+        let opts = |material, core, frozen| BodyOptions {
+            material,
+            radius: 0.05,
+            node_mass: 1.0,
+            frozen,
+            self_contact: false,
+            core,
+        };
+        let origin = [1000.0, -700.0];
+        let cores = [
+            Core::Undrained { p0: 0.1 },
+            Core::Drained { p0: 0.2 },
+            Core::Gas { p0: 0.3 },
+            Core::None,
+        ];
+        for (k, n) in [32usize, 13, 70, 8, 3, 41, 64, 9].into_iter().enumerate() {
+            let c = [origin[0] + 3.0 * k as f64, origin[1]];
+            sc.add_ring(c, 1.0, n, opts(k as u32 % 2, cores[k % 4], false));
+        }
+        for (k, n) in [2usize, 17, 66].into_iter().enumerate() {
+            let y = origin[1] - 5.0 - k as f64;
+            sc.add_line([origin[0], y], [origin[0] + 10.0, y], n, opts(soft, Core::None, false));
+        }
+        let y = origin[1] + 5.0;
+        sc.add_line(
+            [origin[0], y],
+            [origin[0] + 10.0, y],
+            12,
+            opts(elastic, Core::None, true),
+        );
+        let mut jitter = |s: f64| ((rng.next_f64() - 0.5) * s) as f32;
+        let mut pos = sc.init.clone();
+        for p in pos.iter_mut() {
+            p.pos_lo = [jitter(2e-5), jitter(2e-5)];
+            p.pos_hi = [p.pos_hi[0] + jitter(0.05), p.pos_hi[1] + jitter(0.05)];
+            p.vel = [jitter(1.0), jitter(1.0)];
+        }
+        let mut old = sc.init.clone();
+        for o in old.iter_mut() {
+            o.seg_rest *= 1.0 + jitter(0.05);
+            o.theta_p += jitter(0.1);
+        }
+        (sc, old, pos)
+    }
+
+    #[test]
+    fn lanes_equal_the_scalar_twin_bit_for_bit() {
+        let mut rng = SplitMix(7);
+        let mut yielded = [0usize; 2];
+        for _ in 0..20 {
+            let (sc, old, pos) = scene_and_states(&mut rng);
+            let (nodes, _) = device_nodes(&sc.nodes);
+            let lane_ok = lane_bodies(&nodes, &sc.bodies);
+            assert_eq!(
+                lane_ok.iter().filter(|&&ok| !ok).count(),
+                1,
+                "only the frozen line is scalar"
+            );
+            let body_state: Vec<BodyState> = (0..sc.bodies.len())
+                .map(|b| core_area(b, &sc.bodies, &sc.materials, &pos))
+                .collect();
+            let want: Vec<ShellForce> = (0..nodes.len())
+                .map(|x| shell_forces(x, &nodes, &sc.bodies, &sc.materials, &body_state, &old, &pos))
+                .collect();
+            for (x, w) in want.iter().enumerate() {
+                yielded[0] += (w.seg_rest != old[x].seg_rest) as usize;
+                yielded[1] += (w.theta_p != old[x].theta_p) as usize;
+            }
+            // Runs that start and end anywhere (the stepper's chunks cut bodies), on both the
+            // dispatched path and the baseline one.
+            for (c0, c1) in [(0, nodes.len()), (5, 40), (37, 38), (100, nodes.len() - 3)] {
+                let mut got = vec![ShellForce::default(); c1 - c0];
+                let args = (&nodes, &sc.bodies, &sc.materials, &body_state, &lane_ok, &old, &pos);
+                shell_forces_run(c0, args.0, args.1, args.2, args.3, args.4, args.5, args.6, &mut got);
+                let mut baseline = vec![ShellForce::default(); c1 - c0];
+                run(
+                    c0,
+                    args.0,
+                    args.1,
+                    args.2,
+                    args.3,
+                    args.4,
+                    args.5,
+                    args.6,
+                    &mut baseline,
+                );
+                for (i, (g, b)) in got.iter().zip(&baseline).enumerate() {
+                    let w = &want[c0 + i];
+                    assert_eq!(bytemuck::bytes_of(g), bytemuck::bytes_of(w), "node {}", c0 + i);
+                    assert_eq!(bytemuck::bytes_of(b), bytemuck::bytes_of(w), "node {}", c0 + i);
+                }
+            }
+        }
+        // The return mappings were exercised, on some nodes and not all.
+        let n = 20 * 337;
+        assert!(
+            yielded.iter().all(|&y| y > n / 20 && y < n * 19 / 20),
+            "yielded {yielded:?}"
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! `F8`: eight f32 lanes, the `Real` the CPU stepper's shell pass runs on (`cpu::shell_lanes`).
+//!
+//! Each operation is the f32 operation lane by lane with the same IEEE rounding: +, −, ×, ÷ and
+//! √ are correctly rounded in a vector register as in a scalar one, negation and |·| touch only
+//! the sign bit, and `select` is a bitwise blend. So a law gives in every lane the bits it gives
+//! on `f32` (test `lanes_match_scalar_ops_bit_for_bit`).
+//!
+//! On x86-64 the lanes are two SSE registers (SSE2 is part of the baseline target, so no run-time
+//! detection is needed); LLVM's own vectoriser, tried first on `[f32; 8]` loops, paired the x and
+//! y components of the laws instead of the lanes and gained nothing. Elsewhere a portable
+//! `[f32; 8]` implementation gives the same bits.
+
+use super::lanes::Real;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+/// Number of lanes of `F8`.
+pub const LANES: usize = 8;
+
+// SAFETY (every `unsafe` block in this module): the SSE and SSE2 intrinsics need only those
+// features, which the `cfg` guarantees at compile time (they are part of the x86-64 baseline);
+// `load` and `to_array` read and write 8 floats through slices of length 8.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[allow(clippy::undocumented_unsafe_blocks)]
+mod imp {
+    use std::arch::x86_64::*;
+
+    /// Lanes 0–3 in the first register, 4–7 in the second.
+    #[derive(Clone, Copy, Debug)]
+    pub struct F8(pub __m128, pub __m128);
+
+    /// Per lane all ones (true) or all zeros (false), as a vector compare gives.
+    #[derive(Clone, Copy, Debug)]
+    pub struct M8(pub __m128, pub __m128);
+
+    #[inline(always)]
+    pub fn splat(v: f32) -> F8 {
+        unsafe { F8(_mm_set1_ps(v), _mm_set1_ps(v)) }
+    }
+
+    #[inline(always)]
+    pub fn from_array(v: [f32; 8]) -> F8 {
+        unsafe { F8(_mm_setr_ps(v[0], v[1], v[2], v[3]), _mm_setr_ps(v[4], v[5], v[6], v[7])) }
+    }
+
+    #[inline(always)]
+    pub fn load(v: &[f32]) -> F8 {
+        let v = &v[..8];
+        // `v` holds 8 floats (the slice above is bounds-checked); unaligned loads.
+        unsafe { F8(_mm_loadu_ps(v.as_ptr()), _mm_loadu_ps(v.as_ptr().add(4))) }
+    }
+
+    #[inline(always)]
+    pub fn to_array(a: F8) -> [f32; 8] {
+        let mut r = [0.0f32; 8];
+        // `r` holds 8 floats; unaligned stores.
+        unsafe {
+            _mm_storeu_ps(r.as_mut_ptr(), a.0);
+            _mm_storeu_ps(r.as_mut_ptr().add(4), a.1);
+        }
+        r
+    }
+
+    #[inline(always)]
+    pub fn mask_from_bools(b: [bool; 8]) -> M8 {
+        let m = |x: bool| f32::from_bits(if x { !0 } else { 0 });
+        unsafe {
+            M8(
+                _mm_setr_ps(m(b[0]), m(b[1]), m(b[2]), m(b[3])),
+                _mm_setr_ps(m(b[4]), m(b[5]), m(b[6]), m(b[7])),
+            )
+        }
+    }
+
+    #[inline(always)]
+    pub fn mask_to_bools(m: M8) -> [bool; 8] {
+        let (lo, hi) = unsafe { (_mm_movemask_ps(m.0), _mm_movemask_ps(m.1)) };
+        let bits = lo | (hi << 4);
+        std::array::from_fn(|l| bits >> l & 1 != 0)
+    }
+
+    macro_rules! lanewise {
+        ($name:ident, $op:ident) => {
+            #[inline(always)]
+            pub fn $name(a: F8, b: F8) -> F8 {
+                unsafe { F8($op(a.0, b.0), $op(a.1, b.1)) }
+            }
+        };
+    }
+    lanewise!(add, _mm_add_ps);
+    lanewise!(sub, _mm_sub_ps);
+    lanewise!(mul, _mm_mul_ps);
+    lanewise!(div, _mm_div_ps);
+
+    macro_rules! compare {
+        ($name:ident, $op:ident) => {
+            #[inline(always)]
+            pub fn $name(a: F8, b: F8) -> M8 {
+                unsafe { M8($op(a.0, b.0), $op(a.1, b.1)) }
+            }
+        };
+    }
+    compare!(gt, _mm_cmpgt_ps);
+    compare!(lt, _mm_cmplt_ps);
+    compare!(eq, _mm_cmpeq_ps);
+
+    #[inline(always)]
+    pub fn neg(a: F8) -> F8 {
+        unsafe {
+            let s = _mm_set1_ps(-0.0);
+            F8(_mm_xor_ps(a.0, s), _mm_xor_ps(a.1, s))
+        }
+    }
+
+    #[inline(always)]
+    pub fn abs(a: F8) -> F8 {
+        unsafe {
+            let s = _mm_set1_ps(-0.0);
+            F8(_mm_andnot_ps(s, a.0), _mm_andnot_ps(s, a.1))
+        }
+    }
+
+    #[inline(always)]
+    pub fn sqrt(a: F8) -> F8 {
+        unsafe { F8(_mm_sqrt_ps(a.0), _mm_sqrt_ps(a.1)) }
+    }
+
+    #[inline(always)]
+    pub fn select(m: M8, a: F8, b: F8) -> F8 {
+        let s = |m, a, b| unsafe { _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)) };
+        F8(s(m.0, a.0, b.0), s(m.1, a.1, b.1))
+    }
+
+    /// `f32::max` lane by lane: a NaN operand yields the other one (maxps alone would return
+    /// its second operand whenever either is NaN).
+    #[inline(always)]
+    pub fn max(a: F8, b: F8) -> F8 {
+        let f = |a, b| unsafe {
+            let m = _mm_max_ps(a, b);
+            let b_nan = _mm_cmpunord_ps(b, b);
+            _mm_or_ps(_mm_and_ps(b_nan, a), _mm_andnot_ps(b_nan, m))
+        };
+        F8(f(a.0, b.0), f(a.1, b.1))
+    }
+
+    /// `f32::min` lane by lane, NaN as in `max`.
+    #[inline(always)]
+    pub fn min(a: F8, b: F8) -> F8 {
+        let f = |a, b| unsafe {
+            let m = _mm_min_ps(a, b);
+            let b_nan = _mm_cmpunord_ps(b, b);
+            _mm_or_ps(_mm_and_ps(b_nan, a), _mm_andnot_ps(b_nan, m))
+        };
+        F8(f(a.0, b.0), f(a.1, b.1))
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+mod imp {
+    /// Eight lanes in an array (LLVM may vectorise the loops).
+    #[derive(Clone, Copy, Debug)]
+    pub struct F8(pub [f32; 8]);
+
+    /// Per lane true or false.
+    #[derive(Clone, Copy, Debug)]
+    pub struct M8(pub [bool; 8]);
+
+    #[inline(always)]
+    fn map2(a: F8, b: F8, f: impl Fn(f32, f32) -> f32) -> F8 {
+        F8(std::array::from_fn(|l| f(a.0[l], b.0[l])))
+    }
+    #[inline(always)]
+    fn cmp(a: F8, b: F8, f: impl Fn(f32, f32) -> bool) -> M8 {
+        M8(std::array::from_fn(|l| f(a.0[l], b.0[l])))
+    }
+
+    pub fn splat(v: f32) -> F8 {
+        F8([v; 8])
+    }
+    pub fn from_array(v: [f32; 8]) -> F8 {
+        F8(v)
+    }
+    pub fn load(v: &[f32]) -> F8 {
+        F8(std::array::from_fn(|l| v[l]))
+    }
+    pub fn to_array(a: F8) -> [f32; 8] {
+        a.0
+    }
+    pub fn mask_from_bools(b: [bool; 8]) -> M8 {
+        M8(b)
+    }
+    pub fn mask_to_bools(m: M8) -> [bool; 8] {
+        m.0
+    }
+    pub fn add(a: F8, b: F8) -> F8 {
+        map2(a, b, |x, y| x + y)
+    }
+    pub fn sub(a: F8, b: F8) -> F8 {
+        map2(a, b, |x, y| x - y)
+    }
+    pub fn mul(a: F8, b: F8) -> F8 {
+        map2(a, b, |x, y| x * y)
+    }
+    pub fn div(a: F8, b: F8) -> F8 {
+        map2(a, b, |x, y| x / y)
+    }
+    pub fn gt(a: F8, b: F8) -> M8 {
+        cmp(a, b, |x, y| x > y)
+    }
+    pub fn lt(a: F8, b: F8) -> M8 {
+        cmp(a, b, |x, y| x < y)
+    }
+    pub fn eq(a: F8, b: F8) -> M8 {
+        cmp(a, b, |x, y| x == y)
+    }
+    pub fn neg(a: F8) -> F8 {
+        F8(a.0.map(|x| -x))
+    }
+    pub fn abs(a: F8) -> F8 {
+        F8(a.0.map(f32::abs))
+    }
+    pub fn sqrt(a: F8) -> F8 {
+        F8(a.0.map(f32::sqrt))
+    }
+    pub fn select(m: M8, a: F8, b: F8) -> F8 {
+        F8(std::array::from_fn(|l| if m.0[l] { a.0[l] } else { b.0[l] }))
+    }
+    pub fn max(a: F8, b: F8) -> F8 {
+        map2(a, b, f32::max)
+    }
+    pub fn min(a: F8, b: F8) -> F8 {
+        map2(a, b, f32::min)
+    }
+}
+
+pub use imp::{F8, M8};
+
+impl F8 {
+    /// Lanes `v[0..LANES]` (`v` must hold at least `LANES` values).
+    #[inline(always)]
+    pub fn load(v: &[f32]) -> Self {
+        imp::load(v)
+    }
+    #[inline(always)]
+    pub fn from_array(v: [f32; LANES]) -> Self {
+        imp::from_array(v)
+    }
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; LANES] {
+        imp::to_array(self)
+    }
+}
+
+impl M8 {
+    #[inline(always)]
+    pub fn from_bools(b: [bool; LANES]) -> Self {
+        imp::mask_from_bools(b)
+    }
+    #[inline(always)]
+    pub fn to_bools(self) -> [bool; LANES] {
+        imp::mask_to_bools(self)
+    }
+}
+
+impl Add for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn add(self, o: F8) -> F8 {
+        imp::add(self, o)
+    }
+}
+impl Sub for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn sub(self, o: F8) -> F8 {
+        imp::sub(self, o)
+    }
+}
+impl Mul for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn mul(self, o: F8) -> F8 {
+        imp::mul(self, o)
+    }
+}
+impl Div for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn div(self, o: F8) -> F8 {
+        imp::div(self, o)
+    }
+}
+impl Neg for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn neg(self) -> F8 {
+        imp::neg(self)
+    }
+}
+
+impl Real for F8 {
+    type Mask = M8;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        imp::splat(v)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        imp::sqrt(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        imp::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        imp::max(self, o)
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        imp::min(self, o)
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> M8 {
+        imp::gt(self, o)
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> M8 {
+        imp::lt(self, o)
+    }
+    #[inline(always)]
+    fn eq(self, o: Self) -> M8 {
+        imp::eq(self, o)
+    }
+    #[inline(always)]
+    fn select(m: M8, a: Self, b: Self) -> Self {
+        imp::select(m, a, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_match_scalar_ops_bit_for_bit() {
+        // Signed zeros, a subnormal, infinities, NaN, and ordinary values in both orders.
+        let xs = [1.5, -0.0, 3.0e-39, 7.0, -2.5, 1.0e30, f32::NAN, f32::INFINITY];
+        let ys = [0.3, 0.0, 2.0, -7.0, -2.5, 3.0, 0.7, f32::NAN];
+        for (a, b) in [(xs, ys), (ys, xs)] {
+            let (va, vb) = (F8::from_array(a), F8::from_array(b));
+            let lanes = |v: F8| v.to_array().map(f32::to_bits);
+            let scalar = |f: fn(f32, f32) -> f32| std::array::from_fn::<u32, LANES, _>(|l| f(a[l], b[l]).to_bits());
+            assert_eq!(lanes(va + vb), scalar(|x, y| x + y));
+            assert_eq!(lanes(va - vb), scalar(|x, y| x - y));
+            assert_eq!(lanes(va * vb), scalar(|x, y| x * y));
+            assert_eq!(lanes(va / vb), scalar(|x, y| x / y));
+            assert_eq!(lanes(-va), scalar(|x, _| -x));
+            assert_eq!(lanes(va.abs()), scalar(|x, _| x.abs()));
+            assert_eq!(lanes(va.abs().sqrt()), scalar(|x, _| x.abs().sqrt()));
+            // max/min: NaN handling as f32::max/min; signed zeros compare equal and either may
+            // come back, so only lanes without a ±0 pair are compared bit for bit.
+            let no_zero_pair = |l: usize| !(a[l] == 0.0 && b[l] == 0.0);
+            let (mx, mn) = (va.max(vb).to_array(), va.min(vb).to_array());
+            for l in (0..LANES).filter(|&l| no_zero_pair(l)) {
+                assert_eq!(mx[l].to_bits(), a[l].max(b[l]).to_bits(), "max lane {l}");
+                assert_eq!(mn[l].to_bits(), a[l].min(b[l]).to_bits(), "min lane {l}");
+            }
+            assert_eq!(va.gt(vb).to_bools(), std::array::from_fn(|l| a[l] > b[l]));
+            assert_eq!(va.lt(vb).to_bools(), std::array::from_fn(|l| a[l] < b[l]));
+            assert_eq!(va.eq(vb).to_bools(), std::array::from_fn(|l| a[l] == b[l]));
+            let m = va.gt(vb);
+            assert_eq!(lanes(F8::select(m, va, vb)), scalar(|x, y| if x > y { x } else { y }));
+            let picked = M8::from_bools([true, false, true, true, false, false, true, false]);
+            assert_eq!(picked.to_bools(), [true, false, true, true, false, false, true, false]);
+            assert_eq!(
+                F8::load(&[a.as_slice(), &[9.0]].concat()).to_array().map(f32::to_bits),
+                a.map(f32::to_bits)
+            );
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Scalars and SIMD lanes behind one trait, so a force law is written once and runs either on one
+//! node (`f32`, the twin of the WGSL thread) or on eight nodes at a time (`F8`, the CPU stepper's
+//! shell pass).
+//!
+//! Every `F8` operation is the `f32` operation applied lane by lane, and branches are written as
+//! `select` (both sides evaluated, one kept). IEEE +, −, ×, ÷ and √ round the same in a vector
+//! register as in a scalar one, and no fused multiply-add is formed (Rust never contracts), so a
+//! law evaluated on `F8` gives, in each lane, the bits it gives on `f32`: the lanes change the
+//! speed, not the results (test `lanes_equal_the_scalar_twin_bit_for_bit` in `cpu::shell_lanes`).
+//! The element-wise loops below are what LLVM vectorises: one AVX2 register where the caller is
+//! compiled for AVX2 (`cpu::shell_lanes` dispatches at run time), two SSE registers otherwise.
+
+pub use super::f8::{F8, LANES, M8};
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+/// A scalar or a bundle of lanes, with the operations the shell laws use.
+pub trait Real:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+{
+    /// Result of a comparison: `bool` per lane.
+    type Mask: Copy;
+    fn splat(v: f32) -> Self;
+    fn sqrt(self) -> Self;
+    fn abs(self) -> Self;
+    /// `f32::max`/`f32::min` lane by lane.
+    fn max(self, o: Self) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn gt(self, o: Self) -> Self::Mask;
+    fn lt(self, o: Self) -> Self::Mask;
+    fn eq(self, o: Self) -> Self::Mask;
+    /// `if m { a } else { b }` lane by lane.
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+}
+
+impl Real for f32 {
+    type Mask = bool;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        f32::max(self, o)
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        f32::min(self, o)
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> bool {
+        self > o
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> bool {
+        self < o
+    }
+    #[inline(always)]
+    fn eq(self, o: Self) -> bool {
+        self == o
+    }
+    #[inline(always)]
+    fn select(m: bool, a: Self, b: Self) -> Self {
+        if m {
+            a
+        } else {
+            b
+        }
+    }
+}
+
+/// A position in double-f32 (`NodeState::pos_hi + pos_lo`) and the velocity, as a law reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct Point<T> {
+    pub hi: [T; 2],
+    pub lo: [T; 2],
+    pub vel: [T; 2],
+}
+
+impl From<&super::NodeState> for Point<f32> {
+    #[inline(always)]
+    fn from(s: &super::NodeState) -> Self {
+        Point {
+            hi: s.pos_hi,
+            lo: s.pos_lo,
+            vel: s.vel,
+        }
+    }
+}
+
+/// The material constants the shell laws read (`Material`), as scalars or lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct ShellMaterial<T> {
+    pub k_s: T,
+    pub f_s_yield: T,
+    pub c_s: T,
+    pub k_b: T,
+    pub m_b_yield: T,
+    pub c_b: T,
+    pub depth: T,
+}
+
+impl From<&super::Material> for ShellMaterial<f32> {
+    #[inline(always)]
+    fn from(m: &super::Material) -> Self {
+        ShellMaterial {
+            k_s: m.k_s,
+            f_s_yield: m.f_s_yield,
+            c_s: m.c_s,
+            k_b: m.k_b,
+            m_b_yield: m.m_b_yield,
+            c_b: m.c_b,
+            depth: m.depth,
+        }
+    }
+}
+
+impl ShellMaterial<F8> {
+    /// The same material in every lane.
+    #[inline(always)]
+    pub fn splat(m: &ShellMaterial<f32>) -> Self {
+        ShellMaterial {
+            k_s: F8::splat(m.k_s),
+            f_s_yield: F8::splat(m.f_s_yield),
+            c_s: F8::splat(m.c_s),
+            k_b: F8::splat(m.k_b),
+            m_b_yield: F8::splat(m.m_b_yield),
+            c_b: F8::splat(m.c_b),
+            depth: F8::splat(m.depth),
+        }
+    }
+}
