@@ -18,11 +18,12 @@
 //! itself, not to V: p = p0 − K_Ω ΔA/A0 (eq 4 with V = s A, V0 = s A0).
 //! Test: `tests/core_area.rs` (CPU and GPU on the same polygons).
 
+use crate::model::lanes::Real;
 use crate::model::*;
 
 /// Knuth's TwoSum: s + e = a + b exactly.
-#[inline]
-pub fn two_sum(a: f32, b: f32) -> (f32, f32) {
+#[inline(always)]
+pub fn two_sum<T: Real>(a: T, b: T) -> (T, T) {
     let s = a + b;
     let bp = s - a;
     let e = (a - (s - bp)) + (b - bp);
@@ -30,16 +31,16 @@ pub fn two_sum(a: f32, b: f32) -> (f32, f32) {
 }
 
 /// Veltkamp split: a = hi + lo with hi on the top 12 bits, so products of halves are exact.
-#[inline]
-fn split(a: f32) -> (f32, f32) {
-    let c = 4097.0 * a;
+#[inline(always)]
+fn split<T: Real>(a: T) -> (T, T) {
+    let c = T::splat(4097.0) * a;
     let hi = c - (c - a);
     (hi, a - hi)
 }
 
 /// Dekker's TwoProduct without FMA: p + e = a · b exactly (no overflow or underflow here).
-#[inline]
-pub fn two_prod(a: f32, b: f32) -> (f32, f32) {
+#[inline(always)]
+pub fn two_prod<T: Real>(a: T, b: T) -> (T, T) {
     let p = a * b;
     let (ah, al) = split(a);
     let (bh, bl) = split(b);
@@ -47,52 +48,72 @@ pub fn two_prod(a: f32, b: f32) -> (f32, f32) {
     (p, e)
 }
 
-/// x_a − x_o as (hi, lo) per component, with hi + lo exact to 2⁻⁴⁸ of the coordinates.
-#[inline]
-fn df_rel(a: &NodeState, o: &NodeState) -> ([f32; 2], [f32; 2]) {
-    let mut hi = [0.0f32; 2];
-    let mut lo = [0.0f32; 2];
+/// A vector r = hi + lo per component.
+pub type Rel<T> = ([T; 2], [T; 2]);
+
+/// x_a − x_o as (hi, lo) per component, with hi + lo exact to 2⁻⁴⁸ of the coordinates; the
+/// positions as (pos_hi, pos_lo).
+#[inline(always)]
+pub fn df_rel<T: Real>(a_hi: [T; 2], a_lo: [T; 2], o_hi: [T; 2], o_lo: [T; 2]) -> Rel<T> {
+    let mut hi = [T::splat(0.0); 2];
+    let mut lo = [T::splat(0.0); 2];
     for d in 0..2 {
-        let (s, e) = two_sum(a.pos_hi[d], -o.pos_hi[d]);
-        let t = e + (a.pos_lo[d] - o.pos_lo[d]);
+        let (s, e) = two_sum(a_hi[d], -o_hi[d]);
+        let t = e + (a_lo[d] - o_lo[d]);
         (hi[d], lo[d]) = two_sum(s, t);
     }
     (hi, lo)
 }
 
-/// Adds r_a × r_c to the double-f32 sum (sum_hi, sum_lo): the hi×hi products exactly, the
-/// hi×lo terms in f32 (they are 2⁻²⁴ of the products), lo×lo dropped (2⁻⁴⁸).
-#[inline]
-fn add_cross(sum: (f32, f32), a: ([f32; 2], [f32; 2]), c: ([f32; 2], [f32; 2])) -> (f32, f32) {
+/// The parts of r_a × r_c that do not depend on the running sum: the hi×hi products p1 = a_x c_y
+/// and p2 = a_y c_x, and everything smaller (their rounding errors exactly, the hi×lo terms in
+/// f32; lo×lo dropped, 2⁻⁴⁸).
+#[inline(always)]
+pub fn cross_parts<T: Real>(a: Rel<T>, c: Rel<T>) -> (T, T, T) {
     let (ah, al) = a;
     let (ch, cl) = c;
     let (p1, e1) = two_prod(ah[0], ch[1]);
     let (p2, e2) = two_prod(ah[1], ch[0]);
     let small = ((e1 - e2) + (ah[0] * cl[1] + al[0] * ch[1])) - (ah[1] * cl[0] + al[1] * ch[0]);
+    (p1, p2, small)
+}
+
+/// Adds p1 − p2 + small to the double-f32 sum (sum_hi, sum_lo), p1 and p2 by TwoSum.
+#[inline(always)]
+pub fn accumulate(sum: (f32, f32), (p1, p2, small): (f32, f32, f32)) -> (f32, f32) {
     let (s, f1) = two_sum(sum.0, p1);
     let (s, f2) = two_sum(s, -p2);
     (s, sum.1 + ((f1 + f2) + small))
 }
 
+/// r_k = x_{first+k} − x_first.
+#[inline(always)]
+fn rel(pos: &[NodeState], first: usize, k: usize) -> Rel<f32> {
+    let (a, o) = (&pos[first + k], &pos[first]);
+    df_rel(a.pos_hi, a.pos_lo, o.pos_hi, o.pos_lo)
+}
+
 pub fn core_area(b: usize, bodies: &[Body], materials: &[Material], pos: &[NodeState]) -> BodyState {
     let body = bodies[b];
-    let mut out = BodyState {
-        area: 0.0,
-        pressure: 0.0,
-        area_change: 0.0,
-    };
     if body.flags & BODY_CLOSED == 0 {
-        return out;
+        return BodyState::default();
     }
-    let x0 = pos[body.first as usize];
+    let first = body.first as usize;
     // Twice the signed area, hi + lo.
     let mut twice = (0.0f32, 0.0f32);
-    let mut ra = df_rel(&pos[(body.first + 1) as usize], &x0); // a closed body has ≥ 2 nodes
-    for k in 1..body.count.saturating_sub(1) {
-        let rc = df_rel(&pos[(body.first + k + 1) as usize], &x0);
-        twice = add_cross(twice, ra, rc);
+    let mut ra = rel(pos, first, 1); // a closed body has ≥ 2 nodes
+    for k in 1..(body.count as usize).saturating_sub(1) {
+        let rc = rel(pos, first, k + 1);
+        twice = accumulate(twice, cross_parts(ra, rc));
         ra = rc;
     }
+    core_state(&body, materials, twice)
+}
+
+/// Area, area change and core pressure of a closed body from twice its signed area (hi, lo).
+#[inline]
+pub fn core_state(body: &Body, materials: &[Material], twice: (f32, f32)) -> BodyState {
+    let mut out = BodyState::default();
     let (t_hi, t_lo) = two_sum(twice.0, twice.1);
     out.area = 0.5 * t_hi;
     // |A| − A0 (eq 4): halving and the sign are exact; one TwoSum against A0's hi part.

@@ -10,10 +10,16 @@ pub mod core_area;
 pub mod core_pressure;
 pub mod integrate;
 pub mod node_forces;
+pub mod node_lanes;
 pub mod scan;
+pub mod shell_columns;
 pub mod shell_forces;
 pub mod shell_lanes;
 pub mod stepper;
 pub mod stretch;
 
 pub use stepper::CpuBackend;
+
+/// Nodes per chunk of the stepper's parallel loops (a rayon task takes at least one; small scenes
+/// stay on one thread). A multiple of 32, so a chunk owns whole words of the node bit masks.
+pub const CHUNK: usize = 512;

@@ -11,6 +11,19 @@
 
 use crate::model::*;
 
+/// Where node_forces reads the `ShellForce` records: the records themselves (the WGSL twin's
+/// buffer), or the CPU stepper's columns (`shell_columns`).
+pub trait ShellRecords {
+    fn record(&self, x: usize) -> ShellForce;
+}
+
+impl ShellRecords for [ShellForce] {
+    #[inline(always)]
+    fn record(&self, x: usize) -> ShellForce {
+        self[x]
+    }
+}
+
 /// What node_forces writes for node X.
 pub struct NodeUpdate {
     pub vel: [f32; 2],
@@ -30,7 +43,7 @@ pub fn node_forces(
     nodes: &[NodeRecord],
     bcs: &[NodeBc],
     bodies: &[Body],
-    shell: &[ShellForce],
+    shell: &(impl ShellRecords + ?Sized),
     vh: [f32; 2],
     start: &[u32],
     entries: &[Entry],
@@ -59,7 +72,7 @@ pub fn node_force_sum(
     x: usize,
     nodes: &[NodeRecord],
     bodies: &[Body],
-    shell: &[ShellForce],
+    shell: &(impl ShellRecords + ?Sized),
     start: &[u32],
     entries: &[Entry],
     slot_index: &[u32],
@@ -76,34 +89,34 @@ pub fn node_force_sum(
     if !frozen {
         // Stretch (eq 1–2) of segments X → X+1 (on its start: −) and X−1 → X (on its end: +).
         if n.next != NONE {
-            let s = shell[x].stretch;
+            let s = shell.record(x).stretch;
             f[0] -= s[0];
             f[1] -= s[1];
         }
         if n.prev != NONE {
-            let s = shell[n.prev as usize].stretch;
+            let s = shell.record(n.prev as usize).stretch;
             f[0] += s[0];
             f[1] += s[1];
         }
         // Bending (eq 3, 9–10) of vertices X−1, X, X+1: F = −M ∂θ/∂x (zero where a vertex has no
         // two segments).
         if n.prev != NONE {
-            let b = shell[n.prev as usize].bend_c;
+            let b = shell.record(n.prev as usize).bend_c;
             f[0] -= b[0];
             f[1] -= b[1];
         }
-        let own = shell[x];
+        let own = shell.record(x);
         // On X itself: M (∂θ/∂x_{X−1} + ∂θ/∂x_{X+1}) (the couples sum to zero).
         f[0] += own.bend_a[0] + own.bend_c[0];
         f[1] += own.bend_a[1] + own.bend_c[1];
         if n.next != NONE {
-            let b = shell[n.next as usize].bend_a;
+            let b = shell.record(n.next as usize).bend_a;
             f[0] -= b[0];
             f[1] -= b[1];
         }
         // Core pressure on both segments (§2.4), half of each segment's force.
         if body.flags & BODY_CLOSED != 0 && body.core_model != CORE_NONE {
-            let fa = shell[n.prev as usize].pressure;
+            let fa = shell.record(n.prev as usize).pressure;
             let fb = own.pressure;
             f[0] += fa[0] + fb[0];
             f[1] += fa[1] + fb[1];

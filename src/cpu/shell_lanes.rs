@@ -20,6 +20,7 @@
 
 use super::bending::bending;
 use super::core_pressure::core_pressure;
+use super::shell_columns::{put, put_lanes};
 use super::shell_forces::shell_forces;
 use super::stretch::stretch;
 use crate::model::lanes::{Point, Real, ShellMaterial, F8, LANES, M8};
@@ -62,100 +63,88 @@ pub fn lane_bodies(nodes: &[NodeRecord], bodies: &[Body]) -> Vec<bool> {
         .collect()
 }
 
-/// `shell_forces` of nodes c0 … c0 + out.len() − 1, written into `out`.
-#[allow(clippy::too_many_arguments)]
-pub fn shell_forces_run(
-    c0: usize,
-    nodes: &[NodeRecord],
-    bodies: &[Body],
-    materials: &[Material],
-    body_state: &[BodyState],
-    lane_ok: &[bool],
-    old: &[NodeState],
-    pos: &[NodeState],
-    out: &mut [ShellForce],
-) {
+/// What the shell pass reads.
+#[derive(Clone, Copy)]
+pub struct ShellInputs<'a> {
+    pub nodes: &'a [NodeRecord],
+    pub bodies: &'a [Body],
+    pub materials: &'a [Material],
+    pub body_state: &'a [BodyState],
+    /// `lane_bodies`.
+    pub lane_ok: &'a [bool],
+    /// Step n (plastic state), step n + 1 (positions, v_{n+½}).
+    pub old: &'a [NodeState],
+    pub pos: &'a [NodeState],
+}
+
+/// `shell_forces` of nodes c0 … c1 − 1, written into `cols`, the slice of `ShellColumns` whose
+/// node 0 is c0.
+pub fn shell_forces_run(c0: usize, c1: usize, inp: &ShellInputs, cols: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of a
         // `#[target_feature(enable = "avx2")]` function.
-        unsafe { run_avx2(c0, nodes, bodies, materials, body_state, lane_ok, old, pos, out) };
+        unsafe { run_avx2(c0, c1, inp, cols) };
         return;
     }
-    run(c0, nodes, bodies, materials, body_state, lane_ok, old, pos, out);
+    run(c0, c1, inp, cols);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-fn run_avx2(
-    c0: usize,
-    nodes: &[NodeRecord],
-    bodies: &[Body],
-    materials: &[Material],
-    body_state: &[BodyState],
-    lane_ok: &[bool],
-    old: &[NodeState],
-    pos: &[NodeState],
-    out: &mut [ShellForce],
-) {
-    run(c0, nodes, bodies, materials, body_state, lane_ok, old, pos, out);
+fn run_avx2(c0: usize, c1: usize, inp: &ShellInputs, cols: &mut [f32]) {
+    run(c0, c1, inp, cols);
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn run(
-    c0: usize,
-    nodes: &[NodeRecord],
-    bodies: &[Body],
-    materials: &[Material],
-    body_state: &[BodyState],
-    lane_ok: &[bool],
-    old: &[NodeState],
-    pos: &[NodeState],
-    out: &mut [ShellForce],
-) {
-    let end = c0 + out.len();
+fn run(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
     let mut x = c0;
+    // Nodes in increasing order: a group's lanes past its body write the columns of the nodes
+    // after it, which their own group or record overwrites later.
     while x < end {
-        let b = nodes[x].body as usize;
-        let body = bodies[b];
+        let b = inp.nodes[x].body as usize;
+        let body = inp.bodies[b];
         let run_end = end.min((body.first + body.count) as usize);
-        if !lane_ok[b] {
+        if !inp.lane_ok[b] {
             for i in x..run_end {
-                out[i - c0] = shell_forces(i, nodes, bodies, materials, body_state, old, pos);
+                let r = shell_forces(
+                    i,
+                    inp.nodes,
+                    inp.bodies,
+                    inp.materials,
+                    inp.body_state,
+                    inp.old,
+                    inp.pos,
+                );
+                put(cols, i - c0, &r);
             }
             x = run_end;
             continue;
         }
+        let material = &inp.materials[body.material as usize];
         while x < run_end {
             let len = BLOCK.min(run_end - x);
-            block(
-                x,
-                &body,
-                &materials[body.material as usize],
-                &body_state[b],
-                old,
-                pos,
-                &mut out[x - c0..][..len],
-            );
+            let at = x - c0;
+            block(x, len, &body, material, &inp.body_state[b], inp.old, inp.pos, cols, at);
             x += len;
         }
     }
 }
 
-/// Nodes x0 … x0 + out.len() − 1 of one lane body.
+/// Nodes x0 … x0 + len − 1 of one lane body; their columns start at `j0` in `cols`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn block(
     x0: usize,
+    len: usize,
     body: &Body,
     material: &Material,
     bs: &BodyState,
     old: &[NodeState],
     pos: &[NodeState],
-    out: &mut [ShellForce],
+    cols: &mut [f32],
+    j0: usize,
 ) {
-    let len = out.len();
     let first = body.first as usize;
     let last = first + body.count as usize - 1;
     let closed = body.flags & BODY_CLOSED != 0;
@@ -231,7 +220,7 @@ fn block(
         let bd = bending(&m, &pa, &px, &pb, th_p);
         let couple = |g: [F8; 2]| [bd.moment * g[0], bd.moment * g[1]];
         let (bend_a, bend_c) = (couple(bd.grad_a), couple(bd.grad_c));
-        let cols = [
+        let fields = [
             live(s.force_on_b[0], zero),
             live(s.force_on_b[1], zero),
             live(pressure[0], zero),
@@ -242,33 +231,25 @@ fn block(
             bend(bend_c[1], zero),
             live(s.rest, seg_rest),
             bend(bd.theta_p, th_p),
-        ]
-        .map(F8::to_array);
-        for (l, o) in out[g..].iter_mut().take(LANES).enumerate() {
-            let c = |k: usize| cols[k][l];
-            *o = ShellForce {
-                stretch: [c(0), c(1)],
-                pressure: [c(2), c(3)],
-                bend_a: [c(4), c(5)],
-                bend_c: [c(6), c(7)],
-                seg_rest: c(8),
-                theta_p: c(9),
-            };
+        ];
+        for (f, v) in fields.iter().enumerate() {
+            put_lanes(cols, f, j0 + g, *v);
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::cpu::core_area::core_area;
+    use crate::cpu::shell_columns::FIELDS;
     use crate::scenes::SplitMix;
 
     /// Bodies of every kind the pass meets, 1,000 R from the origin: closed cells with each core
     /// model and without one, open lines, a frozen line; sizes that are not a multiple of 8 and
     /// one longer than `BLOCK`. Random displacements, velocities and plastic states, a quarter of
     /// the segments and vertices past yield.
-    fn scene_and_states(rng: &mut SplitMix) -> (Scene, Vec<NodeState>, Vec<NodeState>) {
+    pub(crate) fn scene_and_states(rng: &mut SplitMix) -> (Scene, Vec<NodeState>, Vec<NodeState>) {
         let mut sc = Scene::default();
         let soft = sc.add_material(Material {
             k_s: 100.0,
@@ -361,25 +342,31 @@ mod tests {
             // Runs that start and end anywhere (the stepper's chunks cut bodies), on both the
             // dispatched path and the baseline one.
             for (c0, c1) in [(0, nodes.len()), (5, 40), (37, 38), (100, nodes.len() - 3)] {
-                let mut got = vec![ShellForce::default(); c1 - c0];
-                let args = (&nodes, &sc.bodies, &sc.materials, &body_state, &lane_ok, &old, &pos);
-                shell_forces_run(c0, args.0, args.1, args.2, args.3, args.4, args.5, args.6, &mut got);
-                let mut baseline = vec![ShellForce::default(); c1 - c0];
-                run(
-                    c0,
-                    args.0,
-                    args.1,
-                    args.2,
-                    args.3,
-                    args.4,
-                    args.5,
-                    args.6,
-                    &mut baseline,
-                );
-                for (i, (g, b)) in got.iter().zip(&baseline).enumerate() {
+                let inputs = ShellInputs {
+                    nodes: &nodes,
+                    bodies: &sc.bodies,
+                    materials: &sc.materials,
+                    body_state: &body_state,
+                    lane_ok: &lane_ok,
+                    old: &old,
+                    pos: &pos,
+                };
+                let len = c1 - c0;
+                let row = len + LANES;
+                let mut got_cols = vec![0.0; FIELDS * row];
+                shell_forces_run(c0, c1, &inputs, &mut got_cols);
+                let mut base_cols = vec![0.0; FIELDS * row];
+                run(c0, c1, &inputs, &mut base_cols);
+                for i in 0..len {
                     let w = &want[c0 + i];
-                    assert_eq!(bytemuck::bytes_of(g), bytemuck::bytes_of(w), "node {}", c0 + i);
-                    assert_eq!(bytemuck::bytes_of(b), bytemuck::bytes_of(w), "node {}", c0 + i);
+                    // The columns hold the scalar twin's record, bit for bit.
+                    let mut col = vec![0.0; FIELDS * (1 + LANES)];
+                    put(&mut col, 0, w);
+                    for f in 0..FIELDS {
+                        let want = col[f * (1 + LANES)].to_bits();
+                        assert_eq!(got_cols[f * row + i].to_bits(), want, "node {} field {f}", c0 + i);
+                        assert_eq!(base_cols[f * row + i].to_bits(), want, "node {} field {f}", c0 + i);
+                    }
                 }
             }
         }

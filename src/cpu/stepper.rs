@@ -7,15 +7,15 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::core_area::core_area;
 use super::integrate::integrate;
-use super::node_forces::node_forces;
+use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
 use super::scan::prefix_scan;
-use super::shell_lanes::{lane_bodies, shell_forces_run};
+use super::shell_columns::ShellColumns;
+use super::shell_lanes::{lane_bodies, shell_forces_run, ShellInputs};
 use crate::backend::{slots_from_histories, slots_per_entry, Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use rayon::prelude::*;
 
-/// Minimum nodes per rayon task (small scenes stay on one thread).
-const CHUNK: usize = 512;
+use super::CHUNK;
 
 pub struct CpuBackend {
     params: SimParams,
@@ -25,8 +25,10 @@ pub struct CpuBackend {
     nodes: Vec<NodeRecord>,
     bcs: Vec<NodeBc>,
     bodies: Vec<Body>,
-    /// Per body: whether the shell pass may take it eight nodes at a time (`shell_lanes`).
+    /// Per body: whether the shell pass may take it eight nodes at a time (`shell_lanes`), and
+    /// the node mass where the node pass may (`node_lanes`).
     lane_ok: Vec<bool>,
+    lane_mass: Vec<Option<f32>>,
     materials: Vec<Material>,
     /// Ping-pong node state: `state[side]` is step n.
     state: [Vec<NodeState>; 2],
@@ -52,8 +54,8 @@ pub struct CpuBackend {
     /// (`has_slots`), one bit per node, written by the chunks of contact_pairs (a chunk is a
     /// whole number of words); then the gather marks (`gathers`), set from `chunk_gathers`.
     slot_marks: Vec<u32>,
-    /// shell_forces output of each node.
-    shell: Vec<ShellForce>,
+    /// shell_forces output of each node, as columns (`shell_columns`).
+    shell_cols: ShellColumns,
     links: Vec<Link>,
     link_laws: Vec<LinkLaw>,
     link_state: Vec<LinkState>,
@@ -76,6 +78,7 @@ impl CpuBackend {
             params,
             scene_nodes: scene.nodes.clone(),
             lane_ok: lane_bodies(&device.0, &scene.bodies),
+            lane_mass: vec![],
             nodes: device.0,
             bcs: device.1,
             bodies: scene.bodies.clone(),
@@ -92,7 +95,7 @@ impl CpuBackend {
             chunk_pools: vec![Vec::new(); n.div_ceil(CHUNK)],
             chunk_gathers: vec![Vec::new(); n.div_ceil(CHUNK)],
             slot_marks: vec![0; 2 * n.div_ceil(32)],
-            shell: vec![ShellForce::default(); n],
+            shell_cols: ShellColumns::new(n),
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
             link_state: vec![LinkState::default(); scene.links.len()],
@@ -103,6 +106,7 @@ impl CpuBackend {
             steps: 0,
             rebuilds: 0,
         };
+        be.lane_mass = lane_mass(&be.nodes, &be.bodies, &be.lane_ok);
         // A step with dt = 0 computes f_0 without moving anything (velocity Verlet needs it).
         let dt = be.params.dt;
         be.params.dt = 0.0;
@@ -234,21 +238,31 @@ impl CpuBackend {
             let (old_index, old_pool) = (old_index.as_slice(), old_pool.as_slice());
             let index_chunks = split_by_chunks(new_index, start, CHUNK);
             let words = self.slot_marks.len() / 2;
-            self.shell
-                .par_chunks_mut(CHUNK)
+            let inputs = ShellInputs {
+                nodes,
+                bodies,
+                materials,
+                body_state,
+                lane_ok,
+                old: old_ro,
+                pos: new_ro,
+            };
+            let n = nodes.len();
+            self.shell_cols
+                .par_chunks_mut()
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
                 .zip(self.slot_marks[..words].par_chunks_mut(CHUNK / 32))
                 .zip(self.chunk_gathers.par_iter_mut())
                 .enumerate()
-                .for_each(move |(k, (((sh, (si, cp)), marks), gather))| {
-                    let c0 = k * CHUNK;
+                .for_each(move |(k, (((cols, (si, cp)), marks), gather))| {
+                    let (c0, c1) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
                     let base = start[c0] as usize;
                     cp.clear();
                     gather.clear();
                     marks.fill(0);
                     // shell_forces of the chunk's nodes, eight at a time (the same bits).
-                    shell_forces_run(c0, nodes, bodies, materials, body_state, lane_ok, old_ro, new_ro, sh);
-                    for j in 0..sh.len() {
+                    shell_forces_run(c0, c1, &inputs, cols);
+                    for j in 0..c1 - c0 {
                         let c = c0 + j;
                         let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
                         let has_slots = contact_pairs(
@@ -332,7 +346,6 @@ impl CpuBackend {
         let (nodes, bcs, bodies) = (self.nodes.as_slice(), self.bcs.as_slice(), self.bodies.as_slice());
         let (start, entries) = (self.start.as_slice(), self.entries.as_slice());
         // 6. node_forces: gather of shell and contact forces, second Verlet half-step.
-        let shell = self.shell.as_slice();
         let (slot_index, pool) = (
             self.slot_index[1 - self.side].as_slice(),
             self.pool[1 - self.side].as_slice(),
@@ -343,33 +356,27 @@ impl CpuBackend {
             self.link_list.as_slice(),
             self.link_force.as_slice(),
         );
-        new.par_chunks_mut(CHUNK).enumerate().for_each(move |(k, sc)| {
-            for (j, s) in sc.iter_mut().enumerate() {
-                let x = k * CHUNK + j;
-                let u = node_forces(
-                    x,
-                    &p,
-                    nodes,
-                    bcs,
-                    bodies,
-                    shell,
-                    s.vel, // v_{n+½}
-                    start,
-                    entries,
-                    slot_index,
-                    pool,
-                    slot_marks,
-                    link_start,
-                    link_list,
-                    link_force,
-                    modal.map(|m| m[x]),
-                );
-                s.vel = u.vel;
-                s.force = u.force;
-                s.seg_rest = shell[x].seg_rest;
-                s.theta_p = shell[x].theta_p;
-            }
-        });
+        let inputs = NodeInputs {
+            p: &p,
+            nodes,
+            bcs,
+            bodies,
+            cols: &self.shell_cols,
+            lane_mass: &self.lane_mass,
+            start,
+            entries,
+            slot_index,
+            pool,
+            slot_marks,
+            link_start,
+            link_list,
+            link_force,
+            modal,
+        };
+        // node_forces of each chunk, eight nodes at a time where only the shell acts (the same bits).
+        new.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(move |(k, sc)| node_forces_run(k * CHUNK, &inputs, sc));
         self.side = 1 - self.side;
     }
 
@@ -573,6 +580,7 @@ impl Backend for CpuBackend {
             a.bc_force = b.bc_force;
         }
         (self.nodes, self.bcs) = device_nodes(&self.scene_nodes);
+        self.lane_mass = lane_mass(&self.nodes, &self.bodies, &self.lane_ok);
         Ok(())
     }
 }

@@ -50,6 +50,16 @@ mod imp {
     }
 
     #[inline(always)]
+    pub fn store(a: F8, out: &mut [f32]) {
+        let out = &mut out[..8];
+        // `out` holds 8 floats (bounds-checked above); unaligned stores.
+        unsafe {
+            _mm_storeu_ps(out.as_mut_ptr(), a.0);
+            _mm_storeu_ps(out.as_mut_ptr().add(4), a.1);
+        }
+    }
+
+    #[inline(always)]
     pub fn to_array(a: F8) -> [f32; 8] {
         let mut r = [0.0f32; 8];
         // `r` holds 8 floats; unaligned stores.
@@ -76,6 +86,29 @@ mod imp {
         let (lo, hi) = unsafe { (_mm_movemask_ps(m.0), _mm_movemask_ps(m.1)) };
         let bits = lo | (hi << 4);
         std::array::from_fn(|l| bits >> l & 1 != 0)
+    }
+
+    /// [s, a0, …, a6].
+    #[inline(always)]
+    pub fn shift_in_first(a: F8, s: f32) -> F8 {
+        unsafe {
+            let lo = _mm_move_ss(_mm_shuffle_ps::<0b10_01_00_00>(a.0, a.0), _mm_set_ss(s));
+            let a3 = _mm_shuffle_ps::<0b11_11_11_11>(a.0, a.0);
+            let hi = _mm_move_ss(_mm_shuffle_ps::<0b10_01_00_00>(a.1, a.1), a3);
+            F8(lo, hi)
+        }
+    }
+
+    /// [a1, …, a7, s].
+    #[inline(always)]
+    pub fn shift_in_last(a: F8, s: f32) -> F8 {
+        unsafe {
+            let t = _mm_move_ss(a.0, a.1); // [a4, a1, a2, a3]
+            let lo = _mm_shuffle_ps::<0b00_11_10_01>(t, t);
+            let t = _mm_move_ss(a.1, _mm_set_ss(s)); // [s, a5, a6, a7]
+            let hi = _mm_shuffle_ps::<0b00_11_10_01>(t, t);
+            F8(lo, hi)
+        }
     }
 
     macro_rules! lanewise {
@@ -185,6 +218,15 @@ mod imp {
     pub fn to_array(a: F8) -> [f32; 8] {
         a.0
     }
+    pub fn store(a: F8, out: &mut [f32]) {
+        out[..8].copy_from_slice(&a.0);
+    }
+    pub fn shift_in_first(a: F8, s: f32) -> F8 {
+        F8(std::array::from_fn(|l| if l == 0 { s } else { a.0[l - 1] }))
+    }
+    pub fn shift_in_last(a: F8, s: f32) -> F8 {
+        F8(std::array::from_fn(|l| if l == 7 { s } else { a.0[l + 1] }))
+    }
     pub fn mask_from_bools(b: [bool; 8]) -> M8 {
         M8(b)
     }
@@ -247,6 +289,21 @@ impl F8 {
     #[inline(always)]
     pub fn to_array(self) -> [f32; LANES] {
         imp::to_array(self)
+    }
+    /// [s, self_0, …, self_6]: lane l gets lane l − 1 (the value of the node before).
+    #[inline(always)]
+    pub fn shift_in_first(self, s: f32) -> Self {
+        imp::shift_in_first(self, s)
+    }
+    /// [self_1, …, self_7, s]: lane l gets lane l + 1 (the value of the node after).
+    #[inline(always)]
+    pub fn shift_in_last(self, s: f32) -> Self {
+        imp::shift_in_last(self, s)
+    }
+    /// Into `out[0..LANES]` (`out` must hold at least `LANES` values).
+    #[inline(always)]
+    pub fn store(self, out: &mut [f32]) {
+        imp::store(self, out)
     }
 }
 
