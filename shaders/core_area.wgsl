@@ -1,5 +1,6 @@
 // core_area.wgsl: signed shoelace area of each closed shell and its core pressure (§2.2, eq 4);
-// twin of src/cpu/core_area.rs. One thread per body, fixed summation order.
+// twin of src/cpu/core_area.rs. One thread per body, fixed summation order (eight partial sums,
+// term k into sum (k − 1) mod 8, then the sums in order).
 //
 // The area is summed in double-f32 (see the CPU twin for the error analysis): r_k = x_k − x_0 as
 // hi + lo, exact hi×hi products (Dekker's TwoProduct, no FMA), TwoSum accumulation, and
@@ -78,13 +79,20 @@ fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         return;
     }
     let x0 = pos[body.first];
-    // Twice the signed area, hi + lo.
-    var twice = vec2<f32>(0.0, 0.0);
+    // Twice the signed area, hi + lo, in eight partial sums: term k into sum (k − 1) mod 8.
+    var part: array<vec2<f32>, 8>;
     var ra = df_rel(pos[body.first + 1u], x0); // a closed body has ≥ 2 nodes
     for (var k = 1u; k + 1u < body.count; k++) {
         let rc = df_rel(pos[body.first + k + 1u], x0);
-        twice = add_cross(twice, ra, rc);
+        let l = (k - 1u) % 8u;
+        part[l] = add_cross(part[l], ra, rc);
         ra = rc;
+    }
+    // The partial sums added in order (hi parts by TwoSum).
+    var twice = vec2<f32>(0.0, 0.0);
+    for (var l = 0u; l < 8u; l++) {
+        let s = two_sum(twice.x, part[l].x);
+        twice = vec2<f32>(s.x, opaque(twice.y + opaque(s.y + part[l].y)));
     }
     let t = two_sum(twice.x, twice.y);
     out.area = 0.5 * t.x;

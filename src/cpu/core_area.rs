@@ -9,7 +9,10 @@
 //!   difference of the lo parts), so it keeps the displacements that live in `pos_lo`;
 //! - each shoelace term r_k × r_{k+1} is the exact f32 products of the hi parts (Dekker's
 //!   TwoProduct, no FMA: both backends round identically) plus the hi×lo cross terms in f32;
-//! - the terms are accumulated by TwoSum in a fixed order (k = 1 … N−2).
+//! - the terms are accumulated by TwoSum in a fixed order: term k (k = 1 … N−2) into partial sum
+//!   (k − 1) mod 8, each in order of k, and the eight partial sums are then added in order. (Eight
+//!   chains instead of one, so that the CPU stepper adds eight terms at a time on lanes:
+//!   `core_area_lanes`.)
 //!
 //! The area is then exact to about N·2⁻⁴⁴ A (dropped lo×lo terms and the f32 sum of the error
 //! parts) plus N·2⁻⁴⁸ |x_0| R from rounding the lo differences (10⁻¹¹ A at 100 R from the
@@ -80,7 +83,7 @@ pub fn cross_parts<T: Real>(a: Rel<T>, c: Rel<T>) -> (T, T, T) {
 
 /// Adds p1 − p2 + small to the double-f32 sum (sum_hi, sum_lo), p1 and p2 by TwoSum.
 #[inline(always)]
-pub fn accumulate(sum: (f32, f32), (p1, p2, small): (f32, f32, f32)) -> (f32, f32) {
+pub fn accumulate<T: Real>(sum: (T, T), (p1, p2, small): (T, T, T)) -> (T, T) {
     let (s, f1) = two_sum(sum.0, p1);
     let (s, f2) = two_sum(s, -p2);
     (s, sum.1 + ((f1 + f2) + small))
@@ -93,21 +96,36 @@ fn rel(pos: &[NodeState], first: usize, k: usize) -> Rel<f32> {
     df_rel(a.pos_hi, a.pos_lo, o.pos_hi, o.pos_lo)
 }
 
+/// Partial sums of the shoelace terms: term k goes into sum (k − 1) mod `SUMS`.
+pub const SUMS: usize = 8;
+
 pub fn core_area(b: usize, bodies: &[Body], materials: &[Material], pos: &[NodeState]) -> BodyState {
     let body = bodies[b];
     if body.flags & BODY_CLOSED == 0 {
         return BodyState::default();
     }
     let first = body.first as usize;
-    // Twice the signed area, hi + lo.
-    let mut twice = (0.0f32, 0.0f32);
+    // Twice the signed area, hi + lo, in SUMS partial sums.
+    let mut part = [(0.0f32, 0.0f32); SUMS];
     let mut ra = rel(pos, first, 1); // a closed body has ≥ 2 nodes
     for k in 1..(body.count as usize).saturating_sub(1) {
         let rc = rel(pos, first, k + 1);
-        twice = accumulate(twice, cross_parts(ra, rc));
+        let l = (k - 1) % SUMS;
+        part[l] = accumulate(part[l], cross_parts(ra, rc));
         ra = rc;
     }
-    core_state(&body, materials, twice)
+    core_state(&body, materials, combine(part))
+}
+
+/// The partial sums added in order 0 … SUMS − 1 (hi parts by TwoSum).
+#[inline]
+pub fn combine(part: [(f32, f32); SUMS]) -> (f32, f32) {
+    let mut twice = (0.0f32, 0.0f32);
+    for (hi, lo) in part {
+        let (s, e) = two_sum(twice.0, hi);
+        twice = (s, twice.1 + (e + lo));
+    }
+    twice
 }
 
 /// Area, area change and core pressure of a closed body from twice its signed area (hi, lo).

@@ -7,6 +7,7 @@ pub mod cohesive_link;
 pub mod contact;
 pub mod contact_pairs;
 pub mod core_area;
+pub mod core_area_lanes;
 pub mod core_pressure;
 pub mod integrate;
 pub mod node_forces;

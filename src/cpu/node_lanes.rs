@@ -13,7 +13,7 @@
 
 use super::node_forces::node_forces;
 use super::shell_columns::*;
-use crate::model::lanes::{Real, F8, LANES, M8};
+use crate::model::lanes::{Lanes, F8, LANES};
 use crate::model::*;
 
 /// Per body: the node mass when the node pass may take its nodes eight at a time: a lane body
@@ -65,13 +65,13 @@ pub fn node_forces_run(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
         unsafe { run_avx2(c0, inp, out) };
         return;
     }
-    run(c0, inp, out);
+    run::<F8>(c0, inp, out);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn run_avx2(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
-    run(c0, inp, out);
+    run::<crate::model::lanes::F8Avx>(c0, inp, out);
 }
 
 /// The scalar twin on node x (state `s`).
@@ -103,7 +103,7 @@ fn scalar(x: usize, inp: &NodeInputs, s: &mut NodeState) {
 }
 
 #[inline(always)]
-fn run(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
+fn run<L: Lanes>(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
     let end = c0 + out.len();
     let words = inp.slot_marks.len() / 2;
     let gather_marks = &inp.slot_marks[words..];
@@ -136,7 +136,7 @@ fn run(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
             }
             let out_group = &mut out[x - c0..][..len];
             if special != (1u32 << len) - 1 {
-                group(x, &body, mass, inp, special, out_group);
+                group::<L>(x, &body, mass, inp, special, out_group);
             }
             while special != 0 {
                 let l = special.trailing_zeros() as usize;
@@ -151,7 +151,7 @@ fn run(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
 /// Nodes x0 … x0 + out.len() − 1 (at most 8) of one body, with shell forces only, except those
 /// whose bit is set in `skip`, which are left as they are.
 #[inline(always)]
-fn group(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u32, out: &mut [NodeState]) {
+fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u32, out: &mut [NodeState]) {
     let p = inp.p;
     let len = out.len();
     let first = body.first as usize;
@@ -180,29 +180,24 @@ fn group(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u32, out: &m
         ShellColumns::node(before),
         ShellColumns::node(after),
     );
-    // Lane l + 1's value in lane l; the last real lane gets `after`'s.
-    let end_lane = (len < LANES).then(|| M8::from_bools(std::array::from_fn(|l| l == len - 1)));
-    let load = |f: usize| {
-        let v = cols.load(at, f);
-        let a = cols.get(at_after, f);
-        let next = v.shift_in_last(a);
-        let next = end_lane.map_or(next, |m| F8::select(m, F8::splat(a), next));
-        (v.shift_in_first(cols.get(at_before, f)), v, next)
-    };
+    let end_lane = (len < LANES).then(|| L::mask(std::array::from_fn(|l| l == len - 1)));
+    let load = |f: usize| -> (L, L, L) { neighbours(cols, [at, at_before, at_after], end_lane, f) };
     // On an open line: the last node owns no segment (no next), the first no predecessor.
     let ends = (!closed).then(|| {
         let x = |l: usize| x0 + l;
         (
-            M8::from_bools(std::array::from_fn(|l| x(l) != last)),
-            M8::from_bools(std::array::from_fn(|l| x(l) != first)),
+            L::mask(std::array::from_fn(|l| x(l) != last)),
+            L::mask(std::array::from_fn(|l| x(l) != first)),
         )
     });
-    let if_next = |v: F8, f: F8| ends.map_or(v, |(has_next, _)| F8::select(has_next, v, f));
-    let if_prev = |v: F8, f: F8| ends.map_or(v, |(_, has_prev)| F8::select(has_prev, v, f));
+    let if_next = |v: L, f: L| ends.map_or(v, |(has_next, _)| L::select(has_next, v, f));
+    let if_prev = |v: L, f: L| ends.map_or(v, |(_, has_prev)| L::select(has_prev, v, f));
     let core = closed && body.core_model != CORE_NONE;
-    let vh: [F8; 2] = std::array::from_fn(|d| F8::from_array(std::array::from_fn(|l| out[l.min(len - 1)].vel[d])));
-    let zero = F8::splat(0.0);
-    let m = F8::splat(mass);
+    // (No closure calls a lane operation: see `neighbours`.)
+    let vel_of = |d: usize| -> [f32; LANES] { std::array::from_fn(|l| out[l.min(len - 1)].vel[d]) };
+    let vh = [L::from_array(vel_of(0)), L::from_array(vel_of(1))];
+    let zero = L::splat(0.0);
+    let m = L::splat(mass);
     let mut f = [zero; 2];
     for d in 0..2 {
         // node_force_sum's terms, in its order.
@@ -219,15 +214,18 @@ fn group(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u32, out: &m
             f[d] = f[d] + (p_prev + p_own);
         }
         // node_force_finish without a boundary condition (its added force is zero).
-        f[d] = f[d] + m * F8::splat(p.gravity[d]);
+        f[d] = f[d] + m * L::splat(p.gravity[d]);
         f[d] = f[d] + zero;
-        f[d] = f[d] - F8::splat(p.viscous_damping) * m * vh[d];
-        f[d] = f[d] - F8::splat(p.local_damping) * f[d].abs() * sign(vh[d]);
+        f[d] = f[d] - L::splat(p.viscous_damping) * m * vh[d];
+        f[d] = f[d] - L::splat(p.local_damping) * f[d].abs() * sign(vh[d]);
     }
-    let h = F8::splat(0.5 * p.dt / mass);
+    let h = L::splat(0.5 * p.dt / mass);
     let vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
-    let lanes = [vel[0], vel[1], f[0], f[1]].map(F8::to_array);
-    let (rest, theta) = (cols.load(at, SEG_REST).to_array(), cols.load(at, THETA_P).to_array());
+    let lanes = [vel[0], vel[1], f[0], f[1]].map(L::to_array);
+    let (rest, theta) = (
+        cols.load::<L>(at, SEG_REST).to_array(),
+        cols.load::<L>(at, THETA_P).to_array(),
+    );
     for (l, s) in out.iter_mut().enumerate() {
         if skip >> l & 1 == 0 {
             s.vel = [lanes[0][l], lanes[1][l]];
@@ -238,15 +236,24 @@ fn group(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u32, out: &m
     }
 }
 
+/// Field f of the group's nodes X (at `at[0]`) and, shifted by one lane, of X−1 and X+1: the
+/// node before the group (`at[1]`) in lane 0 of X−1, the node after it (`at[2]`) in the last
+/// real lane of X+1 (`end_lane` when the group is short). A function, not a closure: a closure
+/// is compiled on its own, without the AVX2 of the pass that calls it.
+#[inline(always)]
+fn neighbours<L: Lanes>(cols: &ShellColumns, at: [usize; 3], end_lane: Option<L::Mask>, f: usize) -> (L, L, L) {
+    let v: L = cols.load(at[0], f);
+    let a = cols.get(at[2], f);
+    let next = v.shift_in_last(a);
+    let next = end_lane.map_or(next, |m| L::select(m, L::splat(a), next));
+    (v.shift_in_first(cols.get(at[1], f)), v, next)
+}
+
 /// WGSL `sign` lane by lane: −1, 0 or +1.
 #[inline(always)]
-fn sign(v: F8) -> F8 {
-    let zero = F8::splat(0.0);
-    F8::select(
-        v.gt(zero),
-        F8::splat(1.0),
-        F8::select(v.lt(zero), F8::splat(-1.0), zero),
-    )
+fn sign<L: Lanes>(v: L) -> L {
+    let zero = L::splat(0.0);
+    L::select(v.gt(zero), L::splat(1.0), L::select(v.lt(zero), L::splat(-1.0), zero))
 }
 
 #[cfg(test)]
@@ -395,7 +402,7 @@ mod tests {
                 let mut got = pos[c0..c1].to_vec();
                 node_forces_run(c0, &inputs, &mut got);
                 let mut base = pos[c0..c1].to_vec();
-                run(c0, &inputs, &mut base);
+                run::<F8>(c0, &inputs, &mut base);
                 for i in 0..c1 - c0 {
                     let w = bytemuck::bytes_of(&want[c0 + i]);
                     assert_eq!(bytemuck::bytes_of(&got[i]), w, "node {}", c0 + i);

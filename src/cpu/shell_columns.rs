@@ -9,7 +9,7 @@
 
 use super::node_forces::ShellRecords;
 use super::CHUNK;
-use crate::model::lanes::{F8, LANES};
+use crate::model::lanes::{Lanes, LANES};
 use crate::model::ShellForce;
 
 /// The fields, in `ShellForce` order.
@@ -61,8 +61,8 @@ impl ShellColumns {
     /// Field `field` of the node at `node` and the seven after it in its chunk (lanes past the
     /// chunk's nodes read the padding).
     #[inline(always)]
-    pub fn load(&self, node: usize, field: usize) -> F8 {
-        F8::load(&self.data[node + field * ROW..])
+    pub fn load<L: Lanes>(&self, node: usize, field: usize) -> L {
+        L::load(&self.data[node + field * ROW..])
     }
 }
 
@@ -106,7 +106,7 @@ pub fn put(chunk_data: &mut [f32], j: usize, r: &ShellForce) {
 /// Writes the lanes of field `field` for nodes j … j + 7 of a chunk's slice (the lanes past the
 /// chunk's nodes go to the padding).
 #[inline(always)]
-pub fn put_lanes(chunk_data: &mut [f32], field: usize, j: usize, v: F8) {
+pub fn put_lanes<L: Lanes>(chunk_data: &mut [f32], field: usize, j: usize, v: L) {
     let row = chunk_data.len() / FIELDS;
     v.store(&mut chunk_data[field * row + j..]);
 }

@@ -14,16 +14,17 @@
 //! are the body's, the same in every lane. Bodies whose nodes do not follow `Scene::add_body`'s
 //! ring layout, and frozen bodies, take the scalar twin.
 //!
-//! Dispatch: on x86-64 with AVX2 (detected at run time) the pass is compiled with AVX2 enabled,
-//! one `F8` per register; elsewhere the same code runs on the baseline target. No FMA is enabled
-//! (it would change the rounding).
+//! Dispatch (the same in the three lane passes): on x86-64 with AVX2, detected at run time, the
+//! pass runs on `F8Avx` (eight lanes in one AVX register) inside a function compiled with AVX2
+//! enabled; elsewhere on `F8` (two SSE registers, or a portable array). Both give the scalar
+//! twin's bits. FMA is never enabled: it would change the rounding.
 
 use super::bending::bending;
 use super::core_pressure::core_pressure;
 use super::shell_columns::{put, put_lanes};
 use super::shell_forces::shell_forces;
 use super::stretch::stretch;
-use crate::model::lanes::{Point, Real, ShellMaterial, F8, LANES, M8};
+use crate::model::lanes::{Lanes, Point, ShellMaterial, F8, LANES};
 use crate::model::*;
 
 /// Nodes staged at a time (the stage lives on the stack: 6 × 74 floats).
@@ -87,17 +88,17 @@ pub fn shell_forces_run(c0: usize, c1: usize, inp: &ShellInputs, cols: &mut [f32
         unsafe { run_avx2(c0, c1, inp, cols) };
         return;
     }
-    run(c0, c1, inp, cols);
+    run::<F8>(c0, c1, inp, cols);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn run_avx2(c0: usize, c1: usize, inp: &ShellInputs, cols: &mut [f32]) {
-    run(c0, c1, inp, cols);
+    run::<crate::model::lanes::F8Avx>(c0, c1, inp, cols);
 }
 
 #[inline(always)]
-fn run(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
+fn run<L: Lanes>(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
     let mut x = c0;
     // Nodes in increasing order: a group's lanes past its body write the columns of the nodes
     // after it, which their own group or record overwrites later.
@@ -125,7 +126,7 @@ fn run(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
         while x < run_end {
             let len = BLOCK.min(run_end - x);
             let at = x - c0;
-            block(x, len, &body, material, &inp.body_state[b], inp.old, inp.pos, cols, at);
+            block::<L>(x, len, &body, material, &inp.body_state[b], inp.old, inp.pos, cols, at);
             x += len;
         }
     }
@@ -134,7 +135,7 @@ fn run(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
 /// Nodes x0 … x0 + len − 1 of one lane body; their columns start at `j0` in `cols`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn block(
+fn block<L: Lanes>(
     x0: usize,
     len: usize,
     body: &Body,
@@ -187,38 +188,38 @@ fn block(
         rest[i] = o.seg_rest;
         theta_p[i] = o.theta_p;
     }
-    let m = ShellMaterial::splat(&ShellMaterial::from(material));
+    let m = ShellMaterial::<L>::splat(&ShellMaterial::from(material));
     let core = closed && body.core_model != CORE_NONE;
     let orientation = if bs.area >= 0.0 { 1.0 } else { -1.0 };
     let point = |i: usize| Point {
-        hi: [F8::load(&stage[0][i..]), F8::load(&stage[1][i..])],
-        lo: [F8::load(&stage[2][i..]), F8::load(&stage[3][i..])],
-        vel: [F8::load(&stage[4][i..]), F8::load(&stage[5][i..])],
+        hi: [L::load(&stage[0][i..]), L::load(&stage[1][i..])],
+        lo: [L::load(&stage[2][i..]), L::load(&stage[3][i..])],
+        vel: [L::load(&stage[4][i..]), L::load(&stage[5][i..])],
     };
-    let zero = F8::splat(0.0);
+    let zero = L::splat(0.0);
     for g in (0..len).step_by(LANES) {
         let (pa, px, pb) = (point(g), point(g + 1), point(g + 2));
-        let seg_rest = F8::load(&rest[g..]);
-        let th_p = F8::load(&theta_p[g..]);
+        let seg_rest = L::load(&rest[g..]);
+        let th_p = L::load(&theta_p[g..]);
         // The scalar twin's branches as lane masks, on an open line only (a closed shell takes
         // every branch): its last node owns no segment and its first no vertex.
         let masks = (!closed).then(|| {
             let x = |l: usize| x0 + g + l;
             (
-                M8::from_bools(std::array::from_fn(|l| x(l) < last)),
-                M8::from_bools(std::array::from_fn(|l| x(l) < last && x(l) > first)),
+                L::mask(std::array::from_fn(|l| x(l) < last)),
+                L::mask(std::array::from_fn(|l| x(l) < last && x(l) > first)),
             )
         });
-        let live = |v: F8, default: F8| masks.map_or(v, |(live, _)| F8::select(live, v, default));
-        let bend = |v: F8, default: F8| masks.map_or(v, |(_, bend)| F8::select(bend, v, default));
+        let live = |v: L, default: L| masks.map_or(v, |(live, _)| L::select(live, v, default));
+        let bend = |v: L, default: L| masks.map_or(v, |(_, bend)| L::select(bend, v, default));
         let s = stretch(&m, &px, &pb, seg_rest);
         let pressure = if core {
-            core_pressure(m.depth, F8::splat(bs.pressure), F8::splat(orientation), &px, &pb)
+            core_pressure(m.depth, L::splat(bs.pressure), L::splat(orientation), &px, &pb)
         } else {
             [zero, zero]
         };
         let bd = bending(&m, &pa, &px, &pb, th_p);
-        let couple = |g: [F8; 2]| [bd.moment * g[0], bd.moment * g[1]];
+        let couple = |g: [L; 2]| [bd.moment * g[0], bd.moment * g[1]];
         let (bend_a, bend_c) = (couple(bd.grad_a), couple(bd.grad_c));
         let fields = [
             live(s.force_on_b[0], zero),
@@ -356,7 +357,7 @@ pub(crate) mod tests {
                 let mut got_cols = vec![0.0; FIELDS * row];
                 shell_forces_run(c0, c1, &inputs, &mut got_cols);
                 let mut base_cols = vec![0.0; FIELDS * row];
-                run(c0, c1, &inputs, &mut base_cols);
+                run::<F8>(c0, c1, &inputs, &mut base_cols);
                 for i in 0..len {
                     let w = &want[c0 + i];
                     // The columns hold the scalar twin's record, bit for bit.

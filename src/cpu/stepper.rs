@@ -5,7 +5,7 @@
 use super::broad_phase::*;
 use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
-use super::core_area::core_area;
+use super::core_area_lanes::core_area_run;
 use super::integrate::integrate;
 use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
 use super::scan::prefix_scan;
@@ -186,15 +186,15 @@ impl CpuBackend {
         } else {
             f32::INFINITY
         };
-        // 2. core_area: enclosed areas and core pressures.
+        // 2. core_area: enclosed areas and core pressures (eight terms at a time, the same bits).
         let bodies = self.bodies.as_slice();
         let materials = self.materials.as_slice();
         {
             let new_ro: &[NodeState] = new;
             self.body_state
-                .par_iter_mut()
+                .par_chunks_mut(CHUNK / 32)
                 .enumerate()
-                .for_each(|(b, out)| *out = core_area(b, bodies, materials, new_ro));
+                .for_each(|(k, out)| core_area_run(k * (CHUNK / 32), bodies, materials, new_ro, out));
         }
         // 3. neighbour list, when some node moved more than half the skin.
         // Written so that a NaN displacement also triggers a rebuild, as in rebuild_decide.

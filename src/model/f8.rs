@@ -1,4 +1,6 @@
-//! `F8`: eight f32 lanes, the `Real` the CPU stepper's shell pass runs on (`cpu::shell_lanes`).
+//! `F8`: eight f32 lanes, the `Real` the CPU stepper's lane passes run on (`cpu::shell_lanes`,
+//! `cpu::node_lanes`, `cpu::core_area_lanes`), and `Lanes`, what those passes need of a lane type
+//! (`F8`, or `F8Avx` in their AVX2 builds).
 //!
 //! Each operation is the f32 operation lane by lane with the same IEEE rounding: +, −, ×, ÷ and
 //! √ are correctly rounded in a vector register as in a scalar one, negation and |·| touch only
@@ -8,7 +10,9 @@
 //! On x86-64 the lanes are two SSE registers (SSE2 is part of the baseline target, so no run-time
 //! detection is needed); LLVM's own vectoriser, tried first on `[f32; 8]` loops, paired the x and
 //! y components of the laws instead of the lanes and gained nothing. Elsewhere a portable
-//! `[f32; 8]` implementation gives the same bits.
+//! `[f32; 8]` implementation gives the same bits. A lane operation must not be called from a
+//! closure inside an AVX2 pass: the closure is compiled without AVX2 and the intrinsics in it
+//! become calls (seen: 552 → 735 instructions per node-step).
 
 use super::lanes::Real;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -276,45 +280,55 @@ mod imp {
 
 pub use imp::{F8, M8};
 
-impl F8 {
+/// A bundle of `LANES` lanes as the lane passes use it: `Real` and the moves between lanes and
+/// memory. `F8` everywhere; `F8Avx` (one AVX register) inside the passes' AVX2 builds.
+pub trait Lanes: Real {
     /// Lanes `v[0..LANES]` (`v` must hold at least `LANES` values).
+    fn load(v: &[f32]) -> Self;
+    /// Into `out[0..LANES]` (`out` must hold at least `LANES` values).
+    fn store(self, out: &mut [f32]);
+    fn from_array(v: [f32; LANES]) -> Self;
+    fn to_array(self) -> [f32; LANES];
+    /// [s, self_0, …, self_6]: lane l gets lane l − 1 (the value of the node before).
+    fn shift_in_first(self, s: f32) -> Self;
+    /// [self_1, …, self_7, s]: lane l gets lane l + 1 (the value of the node after).
+    fn shift_in_last(self, s: f32) -> Self;
+    fn mask(b: [bool; LANES]) -> Self::Mask;
+    fn mask_bools(m: Self::Mask) -> [bool; LANES];
+}
+
+impl Lanes for F8 {
     #[inline(always)]
-    pub fn load(v: &[f32]) -> Self {
+    fn load(v: &[f32]) -> Self {
         imp::load(v)
     }
     #[inline(always)]
-    pub fn from_array(v: [f32; LANES]) -> Self {
+    fn store(self, out: &mut [f32]) {
+        imp::store(self, out)
+    }
+    #[inline(always)]
+    fn from_array(v: [f32; LANES]) -> Self {
         imp::from_array(v)
     }
     #[inline(always)]
-    pub fn to_array(self) -> [f32; LANES] {
+    fn to_array(self) -> [f32; LANES] {
         imp::to_array(self)
     }
-    /// [s, self_0, …, self_6]: lane l gets lane l − 1 (the value of the node before).
     #[inline(always)]
-    pub fn shift_in_first(self, s: f32) -> Self {
+    fn shift_in_first(self, s: f32) -> Self {
         imp::shift_in_first(self, s)
     }
-    /// [self_1, …, self_7, s]: lane l gets lane l + 1 (the value of the node after).
     #[inline(always)]
-    pub fn shift_in_last(self, s: f32) -> Self {
+    fn shift_in_last(self, s: f32) -> Self {
         imp::shift_in_last(self, s)
     }
-    /// Into `out[0..LANES]` (`out` must hold at least `LANES` values).
     #[inline(always)]
-    pub fn store(self, out: &mut [f32]) {
-        imp::store(self, out)
-    }
-}
-
-impl M8 {
-    #[inline(always)]
-    pub fn from_bools(b: [bool; LANES]) -> Self {
+    fn mask(b: [bool; LANES]) -> M8 {
         imp::mask_from_bools(b)
     }
     #[inline(always)]
-    pub fn to_bools(self) -> [bool; LANES] {
-        imp::mask_to_bools(self)
+    fn mask_bools(m: M8) -> [bool; LANES] {
+        imp::mask_to_bools(m)
     }
 }
 
@@ -398,14 +412,14 @@ impl Real for F8 {
 mod tests {
     use super::*;
 
-    #[test]
-    fn lanes_match_scalar_ops_bit_for_bit() {
-        // Signed zeros, a subnormal, infinities, NaN, and ordinary values in both orders.
+    /// Every lane operation against the f32 one, bit for bit, on signed zeros, a subnormal,
+    /// infinities, NaN and ordinary values in both orders.
+    pub(crate) fn check_ops<L: Lanes>() {
         let xs = [1.5, -0.0, 3.0e-39, 7.0, -2.5, 1.0e30, f32::NAN, f32::INFINITY];
         let ys = [0.3, 0.0, 2.0, -7.0, -2.5, 3.0, 0.7, f32::NAN];
         for (a, b) in [(xs, ys), (ys, xs)] {
-            let (va, vb) = (F8::from_array(a), F8::from_array(b));
-            let lanes = |v: F8| v.to_array().map(f32::to_bits);
+            let (va, vb) = (L::from_array(a), L::from_array(b));
+            let lanes = |v: L| v.to_array().map(f32::to_bits);
             let scalar = |f: fn(f32, f32) -> f32| std::array::from_fn::<u32, LANES, _>(|l| f(a[l], b[l]).to_bits());
             assert_eq!(lanes(va + vb), scalar(|x, y| x + y));
             assert_eq!(lanes(va - vb), scalar(|x, y| x - y));
@@ -416,23 +430,54 @@ mod tests {
             assert_eq!(lanes(va.abs().sqrt()), scalar(|x, _| x.abs().sqrt()));
             // max/min: NaN handling as f32::max/min; signed zeros compare equal and either may
             // come back, so only lanes without a ±0 pair are compared bit for bit.
-            let no_zero_pair = |l: usize| !(a[l] == 0.0 && b[l] == 0.0);
             let (mx, mn) = (va.max(vb).to_array(), va.min(vb).to_array());
-            for l in (0..LANES).filter(|&l| no_zero_pair(l)) {
+            for l in (0..LANES).filter(|&l| !(a[l] == 0.0 && b[l] == 0.0)) {
                 assert_eq!(mx[l].to_bits(), a[l].max(b[l]).to_bits(), "max lane {l}");
                 assert_eq!(mn[l].to_bits(), a[l].min(b[l]).to_bits(), "min lane {l}");
             }
-            assert_eq!(va.gt(vb).to_bools(), std::array::from_fn(|l| a[l] > b[l]));
-            assert_eq!(va.lt(vb).to_bools(), std::array::from_fn(|l| a[l] < b[l]));
-            assert_eq!(va.eq(vb).to_bools(), std::array::from_fn(|l| a[l] == b[l]));
-            let m = va.gt(vb);
-            assert_eq!(lanes(F8::select(m, va, vb)), scalar(|x, y| if x > y { x } else { y }));
-            let picked = M8::from_bools([true, false, true, true, false, false, true, false]);
-            assert_eq!(picked.to_bools(), [true, false, true, true, false, false, true, false]);
+            assert_eq!(L::mask_bools(va.gt(vb)), std::array::from_fn(|l| a[l] > b[l]));
+            assert_eq!(L::mask_bools(va.lt(vb)), std::array::from_fn(|l| a[l] < b[l]));
+            assert_eq!(L::mask_bools(va.eq(vb)), std::array::from_fn(|l| a[l] == b[l]));
             assert_eq!(
-                F8::load(&[a.as_slice(), &[9.0]].concat()).to_array().map(f32::to_bits),
+                lanes(L::select(va.gt(vb), va, vb)),
+                scalar(|x, y| if x > y { x } else { y })
+            );
+            let picked = [true, false, true, true, false, false, true, false];
+            assert_eq!(L::mask_bools(L::mask(picked)), picked);
+            assert_eq!(
+                L::load(&[a.as_slice(), &[9.0]].concat()).to_array().map(f32::to_bits),
                 a.map(f32::to_bits)
             );
+            let first: [f32; LANES] = std::array::from_fn(|l| if l == 0 { 9.5 } else { a[l - 1] });
+            let last: [f32; LANES] = std::array::from_fn(|l| if l == 7 { 9.5 } else { a[l + 1] });
+            assert_eq!(lanes(va.shift_in_first(9.5)), first.map(f32::to_bits));
+            assert_eq!(lanes(va.shift_in_last(9.5)), last.map(f32::to_bits));
+            let mut out = [5.0f32; LANES + 1];
+            va.store(&mut out);
+            assert_eq!(
+                out[..LANES].iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                a.map(f32::to_bits)
+            );
+            assert_eq!(out[LANES], 5.0);
+        }
+    }
+
+    #[test]
+    fn lanes_match_scalar_ops_bit_for_bit() {
+        check_ops::<F8>();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx_lanes_match_scalar_ops_bit_for_bit() {
+        #[target_feature(enable = "avx2")]
+        fn check() {
+            check_ops::<super::super::f8_avx::F8Avx>();
+        }
+        // Where the CPU has no AVX2 the lane passes never take F8Avx.
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is present (checked above).
+            unsafe { check() };
         }
     }
 }

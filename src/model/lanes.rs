@@ -10,7 +10,9 @@
 //! The element-wise loops below are what LLVM vectorises: one AVX2 register where the caller is
 //! compiled for AVX2 (`cpu::shell_lanes` dispatches at run time), two SSE registers otherwise.
 
-pub use super::f8::{F8, LANES, M8};
+pub use super::f8::{Lanes, F8, LANES, M8};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use super::f8_avx::F8Avx;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// A scalar or a bundle of lanes, with the operations the shell laws use.
@@ -122,18 +124,18 @@ impl From<&super::Material> for ShellMaterial<f32> {
     }
 }
 
-impl ShellMaterial<F8> {
+impl<T: Real> ShellMaterial<T> {
     /// The same material in every lane.
     #[inline(always)]
     pub fn splat(m: &ShellMaterial<f32>) -> Self {
         ShellMaterial {
-            k_s: F8::splat(m.k_s),
-            f_s_yield: F8::splat(m.f_s_yield),
-            c_s: F8::splat(m.c_s),
-            k_b: F8::splat(m.k_b),
-            m_b_yield: F8::splat(m.m_b_yield),
-            c_b: F8::splat(m.c_b),
-            depth: F8::splat(m.depth),
+            k_s: T::splat(m.k_s),
+            f_s_yield: T::splat(m.f_s_yield),
+            c_s: T::splat(m.c_s),
+            k_b: T::splat(m.k_b),
+            m_b_yield: T::splat(m.m_b_yield),
+            c_b: T::splat(m.c_b),
+            depth: T::splat(m.depth),
         }
     }
 }

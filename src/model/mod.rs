@@ -2,6 +2,8 @@
 
 pub mod df32;
 pub mod f8;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod f8_avx;
 pub mod lanes;
 pub mod layout;
 pub mod scene;
