@@ -57,96 +57,121 @@ pub fn contact_pairs(
     pool: &mut Vec<ContactSlot>,
     gather: &mut Vec<u32>,
 ) -> bool {
+    let args = (p, nodes, bodies, pos, entries, old_index, old_pool);
     let before = pool.len();
+    let base = start[c] as usize;
+    for (k, index) in slot_index.iter_mut().enumerate() {
+        *index = entry_contacts::<true>(c, base + k, args, pool, gather);
+    }
+    // Node C's slot mark (`has_slots`).
+    pool.len() > before
+}
+
+/// What `entry_contacts` reads.
+pub type PairInputs<'a> = (
+    &'a SimParams,
+    &'a [NodeRecord],
+    &'a [Body],
+    &'a [NodeState],
+    &'a [Entry],
+    &'a [u32],
+    &'a [ContactSlot],
+);
+
+/// The contacts owned by entry e of node C's list: appends their slot to `pool` (and the nodes
+/// it acts on to `gather`) and returns its index, or `NO_SLOT`. With `EARLY_OUT` false the caller
+/// has already applied `out_of_reach` (`contact_reach`, on lanes): the exact tests that follow
+/// are the same, so is the slot.
+#[inline(always)]
+pub fn entry_contacts<const EARLY_OUT: bool>(
+    c: usize,
+    e: usize,
+    (p, nodes, bodies, pos, entries, old_index, old_pool): PairInputs,
+    pool: &mut Vec<ContactSlot>,
+    gather: &mut Vec<u32>,
+) -> u32 {
     let lp = LawParams::from(p);
     let pc = &pos[c];
     let rc = bodies[nodes[c].body as usize].radius;
     let vc = pos[c].vel;
-    let base = start[c] as usize;
-    for (k, index) in slot_index.iter_mut().enumerate() {
-        let e = base + k;
-        // Friction history of this entry's contacts (segment, cap) after the previous step.
-        let history = || match old_index[e] {
-            NO_SLOT => [0.0f32, 0.0],
-            i => old_pool[i as usize].hist,
-        };
-        let d = entries[e].neighbor;
-        let nd = nodes[d as usize];
-        let rd = bodies[nd.body as usize].radius;
-        let mut s = ContactSlot::default();
-        let pd = &pos[d as usize];
-        let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
-        let cd2 = dot(cd, cd);
-        if out_of_reach(cd, cd2, (c as u32) < d, d, nd.next, pos, rc + rd) {
-            *index = NO_SLOT;
-            continue;
-        }
-        // Node C against the interior of segment D → D1 (Fig. 4b).
-        let d1 = nd.next;
-        if d1 != NONE {
-            let pa = pd;
-            let pb = &pos[d1 as usize];
-            if in_segment_interior(pc, pa, pb) {
-                let (off, w) = segment_offset(pc, pa, pb);
-                let dist = dot(off, off).sqrt();
-                let overlap = rc + rd - dist;
-                let mut active = overlap > 0.0 && dist > 0.0;
-                // Concave joint: only the closer of two adjacent segments acts (ties: the previous).
-                if active && nd.prev != NONE && interior_distance(pc, &pos[nd.prev as usize], pa) <= dist {
-                    active = false;
-                }
-                let d2 = nodes[d1 as usize].next;
-                if active && d2 != NONE && interior_distance(pc, pb, &pos[d2 as usize]) < dist {
-                    active = false;
-                }
-                if active {
-                    let n = [off[0] / dist, off[1] / dist];
-                    let vd = pos[d as usize].vel;
-                    let vd1 = pos[d1 as usize].vel;
-                    let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
-                    let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], history()[0]);
-                    s.seg_force = cf.force;
-                    s.seg_w = w;
-                    s.seg_fn = cf.f_n;
-                    s.flags |= SLOT_SEG;
-                    s.hist[0] = cf.f_t;
-                }
-            }
-        }
-        // Cap contact C–D (Fig. 4a/c), owned by the lower index. The overlap is tested before the
-        // vertex regions: it is cheaper and fails for most entries.
-        if (c as u32) < d {
-            let dist = cd2.sqrt();
-            let overlap = rc + rd - dist;
-            if overlap > 0.0
-                && dist > 0.0
-                && in_vertex_region(pc, d, nodes, pos)
-                && in_vertex_region(pd, c as u32, nodes, pos)
-            {
-                let n = [cd[0] / dist, cd[1] / dist];
-                let vd = pos[d as usize].vel;
-                let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], history()[1]);
-                s.cap_force = cf.force;
-                s.cap_fn = cf.f_n;
-                s.flags |= SLOT_CAP;
-                s.hist[1] = cf.f_t;
-            }
-        }
-        *index = if s.flags != 0 {
-            pool.push(s);
-            // The nodes the slot's forces act on, for their gather marks (`gathers`; the WGSL
-            // twin ORs the bits in directly).
-            gather.extend_from_slice(&[c as u32, d]);
-            if s.flags & SLOT_SEG != 0 {
-                gather.push(nd.next);
-            }
-            (pool.len() - 1) as u32
-        } else {
-            NO_SLOT
-        };
+    // Friction history of this entry's contacts (segment, cap) after the previous step.
+    let history = || match old_index[e] {
+        NO_SLOT => [0.0f32, 0.0],
+        i => old_pool[i as usize].hist,
+    };
+    let d = entries[e].neighbor;
+    let nd = nodes[d as usize];
+    let rd = bodies[nd.body as usize].radius;
+    let mut s = ContactSlot::default();
+    let pd = &pos[d as usize];
+    let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
+    let cd2 = dot(cd, cd);
+    if EARLY_OUT && out_of_reach(cd, cd2, (c as u32) < d, d, nd.next, pos, rc + rd) {
+        return NO_SLOT;
     }
-    // Node C's slot mark (`has_slots`).
-    pool.len() > before
+    // Node C against the interior of segment D → D1 (Fig. 4b).
+    let d1 = nd.next;
+    if d1 != NONE {
+        let pa = pd;
+        let pb = &pos[d1 as usize];
+        if in_segment_interior(pc, pa, pb) {
+            let (off, w) = segment_offset(pc, pa, pb);
+            let dist = dot(off, off).sqrt();
+            let overlap = rc + rd - dist;
+            let mut active = overlap > 0.0 && dist > 0.0;
+            // Concave joint: only the closer of two adjacent segments acts (ties: the previous).
+            if active && nd.prev != NONE && interior_distance(pc, &pos[nd.prev as usize], pa) <= dist {
+                active = false;
+            }
+            let d2 = nodes[d1 as usize].next;
+            if active && d2 != NONE && interior_distance(pc, pb, &pos[d2 as usize]) < dist {
+                active = false;
+            }
+            if active {
+                let n = [off[0] / dist, off[1] / dist];
+                let vd = pos[d as usize].vel;
+                let vd1 = pos[d1 as usize].vel;
+                let vs = [(1.0 - w) * vd[0] + w * vd1[0], (1.0 - w) * vd[1] + w * vd1[1]];
+                let cf = contact_law(&lp, overlap, n, [vc[0] - vs[0], vc[1] - vs[1]], history()[0]);
+                s.seg_force = cf.force;
+                s.seg_w = w;
+                s.seg_fn = cf.f_n;
+                s.flags |= SLOT_SEG;
+                s.hist[0] = cf.f_t;
+            }
+        }
+    }
+    // Cap contact C–D (Fig. 4a/c), owned by the lower index. The overlap is tested before the
+    // vertex regions: it is cheaper and fails for most entries.
+    if (c as u32) < d {
+        let dist = cd2.sqrt();
+        let overlap = rc + rd - dist;
+        if overlap > 0.0
+            && dist > 0.0
+            && in_vertex_region(pc, d, nodes, pos)
+            && in_vertex_region(pd, c as u32, nodes, pos)
+        {
+            let n = [cd[0] / dist, cd[1] / dist];
+            let vd = pos[d as usize].vel;
+            let cf = contact_law(&lp, overlap, n, [vc[0] - vd[0], vc[1] - vd[1]], history()[1]);
+            s.cap_force = cf.force;
+            s.cap_fn = cf.f_n;
+            s.flags |= SLOT_CAP;
+            s.hist[1] = cf.f_t;
+        }
+    }
+    if s.flags != 0 {
+        pool.push(s);
+        // The nodes the slot's forces act on, for their gather marks (`gathers`; the WGSL
+        // twin ORs the bits in directly).
+        gather.extend_from_slice(&[c as u32, d]);
+        if s.flags & SLOT_SEG != 0 {
+            gather.push(nd.next);
+        }
+        (pool.len() - 1) as u32
+    } else {
+        NO_SLOT
+    }
 }
 
 #[cfg(test)]

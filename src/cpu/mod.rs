@@ -6,6 +6,7 @@ pub mod broad_phase;
 pub mod cohesive_link;
 pub mod contact;
 pub mod contact_pairs;
+pub mod contact_reach;
 pub mod core_area;
 pub mod core_area_lanes;
 pub mod core_pressure;

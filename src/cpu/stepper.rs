@@ -5,6 +5,7 @@
 use super::broad_phase::*;
 use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
+use super::contact_reach::{contact_pairs_reached, contact_reach, entry_owners, ReachTables};
 use super::core_area_lanes::core_area_run;
 use super::integrate::integrate;
 use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
@@ -50,6 +51,12 @@ pub struct CpuBackend {
     chunk_pools: Vec<Vec<ContactSlot>>,
     /// Per chunk: the nodes its new slots act on, whose gather marks the stepper sets.
     chunk_gathers: Vec<Vec<u32>>,
+    /// Per chunk: which of its entries pass contact_pairs' early out (`contact_reach`), and the
+    /// per-node tables that test reads.
+    chunk_reach: Vec<Vec<u64>>,
+    reach_tables: ReachTables,
+    /// The node whose list holds each entry (`entry_owners`, rebuilt with the lists).
+    entry_owner: Vec<u32>,
     /// This step's marks, read by node_forces, in two halves of n/32 words: the slot marks
     /// (`has_slots`), one bit per node, written by the chunks of contact_pairs (a chunk is a
     /// whole number of words); then the gather marks (`gathers`), set from `chunk_gathers`.
@@ -79,6 +86,7 @@ impl CpuBackend {
             scene_nodes: scene.nodes.clone(),
             lane_ok: lane_bodies(&device.0, &scene.bodies),
             lane_mass: vec![],
+            reach_tables: ReachTables::new(&device.0, &scene.bodies),
             nodes: device.0,
             bcs: device.1,
             bodies: scene.bodies.clone(),
@@ -94,6 +102,8 @@ impl CpuBackend {
             pool: [vec![], vec![]],
             chunk_pools: vec![Vec::new(); n.div_ceil(CHUNK)],
             chunk_gathers: vec![Vec::new(); n.div_ceil(CHUNK)],
+            chunk_reach: vec![Vec::new(); n.div_ceil(CHUNK)],
+            entry_owner: vec![],
             slot_marks: vec![0; 2 * n.div_ceil(32)],
             shell_cols: ShellColumns::new(n),
             links: scene.links.clone(),
@@ -213,6 +223,7 @@ impl CpuBackend {
             self.slot_index[1 - self.side].resize(self.entries.len(), NO_SLOT);
             self.max_disp = 0.0;
             self.rebuilds += 1;
+            entry_owners(&self.start, &mut self.entry_owner);
         }
         // 4. shell_forces (per node: its segment's stretch and pressure, its vertex's bending) and
         //    contact_pairs (per node C: its entries' slots, appended to the chunk's pool). Independent
@@ -222,6 +233,8 @@ impl CpuBackend {
         let entries = self.entries.as_slice();
         let body_state = self.body_state.as_slice();
         let lane_ok = self.lane_ok.as_slice();
+        let reach_tables = &self.reach_tables;
+        let owner = self.entry_owner.as_slice();
         let (index_lo, index_hi) = self.slot_index.split_at_mut(1);
         let (old_index, new_index) = if self.side == 0 {
             (&index_lo[0], &mut index_hi[0])
@@ -252,9 +265,9 @@ impl CpuBackend {
                 .par_chunks_mut()
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
                 .zip(self.slot_marks[..words].par_chunks_mut(CHUNK / 32))
-                .zip(self.chunk_gathers.par_iter_mut())
+                .zip(self.chunk_gathers.par_iter_mut().zip(self.chunk_reach.par_iter_mut()))
                 .enumerate()
-                .for_each(move |(k, (((cols, (si, cp)), marks), gather))| {
+                .for_each(move |(k, (((cols, (si, cp)), marks), (gather, reach)))| {
                     let (c0, c1) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
                     let base = start[c0] as usize;
                     cp.clear();
@@ -262,6 +275,14 @@ impl CpuBackend {
                     marks.fill(0);
                     // shell_forces of the chunk's nodes, eight at a time (the same bits).
                     shell_forces_run(c0, c1, &inputs, cols);
+                    // contact_pairs' early out for all the chunk's entries at once, on lanes
+                    // where the CPU allows, then the exact tests on the entries that passed (the
+                    // same slots in the same order).
+                    if contact_reach(c0, c1, start, entries, owner, new_ro, reach_tables, reach) {
+                        let args = (&p, nodes, bodies, new_ro, entries, old_index, old_pool);
+                        contact_pairs_reached(c0, base, args, owner, reach, si, cp, gather, marks);
+                        return;
+                    }
                     for j in 0..c1 - c0 {
                         let c = c0 + j;
                         let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
@@ -557,6 +578,7 @@ impl Backend for CpuBackend {
         self.state[self.side] = saved.nodes.clone();
         self.start = saved.start.clone();
         self.entries = saved.entries.clone();
+        entry_owners(&self.start, &mut self.entry_owner);
         let (index, pool) = slots_from_histories(&saved.hist);
         self.slot_index = [index.clone(), index];
         self.pool = [pool.clone(), pool];
