@@ -3,8 +3,8 @@
 //!
 //! In a packing about two thirds of the entries end at the early out, and whether one does is
 //! close to a coin toss: in `contact_pairs` that is a mispredicted branch for most entries, and
-//! the positions of D and D+1 are loaded only to be rejected. Here each entry's positions are
-//! fetched by AVX2 gathers and the test runs on eight entries at once, with the same operations
+//! the positions of D and D+1 are loaded only to be rejected. Here the test runs on eight entries
+//! at once, with the same operations
 //! as `out_of_reach` in the same order, so the outcome is the same bit (test
 //! `reach_equals_out_of_reach`). `contact_pairs_reached` then visits only the entries that
 //! passed, in list order, with the exact tests of `contact_pairs` (`entry_contacts`): the same
@@ -41,7 +41,7 @@ pub fn entry_owners(start: &[u32], owner: &mut Vec<u32>) {
 
 /// Fills `reach` with one bit per entry of nodes c0 … c1 − 1 (bit e − start[c0]): set when the
 /// entry passes the early out (`!out_of_reach`). Returns false, leaving `reach` alone, when the
-/// CPU has no AVX2 or the scene is too large for 32-bit gather offsets.
+/// CPU has no AVX2.
 #[allow(clippy::too_many_arguments)]
 pub fn contact_reach(
     c0: usize,
@@ -54,10 +54,7 @@ pub fn contact_reach(
     reach: &mut Vec<u64>,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2")
-        && pos.len() < (i32::MAX as usize) / FLOATS_PER_NODE
-        && tables.next.len() == pos.len()
-    {
+    if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
         unsafe { avx2::reach(c0, c1, start, entries, owner, pos, tables, reach) };
         return true;
@@ -96,10 +93,6 @@ pub fn contact_pairs_reached(
     }
 }
 
-/// `NodeState` as floats: pos_hi at 0–1, pos_lo at 2–3.
-const FLOATS_PER_NODE: usize = 10;
-const _: () = assert!(std::mem::size_of::<NodeState>() == 4 * FLOATS_PER_NODE);
-
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::*;
@@ -124,7 +117,7 @@ mod avx2 {
         let owners = &owner[e0..e1];
         // Eight entries at a time; `k` is a multiple of 8, so a byte of bits lies in one word.
         for k in (0..e1 - e0).step_by(8) {
-            let take = |v: &[u32]| -> [i32; 8] { std::array::from_fn(|l| v[(k + l).min(v.len() - 1)] as i32) };
+            let take = |v: &[u32]| -> [usize; 8] { std::array::from_fn(|l| v[(k + l).min(v.len() - 1)] as usize) };
             let m = eight(&take(owners), &take(neighbors), pos, tables);
             let live = if e1 - e0 - k < 8 {
                 (1u32 << (e1 - e0 - k)) - 1
@@ -135,47 +128,54 @@ mod avx2 {
         }
     }
 
-    /// `!out_of_reach` of eight entries (C = owner[l], D = neighbor[l]) as a bit mask.
+    /// `!out_of_reach` of eight entries (C = owner[l], D = neighbor[l]) as a bit mask. The lanes
+    /// are filled by scalar loads: AVX2's gather instructions were 10× slower here (microcode
+    /// since the 2023 "Downfall" mitigation makes them slow on many Intel CPUs).
     #[target_feature(enable = "avx2")]
-    fn eight(owner: &[i32; 8], neighbor: &[i32; 8], pos: &[NodeState], t: &ReachTables) -> u32 {
-        let n = pos.len();
-        // SAFETY: every gather index is clamped to a node below n, so each gathered float lies in
-        // `pos` (n nodes of FLOATS_PER_NODE floats), `t.next` or `t.radius` (n values each).
-        unsafe {
-            let last = _mm256_set1_epi32(n as i32 - 1);
-            let c = _mm256_min_epu32(_mm256_loadu_si256(owner.as_ptr().cast()), last);
-            let d = _mm256_min_epu32(_mm256_loadu_si256(neighbor.as_ptr().cast()), last);
-            let d1 = _mm256_i32gather_epi32::<4>(t.next.as_ptr().cast(), d);
-            let no_d1 = _mm256_cmpeq_epi32(d1, _mm256_set1_epi32(NONE as i32));
-            let b = _mm256_min_epu32(_mm256_blendv_epi8(d1, d, no_d1), last);
-            let p = pos.as_ptr().cast::<f32>();
-            let stride = _mm256_set1_epi32(FLOATS_PER_NODE as i32);
-            let field = |node: __m256i, f: i32| {
-                let idx = _mm256_add_epi32(_mm256_mullo_epi32(node, stride), _mm256_set1_epi32(f));
-                _mm256_i32gather_ps::<4>(p, idx)
+    fn eight(c: &[usize; 8], d: &[usize; 8], pos: &[NodeState], t: &ReachTables) -> u32 {
+        let d1: [u32; 8] = std::array::from_fn(|l| t.next[d[l]]);
+        // D's successor, or D itself where there is none (that lane's result is "out" anyway).
+        let b: [usize; 8] = std::array::from_fn(|l| if d1[l] == NONE { d[l] } else { d1[l] as usize });
+        macro_rules! lanes {
+            ($f:expr) => {
+                _mm256_setr_ps($f(0), $f(1), $f(2), $f(3), $f(4), $f(5), $f(6), $f(7))
             };
-            // df_sub(a, b) per component: (a_hi − b_hi) + (a_lo − b_lo).
-            let rel = |a: __m256i, o: __m256i, comp: i32| {
-                let hi = _mm256_sub_ps(field(a, comp), field(o, comp));
-                let lo = _mm256_sub_ps(field(a, 2 + comp), field(o, 2 + comp));
-                _mm256_add_ps(hi, lo)
-            };
-            let (cd0, cd1) = (rel(c, d, 0), rel(c, d, 1));
-            let cd2 = _mm256_add_ps(_mm256_mul_ps(cd0, cd0), _mm256_mul_ps(cd1, cd1));
-            let rc = _mm256_i32gather_ps::<4>(t.radius.as_ptr(), c);
-            let rd = _mm256_i32gather_ps::<4>(t.radius.as_ptr(), d);
-            let lim = _mm256_mul_ps(_mm256_set1_ps(1.01), _mm256_add_ps(rc, rd));
-            let lim2 = _mm256_mul_ps(lim, lim);
-            // C owns the cap (C < D; node indices are below 2³¹) and is within reach of D.
-            let cap = _mm256_castsi256_ps(_mm256_cmpgt_epi32(d, c));
-            let near_cap = _mm256_and_ps(cap, _mm256_cmp_ps::<_CMP_LE_OQ>(cd2, lim2));
-            let (ab0, ab1) = (rel(b, d, 0), rel(b, d, 1));
-            let cr = _mm256_sub_ps(_mm256_mul_ps(cd0, ab1), _mm256_mul_ps(cd1, ab0));
-            let ab2 = _mm256_add_ps(_mm256_mul_ps(ab0, ab0), _mm256_mul_ps(ab1, ab1));
-            let far = _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_mul_ps(cr, cr), _mm256_mul_ps(lim2, ab2));
-            let out = _mm256_andnot_ps(near_cap, _mm256_or_ps(_mm256_castsi256_ps(no_d1), far));
-            !(_mm256_movemask_ps(out) as u32) & 0xff
         }
+        let mask = |m: [bool; 8]| {
+            let v = |l: usize| f32::from_bits(if m[l] { !0 } else { 0 });
+            lanes!(v)
+        };
+        // df_sub(a, o) per component: (a_hi − o_hi) + (a_lo − o_lo). (A macro, not a closure: a
+        // closure here was compiled on its own and called.)
+        macro_rules! rel {
+            ($a:expr, $o:expr, $comp:expr) => {{
+                let (a, o) = ($a, $o);
+                let hi = _mm256_sub_ps(
+                    lanes!(|l: usize| pos[a[l]].pos_hi[$comp]),
+                    lanes!(|l: usize| pos[o[l]].pos_hi[$comp]),
+                );
+                let lo = _mm256_sub_ps(
+                    lanes!(|l: usize| pos[a[l]].pos_lo[$comp]),
+                    lanes!(|l: usize| pos[o[l]].pos_lo[$comp]),
+                );
+                _mm256_add_ps(hi, lo)
+            }};
+        }
+        let (cd0, cd1) = (rel!(c, d, 0), rel!(c, d, 1));
+        let cd2 = _mm256_add_ps(_mm256_mul_ps(cd0, cd0), _mm256_mul_ps(cd1, cd1));
+        let r_sum = lanes!(|l: usize| t.radius[c[l]] + t.radius[d[l]]);
+        let lim = _mm256_mul_ps(_mm256_set1_ps(1.01), r_sum);
+        let lim2 = _mm256_mul_ps(lim, lim);
+        // C owns the cap (C < D) and is within reach of D.
+        let cap = mask(std::array::from_fn(|l| c[l] < d[l]));
+        let near_cap = _mm256_and_ps(cap, _mm256_cmp_ps::<_CMP_LE_OQ>(cd2, lim2));
+        let (ab0, ab1) = (rel!(&b, d, 0), rel!(&b, d, 1));
+        let cr = _mm256_sub_ps(_mm256_mul_ps(cd0, ab1), _mm256_mul_ps(cd1, ab0));
+        let ab2 = _mm256_add_ps(_mm256_mul_ps(ab0, ab0), _mm256_mul_ps(ab1, ab1));
+        let far = _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_mul_ps(cr, cr), _mm256_mul_ps(lim2, ab2));
+        let no_d1 = mask(d1.map(|v| v == NONE));
+        let out = _mm256_andnot_ps(near_cap, _mm256_or_ps(no_d1, far));
+        !(_mm256_movemask_ps(out) as u32) & 0xff
     }
 }
 
