@@ -44,21 +44,7 @@ pub fn lane_bodies(nodes: &[NodeRecord], bodies: &[Body]) -> Vec<bool> {
                 && count >= 2
                 && (0..count).all(|k| {
                     let n = nodes[(first + k) as usize];
-                    let prev = if k > 0 {
-                        first + k - 1
-                    } else if closed {
-                        first + count - 1
-                    } else {
-                        NONE
-                    };
-                    let next = if k + 1 < count {
-                        first + k + 1
-                    } else if closed {
-                        first
-                    } else {
-                        NONE
-                    };
-                    n.body == i as u32 && n.prev == prev && n.next == next
+                    n.body == i as u32 && (n.prev, n.next) == ring_neighbours(first, count, k, closed)
                 })
         })
         .collect()

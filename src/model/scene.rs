@@ -156,6 +156,26 @@ pub struct BodyOptions {
     pub core: Core,
 }
 
+/// Node k of a body whose `count` nodes start at `first`: its previous and next node along the
+/// shell (`add_body`'s layout; on an open line `NONE` before the first and after the last).
+pub fn ring_neighbours(first: u32, count: u32, k: u32, closed: bool) -> (u32, u32) {
+    let prev = if k > 0 {
+        first + k - 1
+    } else if closed {
+        first + count - 1
+    } else {
+        NONE
+    };
+    let next = if k + 1 < count {
+        first + k + 1
+    } else if closed {
+        first
+    } else {
+        NONE
+    };
+    (prev, next)
+}
+
 impl Scene {
     pub fn add_material(&mut self, m: Material) -> u32 {
         self.materials.push(m);
@@ -171,20 +191,7 @@ impl Scene {
         let body = self.bodies.len() as u32;
         for (k, p) in points.iter().enumerate() {
             let k = k as u32;
-            let prev = if k > 0 {
-                first + k - 1
-            } else if closed {
-                first + n - 1
-            } else {
-                NONE
-            };
-            let next = if k + 1 < n {
-                first + k + 1
-            } else if closed {
-                first
-            } else {
-                NONE
-            };
+            let (prev, next) = ring_neighbours(first, n, k, closed);
             let (bc_mode, bc_velocity) = if o.frozen {
                 (BC_VX | BC_VY, [0.0, 0.0])
             } else {
