@@ -518,10 +518,15 @@ impl Backend for CpuBackend {
     }
 
     fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        for _ in 0..steps {
-            self.one_step();
-            self.steps += 1;
-        }
+        // The steps run on a thread of rayon's pool (`rayon::scope` enters it), so each parallel
+        // loop of a step starts from a worker, instead of the calling thread handing it to the
+        // pool and sleeping until it is done, five times a step.
+        rayon::scope(|_| {
+            for _ in 0..steps {
+                self.one_step();
+                self.steps += 1;
+            }
+        });
         Ok(())
     }
 
