@@ -1,5 +1,5 @@
 //! The CPU stepper's core_area pass: `core_area` (the scalar twin of `shaders/core_area.wgsl`)
-//! with its per-node work on `F8` lanes.
+//! with its per-node work on eight lanes (`F8`, or `F8Avx` where the CPU has AVX2).
 //!
 //! The shoelace sum of a body is eight chains: term k (k = 1 … N−2) is added by TwoSum to the
 //! double-f32 partial sum (k − 1) mod 8, in order of k, and the partial sums are added in order

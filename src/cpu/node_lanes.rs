@@ -7,9 +7,10 @@
 //! Here a group of eight such nodes of one body reads each shell field with one vector load from
 //! `ShellColumns` (X−1 and X+1 are that load shifted by one lane, the wrap of a closed shell put in
 //! the end lane) and does the sum and the half-step on `F8` lanes, in `node_forces`' order, so each
-//! lane gives the scalar twin's bits (test `lanes_equal_the_scalar_twin_bit_for_bit`). A group
-//! with any other node, a body outside `lane_mass`, and the coupled stepper's modal forces take
-//! the scalar twin.
+//! lane gives the scalar twin's bits (test `lanes_equal_the_scalar_twin_bit_for_bit`). A node of
+//! the group with any other term (a gather mark, a cohesive link) is left out of the lanes' writes
+//! and takes the scalar twin; bodies outside `lane_mass`, and every node when the coupled stepper
+//! adds modal forces, take the scalar twin throughout.
 
 use super::node_forces::node_forces;
 use super::shell_columns::*;

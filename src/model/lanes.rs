@@ -1,21 +1,22 @@
 //! Scalars and SIMD lanes behind one trait, so a force law is written once and runs either on one
-//! node (`f32`, the twin of the WGSL thread) or on eight nodes at a time (`F8`, the CPU stepper's
-//! shell pass).
+//! node (`f32`, the twin of the WGSL thread) or on eight nodes at a time (`F8` or `F8Avx`, the CPU
+//! stepper's lane passes: `cpu::shell_lanes`, `cpu::node_lanes`, `cpu::core_area_lanes`).
 //!
 //! Every `F8` operation is the `f32` operation applied lane by lane, and branches are written as
 //! `select` (both sides evaluated, one kept). IEEE +, −, ×, ÷ and √ round the same in a vector
 //! register as in a scalar one, and no fused multiply-add is formed (Rust never contracts), so a
-//! law evaluated on `F8` gives, in each lane, the bits it gives on `f32`: the lanes change the
-//! speed, not the results (test `lanes_equal_the_scalar_twin_bit_for_bit` in `cpu::shell_lanes`).
-//! The element-wise loops below are what LLVM vectorises: one AVX2 register where the caller is
-//! compiled for AVX2 (`cpu::shell_lanes` dispatches at run time), two SSE registers otherwise.
+//! law evaluated on lanes gives, in each lane, the bits it gives on `f32`: the lanes change the
+//! speed, not the results (tests `lanes_match_scalar_ops_bit_for_bit` in `model::f8`, and
+//! `lanes_equal_the_scalar_twin_bit_for_bit` in each lane pass). `F8` is two SSE registers (or a
+//! portable array); `F8Avx`, one AVX register, is used where the CPU has AVX2 (the passes
+//! dispatch at run time).
 
 pub use super::f8::{Lanes, F8, LANES, M8};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use super::f8_avx::F8Avx;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
-/// A scalar or a bundle of lanes, with the operations the shell laws use.
+/// A scalar or a bundle of lanes, with the operations the laws use.
 pub trait Real:
     Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
 {
