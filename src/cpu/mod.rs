@@ -1,5 +1,7 @@
 //! CPU reference backend: one Rust function per WGSL kernel, same names, same structure, same
-//! operation order. `stepper.rs` runs them in the same sequence as `gpu::stepper`.
+//! operation order. `stepper.rs` runs them in the same sequence as `gpu::stepper`; the `*_lanes`
+//! modules and `contact_reach` run the hot ones eight nodes at a time with the same bits (each
+//! tested against its scalar twin).
 
 pub mod bending;
 pub mod broad_phase;

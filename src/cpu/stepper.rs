@@ -1,6 +1,8 @@
 //! The CPU reference stepper: the same kernel sequence as `gpu::stepper`, each kernel a parallel
-//! loop (rayon) over the per-thread twin function. Every node writes only its own outputs, so the
-//! result does not depend on the thread count.
+//! loop (rayon) over the per-thread twin function, or over its lane pass where one exists (the
+//! twin's arithmetic on eight nodes at a time, the same bits: `core_area_lanes`, `shell_lanes`,
+//! `contact_reach`, `node_lanes`). Every node writes only its own outputs, so the result does not
+//! depend on the thread count.
 
 use super::broad_phase::*;
 use super::cohesive_link::cohesive_link;
@@ -12,11 +14,10 @@ use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
 use super::scan::prefix_scan;
 use super::shell_columns::ShellColumns;
 use super::shell_lanes::{lane_bodies, shell_forces_run, ShellInputs};
+use super::CHUNK;
 use crate::backend::{slots_from_histories, slots_per_entry, Backend, ContactSnapshot, SavedState};
 use crate::model::*;
 use rayon::prelude::*;
-
-use super::CHUNK;
 
 pub struct CpuBackend {
     params: SimParams,
