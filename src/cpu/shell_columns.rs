@@ -67,10 +67,13 @@ impl ShellColumns {
 }
 
 impl ShellRecords for ShellColumns {
-    #[inline]
+    #[inline(always)]
     fn record(&self, x: usize) -> ShellForce {
+        // One bounds check for the node's whole column set, so that the fields a caller does not
+        // use are not loaded (node_forces reads one field of each neighbour's record).
         let at = ShellColumns::node(x);
-        let f = |field| self.get(at, field);
+        let col = &self.data[at..at + (FIELDS - 1) * ROW + 1];
+        let f = |field: usize| col[field * ROW];
         ShellForce {
             stretch: [f(STRETCH_X), f(STRETCH_Y)],
             pressure: [f(PRESSURE_X), f(PRESSURE_Y)],
