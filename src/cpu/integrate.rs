@@ -3,6 +3,8 @@
 //! velocity components replace the free ones; returns |x_{n+1} − x_ref|, the displacement since
 //! the last neighbour-list build. v_{n+½} goes into the new state's `vel`, where the kernels of
 //! the step read it, until node_forces replaces it with v_{n+1}.
+//!
+//! The CPU stepper runs it on eight nodes at a time (`integrate_lanes`, the same bits).
 
 use crate::model::df32::df_add;
 use crate::model::*;
@@ -13,12 +15,11 @@ pub fn integrate(
     p: &SimParams,
     nodes: &[NodeRecord],
     bcs: &[NodeBc],
-    state_in: &[NodeState],
+    s: &NodeState, // state_in[i]
     x_ref: &[[f32; 2]],
     state_out: &mut NodeState,
 ) -> f32 {
     let n = nodes[i];
-    let s = state_in[i];
     let h = 0.5 * p.dt / n.mass;
     let mut vh = [s.vel[0] + h * s.force[0], s.vel[1] + h * s.force[1]];
     if n.bc != NONE {

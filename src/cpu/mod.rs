@@ -13,6 +13,7 @@ pub mod core_area;
 pub mod core_area_lanes;
 pub mod core_pressure;
 pub mod integrate;
+pub mod integrate_lanes;
 pub mod node_forces;
 pub mod node_lanes;
 pub mod scan;

@@ -9,7 +9,7 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::contact_reach::{contact_pairs_reached, contact_reach, entry_owners, ReachTables};
 use super::core_area_lanes::core_area_run;
-use super::integrate::integrate;
+use super::integrate_lanes::integrate_run;
 use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
 use super::scan::prefix_scan;
 use super::shell_columns::ShellColumns;
@@ -35,6 +35,11 @@ pub struct CpuBackend {
     /// Ping-pong node state: `state[side]` is step n.
     state: [Vec<NodeState>; 2],
     side: usize,
+    /// `Some(largest displacement)` when the last step's node pass already ran the next step's
+    /// integrate (x_{n+1}, v_{n+½} are in `state[1 - side]`), which step_begin then skips. The
+    /// pass reads dt, the node records, the boundary conditions, the state and x_ref, so
+    /// whatever changes one of them between steps sets this back to `None`.
+    preintegrated: Option<f32>,
     body_state: Vec<BodyState>,
     /// Positions at the last neighbour-list build.
     x_ref: Vec<[f32; 2]>,
@@ -94,6 +99,7 @@ impl CpuBackend {
             materials: scene.materials.clone(),
             state: [scene.init.clone(), scene.init.clone()],
             side: 0,
+            preintegrated: None,
             body_state: vec![BodyState::default(); scene.bodies.len()],
             x_ref: vec![[0.0; 2]; n],
             max_disp: f32::INFINITY,
@@ -121,7 +127,7 @@ impl CpuBackend {
         // A step with dt = 0 computes f_0 without moving anything (velocity Verlet needs it).
         let dt = be.params.dt;
         be.params.dt = 0.0;
-        be.one_step();
+        be.one_step(false);
         be.params.dt = dt;
         Ok(be)
     }
@@ -135,9 +141,10 @@ impl CpuBackend {
         &self.params
     }
 
-    fn one_step(&mut self) {
+    /// One step; with `integrate_next`, its node pass also runs the next step's integrate.
+    fn one_step(&mut self, integrate_next: bool) {
         self.step_begin();
-        self.step_end(None);
+        self.step_end(None, integrate_next);
     }
 
     /// One step of the coupled modal–SPD stepper (`coupled::cpu`): phases 1–5 as in `one_step`,
@@ -148,13 +155,14 @@ impl CpuBackend {
         let dt = self.params.dt;
         if init {
             self.params.dt = 0.0;
+            self.preintegrated = None;
         }
         self.step_begin();
         let view = SpdView {
             state: &self.state[1 - self.side],
         };
         let modal = couple(view);
-        self.step_end(Some(&modal));
+        self.step_end(Some(&modal), false);
         self.params.dt = dt;
         if !init {
             self.steps += 1;
@@ -175,23 +183,19 @@ impl CpuBackend {
         let (nodes, bcs) = (self.nodes.as_slice(), self.bcs.as_slice());
         let x_ref = self.x_ref.as_slice();
         let old_ro: &[NodeState] = old;
-        // 1. integrate: x_{n+1}, v_{n+½} (into the new state's `vel` until node_forces).
-        let disp = new
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .map(move |(k, sc)| {
-                let mut d = 0.0f32;
-                for (j, s) in sc.iter_mut().enumerate() {
-                    let i = k * CHUNK + j;
-                    let mut out = old_ro[i];
-                    d = d.max(integrate(i, &p, nodes, bcs, old_ro, x_ref, &mut out));
-                    s.pos_hi = out.pos_hi;
-                    s.pos_lo = out.pos_lo;
-                    s.vel = out.vel;
-                }
-                d
-            })
-            .reduce(|| 0.0f32, f32::max);
+        // 1. integrate: x_{n+1}, v_{n+½} (into the new state's `vel` until node_forces), unless
+        //    the last step's node pass did it.
+        let disp = match self.preintegrated.take() {
+            Some(d) => d,
+            None => new
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(move |(k, sc)| {
+                    let c0 = k * CHUNK;
+                    integrate_run(c0, &p, nodes, bcs, &old_ro[c0..c0 + sc.len()], x_ref, sc)
+                })
+                .reduce(|| 0.0f32, f32::max),
+        };
         self.max_disp = if self.max_disp.is_finite() {
             self.max_disp.max(disp)
         } else {
@@ -360,10 +364,17 @@ impl CpuBackend {
     }
 
     /// Phase 6 (node_forces, with the modal contact forces of the coupled stepper when given) and
-    /// the swap of the ping-pong sides.
-    fn step_end(&mut self, modal: Option<&[[f32; 2]]>) {
+    /// the swap of the ping-pong sides. With `integrate_next`, each chunk then runs phase 1 of the
+    /// next step on the states it just wrote (still in cache), into the other side, whose step-n
+    /// positions and velocities nothing reads any more; `preintegrated` keeps the displacement.
+    fn step_end(&mut self, modal: Option<&[[f32; 2]]>, integrate_next: bool) {
         let p = self.params;
-        let new = &mut self.state[1 - self.side];
+        let (lo, hi) = self.state.split_at_mut(1);
+        let (old, new) = if self.side == 0 {
+            (&mut lo[0], &mut hi[0])
+        } else {
+            (&mut hi[0], &mut lo[0])
+        };
         // Slices, not `&Vec`s (see step_begin).
         let (nodes, bcs, bodies) = (self.nodes.as_slice(), self.bcs.as_slice(), self.bodies.as_slice());
         let (start, entries) = (self.start.as_slice(), self.entries.as_slice());
@@ -396,9 +407,23 @@ impl CpuBackend {
             modal,
         };
         // node_forces of each chunk, eight nodes at a time where only the shell acts (the same bits).
-        new.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(move |(k, sc)| node_forces_run(k * CHUNK, &inputs, sc));
+        if integrate_next {
+            let x_ref = self.x_ref.as_slice();
+            let disp = new
+                .par_chunks_mut(CHUNK)
+                .zip(old.par_chunks_mut(CHUNK))
+                .enumerate()
+                .map(move |(k, (sc, next))| {
+                    node_forces_run(k * CHUNK, &inputs, sc);
+                    integrate_run(k * CHUNK, &p, nodes, bcs, sc, x_ref, next)
+                })
+                .reduce(|| 0.0f32, f32::max);
+            self.preintegrated = Some(disp);
+        } else {
+            new.par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(move |(k, sc)| node_forces_run(k * CHUNK, &inputs, sc));
+        }
         self.side = 1 - self.side;
     }
 
@@ -524,7 +549,7 @@ impl Backend for CpuBackend {
         // pool and sleeping until it is done, five times a step.
         rayon::scope(|_| {
             for _ in 0..steps {
-                self.one_step();
+                self.one_step(true);
                 self.steps += 1;
             }
         });
@@ -580,6 +605,7 @@ impl Backend for CpuBackend {
             saved.nodes.len()
         );
         self.set_boundary_conditions(&saved.node_bc)?;
+        self.preintegrated = None;
         self.steps = saved.steps;
         self.state[self.side] = saved.nodes.clone();
         self.start = saved.start.clone();
@@ -609,6 +635,7 @@ impl Backend for CpuBackend {
         }
         (self.nodes, self.bcs) = device_nodes(&self.scene_nodes);
         self.lane_mass = lane_mass(&self.nodes, &self.bodies, &self.lane_ok);
+        self.preintegrated = None;
         Ok(())
     }
 }

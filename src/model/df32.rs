@@ -11,8 +11,8 @@
 use super::lanes::Real;
 
 /// (hi, lo) + d for one coordinate, TwoSum of hi and (lo + d).
-#[inline]
-pub fn df_add(hi: f32, lo: f32, d: f32) -> (f32, f32) {
+#[inline(always)]
+pub fn df_add<T: Real>(hi: T, lo: T, d: T) -> (T, T) {
     let t = lo + d;
     let s = hi + t;
     let bp = s - hi;

@@ -1,0 +1,222 @@
+//! The CPU stepper's integrate pass: `integrate` (the scalar twin of `shaders/integrate.wgsl`)
+//! on eight consecutive nodes at a time (`F8`, or `F8Avx` where the CPU has AVX2).
+//!
+//! Integrate is a handful of operations per node, but two of them are a division (½ dt / m) and
+//! a square root (the displacement since the last build), which one at a time cost about as much
+//! as the rest of the pass; on lanes they cost an eighth. Each lane does `integrate`'s operations
+//! in its order with the same rounding (no FMA), so the lanes give the scalar bits; a node with a
+//! boundary condition, and the nodes after the last full group, take the scalar twin (test
+//! `lanes_equal_the_scalar_twin_bit_for_bit`). The largest displacement is the maximum of the
+//! same values, taken by `f32::max` as in the scalar loop (order does not matter to a maximum,
+//! and `f32::max` drops a NaN whichever side it is on).
+
+use super::integrate::integrate;
+use crate::model::df32::df_add;
+use crate::model::lanes::{Lanes, F8, LANES};
+use crate::model::*;
+
+/// `integrate` of nodes c0 … c0 + state_in.len() − 1 from their states `state_in` into
+/// `state_out` (position and velocity only); returns the largest displacement since the last
+/// build (0 for no nodes). The stepper runs it as the first pass of a step, or right after the
+/// previous step's node pass on the states that pass just wrote (`CpuBackend::step_end`).
+pub fn integrate_run(
+    c0: usize,
+    p: &SimParams,
+    nodes: &[NodeRecord],
+    bcs: &[NodeBc],
+    state_in: &[NodeState],
+    x_ref: &[[f32; 2]],
+    state_out: &mut [NodeState],
+) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of a
+        // `#[target_feature(enable = "avx2")]` function.
+        return unsafe { run_avx2(c0, p, nodes, bcs, state_in, x_ref, state_out) };
+    }
+    run::<F8>(c0, p, nodes, bcs, state_in, x_ref, state_out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_avx2(
+    c0: usize,
+    p: &SimParams,
+    nodes: &[NodeRecord],
+    bcs: &[NodeBc],
+    state_in: &[NodeState],
+    x_ref: &[[f32; 2]],
+    state_out: &mut [NodeState],
+) -> f32 {
+    run::<crate::model::lanes::F8Avx>(c0, p, nodes, bcs, state_in, x_ref, state_out)
+}
+
+#[inline(always)]
+fn run<L: Lanes>(
+    c0: usize,
+    p: &SimParams,
+    nodes: &[NodeRecord],
+    bcs: &[NodeBc],
+    state_in: &[NodeState],
+    x_ref: &[[f32; 2]],
+    state_out: &mut [NodeState],
+) -> f32 {
+    let n = state_in.len().min(state_out.len());
+    let full = n - n % LANES;
+    let mut d = 0.0f32;
+    for j in (0..full).step_by(LANES) {
+        let (s, out) = (&state_in[j..j + LANES], &mut state_out[j..j + LANES]);
+        let disp = group::<L>(c0 + j, p, nodes, s, x_ref, out);
+        for (l, &dl) in disp.iter().enumerate() {
+            let i = c0 + j + l;
+            // A boundary condition replaces velocity components: that node takes the twin.
+            let dl = if nodes[i].bc != NONE {
+                integrate(i, p, nodes, bcs, &s[l], x_ref, &mut out[l])
+            } else {
+                dl
+            };
+            d = d.max(dl);
+        }
+    }
+    for j in full..n {
+        d = d.max(integrate(c0 + j, p, nodes, bcs, &state_in[j], x_ref, &mut state_out[j]));
+    }
+    d
+}
+
+/// `integrate` of the eight nodes x0 … x0 + 7 as if none had a boundary condition: writes their
+/// positions and velocities into `out` and returns their displacements.
+#[inline(always)]
+fn group<L: Lanes>(
+    x0: usize,
+    p: &SimParams,
+    nodes: &[NodeRecord],
+    s: &[NodeState],
+    x_ref: &[[f32; 2]],
+    out: &mut [NodeState],
+) -> [f32; LANES] {
+    // (Functions, not closures, make the lanes: a closure is compiled on its own, without the
+    // AVX2 of the pass that calls it.)
+    let mass = lanes_of::<L, _>(&nodes[x0..x0 + LANES], |n| n.mass);
+    let h = L::splat(0.5 * p.dt) / mass;
+    let vh = [
+        lanes_of::<L, _>(s, |s| s.vel[0]) + h * lanes_of::<L, _>(s, |s| s.force[0]),
+        lanes_of::<L, _>(s, |s| s.vel[1]) + h * lanes_of::<L, _>(s, |s| s.force[1]),
+    ];
+    let dt = L::splat(p.dt);
+    let (hx, lx) = df_add(
+        lanes_of::<L, _>(s, |s| s.pos_hi[0]),
+        lanes_of::<L, _>(s, |s| s.pos_lo[0]),
+        dt * vh[0],
+    );
+    let (hy, ly) = df_add(
+        lanes_of::<L, _>(s, |s| s.pos_hi[1]),
+        lanes_of::<L, _>(s, |s| s.pos_lo[1]),
+        dt * vh[1],
+    );
+    let reference = &x_ref[x0..x0 + LANES];
+    let dx = (hx - lanes_of::<L, _>(reference, |r| r[0])) + lx;
+    let dy = (hy - lanes_of::<L, _>(reference, |r| r[1])) + ly;
+    let disp = (dx * dx + dy * dy).sqrt();
+    // (Each `to_array` written out: `array::map` would compile it without AVX2, as a call.)
+    let (hx, hy, lx, ly) = (hx.to_array(), hy.to_array(), lx.to_array(), ly.to_array());
+    let (v0, v1) = (vh[0].to_array(), vh[1].to_array());
+    for (l, o) in out.iter_mut().enumerate() {
+        o.pos_hi = [hx[l], hy[l]];
+        o.pos_lo = [lx[l], ly[l]];
+        o.vel = [v0[l], v1[l]];
+    }
+    disp.to_array()
+}
+
+/// Lane l = f(v[l]).
+#[inline(always)]
+fn lanes_of<L: Lanes, T>(v: &[T], f: impl Fn(&T) -> f32) -> L {
+    L::from_array(std::array::from_fn(|l| f(&v[l])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenes::SplitMix;
+
+    /// 203 nodes (groups and a tail) of two masses, a third of them with a boundary condition
+    /// (each kind of `mode`), random states far from and near the origin, a few NaN velocities,
+    /// runs starting anywhere: every byte written and the displacement equal the scalar loop's.
+    #[test]
+    fn lanes_equal_the_scalar_twin_bit_for_bit() {
+        let mut rng = SplitMix(17);
+        let n = 203;
+        let bcs = vec![
+            NodeBc {
+                mode: BC_VX,
+                velocity: [0.25, -1.0],
+                ..Default::default()
+            },
+            NodeBc {
+                mode: BC_VY,
+                velocity: [3.0, -0.125],
+                ..Default::default()
+            },
+            NodeBc {
+                mode: BC_VX | BC_VY,
+                velocity: [-0.5, 0.75],
+                ..Default::default()
+            },
+            NodeBc::default(),
+        ];
+        let nodes: Vec<NodeRecord> = (0..n)
+            .map(|i| NodeRecord {
+                mass: if i < 90 { 0.03125 } else { 0.7 },
+                bc: if i % 3 == 1 { (i / 3 % 4) as u32 } else { NONE },
+                ..Default::default()
+            })
+            .collect();
+        let p = SimParams {
+            dt: 1.0e-3,
+            ..Default::default()
+        };
+        for round in 0..20 {
+            let mut j = |s: f64| ((rng.next_f64() - 0.5) * s) as f32;
+            let far = if round % 2 == 0 { 1234.5 } else { 0.5 };
+            let state: Vec<NodeState> = (0..n)
+                .map(|i| NodeState {
+                    pos_hi: [far + j(10.0), -far + j(10.0)],
+                    pos_lo: [j(1e-4), j(1e-4)],
+                    vel: if i == 77 && round == 3 {
+                        [f32::NAN, 0.0]
+                    } else {
+                        [j(2.0), j(2.0)]
+                    },
+                    force: [j(100.0), j(100.0)],
+                    seg_rest: j(1.0),
+                    theta_p: j(1.0),
+                })
+                .collect();
+            let x_ref: Vec<[f32; 2]> = state
+                .iter()
+                .map(|s| [s.pos_hi[0] + j(0.01), s.pos_hi[1] + j(0.01)])
+                .collect();
+            for (a, b) in [(0, n), (5, n), (0, 8), (9, 20), (100, 203)] {
+                let init: Vec<NodeState> = (a..b)
+                    .map(|_| NodeState {
+                        seg_rest: 9.0,
+                        ..Default::default()
+                    })
+                    .collect();
+                let (mut got, mut base, mut want) = (init.clone(), init.clone(), init.clone());
+                let d_got = integrate_run(a, &p, &nodes, &bcs, &state[a..b], &x_ref, &mut got);
+                let d_base = run::<F8>(a, &p, &nodes, &bcs, &state[a..b], &x_ref, &mut base);
+                let mut d_want = 0.0f32;
+                for i in a..b {
+                    d_want = d_want.max(integrate(i, &p, &nodes, &bcs, &state[i], &x_ref, &mut want[i - a]));
+                }
+                let bytes = |v: &[NodeState]| bytemuck::cast_slice::<_, u8>(v).to_vec();
+                assert_eq!(bytes(&got), bytes(&want), "round {round}, nodes {a}..{b}");
+                assert_eq!(bytes(&base), bytes(&want), "round {round}, nodes {a}..{b}");
+                assert_eq!(d_got.to_bits(), d_want.to_bits(), "round {round}, nodes {a}..{b}");
+                assert_eq!(d_base.to_bits(), d_want.to_bits(), "round {round}, nodes {a}..{b}");
+            }
+        }
+    }
+}
