@@ -96,6 +96,7 @@ pub fn contact_pairs_reached(
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::*;
+    use crate::model::f8_avx::transpose4;
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx2")]
@@ -145,23 +146,21 @@ mod avx2 {
             let v = |l: usize| f32::from_bits(if m[l] { !0 } else { 0 });
             lanes!(v)
         };
+        // The positions of C, D and B as lanes [x_hi, y_hi, x_lo, y_lo]: one 16-byte row per
+        // node, transposed (not 32 scalar loads and inserts per node).
+        let rows = |i: &[usize; 8]| -> [&[f32; 4]; 8] { std::array::from_fn(|l| pos[i[l]].pos_row()) };
+        let (pc, pd, pb) = (transpose4(rows(c)), transpose4(rows(d)), transpose4(rows(&b)));
         // df_sub(a, o) per component: (a_hi − o_hi) + (a_lo − o_lo). (A macro, not a closure: a
         // closure here was compiled on its own and called.)
         macro_rules! rel {
-            ($a:expr, $o:expr, $comp:expr) => {{
-                let (a, o) = ($a, $o);
-                let hi = _mm256_sub_ps(
-                    lanes!(|l: usize| pos[a[l]].pos_hi[$comp]),
-                    lanes!(|l: usize| pos[o[l]].pos_hi[$comp]),
-                );
-                let lo = _mm256_sub_ps(
-                    lanes!(|l: usize| pos[a[l]].pos_lo[$comp]),
-                    lanes!(|l: usize| pos[o[l]].pos_lo[$comp]),
-                );
-                _mm256_add_ps(hi, lo)
-            }};
+            ($a:expr, $o:expr, $comp:expr) => {
+                _mm256_add_ps(
+                    _mm256_sub_ps($a[$comp], $o[$comp]),
+                    _mm256_sub_ps($a[2 + $comp], $o[2 + $comp]),
+                )
+            };
         }
-        let (cd0, cd1) = (rel!(c, d, 0), rel!(c, d, 1));
+        let (cd0, cd1) = (rel!(pc, pd, 0), rel!(pc, pd, 1));
         let cd2 = _mm256_add_ps(_mm256_mul_ps(cd0, cd0), _mm256_mul_ps(cd1, cd1));
         let r_sum = lanes!(|l: usize| t.radius[c[l]] + t.radius[d[l]]);
         let lim = _mm256_mul_ps(_mm256_set1_ps(1.01), r_sum);
@@ -169,7 +168,7 @@ mod avx2 {
         // C owns the cap (C < D) and is within reach of D.
         let cap = mask(std::array::from_fn(|l| c[l] < d[l]));
         let near_cap = _mm256_and_ps(cap, _mm256_cmp_ps::<_CMP_LE_OQ>(cd2, lim2));
-        let (ab0, ab1) = (rel!(&b, d, 0), rel!(&b, d, 1));
+        let (ab0, ab1) = (rel!(pb, pd, 0), rel!(pb, pd, 1));
         let cr = _mm256_sub_ps(_mm256_mul_ps(cd0, ab1), _mm256_mul_ps(cd1, ab0));
         let ab2 = _mm256_add_ps(_mm256_mul_ps(ab0, ab0), _mm256_mul_ps(ab1, ab1));
         let far = _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_mul_ps(cr, cr), _mm256_mul_ps(lim2, ab2));

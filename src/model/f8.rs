@@ -295,6 +295,36 @@ pub trait Lanes: Real {
     fn shift_in_last(self, s: f32) -> Self;
     fn mask(b: [bool; LANES]) -> Self::Mask;
     fn mask_bools(m: Self::Mask) -> [bool; LANES];
+
+    // Moves between records (array of structures) and lanes; they move bits, no arithmetic.
+
+    /// Four fields of eight records: lane l of field f is `rows[l][f]`.
+    #[inline(always)]
+    fn transpose4(rows: [&[f32; 4]; LANES]) -> [Self; 4] {
+        std::array::from_fn(|f| Self::from_array(std::array::from_fn(|l| rows[l][f])))
+    }
+    /// The inverse of `transpose4`: `rows[l][f]` = lane l of field f.
+    #[inline(always)]
+    fn store_rows4(v: [Self; 4], rows: [&mut [f32; 4]; LANES]) {
+        let a = [v[0].to_array(), v[1].to_array(), v[2].to_array(), v[3].to_array()];
+        for (l, row) in rows.into_iter().enumerate() {
+            *row = [a[0][l], a[1][l], a[2][l], a[3][l]];
+        }
+    }
+    /// Two fields, likewise: `rows[l][f]` = lane l of field f.
+    #[inline(always)]
+    fn store_rows2(v: [Self; 2], rows: [&mut [f32; 2]; LANES]) {
+        let a = [v[0].to_array(), v[1].to_array()];
+        for (l, row) in rows.into_iter().enumerate() {
+            *row = [a[0][l], a[1][l]];
+        }
+    }
+    /// Eight pairs in a row, `v[0..16]` = x0, y0, x1, y1, …: the lanes of x and of y.
+    #[inline(always)]
+    fn deinterleave2(v: &[f32]) -> [Self; 2] {
+        let v = &v[..2 * LANES];
+        std::array::from_fn(|f| Self::from_array(std::array::from_fn(|l| v[2 * l + f])))
+    }
 }
 
 impl Lanes for F8 {
@@ -460,6 +490,36 @@ mod tests {
             );
             assert_eq!(out[LANES], 5.0);
         }
+        check_moves::<L>();
+    }
+
+    /// The moves between records and lanes against their definitions, on 32 distinct bit
+    /// patterns (a NaN with a payload among them: moves keep every bit).
+    fn check_moves<L: Lanes>() {
+        let bits = |l: usize, f: usize| f32::from_bits(0x3f80_0000 + 16 * l as u32 + f as u32);
+        let mut rows: [[f32; 4]; LANES] = std::array::from_fn(|l| std::array::from_fn(|f| bits(l, f)));
+        rows[5][2] = f32::from_bits(0x7fc0_1234);
+        let fields = L::transpose4(std::array::from_fn(|l| &rows[l]));
+        for (f, v) in fields.iter().enumerate() {
+            assert_eq!(
+                v.to_array().map(f32::to_bits),
+                rows.map(|r| r[f].to_bits()),
+                "field {f}"
+            );
+        }
+        let mut back = [[0.0f32; 4]; LANES];
+        L::store_rows4(fields, back.each_mut());
+        assert_eq!(back.map(|r| r.map(f32::to_bits)), rows.map(|r| r.map(f32::to_bits)));
+        let mut pairs = [[0.0f32; 2]; LANES];
+        L::store_rows2([fields[1], fields[2]], pairs.each_mut());
+        assert_eq!(
+            pairs.map(|r| r.map(f32::to_bits)),
+            rows.map(|r| [r[1].to_bits(), r[2].to_bits()])
+        );
+        let flat: Vec<f32> = pairs.iter().flatten().copied().chain([9.0]).collect();
+        let [x, y] = L::deinterleave2(&flat);
+        assert_eq!(x.to_array().map(f32::to_bits), rows.map(|r| r[1].to_bits()));
+        assert_eq!(y.to_array().map(f32::to_bits), rows.map(|r| r[2].to_bits()));
     }
 
     #[test]

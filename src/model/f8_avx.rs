@@ -148,4 +148,98 @@ impl Lanes for F8Avx {
         let bits = unsafe { _mm256_movemask_ps(m.0) };
         std::array::from_fn(|l| bits >> l & 1 != 0)
     }
+    #[inline(always)]
+    fn transpose4(rows: [&[f32; 4]; LANES]) -> [Self; 4] {
+        transpose4(rows).map(F8Avx)
+    }
+    #[inline(always)]
+    fn store_rows4(v: [Self; 4], rows: [&mut [f32; 4]; LANES]) {
+        // The 4 × 8 transpose is undone by the same shuffles: lanes l and l + 4 of the four
+        // results are rows l and l + 4.
+        let [r0, r1, r2, r3] = shuffle4([v[0].0, v[1].0, v[2].0, v[3].0]);
+        let [a, b, c, d, e, f, g, h] = rows;
+        unsafe {
+            for (r, lo, hi) in [(r0, a, e), (r1, b, f), (r2, c, g), (r3, d, h)] {
+                _mm_storeu_ps(lo.as_mut_ptr(), _mm256_castps256_ps128(r));
+                _mm_storeu_ps(hi.as_mut_ptr(), _mm256_extractf128_ps::<1>(r));
+            }
+        }
+    }
+    #[inline(always)]
+    fn store_rows2(v: [Self; 2], rows: [&mut [f32; 2]; LANES]) {
+        let [a, b, c, d, e, f, g, h] = rows;
+        unsafe {
+            // [x0 y0 x1 y1 | x4 y4 x5 y5] and [x2 y2 x3 y3 | x6 y6 x7 y7]; each row is 64 bits.
+            let lo = _mm256_castps_pd(_mm256_unpacklo_ps(v[0].0, v[1].0));
+            let hi = _mm256_castps_pd(_mm256_unpackhi_ps(v[0].0, v[1].0));
+            for (q, r0, r1, r4, r5) in [(lo, a, b, e, f), (hi, c, d, g, h)] {
+                let (q0, q1) = (_mm256_castpd256_pd128(q), _mm256_extractf128_pd::<1>(q));
+                _mm_storel_pd(r0.as_mut_ptr().cast(), q0);
+                _mm_storeh_pd(r1.as_mut_ptr().cast(), q0);
+                _mm_storel_pd(r4.as_mut_ptr().cast(), q1);
+                _mm_storeh_pd(r5.as_mut_ptr().cast(), q1);
+            }
+        }
+    }
+    #[inline(always)]
+    fn deinterleave2(v: &[f32]) -> [Self; 2] {
+        let v = &v[..2 * LANES];
+        unsafe {
+            let (a, b) = (_mm256_loadu_ps(v.as_ptr()), _mm256_loadu_ps(v.as_ptr().add(LANES)));
+            // [x0 x1 x4 x5 | x2 x3 x6 x7], then the middle 64-bit pairs swapped.
+            [
+                F8Avx(middle_pairs_swapped(_mm256_shuffle_ps::<0b10_00_10_00>(a, b))),
+                F8Avx(middle_pairs_swapped(_mm256_shuffle_ps::<0b11_01_11_01>(a, b))),
+            ]
+        }
+    }
+}
+
+// Helpers of the moves above: functions, not closures (a closure is compiled without AVX).
+
+/// 64-bit elements 0, 2, 1, 3 of `q`.
+#[inline(always)]
+fn middle_pairs_swapped(q: __m256) -> __m256 {
+    unsafe { _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(q))) }
+}
+
+/// Row `lo` in the low 128 bits, row `hi` in the high.
+#[inline(always)]
+fn row_pair(lo: &[f32; 4], hi: &[f32; 4]) -> __m256 {
+    unsafe {
+        _mm256_insertf128_ps::<1>(
+            _mm256_castps128_ps256(_mm_loadu_ps(lo.as_ptr())),
+            _mm_loadu_ps(hi.as_ptr()),
+        )
+    }
+}
+
+/// `Lanes::transpose4` on AVX registers (also for the raw-intrinsics pass `contact_reach`):
+/// eight 128-bit row loads, rows l and l + 4 paired in one register, then `shuffle4`.
+#[inline(always)]
+pub(crate) fn transpose4(rows: [&[f32; 4]; LANES]) -> [__m256; 4] {
+    shuffle4([
+        row_pair(rows[0], rows[4]),
+        row_pair(rows[1], rows[5]),
+        row_pair(rows[2], rows[6]),
+        row_pair(rows[3], rows[7]),
+    ])
+}
+
+/// In each 128-bit half, the 4 × 4 transpose of the halves of `a`: element j of half h of
+/// result i is element i of half h of a[j]. Its own inverse.
+#[inline(always)]
+fn shuffle4(a: [__m256; 4]) -> [__m256; 4] {
+    unsafe {
+        let t0 = _mm256_unpacklo_ps(a[0], a[1]); // a0.0 a1.0 a0.1 a1.1
+        let t1 = _mm256_unpackhi_ps(a[0], a[1]); // a0.2 a1.2 a0.3 a1.3
+        let t2 = _mm256_unpacklo_ps(a[2], a[3]); // a2.0 a3.0 a2.1 a3.1
+        let t3 = _mm256_unpackhi_ps(a[2], a[3]); // a2.2 a3.2 a2.3 a3.3
+        [
+            _mm256_shuffle_ps::<0b01_00_01_00>(t0, t2),
+            _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2),
+            _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3),
+            _mm256_shuffle_ps::<0b11_10_11_10>(t1, t3),
+        ]
+    }
 }

@@ -30,6 +30,35 @@ impl NodeState {
             self.pos_hi[1] as f64 + self.pos_lo[1] as f64,
         ]
     }
+
+    /// [x_hi, y_hi, x_lo, y_lo]: the first four fields as one row, which the CPU's lane passes
+    /// move into lanes four fields at a time (`Lanes::transpose4`).
+    #[inline(always)]
+    pub fn pos_row(&self) -> &[f32; 4] {
+        self.rows().0
+    }
+
+    /// The position row, writable (`Lanes::store_rows4`).
+    #[inline(always)]
+    pub fn pos_row_mut(&mut self) -> &mut [f32; 4] {
+        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
+        (&mut all[0..4]).try_into().expect("four fields")
+    }
+
+    /// [v_x, v_y, f_x, f_y]: the next four fields as one row.
+    #[inline(always)]
+    pub fn vel_force_row(&self) -> &[f32; 4] {
+        self.rows().1
+    }
+
+    #[inline(always)]
+    fn rows(&self) -> (&[f32; 4], &[f32; 4]) {
+        let all: &[f32; 10] = bytemuck::cast_ref(self);
+        (
+            all[0..4].try_into().expect("four fields"),
+            all[4..8].try_into().expect("four fields"),
+        )
+    }
 }
 
 /// Per-body quantities recomputed every step (area by the shoelace formula, core pressure).
