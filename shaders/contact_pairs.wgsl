@@ -53,16 +53,18 @@ fn in_vertex_region(p: NodeState, v: u32) -> bool {
 }
 
 // True when node C can touch neither the interior of segment D → D1 nor (when C owns the cap,
-// `cap`) node D: the distance from C to the line through D and D1 and |C − D| both exceed
-// 1.01 (r_C + r_D). The exact tests that follow it are unchanged and the 1 % margin exceeds their
-// rounding, so the early out never changes a result (twin of cpu::contact_pairs::out_of_reach).
-fn out_of_reach(cd: vec2<f32>, cd2: f32, cap: bool, d: u32, d1: u32, r_sum: f32) -> bool {
+// `cap`) node D: |C − D| exceeds 1.01 (r_C + r_D), and C does not project into the segment's
+// interior (`interior`, the value the segment test after it uses) or its distance to the line
+// through D and D1 exceeds 1.01 (r_C + r_D). The interior test is the exact test's own value and
+// the 1 % margin exceeds the rounding of the exact distances, so the early out never changes a
+// result (twin of cpu::contact_pairs::out_of_reach).
+fn out_of_reach(cd: vec2<f32>, cd2: f32, cap: bool, d: u32, d1: u32, interior: bool, r_sum: f32) -> bool {
     let lim = 1.01 * r_sum;
     let lim2 = lim * lim;
     if (cap && cd2 <= lim2) {
         return false;
     }
-    if (d1 == NONE) {
+    if (d1 == NONE || !interior) {
         return true;
     }
     let ab = df_sub(pos[d1], pos[d]);
@@ -118,16 +120,22 @@ fn node_contacts(c: u32) -> bool {
         let pd = pos[d];
         let cd = df_sub(pc, pd);
         let cd2 = dot2(cd, cd);
-        if (out_of_reach(cd, cd2, c < d, d, nd.next, rc + rd)) {
+        // Whether C projects into the interior of segment D → D1, once for the early out and the
+        // segment test (one value for both, whatever the compiler does with two evaluations).
+        let d1 = nd.next;
+        var interior = false;
+        if (d1 != NONE) {
+            interior = in_segment_interior(pc, pd, pos[d1]);
+        }
+        if (out_of_reach(cd, cd2, c < d, d, d1, interior, rc + rd)) {
             slot_index[e] = NO_SLOT;
             continue;
         }
         // Node C against the interior of segment D → D1 (Fig. 4b).
-        let d1 = nd.next;
         if (d1 != NONE) {
             let pa = pd;
             let pb = pos[d1];
-            if (in_segment_interior(pc, pa, pb)) {
+            if (interior) {
                 let o = segment_offset(pc, pa, pb);
                 let off = o.xy;
                 let w = o.z;

@@ -20,19 +20,31 @@ use crate::model::df32::{cross, df_sub, dot};
 use crate::model::*;
 
 /// True when node C can touch neither the interior of segment D → D1 nor (when C owns the cap,
-/// `cap`) node D: the distance from C to the line through D and D1 (|(C − D) × (D1 − D)| / |D1 − D|)
-/// and |C − D| both exceed 1.01 (r_C + r_D). No square root, no division, and every contact it
-/// rejects would have been inactive: the exact tests that follow it are unchanged, and the 1 %
-/// margin exceeds their rounding, so the early out never changes a result. Most list entries
-/// (nodes facing a neighbouring shell without touching it) end here.
+/// `cap`) node D: |C − D| exceeds 1.01 (r_C + r_D), and C does not project into the segment's
+/// interior (`interior`, the value the segment test after it uses) or its distance to the line
+/// through D and D1 (|(C − D) × (D1 − D)| / |D1 − D|) exceeds 1.01 (r_C + r_D). No square root,
+/// no division, and every contact it rejects would have been inactive: the interior test is the
+/// exact test's own value, and the 1 % margin exceeds the rounding of the exact distances, so
+/// the early out never changes a result. Most list entries (nodes facing a neighbouring shell
+/// without touching it, or beside a segment's line but past its ends) end here.
 #[inline]
-pub fn out_of_reach(cd: [f32; 2], cd2: f32, cap: bool, d: u32, d1: u32, pos: &[NodeState], r_sum: f32) -> bool {
+#[allow(clippy::too_many_arguments)]
+pub fn out_of_reach(
+    cd: [f32; 2],
+    cd2: f32,
+    cap: bool,
+    d: u32,
+    d1: u32,
+    interior: bool,
+    pos: &[NodeState],
+    r_sum: f32,
+) -> bool {
     let lim = 1.01 * r_sum;
     let lim2 = lim * lim;
     if cap && cd2 <= lim2 {
         return false;
     }
-    if d1 == NONE {
+    if d1 == NONE || !interior {
         return true;
     }
     let (pd, pb) = (&pos[d as usize], &pos[d1 as usize]);
@@ -106,15 +118,18 @@ pub fn entry_contacts<const EARLY_OUT: bool>(
     let pd = &pos[d as usize];
     let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);
     let cd2 = dot(cd, cd);
-    if EARLY_OUT && out_of_reach(cd, cd2, (c as u32) < d, d, nd.next, pos, rc + rd) {
+    // Whether C projects into the interior of segment D → D1, once for the early out and the
+    // segment test (one value for both, whatever the compiler does with two evaluations).
+    let d1 = nd.next;
+    let interior = d1 != NONE && in_segment_interior(pc, pd, &pos[d1 as usize]);
+    if EARLY_OUT && out_of_reach(cd, cd2, (c as u32) < d, d, d1, interior, pos, rc + rd) {
         return NO_SLOT;
     }
     // Node C against the interior of segment D → D1 (Fig. 4b).
-    let d1 = nd.next;
     if d1 != NONE {
         let pa = pd;
         let pb = &pos[d1 as usize];
-        if in_segment_interior(pc, pa, pb) {
+        if interior {
             let (off, w) = segment_offset(pc, pa, pb);
             let dist = dot(off, off).sqrt();
             let overlap = rc + rd - dist;
@@ -218,14 +233,15 @@ mod tests {
             let cd2 = dot(cd, cd);
             let cap = k % 3 != 0;
             // The exact tests of contact_pairs (segment interior, then cap), as written there.
-            let seg = in_segment_interior(&pos[0], &pos[1], &pos[2]) && {
+            let interior = in_segment_interior(&pos[0], &pos[1], &pos[2]);
+            let seg = interior && {
                 let (off, _) = segment_offset(&pos[0], &pos[1], &pos[2]);
                 let dist = dot(off, off).sqrt();
                 r_sum - dist > 0.0 && dist > 0.0
             };
             let dist = cd2.sqrt();
             let cap_contact = cap && r_sum - dist > 0.0 && dist > 0.0;
-            if out_of_reach(cd, cd2, cap, 1, 2, &pos, r_sum) {
+            if out_of_reach(cd, cd2, cap, 1, 2, interior, &pos, r_sum) {
                 assert!(
                     !seg && !cap_contact,
                     "sample {k}: rejected a contact (h/r = {})",

@@ -172,8 +172,18 @@ mod avx2 {
         let cr = _mm256_sub_ps(_mm256_mul_ps(cd0, ab1), _mm256_mul_ps(cd1, ab0));
         let ab2 = _mm256_add_ps(_mm256_mul_ps(ab0, ab0), _mm256_mul_ps(ab1, ab1));
         let far = _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_mul_ps(cr, cr), _mm256_mul_ps(lim2, ab2));
+        // in_segment_interior(C, D, B): dot(C − D, ab) ≥ 0 and dot(C − B, ab) < 0.
+        let (bp0, bp1) = (rel!(pc, pb, 0), rel!(pc, pb, 1));
+        let ap_ab = _mm256_add_ps(_mm256_mul_ps(cd0, ab0), _mm256_mul_ps(cd1, ab1));
+        let bp_ab = _mm256_add_ps(_mm256_mul_ps(bp0, ab0), _mm256_mul_ps(bp1, ab1));
+        let zero = _mm256_setzero_ps();
+        let interior = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_GE_OQ>(ap_ab, zero),
+            _mm256_cmp_ps::<_CMP_LT_OQ>(bp_ab, zero),
+        );
+        let outside = _mm256_andnot_ps(interior, _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
         let no_d1 = mask(d1.map(|v| v == NONE));
-        let out = _mm256_andnot_ps(near_cap, _mm256_or_ps(no_d1, far));
+        let out = _mm256_andnot_ps(near_cap, _mm256_or_ps(no_d1, _mm256_or_ps(outside, far)));
         !(_mm256_movemask_ps(out) as u32) & 0xff
     }
 }
@@ -181,6 +191,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::contact::in_segment_interior;
     use crate::cpu::contact_pairs::{contact_pairs, out_of_reach};
     use crate::model::df32::{df_sub, dot};
     use crate::scenes::SplitMix;
@@ -273,7 +284,9 @@ mod tests {
                             pos[d as usize].pos_lo,
                         );
                         let r_sum = tables.radius[c] + tables.radius[d as usize];
-                        let out = out_of_reach(cd, dot(cd, cd), (c as u32) < d, d, nodes[d as usize].next, &pos, r_sum);
+                        let d1 = nodes[d as usize].next;
+                        let interior = d1 != NONE && in_segment_interior(&pos[c], &pos[d as usize], &pos[d1 as usize]);
+                        let out = out_of_reach(cd, dot(cd, cd), (c as u32) < d, d, d1, interior, &pos, r_sum);
                         let k = e - base;
                         assert_eq!(reach[k / 64] >> (k % 64) & 1 == 0, out, "round {round} entry {e}");
                         passed += !out as usize;
@@ -329,9 +342,10 @@ mod tests {
                 assert_eq!((gather, marks), (gather2, marks2));
                 assert!(!pool.is_empty(), "round {round}: no contact in {c0}..{c1}");
             }
+            // Both outcomes well represented (since the interior test, ~4 % of these entries pass).
             let total = start[n] as usize + (start[40] - start[3]) as usize;
             assert!(
-                passed > total / 20 && passed < total * 19 / 20,
+                passed > total / 100 && passed < total * 19 / 20,
                 "{passed} of {total} passed"
             );
         }

@@ -95,37 +95,27 @@ fn group<L: Lanes>(
     x_ref: &[[f32; 2]],
     out: &mut [NodeState],
 ) -> [f32; LANES] {
-    // (Functions, not closures, make the lanes: a closure is compiled on its own, without the
-    // AVX2 of the pass that calls it.)
+    // Records to lanes and back by rows of four fields (`Lanes::transpose4`); x_ref's eight
+    // pairs lie in a row. (Functions, not closures, make the lanes: a closure is compiled on its
+    // own, without the AVX2 of the pass that calls it.)
+    let [hi_x, hi_y, lo_x, lo_y] = L::transpose4(std::array::from_fn(|l| s[l].pos_row()));
+    let [vel_x, vel_y, force_x, force_y] = L::transpose4(std::array::from_fn(|l| s[l].vel_force_row()));
     let mass = lanes_of::<L, _>(&nodes[x0..x0 + LANES], |n| n.mass);
     let h = L::splat(0.5 * p.dt) / mass;
-    let vh = [
-        lanes_of::<L, _>(s, |s| s.vel[0]) + h * lanes_of::<L, _>(s, |s| s.force[0]),
-        lanes_of::<L, _>(s, |s| s.vel[1]) + h * lanes_of::<L, _>(s, |s| s.force[1]),
-    ];
+    let vh = [vel_x + h * force_x, vel_y + h * force_y];
     let dt = L::splat(p.dt);
-    let (hx, lx) = df_add(
-        lanes_of::<L, _>(s, |s| s.pos_hi[0]),
-        lanes_of::<L, _>(s, |s| s.pos_lo[0]),
-        dt * vh[0],
-    );
-    let (hy, ly) = df_add(
-        lanes_of::<L, _>(s, |s| s.pos_hi[1]),
-        lanes_of::<L, _>(s, |s| s.pos_lo[1]),
-        dt * vh[1],
-    );
-    let reference = &x_ref[x0..x0 + LANES];
-    let dx = (hx - lanes_of::<L, _>(reference, |r| r[0])) + lx;
-    let dy = (hy - lanes_of::<L, _>(reference, |r| r[1])) + ly;
+    let (hx, lx) = df_add(hi_x, lo_x, dt * vh[0]);
+    let (hy, ly) = df_add(hi_y, lo_y, dt * vh[1]);
+    let [ref_x, ref_y] = L::deinterleave2(bytemuck::cast_slice(&x_ref[x0..x0 + LANES]));
+    let dx = (hx - ref_x) + lx;
+    let dy = (hy - ref_y) + ly;
     let disp = (dx * dx + dy * dy).sqrt();
-    // (Each `to_array` written out: `array::map` would compile it without AVX2, as a call.)
-    let (hx, hy, lx, ly) = (hx.to_array(), hy.to_array(), lx.to_array(), ly.to_array());
-    let (v0, v1) = (vh[0].to_array(), vh[1].to_array());
-    for (l, o) in out.iter_mut().enumerate() {
-        o.pos_hi = [hx[l], hy[l]];
-        o.pos_lo = [lx[l], ly[l]];
-        o.vel = [v0[l], v1[l]];
-    }
+    let mut rows = out.iter_mut();
+    let mut row = || rows.next().expect("eight nodes");
+    L::store_rows4([hx, hy, lx, ly], std::array::from_fn(|_| row().pos_row_mut()));
+    let mut rows = out.iter_mut();
+    let mut row = || rows.next().expect("eight nodes");
+    L::store_rows2(vh, std::array::from_fn(|_| &mut row().vel));
     disp.to_array()
 }
 
