@@ -63,14 +63,23 @@ fn run<L: Lanes>(
 ) -> f32 {
     let n = state_in.len().min(state_out.len());
     let full = n - n % LANES;
+    // The largest displacement: per lane over the groups (`max` drops a NaN as `f32::max`
+    // does), then across the lanes and the nodes of the twin.
+    let mut lanes_max = L::splat(0.0);
     let mut d = 0.0f32;
     for j in (0..full).step_by(LANES) {
         let (s, out) = (&state_in[j..j + LANES], &mut state_out[j..j + LANES]);
-        let disp = group::<L>(c0 + j, p, nodes, s, x_ref, out);
+        let group_nodes = &nodes[c0 + j..c0 + j + LANES];
+        let (disp, with_bc) = group::<L>(c0 + j, p, group_nodes, s, x_ref, out);
+        if with_bc == 0 {
+            lanes_max = lanes_max.max(disp);
+            continue;
+        }
+        // A boundary condition replaces velocity components: those nodes take the twin.
+        let disp = disp.to_array();
         for (l, &dl) in disp.iter().enumerate() {
             let i = c0 + j + l;
-            // A boundary condition replaces velocity components: that node takes the twin.
-            let dl = if nodes[i].bc != NONE {
+            let dl = if with_bc >> l & 1 != 0 {
                 integrate(i, p, nodes, bcs, &s[l], x_ref, &mut out[l])
             } else {
                 dl
@@ -78,14 +87,18 @@ fn run<L: Lanes>(
             d = d.max(dl);
         }
     }
+    for dl in lanes_max.to_array() {
+        d = d.max(dl);
+    }
     for j in full..n {
         d = d.max(integrate(c0 + j, p, nodes, bcs, &state_in[j], x_ref, &mut state_out[j]));
     }
     d
 }
 
-/// `integrate` of the eight nodes x0 … x0 + 7 as if none had a boundary condition: writes their
-/// positions and velocities into `out` and returns their displacements.
+/// `integrate` of the eight nodes x0 … x0 + 7 (records `nodes`) as if none had a boundary
+/// condition: writes their positions and velocities into `out`; returns their displacements and
+/// a bit per node that has a boundary condition.
 #[inline(always)]
 fn group<L: Lanes>(
     x0: usize,
@@ -94,13 +107,15 @@ fn group<L: Lanes>(
     s: &[NodeState],
     x_ref: &[[f32; 2]],
     out: &mut [NodeState],
-) -> [f32; LANES] {
+) -> (L, u32) {
     // Records to lanes and back by rows of four fields (`Lanes::transpose4`); x_ref's eight
     // pairs lie in a row. (Functions, not closures, make the lanes: a closure is compiled on its
     // own, without the AVX2 of the pass that calls it.)
     let [hi_x, hi_y, lo_x, lo_y] = L::transpose4(std::array::from_fn(|l| s[l].pos_row()));
     let [vel_x, vel_y, force_x, force_y] = L::transpose4(std::array::from_fn(|l| s[l].vel_force_row()));
-    let mass = lanes_of::<L, _>(&nodes[x0..x0 + LANES], |n| n.mass);
+    let nodes = &nodes[..LANES];
+    let mass = lanes_of::<L, _>(nodes, |n| n.mass);
+    let with_bc = (0..LANES).fold(0u32, |m, l| m | ((nodes[l].bc != NONE) as u32) << l);
     let h = L::splat(0.5 * p.dt) / mass;
     let vh = [vel_x + h * force_x, vel_y + h * force_y];
     let dt = L::splat(p.dt);
@@ -116,7 +131,7 @@ fn group<L: Lanes>(
     let mut rows = out.iter_mut();
     let mut row = || rows.next().expect("eight nodes");
     L::store_rows2(vh, std::array::from_fn(|_| &mut row().vel));
-    disp.to_array()
+    (disp, with_bc)
 }
 
 /// Lane l = f(v[l]).
