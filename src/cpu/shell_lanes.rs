@@ -85,6 +85,7 @@ fn run_avx2(c0: usize, c1: usize, inp: &ShellInputs, cols: &mut [f32]) {
 
 #[inline(always)]
 fn run<L: Lanes>(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
+    let mut stage = Stage::new();
     let mut x = c0;
     // Nodes in increasing order: a group's lanes past its body write the columns of the nodes
     // after it, which their own group or record overwrites later.
@@ -112,9 +113,49 @@ fn run<L: Lanes>(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
         while x < run_end {
             let len = BLOCK.min(run_end - x);
             let at = x - c0;
-            block::<L>(x, len, &body, material, &inp.body_state[b], inp.old, inp.pos, cols, at);
+            block::<L>(
+                x,
+                len,
+                &body,
+                material,
+                &inp.body_state[b],
+                inp.old,
+                inp.pos,
+                cols,
+                at,
+                &mut stage,
+            );
             x += len;
         }
+    }
+}
+
+/// A block's nodes as structure of arrays: position (x_hi, y_hi, x_lo, y_lo) and v_{n+½} of
+/// nodes x0 − 1 … (`fields`), the plastic state ℓ_p, θ_p of nodes x0 … (`rest`, `theta_p`).
+/// One per run of the pass: zeroing it per block cost more than a 32-node body's staging. What a
+/// block's groups read it wrote first: `fields` up to `padded + 1`, the others up to `padded`.
+struct Stage {
+    fields: [[f32; BLOCK + 2 + LANES]; 6],
+    rest: [f32; BLOCK + LANES],
+    theta_p: [f32; BLOCK + LANES],
+}
+
+impl Stage {
+    fn new() -> Self {
+        Stage {
+            fields: [[0.0; BLOCK + 2 + LANES]; 6],
+            rest: [0.0; BLOCK + LANES],
+            theta_p: [0.0; BLOCK + LANES],
+        }
+    }
+}
+
+/// Stage entry i of `fields` from one node's state.
+#[inline(always)]
+fn stage_node(fields: &mut [[f32; BLOCK + 2 + LANES]; 6], i: usize, s: &NodeState) {
+    let v = [s.pos_hi[0], s.pos_hi[1], s.pos_lo[0], s.pos_lo[1], s.vel[0], s.vel[1]];
+    for (f, col) in fields.iter_mut().enumerate() {
+        col[i] = v[f];
     }
 }
 
@@ -131,6 +172,7 @@ fn block<L: Lanes>(
     pos: &[NodeState],
     cols: &mut [f32],
     j0: usize,
+    st: &mut Stage,
 ) {
     let first = body.first as usize;
     let last = first + body.count as usize - 1;
@@ -152,24 +194,33 @@ fn block<L: Lanes>(
     } else {
         x0 + len - 1
     };
-    let mut stage = [[0.0f32; BLOCK + 2 + LANES]; 6];
-    let mut rest = [0.0f32; BLOCK + LANES];
-    let mut theta_p = [0.0f32; BLOCK + LANES];
-    let mut put = |i: usize, s: &NodeState| {
-        let v = [s.pos_hi[0], s.pos_hi[1], s.pos_lo[0], s.pos_lo[1], s.vel[0], s.vel[1]];
-        for (f, col) in stage.iter_mut().enumerate() {
-            col[i] = v[f];
+    let Stage {
+        fields: stage,
+        rest,
+        theta_p,
+    } = st;
+    stage_node(stage, 0, &pos[before]);
+    // Whole groups of eight consecutive nodes as rows, transposed (`Lanes::transpose4`).
+    let whole = len - len % LANES;
+    for g in (0..whole).step_by(LANES) {
+        let nodes = &pos[x0 + g..x0 + g + LANES];
+        let p = L::transpose4(std::array::from_fn(|l| nodes[l].pos_row()));
+        let v = L::transpose4(std::array::from_fn(|l| nodes[l].vel_force_row()));
+        for (f, lanes) in [p[0], p[1], p[2], p[3], v[0], v[1]].into_iter().enumerate() {
+            lanes.store(&mut stage[f][g + 1..]);
         }
-    };
-    put(0, &pos[before]);
-    for i in 0..len {
-        put(i + 1, &pos[x0 + i]);
+        let plastic = L::transpose4(std::array::from_fn(|l| old[x0 + g + l].plastic_row()));
+        plastic[2].store(&mut rest[g..]);
+        plastic[3].store(&mut theta_p[g..]);
+    }
+    for i in whole..len {
+        stage_node(stage, i + 1, &pos[x0 + i]);
     }
     let padded = len.next_multiple_of(LANES);
     for i in len + 1..padded + 2 {
-        put(i, &pos[after]);
+        stage_node(stage, i, &pos[after]);
     }
-    for i in 0..padded {
+    for i in whole..padded {
         let o = &old[x0 + i.min(len - 1)];
         rest[i] = o.seg_rest;
         theta_p[i] = o.theta_p;

@@ -51,6 +51,13 @@ impl NodeState {
         self.rows().1
     }
 
+    /// [f_x, f_y, ℓ_p, θ_p]: the last four fields as one row (the plastic state is its end).
+    #[inline(always)]
+    pub fn plastic_row(&self) -> &[f32; 4] {
+        let all: &[f32; 10] = bytemuck::cast_ref(self);
+        all[6..10].try_into().expect("four fields")
+    }
+
     #[inline(always)]
     fn rows(&self) -> (&[f32; 4], &[f32; 4]) {
         let all: &[f32; 10] = bytemuck::cast_ref(self);
