@@ -1,14 +1,15 @@
 //! The early out of `contact_pairs` (`out_of_reach`) for a chunk's list entries, eight at a time
 //! on AVX2 lanes, before the per-node loop.
 //!
-//! In a packing about two thirds of the entries end at the early out, and whether one does is
-//! close to a coin toss: in `contact_pairs` that is a mispredicted branch for most entries, and
-//! the positions of D and D+1 are loaded only to be rejected. Here the test runs on eight entries
-//! at once, with the same operations
-//! as `out_of_reach` in the same order, so the outcome is the same bit (test
-//! `reach_equals_out_of_reach`). `contact_pairs_reached` then visits only the entries that
-//! passed, in list order, with the exact tests of `contact_pairs` (`entry_contacts`): the same
-//! slots in the same order, without a branch per entry on the early out.
+//! Most list entries end at the early out (since it also tests that C projects into the
+//! segment's interior, ~96 % of the entries of `reach_equals_out_of_reach`'s jittered rings), and
+//! which ones is hard to predict: in `contact_pairs` that is a mispredicted branch for many
+//! entries, and the positions of D and D+1 are loaded only to be rejected. Here the test runs on
+//! eight entries at once, with the same operations as `out_of_reach` in the same order, so the
+//! outcome is the same bit (test `reach_equals_out_of_reach`). `contact_pairs_reached` then visits
+//! only the entries that passed, in list order, with the exact tests of `contact_pairs`
+//! (`entry_contacts`): the same slots in the same order, without a branch per entry on the early
+//! out.
 //!
 //! Without AVX2 (`contact_reach` returns false) the stepper calls `contact_pairs` itself.
 
@@ -129,9 +130,9 @@ mod avx2 {
         }
     }
 
-    /// `!out_of_reach` of eight entries (C = owner[l], D = neighbor[l]) as a bit mask. The lanes
-    /// are filled by scalar loads: AVX2's gather instructions were 10× slower here (microcode
-    /// since the 2023 "Downfall" mitigation makes them slow on many Intel CPUs).
+    /// `!out_of_reach` of eight entries (C = owner[l], D = neighbor[l]) as a bit mask. Each node's
+    /// position is one 16-byte row, transposed into lanes; AVX2's gather instructions were 10×
+    /// slower on the Intel CPU of session 9 (microcode since the 2023 "Downfall" mitigation).
     #[target_feature(enable = "avx2")]
     fn eight(c: &[usize; 8], d: &[usize; 8], pos: &[NodeState], t: &ReachTables) -> u32 {
         let d1: [u32; 8] = std::array::from_fn(|l| t.next[d[l]]);
