@@ -195,8 +195,16 @@ fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u3
     let if_prev = |v: L, f: L| ends.map_or(v, |(_, has_prev)| L::select(has_prev, v, f));
     let core = closed && body.core_model != CORE_NONE;
     // (No closure calls a lane operation: see `neighbours`.)
-    let vel_of = |d: usize| -> [f32; LANES] { std::array::from_fn(|l| out[l.min(len - 1)].vel[d]) };
-    let vh = [L::from_array(vel_of(0)), L::from_array(vel_of(1))];
+    // A full group moves its records as rows (`Lanes::transpose4`, `store_rows4`): v_{n+½} in,
+    // v_{n+1}, f, ℓ_p and θ_p out; a short one lane by lane.
+    let full = len == LANES;
+    let vh = if full {
+        let [vx, vy, _, _] = L::transpose4(std::array::from_fn(|l| out[l].vel_force_row()));
+        [vx, vy]
+    } else {
+        let vel_of = |d: usize| -> [f32; LANES] { std::array::from_fn(|l| out[l.min(len - 1)].vel[d]) };
+        [L::from_array(vel_of(0)), L::from_array(vel_of(1))]
+    };
     let zero = L::splat(0.0);
     let m = L::splat(mass);
     let mut f = [zero; 2];
@@ -222,11 +230,22 @@ fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u3
     }
     let h = L::splat(0.5 * p.dt / mass);
     let vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
-    let lanes = [vel[0], vel[1], f[0], f[1]].map(L::to_array);
-    let (rest, theta) = (
-        cols.load::<L>(at, SEG_REST).to_array(),
-        cols.load::<L>(at, THETA_P).to_array(),
-    );
+    let (rest, theta) = (cols.load::<L>(at, SEG_REST), cols.load::<L>(at, THETA_P));
+    if full && skip == 0 {
+        let mut rows = out.iter_mut();
+        let mut row = || rows.next().expect("eight nodes");
+        L::store_rows4(
+            [vel[0], vel[1], f[0], f[1]],
+            std::array::from_fn(|_| row().vel_force_row_mut()),
+        );
+        let mut rows = out.iter_mut();
+        let mut row = || rows.next().expect("eight nodes");
+        L::store_rows2([rest, theta], std::array::from_fn(|_| row().plastic_mut()));
+        return;
+    }
+    // (Each `to_array` written out: `array::map` would compile it without AVX2, as a call.)
+    let lanes = [vel[0].to_array(), vel[1].to_array(), f[0].to_array(), f[1].to_array()];
+    let (rest, theta) = (rest.to_array(), theta.to_array());
     for (l, s) in out.iter_mut().enumerate() {
         if skip >> l & 1 == 0 {
             s.vel = [lanes[0][l], lanes[1][l]];

@@ -51,6 +51,20 @@ impl NodeState {
         self.rows().1
     }
 
+    /// The velocity row, writable.
+    #[inline(always)]
+    pub fn vel_force_row_mut(&mut self) -> &mut [f32; 4] {
+        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
+        (&mut all[4..8]).try_into().expect("four fields")
+    }
+
+    /// [ℓ_p, θ_p], writable.
+    #[inline(always)]
+    pub fn plastic_mut(&mut self) -> &mut [f32; 2] {
+        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
+        (&mut all[8..10]).try_into().expect("two fields")
+    }
+
     /// [f_x, f_y, ℓ_p, θ_p]: the last four fields as one row (the plastic state is its end).
     #[inline(always)]
     pub fn plastic_row(&self) -> &[f32; 4] {
