@@ -37,14 +37,12 @@ fn run_avx2(b0: usize, bodies: &[Body], materials: &[Material], pos: &[NodeState
 
 #[inline(always)]
 fn run<L: Lanes>(b0: usize, bodies: &[Body], materials: &[Material], pos: &[NodeState], out: &mut [BodyState]) {
-    // The staging buffers serve every body of the run: zeroing them per body cost more than a
-    // 32-node body's terms (a `memset` of 2.4 KB, 3 % of a step). What a body's terms read it
-    // wrote first: `r` up to `padded`, from `stage` up to `padded`; the last group's loads past
-    // that only fill `r` past `padded`, which no term reads.
-    let mut stage = [[0.0f32; BLOCK + LANES + 1]; 4];
+    // The staging buffer serves every body of the run: zeroing it per body cost more than a
+    // 32-node body's terms (a `memset`, 3 % of a step). What a body's terms read it wrote first
+    // (`r` up to `padded`).
     let mut r = [[0.0f32; BLOCK + 2 * LANES]; 4];
     for (i, o) in out.iter_mut().enumerate() {
-        *o = body_area::<L>(b0 + i, bodies, materials, pos, &mut stage, &mut r);
+        *o = body_area::<L>(b0 + i, bodies, materials, pos, &mut r);
     }
 }
 
@@ -55,7 +53,6 @@ fn body_area<L: Lanes>(
     bodies: &[Body],
     materials: &[Material],
     pos: &[NodeState],
-    stage: &mut [[f32; BLOCK + LANES + 1]; 4],
     r: &mut [[f32; BLOCK + 2 * LANES]; 4],
 ) -> BodyState {
     let body = bodies[b];
@@ -73,20 +70,14 @@ fn body_area<L: Lanes>(
     while k0 + 1 < count {
         let len = BLOCK.min(count - 1 - k0);
         let padded = len.next_multiple_of(LANES);
-        // Positions of nodes k0 … k0 + len, then copies of the last to fill the lanes.
-        for i in 0..=padded {
-            let s = &pos[first + k0 + i.min(len)];
-            let v = [s.pos_hi[0], s.pos_hi[1], s.pos_lo[0], s.pos_lo[1]];
-            for (f, col) in stage.iter_mut().enumerate() {
-                col[i] = v[f];
-            }
-        }
-        // r for the staged nodes, eight at a time (one group more for the shifted r_{k+1}).
+        // r for nodes k0 … k0 + len, eight at a time (one group more for the shifted r_{k+1}),
+        // from their position rows (`Lanes::transpose4`); copies of the last fill the lanes.
         for g in (0..=padded).step_by(LANES) {
-            let ld = |f: usize| L::load(&stage[f][g..]);
-            let (hi, lo) = df_rel([ld(0), ld(1)], [ld(2), ld(3)], o_hi, o_lo);
+            let rows = std::array::from_fn(|l| pos[first + k0 + (g + l).min(len)].pos_row());
+            let [hi_x, hi_y, lo_x, lo_y] = L::transpose4(rows);
+            let (hi, lo) = df_rel([hi_x, hi_y], [lo_x, lo_y], o_hi, o_lo);
             for (f, v) in [hi[0], hi[1], lo[0], lo[1]].into_iter().enumerate() {
-                r[f][g..g + LANES].copy_from_slice(&v.to_array());
+                v.store(&mut r[f][g..]);
             }
         }
         // The parts of each term and their addition to the partial sums, eight at a time; the
