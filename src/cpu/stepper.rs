@@ -51,9 +51,12 @@ pub struct CpuBackend {
     /// ping-pong like the node state: step n reads `slot_index[side]` (with the friction histories
     /// in `pool[side]`) and writes the other side.
     slot_index: [Vec<u32>; 2],
-    /// Contact slots of a step's active contacts: the chunks' pools in chunk order.
+    /// Contact slots of a step's active contacts, one slot of room per list entry: chunk k's
+    /// slots from its first entry `start[k * CHUNK]` on (the rest of its part is unused), so
+    /// slot indices are pool-wide as the chunk writes them.
     pool: [Vec<ContactSlot>; 2],
-    /// One pool per chunk of nodes, appended to by contact_pairs (kept to reuse the memory).
+    /// One pool per chunk of nodes, appended to by contact_pairs, then copied into the chunk's
+    /// part of `pool` (kept to reuse the memory).
     chunk_pools: Vec<Vec<ContactSlot>>,
     /// Per chunk: the nodes its new slots act on, whose gather marks the stepper sets.
     chunk_gathers: Vec<Vec<u32>>,
@@ -255,6 +258,10 @@ impl CpuBackend {
         {
             let (old_index, old_pool) = (old_index.as_slice(), old_pool.as_slice());
             let index_chunks = split_by_chunks(new_index, start, CHUNK);
+            // One slot of room per entry: each chunk owns the pool from its first entry on, so
+            // its slot indices are pool-wide as written, with no join of the chunks' pools.
+            new_pool.resize(entries.len(), ContactSlot::default());
+            let pool_chunks = split_by_chunks(new_pool, start, CHUNK);
             let words = self.slot_marks.len() / 2;
             let inputs = ShellInputs {
                 nodes,
@@ -271,8 +278,9 @@ impl CpuBackend {
                 .zip(index_chunks.into_par_iter().zip(self.chunk_pools.par_iter_mut()))
                 .zip(self.slot_marks[..words].par_chunks_mut(CHUNK / 32))
                 .zip(self.chunk_gathers.par_iter_mut().zip(self.chunk_reach.par_iter_mut()))
+                .zip(pool_chunks.into_par_iter())
                 .enumerate()
-                .for_each(move |(k, (((cols, (si, cp)), marks), (gather, reach)))| {
+                .for_each(move |(k, ((((cols, (si, cp)), marks), (gather, reach)), region))| {
                     let (c0, c1) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
                     let base = start[c0] as usize;
                     cp.clear();
@@ -286,26 +294,33 @@ impl CpuBackend {
                     if contact_reach(c0, c1, start, entries, owner, new_ro, reach_tables, reach) {
                         let args = (&p, nodes, bodies, new_ro, entries, old_index, old_pool);
                         contact_pairs_reached(c0, base, args, owner, reach, si, cp, gather, marks);
-                        return;
+                    } else {
+                        for j in 0..c1 - c0 {
+                            let c = c0 + j;
+                            let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
+                            let has_slots = contact_pairs(
+                                c,
+                                &p,
+                                nodes,
+                                bodies,
+                                new_ro,
+                                start,
+                                entries,
+                                old_index,
+                                old_pool,
+                                &mut si[e0..e1],
+                                cp,
+                                gather,
+                            );
+                            marks[j / 32] |= (has_slots as u32) << (j % 32);
+                        }
                     }
-                    for j in 0..c1 - c0 {
-                        let c = c0 + j;
-                        let (e0, e1) = (start[c] as usize - base, start[c + 1] as usize - base);
-                        let has_slots = contact_pairs(
-                            c,
-                            &p,
-                            nodes,
-                            bodies,
-                            new_ro,
-                            start,
-                            entries,
-                            old_index,
-                            old_pool,
-                            &mut si[e0..e1],
-                            cp,
-                            gather,
-                        );
-                        marks[j / 32] |= (has_slots as u32) << (j % 32);
+                    // The chunk's slots into its part of the pool; indices made pool-wide.
+                    region[..cp.len()].copy_from_slice(cp);
+                    if base > 0 && !cp.is_empty() {
+                        for i in si.iter_mut().filter(|i| **i != NO_SLOT) {
+                            *i += base as u32;
+                        }
                     }
                 });
             // Gather marks (second half): few nodes have a contact, so this is a short loop.
@@ -315,24 +330,6 @@ impl CpuBackend {
                 gather_marks[(x >> 5) as usize] |= 1 << (x & 31);
             }
         }
-        // The chunks' pools become one (the GPU's single pool, filled in another order), and each
-        // chunk's slot indices move by the slots before it.
-        new_pool.clear();
-        let mut offsets = Vec::with_capacity(self.chunk_pools.len());
-        for cp in &self.chunk_pools {
-            offsets.push(new_pool.len() as u32);
-            new_pool.extend_from_slice(cp);
-        }
-        split_by_chunks(new_index, start, CHUNK)
-            .into_par_iter()
-            .zip(offsets)
-            .zip(&self.chunk_pools)
-            .filter(|((_, off), cp)| *off > 0 && !cp.is_empty())
-            .for_each(|((si, off), _)| {
-                for i in si.iter_mut().filter(|i| **i != NO_SLOT) {
-                    *i += off;
-                }
-            });
         // 5. cohesive_links: one thread per link (§7, eq 41). Step numbers are 1-based; the dt = 0
         //    initial force pass is step 0.
         if !self.links.is_empty() {
