@@ -15,52 +15,44 @@ use crate::model::df32::df_add;
 use crate::model::lanes::{Lanes, F8, LANES};
 use crate::model::*;
 
+/// What the pass reads besides the node states (the other arguments of `integrate`).
+#[derive(Clone, Copy)]
+pub struct IntegrateInputs<'a> {
+    pub p: &'a SimParams,
+    pub nodes: &'a [NodeRecord],
+    pub bcs: &'a [NodeBc],
+    pub x_ref: &'a [[f32; 2]],
+}
+
+impl<'a> IntegrateInputs<'a> {
+    pub fn new(p: &'a SimParams, nodes: &'a [NodeRecord], bcs: &'a [NodeBc], x_ref: &'a [[f32; 2]]) -> Self {
+        IntegrateInputs { p, nodes, bcs, x_ref }
+    }
+}
+
 /// `integrate` of nodes c0 … c0 + state_in.len() − 1 from their states `state_in` into
 /// `state_out` (position and velocity only); returns the largest displacement since the last
 /// build (0 for no nodes). The stepper runs it as the first pass of a step, or right after the
 /// previous step's node pass on the states that pass just wrote (`CpuBackend::step_end`).
-pub fn integrate_run(
-    c0: usize,
-    p: &SimParams,
-    nodes: &[NodeRecord],
-    bcs: &[NodeBc],
-    state_in: &[NodeState],
-    x_ref: &[[f32; 2]],
-    state_out: &mut [NodeState],
-) -> f32 {
+pub fn integrate_run(c0: usize, inp: &IntegrateInputs, state_in: &[NodeState], state_out: &mut [NodeState]) -> f32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of a
         // `#[target_feature(enable = "avx2")]` function.
-        return unsafe { run_avx2(c0, p, nodes, bcs, state_in, x_ref, state_out) };
+        return unsafe { run_avx2(c0, inp, state_in, state_out) };
     }
-    run::<F8>(c0, p, nodes, bcs, state_in, x_ref, state_out)
+    run::<F8>(c0, inp, state_in, state_out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn run_avx2(
-    c0: usize,
-    p: &SimParams,
-    nodes: &[NodeRecord],
-    bcs: &[NodeBc],
-    state_in: &[NodeState],
-    x_ref: &[[f32; 2]],
-    state_out: &mut [NodeState],
-) -> f32 {
-    run::<crate::model::lanes::F8Avx>(c0, p, nodes, bcs, state_in, x_ref, state_out)
+fn run_avx2(c0: usize, inp: &IntegrateInputs, state_in: &[NodeState], state_out: &mut [NodeState]) -> f32 {
+    run::<crate::model::lanes::F8Avx>(c0, inp, state_in, state_out)
 }
 
 #[inline(always)]
-fn run<L: Lanes>(
-    c0: usize,
-    p: &SimParams,
-    nodes: &[NodeRecord],
-    bcs: &[NodeBc],
-    state_in: &[NodeState],
-    x_ref: &[[f32; 2]],
-    state_out: &mut [NodeState],
-) -> f32 {
+fn run<L: Lanes>(c0: usize, inp: &IntegrateInputs, state_in: &[NodeState], state_out: &mut [NodeState]) -> f32 {
+    let IntegrateInputs { p, nodes, bcs, x_ref } = *inp;
     let n = state_in.len().min(state_out.len());
     let full = n - n % LANES;
     // The largest displacement: per lane over the groups (`max` drops a NaN as `f32::max`
@@ -210,8 +202,9 @@ mod tests {
                     })
                     .collect();
                 let (mut got, mut base, mut want) = (init.clone(), init.clone(), init.clone());
-                let d_got = integrate_run(a, &p, &nodes, &bcs, &state[a..b], &x_ref, &mut got);
-                let d_base = run::<F8>(a, &p, &nodes, &bcs, &state[a..b], &x_ref, &mut base);
+                let inp = IntegrateInputs::new(&p, &nodes, &bcs, &x_ref);
+                let d_got = integrate_run(a, &inp, &state[a..b], &mut got);
+                let d_base = run::<F8>(a, &inp, &state[a..b], &mut base);
                 let mut d_want = 0.0f32;
                 for i in a..b {
                     d_want = d_want.max(integrate(i, &p, &nodes, &bcs, &state[i], &x_ref, &mut want[i - a]));

@@ -9,7 +9,7 @@ use super::cohesive_link::cohesive_link;
 use super::contact_pairs::contact_pairs;
 use super::contact_reach::{contact_pairs_reached, contact_reach, entry_owners, ReachTables};
 use super::core_area_lanes::core_area_run;
-use super::integrate_lanes::integrate_run;
+use super::integrate_lanes::{integrate_run, IntegrateInputs};
 use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
 use super::scan::prefix_scan;
 use super::shell_columns::ShellColumns;
@@ -184,7 +184,7 @@ impl CpuBackend {
         // Slices, not `&Vec`s, copied into `move` closures: the loops below then read each
         // table's address and length once instead of through the Vec at every node.
         let (nodes, bcs) = (self.nodes.as_slice(), self.bcs.as_slice());
-        let x_ref = self.x_ref.as_slice();
+        let integrate_inputs = IntegrateInputs::new(&p, nodes, bcs, &self.x_ref);
         let old_ro: &[NodeState] = old;
         // 1. integrate: x_{n+1}, v_{n+½} (into the new state's `vel` until node_forces), unless
         //    the last step's node pass did it.
@@ -195,7 +195,7 @@ impl CpuBackend {
                 .enumerate()
                 .map(move |(k, sc)| {
                     let c0 = k * CHUNK;
-                    integrate_run(c0, &p, nodes, bcs, &old_ro[c0..c0 + sc.len()], x_ref, sc)
+                    integrate_run(c0, &integrate_inputs, &old_ro[c0..c0 + sc.len()], sc)
                 })
                 .reduce(|| 0.0f32, f32::max),
         };
@@ -405,14 +405,14 @@ impl CpuBackend {
         };
         // node_forces of each chunk, eight nodes at a time where only the shell acts (the same bits).
         if integrate_next {
-            let x_ref = self.x_ref.as_slice();
+            let integrate_inputs = IntegrateInputs::new(&p, nodes, bcs, &self.x_ref);
             let disp = new
                 .par_chunks_mut(CHUNK)
                 .zip(old.par_chunks_mut(CHUNK))
                 .enumerate()
                 .map(move |(k, (sc, next))| {
                     node_forces_run(k * CHUNK, &inputs, sc);
-                    integrate_run(k * CHUNK, &p, nodes, bcs, sc, x_ref, next)
+                    integrate_run(k * CHUNK, &integrate_inputs, sc, next)
                 })
                 .reduce(|| 0.0f32, f32::max);
             self.preintegrated = Some(disp);

@@ -31,54 +31,54 @@ impl NodeState {
         ]
     }
 
-    /// [x_hi, y_hi, x_lo, y_lo]: the first four fields as one row, which the CPU's lane passes
-    /// move into lanes four fields at a time (`Lanes::transpose4`).
+    // Runs of consecutive fields as arrays, which the CPU's lane passes move into lanes four (or
+    // two) fields at a time (`Lanes::transpose4`, `store_rows4`, `store_rows2`).
+
+    /// [x_hi, y_hi, x_lo, y_lo].
     #[inline(always)]
     pub fn pos_row(&self) -> &[f32; 4] {
-        self.rows().0
+        self.fields::<0, 4>()
     }
 
-    /// The position row, writable (`Lanes::store_rows4`).
     #[inline(always)]
     pub fn pos_row_mut(&mut self) -> &mut [f32; 4] {
-        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
-        (&mut all[0..4]).try_into().expect("four fields")
+        self.fields_mut::<0, 4>()
     }
 
-    /// [v_x, v_y, f_x, f_y]: the next four fields as one row.
+    /// [v_x, v_y, f_x, f_y].
     #[inline(always)]
     pub fn vel_force_row(&self) -> &[f32; 4] {
-        self.rows().1
+        self.fields::<4, 4>()
     }
 
-    /// The velocity row, writable.
     #[inline(always)]
     pub fn vel_force_row_mut(&mut self) -> &mut [f32; 4] {
-        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
-        (&mut all[4..8]).try_into().expect("four fields")
+        self.fields_mut::<4, 4>()
     }
 
-    /// [ℓ_p, θ_p], writable.
-    #[inline(always)]
-    pub fn plastic_mut(&mut self) -> &mut [f32; 2] {
-        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
-        (&mut all[8..10]).try_into().expect("two fields")
-    }
-
-    /// [f_x, f_y, ℓ_p, θ_p]: the last four fields as one row (the plastic state is its end).
+    /// [f_x, f_y, ℓ_p, θ_p] (the plastic state is its end).
     #[inline(always)]
     pub fn plastic_row(&self) -> &[f32; 4] {
+        self.fields::<6, 4>()
+    }
+
+    /// [ℓ_p, θ_p].
+    #[inline(always)]
+    pub fn plastic_mut(&mut self) -> &mut [f32; 2] {
+        self.fields_mut::<8, 2>()
+    }
+
+    /// Fields FROM … FROM + N − 1 of the ten (`NodeState` is ten f32 in a row, `repr(C)`).
+    #[inline(always)]
+    fn fields<const FROM: usize, const N: usize>(&self) -> &[f32; N] {
         let all: &[f32; 10] = bytemuck::cast_ref(self);
-        all[6..10].try_into().expect("four fields")
+        all[FROM..FROM + N].try_into().expect("fields of a node state")
     }
 
     #[inline(always)]
-    fn rows(&self) -> (&[f32; 4], &[f32; 4]) {
-        let all: &[f32; 10] = bytemuck::cast_ref(self);
-        (
-            all[0..4].try_into().expect("four fields"),
-            all[4..8].try_into().expect("four fields"),
-        )
+    fn fields_mut<const FROM: usize, const N: usize>(&mut self) -> &mut [f32; N] {
+        let all: &mut [f32; 10] = bytemuck::cast_mut(self);
+        (&mut all[FROM..FROM + N]).try_into().expect("fields of a node state")
     }
 }
 
