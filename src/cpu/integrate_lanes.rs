@@ -101,12 +101,12 @@ fn group<L: Lanes>(
     out: &mut [NodeState],
 ) -> (L, u32) {
     // Records to lanes and back by rows of four fields (`Lanes::transpose4`); x_ref's eight
-    // pairs lie in a row. (Functions, not closures, make the lanes: a closure is compiled on its
-    // own, without the AVX2 of the pass that calls it.)
+    // pairs lie in a row. (The closures below only pick fields: a lane operation in a closure
+    // would be compiled without the AVX2 of the pass that calls it.)
     let [hi_x, hi_y, lo_x, lo_y] = L::transpose4(std::array::from_fn(|l| s[l].pos_row()));
     let [vel_x, vel_y, force_x, force_y] = L::transpose4(std::array::from_fn(|l| s[l].vel_force_row()));
     let nodes = &nodes[..LANES];
-    let mass = lanes_of::<L, _>(nodes, |n| n.mass);
+    let mass = L::from_array(std::array::from_fn(|l| nodes[l].mass));
     let with_bc = (0..LANES).fold(0u32, |m, l| m | ((nodes[l].bc != NONE) as u32) << l);
     let h = L::splat(0.5 * p.dt) / mass;
     let vh = [vel_x + h * force_x, vel_y + h * force_y];
@@ -117,19 +117,10 @@ fn group<L: Lanes>(
     let dx = (hx - ref_x) + lx;
     let dy = (hy - ref_y) + ly;
     let disp = (dx * dx + dy * dy).sqrt();
-    let mut rows = out.iter_mut();
-    let mut row = || rows.next().expect("eight nodes");
-    L::store_rows4([hx, hy, lx, ly], std::array::from_fn(|_| row().pos_row_mut()));
-    let mut rows = out.iter_mut();
-    let mut row = || rows.next().expect("eight nodes");
-    L::store_rows2(vh, std::array::from_fn(|_| &mut row().vel));
+    let out: &mut [NodeState; LANES] = out.try_into().expect("eight nodes");
+    L::store_rows4([hx, hy, lx, ly], out.each_mut().map(NodeState::pos_row_mut));
+    L::store_rows2(vh, out.each_mut().map(|s| &mut s.vel));
     (disp, with_bc)
-}
-
-/// Lane l = f(v[l]).
-#[inline(always)]
-fn lanes_of<L: Lanes, T>(v: &[T], f: impl Fn(&T) -> f32) -> L {
-    L::from_array(std::array::from_fn(|l| f(&v[l])))
 }
 
 #[cfg(test)]

@@ -232,15 +232,12 @@ fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u3
     let vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
     let (rest, theta) = (cols.load::<L>(at, SEG_REST), cols.load::<L>(at, THETA_P));
     if full && skip == 0 {
-        let mut rows = out.iter_mut();
-        let mut row = || rows.next().expect("eight nodes");
+        let out: &mut [NodeState; LANES] = out.try_into().expect("eight nodes");
         L::store_rows4(
             [vel[0], vel[1], f[0], f[1]],
-            std::array::from_fn(|_| row().vel_force_row_mut()),
+            out.each_mut().map(NodeState::vel_force_row_mut),
         );
-        let mut rows = out.iter_mut();
-        let mut row = || rows.next().expect("eight nodes");
-        L::store_rows2([rest, theta], std::array::from_fn(|_| row().plastic_mut()));
+        L::store_rows2([rest, theta], out.each_mut().map(NodeState::plastic_mut));
         return;
     }
     // (Each `to_array` written out: `array::map` would compile it without AVX2, as a call.)
