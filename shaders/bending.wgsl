@@ -1,6 +1,8 @@
 // bending.wgsl: elasto-plastic vertex moment (eq 3) applied as two couples (eq 9–10, Fig. 6);
 // twin of src/cpu/bending.rs (see there for the couple magnitude M/ℓ).
 
+#import model
+
 struct Bending {
     moment: f32,
     theta_p: f32,

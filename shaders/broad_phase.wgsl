@@ -5,6 +5,8 @@
 // Order: rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
 // grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
 
+#import model
+
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;

@@ -2,6 +2,8 @@
 // (see there for the sign conventions). One thread per link writes the force on node a and the
 // link's new state; node_forces gathers (+ on a, − on b).
 
+#import model
+
 @group(0) @binding(1) var<storage, read> links: array<Link>;
 @group(0) @binding(2) var<storage, read> link_laws: array<LinkLaw>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;

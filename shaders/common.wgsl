@@ -1,4 +1,5 @@
-// common.wgsl: helpers shared by every kernel (prepended at load time; see src/shaders.rs).
+// common.wgsl: helpers shared by every kernel (imported by model.wgsl, modal_lib.wgsl and
+// prefix_scan.wgsl; see src/shaders.rs for `#import`).
 
 const NONE: u32 = 0xffffffffu;
 

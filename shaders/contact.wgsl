@@ -1,6 +1,8 @@
 // contact.wgsl: sphero-segment contact geometry (Fig. 4) and the contact law (eq 5–8);
 // twin of src/cpu/contact.rs (see there for how each geometric contact is found once).
 
+#import model
+
 struct ContactForce {
     force: vec2<f32>,
     f_n: f32,

@@ -11,6 +11,9 @@
 // a slot; read by node_forces) into two shared words, which two threads then store: no global
 // atomics, and no clearing pass.
 
+#import model
+#import contact
+
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;

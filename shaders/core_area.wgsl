@@ -8,6 +8,8 @@
 // ΔV/V0 far below one f32 ulp of V. Every intermediate goes through opaque() so the driver can
 // neither simplify the error terms away nor contract products into FMAs (bit-identical to the CPU).
 
+#import model
+
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
 @group(0) @binding(2) var<storage, read> materials: array<Material>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;

@@ -2,6 +2,8 @@
 // Also records the largest displacement since the last neighbour-list build (atomicMax on the
 // bits of a non-negative f32: order-independent, hence deterministic).
 
+#import model
+
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> state_in: array<NodeState>;
 @group(0) @binding(3) var<storage, read> x_ref: array<vec2<f32>>;

@@ -4,6 +4,8 @@
 // modal_body_update, modal_wall_force. Invocations 0..n_bodies are bodies, the next n_walls walls.
 // `modal_clock` advances the step counter (wall kinematics read it).
 
+#import modal_lib
+
 fn table_force(first: u32, len: u32, eps: f32) -> f32 {
     let a = abs(eps);
     var i = 0u;

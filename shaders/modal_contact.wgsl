@@ -2,6 +2,8 @@
 // modal_node_contact): its walls, then the level sets of its body's neighbours (pullback, eq
 // 47–48). Writes only this node's slots (force, contact point, friction history): no atomics.
 
+#import modal_lib
+
 @compute @workgroup_size(64)
 fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
                       @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,6 +1,9 @@
 // modal_lib.wgsl: records, bindings and per-point functions of the modal (deformable LS-DEM)
 // engine. Twins: src/modal/layout.rs (records), src/modal/contact.rs (functions, same names and
-// order of operations). Included by modal_contact.wgsl and modal_body.wgsl.
+// order of operations). Imported by modal_contact.wgsl and modal_body.wgsl.
+
+#import common
+#import df32
 
 const MODE_BENDING: u32 = 0u;
 const MODE_GRID: u32 = 1u;
@@ -125,18 +128,9 @@ struct ModalSlot {
 @group(0) @binding(24) var<storage, read> ls_queries: array<ModalQueryRec>;
 @group(0) @binding(25) var<storage, read> pre_ls: array<f32>;
 
-// x, unchanged, but opaque to the compiler (keeps TwoSum exact; see model.wgsl).
-fn opaque(x: f32) -> f32 {
-    return bitcast<f32>(bitcast<u32>(x) ^ params.opaque_zero);
-}
-
-// (hi, lo) + d, TwoSum (twin: src/model/df32.rs df_add).
-fn df_add(hi: f32, lo: f32, d: f32) -> vec2<f32> {
-    let t = opaque(lo + d);
-    let s = opaque(hi + t);
-    let bp = opaque(s - hi);
-    let e = opaque(hi - opaque(s - bp)) + opaque(t - bp);
-    return vec2<f32>(s, e);
+// The runtime zero behind `opaque` and `df_add` (df32.wgsl).
+fn opaque_zero() -> u32 {
+    return params.opaque_zero;
 }
 
 // (sin x, cos x) from +, −, × only (twin: contact::sin_cos_det); products kept unfused by opaque().

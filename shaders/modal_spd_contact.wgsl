@@ -12,6 +12,9 @@
 // - modal_body_update_coupled (per modal body, then per modal wall): modal generalized force,
 //   its nodes' coupling slots, the SPD nodes' reactions (eq 26–28), gravity, eq 42–44.
 
+#import modal_lib
+#import modal_body
+
 const MAX_MB: u32 = 4u;
 const MAX_CELLS: u32 = 16u;
 const DIR_SPD_NODES: u32 = 1u;

@@ -1,5 +1,8 @@
 // model.wgsl: records shared with src/model/layout.rs, the simulation parameters binding, and the
-// double-f32 / deterministic helpers of src/model/df32.rs. Included by every physics kernel.
+// double-f32 / deterministic helpers of src/model/df32.rs. Imported by every physics kernel.
+
+#import common
+#import df32
 
 // ---- Records shared with src/model/layout.rs (same fields, same order, same sizes). ----
 
@@ -158,13 +161,9 @@ struct ContactSlot {
 
 @group(0) @binding(0) var<uniform> params: SimParams;
 
-// x, unchanged, but opaque to the compiler. Also placed where a product feeds a sum that the
-// driver could contract into a fused multiply-add (the CPU twin rounds each product): this keeps
-// the CPU and GPU paths bit-identical on lavapipe in every acceptance case. Vulkan drivers (lavapipe's NIR, for one) may apply
-// inexact algebra such as hi − (hi + t) + t → 0 to SPIR-V that naga emits without NoContraction,
-// which would erase the rounding error TwoSum is meant to keep. The CPU twin needs no barrier.
-fn opaque(x: f32) -> f32 {
-    return bitcast<f32>(bitcast<u32>(x) ^ params.opaque_zero);
+// The runtime zero behind `opaque` (df32.wgsl).
+fn opaque_zero() -> u32 {
+    return params.opaque_zero;
 }
 
 // Words in each half of the marks buffer (slot marks, then gather marks): ceil(n / 32)
@@ -175,14 +174,7 @@ fn marks_words() -> u32 {
 
 // ---- Double-f32 positions and deterministic functions (twins in src/model/df32.rs). ----
 
-// (hi, lo) + d for one coordinate: TwoSum of hi and (lo + d). Returns (hi', lo').
-fn df_add(hi: f32, lo: f32, d: f32) -> vec2<f32> {
-    let t = opaque(lo + d);
-    let s = opaque(hi + t);
-    let bp = opaque(s - hi);
-    let e = opaque(hi - opaque(s - bp)) + opaque(t - bp);
-    return vec2<f32>(s, e);
-}
+// df_add and opaque: df32.wgsl.
 
 // Vector from position b to position a.
 fn df_sub(a: NodeState, b: NodeState) -> vec2<f32> {

@@ -3,6 +3,8 @@
 // then the second half of velocity Verlet (§2.4); twin of src/cpu/node_forces.rs. Gather only,
 // fixed order (list order, wherever the slots lie in the pool), no atomics: bit-identical reruns.
 
+#import model
+
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;

@@ -9,6 +9,8 @@
 //                  grand total to data[n] (so data holds n + 1 elements).
 // u32 addition wraps, so results are exact and independent of the summation order.
 
+#import common
+
 const SCAN_WG: u32 = 256u;
 const SCAN_PER_THREAD: u32 = 4u;
 const SCAN_BLOCK: u32 = 1024u; // SCAN_WG * SCAN_PER_THREAD

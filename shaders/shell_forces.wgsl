@@ -4,6 +4,11 @@
 // node_forces to gather with the new plastic state (ℓ_p, θ_p), which node_forces copies into X's
 // node state.
 
+#import model
+#import stretch
+#import bending
+#import core_pressure
+
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> materials: array<Material>;

@@ -2,6 +2,8 @@
 // Compression positive: F = k_s (l_p − l), capped at ±F_s^Y with the plastic rest length following.
 // Returns (force on b .xy, new rest length .z); node a receives the opposite force.
 
+#import model
+
 fn stretch(m: Material, a: NodeState, b: NodeState, va: vec2<f32>, vb: vec2<f32>, rest: f32) -> vec3<f32> {
     let d = df_sub(b, a);
     let l = sqrt(dot2(d, d));

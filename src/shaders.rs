@@ -1,15 +1,20 @@
-//! Every WGSL file of the crate, embedded at compile time.
+//! Every WGSL file of the crate, embedded at compile time, and the `#import` resolver that
+//! composes a kernel's module from them.
 //!
-//! A kernel is compiled as one module: `common.wgsl` (records and helpers shared with
-//! `model::layout`/`model::df32`), then the force-law libraries it includes (`INCLUDES`), then the
-//! kernel file itself. `gpu::context::locate_in_parts` maps a line of that module back to its file.
+//! A WGSL file names the files it needs in `#import <stem>` lines (one per line, before its
+//! code; naga_oil's spelling, without its name mangling). A kernel is compiled as one module: its
+//! imports, depth first and each file once, in the order they are first named, then the file
+//! itself. An `#import` line is turned into a `// #import` comment in place, so every line keeps
+//! its number and `gpu::context::locate_in_parts` maps a line of the module back to its file.
 
-/// Shared WGSL helpers prepended to every kernel.
+/// Helpers every file imports, directly or through `model`/`modal_lib` (`linear_id`, `NONE`).
 pub const COMMON: &str = include_str!("../shaders/common.wgsl");
 
-/// (name, source) of every file in `shaders/` except `common.wgsl`.
+/// (stem, source) of every file in `shaders/` except `common.wgsl`; each is validated as a
+/// kernel of its own (with its imports) by tests/shaders_validate.rs.
 pub const KERNELS: &[(&str, &str)] = &[
     ("prefix_scan", include_str!("../shaders/prefix_scan.wgsl")),
+    ("df32", include_str!("../shaders/df32.wgsl")),
     ("model", include_str!("../shaders/model.wgsl")),
     ("stretch", include_str!("../shaders/stretch.wgsl")),
     ("bending", include_str!("../shaders/bending.wgsl")),
@@ -28,40 +33,81 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("modal_spd_contact", include_str!("../shaders/modal_spd_contact.wgsl")),
 ];
 
-/// Force-law libraries (function-only files) compiled in front of a kernel.
-pub const INCLUDES: &[(&str, &[&str])] = &[
-    ("stretch", &["model"]),
-    ("bending", &["model"]),
-    ("core_pressure", &["model"]),
-    ("contact", &["model"]),
-    ("integrate", &["model"]),
-    ("core_area", &["model"]),
-    ("broad_phase", &["model"]),
-    ("contact_pairs", &["model", "contact"]),
-    ("shell_forces", &["model", "stretch", "bending", "core_pressure"]),
-    ("node_forces", &["model"]),
-    ("cohesive_link", &["model"]),
-    ("modal_contact", &["modal_lib"]),
-    ("modal_body", &["modal_lib"]),
-    ("modal_spd_contact", &["modal_lib", "modal_body"]),
-];
+/// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`): not
+/// valid alone, validated within every kernel that imports them.
+pub const NEEDS_IMPORTER: &[&str] = &["df32"];
 
-fn source_of(name: &str) -> Option<&'static str> {
-    KERNELS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+/// `common.wgsl` and every file of [`KERNELS`]: the files `#import` can name.
+pub fn all_files() -> Vec<(&'static str, &'static str)> {
+    std::iter::once(("common", COMMON))
+        .chain(KERNELS.iter().copied())
+        .collect()
 }
 
-/// The files making up kernel `name`, in order: ("common", …), includes…, (name, …).
-pub fn parts(name: &str) -> Option<Vec<(&'static str, &'static str)>> {
-    let src = source_of(name)?;
-    let mut v = vec![("common", COMMON)];
-    if let Some((_, inc)) = INCLUDES.iter().find(|(n, _)| *n == name) {
-        for i in inc.iter() {
-            v.push((i, source_of(i)?));
+/// The `#import` lines of a WGSL source: (1-based line, imported stem), in order.
+pub fn imports_of(src: &str) -> Vec<(usize, &str)> {
+    src.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let rest = line.trim_start().strip_prefix("#import")?;
+            Some((i + 1, rest.trim()))
+        })
+        .collect()
+}
+
+/// `src` with each `#import` line made a comment (same lines, so the line mapping holds).
+fn without_import_lines(src: &str) -> String {
+    let mut out = String::with_capacity(src.len() + 64);
+    for piece in src.split_inclusive('\n') {
+        if piece.trim_start().starts_with("#import") {
+            out.push_str("// ");
         }
+        out.push_str(piece);
     }
-    let own = KERNELS.iter().find(|(n, _)| *n == name)?.0;
-    v.push((own, src));
-    Some(v)
+    out
+}
+
+/// Composes file `name` of `files` ((stem, source) pairs): depth first, the files it imports,
+/// each once and in the order first named, then `name` itself; each part's `#import` lines are
+/// commented out. Errors name the importing file and line, or the chain of a cycle.
+pub fn compose<'a>(name: &str, files: &[(&'a str, &'a str)]) -> Result<Vec<(&'a str, String)>, String> {
+    fn visit<'a>(
+        k: usize,
+        files: &[(&'a str, &'a str)],
+        stack: &mut Vec<usize>,
+        done: &mut Vec<(usize, String)>,
+    ) -> Result<(), String> {
+        if done.iter().any(|(d, _)| *d == k) {
+            return Ok(());
+        }
+        if stack.contains(&k) {
+            let chain: Vec<&str> = stack.iter().chain(std::iter::once(&k)).map(|&i| files[i].0).collect();
+            return Err(format!("#import cycle: {}", chain.join(" -> ")));
+        }
+        let (stem, src) = files[k];
+        stack.push(k);
+        for (line, import) in imports_of(src) {
+            let j = files.iter().position(|(n, _)| *n == import).ok_or_else(|| {
+                format!("shaders/{stem}.wgsl:{line}: #import {import}: no file shaders/{import}.wgsl is listed in softdem::shaders::KERNELS")
+            })?;
+            visit(j, files, stack, done)?;
+        }
+        stack.pop();
+        done.push((k, without_import_lines(src)));
+        Ok(())
+    }
+    let k = files
+        .iter()
+        .position(|(n, _)| *n == name)
+        .ok_or_else(|| format!("unknown shader {name:?}: not listed in softdem::shaders::KERNELS"))?;
+    let mut done = Vec::new();
+    visit(k, files, &mut Vec::new(), &mut done)?;
+    Ok(done.into_iter().map(|(k, text)| (files[k].0, text)).collect())
+}
+
+/// The files making up kernel `name`, in compile order (see [`compose`]).
+pub fn parts(name: &str) -> Result<Vec<(&'static str, String)>, String> {
+    compose(name, &all_files())
 }
 
 /// Number of lines `COMMON` adds in front of a kernel without includes.
@@ -70,6 +116,10 @@ pub fn common_lines() -> usize {
 }
 
 /// Full source of kernel `name` as compiled.
-pub fn shader_source(name: &str) -> Option<String> {
-    Some(parts(name)?.iter().map(|(_, s)| *s).collect::<Vec<_>>().join("\n"))
+pub fn shader_source(name: &str) -> Result<String, String> {
+    Ok(parts(name)?
+        .iter()
+        .map(|(_, s)| s.as_str())
+        .collect::<Vec<_>>()
+        .join("\n"))
 }

@@ -2,12 +2,13 @@
 //! `shaders/<file>.wgsl:<line>`, and no kernel file on disk is missing from `KERNELS`.
 
 use softdem::gpu::context::{locate_in_parts, validate_kernel, validate_parts};
-use softdem::shaders::{parts, shader_source, COMMON, KERNELS};
+use softdem::shaders::{compose, imports_of, parts, shader_source, COMMON, KERNELS, NEEDS_IMPORTER};
 
 #[test]
 fn every_kernel_validates() {
     let failures: Vec<String> = KERNELS
         .iter()
+        .filter(|(name, _)| !NEEDS_IMPORTER.contains(name))
         .filter_map(|(name, _)| validate_kernel(name).err())
         .collect();
     assert!(
@@ -39,6 +40,7 @@ fn part_starts(parts: &[(&str, &str)]) -> Vec<usize> {
 fn line_mapping_matches_the_compiled_source() {
     for (name, _) in KERNELS {
         let parts = parts(name).expect("listed kernel has parts");
+        let parts: Vec<(&str, &str)> = parts.iter().map(|(n, s)| (*n, s.as_str())).collect();
         let full = shader_source(name).unwrap();
         let joined = parts.iter().map(|p| p.1).collect::<Vec<_>>().join("\n");
         assert_eq!(full, joined, "{name}: shader_source is not the parts joined with \\n");
@@ -137,4 +139,68 @@ fn every_shader_file_is_listed() {
         missing.is_empty(),
         "kernel files not listed in softdem::shaders::KERNELS (src/shaders.rs): {missing:?}"
     );
+}
+
+/// `#import` composes depth first, each file once, imports before importers; import lines become
+/// comments in place (same line count), and errors name the importing file and line.
+#[test]
+fn imports_resolve_depth_first_once_and_report_errors() {
+    let files = [
+        ("a", "// a\nfn a() {}\n"),
+        ("b", "#import a\nfn b() { a(); }\n"),
+        ("c", "#import a\n#import b\nfn c() { b(); }\n"),
+        ("k", "// kernel\n#import c\n  #import b\nfn k() { c(); }\n"),
+    ];
+    let composed = compose("k", &files).unwrap();
+    let order: Vec<&str> = composed.iter().map(|p| p.0).collect();
+    assert_eq!(order, ["a", "b", "c", "k"]);
+    assert_eq!(
+        composed[3].1,
+        "// kernel\n// #import c\n//   #import b\nfn k() { c(); }\n"
+    );
+    for ((_, text), (_, src)) in composed.iter().zip([files[0], files[1], files[2], files[3]]) {
+        assert_eq!(text.lines().count(), src.lines().count());
+        assert!(imports_of(text).is_empty(), "{text}");
+    }
+
+    let missing = [("k", "// kernel\n#import nowhere\nfn k() {}\n")];
+    let err = compose("k", &missing).unwrap_err();
+    assert!(err.starts_with("shaders/k.wgsl:2: #import nowhere:"), "{err}");
+
+    let cycle = [("x", "#import y\n"), ("y", "#import z\n"), ("z", "#import x\n")];
+    assert_eq!(compose("x", &cycle).unwrap_err(), "#import cycle: x -> y -> z -> x");
+    assert!(compose("nothing", &files).unwrap_err().contains("unknown shader"));
+}
+
+/// The kernels' modules in the order they compile: `common` first, the double-f32 helpers (one
+/// copy, df32.wgsl) before the records that use them, each library once.
+#[test]
+fn kernel_modules_share_one_copy_of_each_library() {
+    let order = |k: &str| parts(k).unwrap().iter().map(|p| p.0).collect::<Vec<_>>();
+    assert_eq!(
+        order("shell_forces"),
+        [
+            "common",
+            "df32",
+            "model",
+            "stretch",
+            "bending",
+            "core_pressure",
+            "shell_forces"
+        ]
+    );
+    assert_eq!(
+        order("contact_pairs"),
+        ["common", "df32", "model", "contact", "contact_pairs"]
+    );
+    assert_eq!(
+        order("modal_spd_contact"),
+        ["common", "df32", "modal_lib", "modal_body", "modal_spd_contact"]
+    );
+    for (name, _) in KERNELS.iter().filter(|(n, _)| !NEEDS_IMPORTER.contains(n)) {
+        let source = shader_source(name).unwrap();
+        for f in ["fn opaque(", "fn df_add(", "fn linear_id("] {
+            assert!(source.matches(f).count() <= 1, "{name}: {f} defined twice");
+        }
+    }
 }

@@ -139,8 +139,8 @@ impl GpuContext {
             .expect("wgpu device poll failed (device lost?)");
     }
 
-    /// Compiles kernel `shader_name` (from [`crate::shaders::KERNELS`], with `common.wgsl`
-    /// prepended) and creates a compute pipeline for `entry_point` with an automatic layout
+    /// Compiles kernel `shader_name` (from [`crate::shaders::KERNELS`], with its `#import`s
+    /// resolved) and creates a compute pipeline for `entry_point` with an automatic layout
     /// (`layout: None`): bind group layouts come from `pipeline.get_bind_group_layout(i)`, and
     /// bind groups made from them only fit this pipeline.
     ///
@@ -151,8 +151,7 @@ impl GpuContext {
         shader_name: &str,
         entry_point: &str,
     ) -> anyhow::Result<wgpu::ComputePipeline> {
-        let source = crate::shaders::shader_source(shader_name)
-            .ok_or_else(|| anyhow!("unknown shader {shader_name:?}: not listed in softdem::shaders::KERNELS"))?;
+        let source = crate::shaders::shader_source(shader_name).map_err(|e| anyhow!(e))?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(shader_name),
@@ -174,7 +173,7 @@ impl GpuContext {
             };
             bail!(
                 "compute pipeline {label} failed:\n{naga}wgpu: {err}\n(line numbers after `wgsl:` count in \
-                 the compiled module: shaders/common.wgsl, includes, then shaders/{shader_name}.wgsl)"
+                 the compiled module: its #imports in order, then shaders/{shader_name}.wgsl)"
             );
         }
         Ok(pipeline)
@@ -268,9 +267,10 @@ pub fn validate_parts(parts: &[(&str, &str)]) -> Result<(), String> {
 }
 
 /// [`validate_parts`] for kernel `name` of [`crate::shaders::KERNELS`], compiled from
-/// [`crate::shaders::parts`] (common.wgsl, includes, the kernel).
+/// [`crate::shaders::parts`] (its `#import`s resolved, then the kernel).
 pub fn validate_kernel(name: &str) -> Result<(), String> {
-    let parts = crate::shaders::parts(name).ok_or_else(|| format!("unknown kernel {name:?}"))?;
+    let parts = crate::shaders::parts(name)?;
+    let parts: Vec<(&str, &str)> = parts.iter().map(|(n, s)| (*n, s.as_str())).collect();
     validate_parts(&parts)
 }
 

@@ -13,7 +13,7 @@ pub struct Kernel {
 
 impl Kernel {
     pub fn new(ctx: &GpuContext, shader: &str, entry: &str) -> anyhow::Result<Kernel> {
-        let source = crate::shaders::shader_source(shader).with_context(|| format!("unknown shader {shader}"))?;
+        let source = crate::shaders::shader_source(shader).map_err(|e| anyhow::anyhow!(e))?;
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| anyhow::anyhow!(e.emit_to_string(&source)))?;
         let info = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
