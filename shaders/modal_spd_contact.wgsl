@@ -14,6 +14,7 @@
 
 #import modal_lib
 #import modal_body
+#import spd_records
 
 const MAX_MB: u32 = 4u;
 const MAX_CELLS: u32 = 16u;
@@ -47,16 +48,6 @@ struct CellRec {
     coupled: u32,
 }
 
-// The SPD node state (model.wgsl NodeState, src/model/scene.rs), field for field.
-struct SpdState {
-    pos_hi: vec2<f32>,
-    pos_lo: vec2<f32>,
-    vel: vec2<f32>,
-    force: vec2<f32>,
-    seg_rest: f32,
-    theta_p: f32,
-}
-
 // Twin: coupled::layout::SegSlot.
 struct SegSlot {
     force: array<f32, 2>,
@@ -70,7 +61,7 @@ struct SegSlot {
 @group(0) @binding(14) var<uniform> cparams: CoupleParams;
 @group(0) @binding(15) var<storage, read> node_cell: array<u32>;
 @group(0) @binding(16) var<storage, read> cells: array<CellRec>;
-@group(0) @binding(17) var<storage, read> spd_state: array<SpdState>;
+@group(0) @binding(17) var<storage, read> spd_state: array<NodeState>;
 @group(0) @binding(19) var<storage, read> cell_mb: array<u32>;
 @group(0) @binding(20) var<storage, read> mb_cells: array<u32>;
 @group(0) @binding(21) var<storage, read_write> spd_slots: array<ModalSlot>;

@@ -15,6 +15,7 @@ pub const COMMON: &str = include_str!("../shaders/common.wgsl");
 pub const KERNELS: &[(&str, &str)] = &[
     ("prefix_scan", include_str!("../shaders/prefix_scan.wgsl")),
     ("df32", include_str!("../shaders/df32.wgsl")),
+    ("spd_records", include_str!("../shaders/spd_records.wgsl")),
     ("model", include_str!("../shaders/model.wgsl")),
     ("stretch", include_str!("../shaders/stretch.wgsl")),
     ("bending", include_str!("../shaders/bending.wgsl")),

@@ -4,8 +4,9 @@
 use softdem::model::*;
 use std::mem::{offset_of, size_of};
 
-fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
-    let src = softdem::shaders::shader_source("node_forces").unwrap();
+/// Size and field offsets of WGSL struct `name` as compiled in kernel `kernel`.
+fn wgsl_layout_in(kernel: &str, name: &str) -> (u32, Vec<(String, u32)>) {
+    let src = softdem::shaders::shader_source(kernel).unwrap();
     let module = naga::front::wgsl::parse_str(&src).unwrap();
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).unwrap();
@@ -17,18 +18,22 @@ fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
             }
         }
     }
-    panic!("struct {name} not found in the WGSL sources");
+    panic!("struct {name} not found in the WGSL sources of {kernel}");
 }
 
 macro_rules! check_record {
-    ($ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?]) => {{
-        let (size, fields) = wgsl_layout($name);
+    ($ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?]) => {
+        check_record!("node_forces" => $ty, $name, [$($field => $wgsl),*])
+    };
+    // `inside [..]`: WGSL fields that lie within a Rust array field (pad: [u32; 3] as pad0..pad2).
+    ($kernel:expr => $ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?] $(, inside [$($extra:literal),*])?) => {{
+        let (size, fields) = wgsl_layout_in($kernel, $name);
         assert_eq!(size as usize, size_of::<$ty>(), "size of {}", $name);
         $(
             let off = fields.iter().find(|(n, _)| n == $wgsl).unwrap_or_else(|| panic!("{}.{} missing in WGSL", $name, $wgsl)).1;
             assert_eq!(off as usize, offset_of!($ty, $field), "offset of {}.{}", $name, $wgsl);
         )*
-        let listed = [$($wgsl),*].len();
+        let listed = [$($wgsl),*].len() $(+ [$($extra),*].len())?;
         assert_eq!(fields.len(), listed, "{}: WGSL has {} fields, the test lists {}", $name, fields.len(), listed);
     }};
 }
@@ -60,4 +65,43 @@ fn shared_records_have_identical_layouts() {
         seg_fn => "seg_fn", cap_fn => "cap_fn", flags => "flags", hist => "hist"]);
     // A uniform buffer's size must be a multiple of 16 bytes.
     assert_eq!(size_of::<SimParams>() % 16, 0);
+}
+
+/// The modal engine's records (src/modal/layout.rs) and the SPD–modal coupling's
+/// (src/coupled/layout.rs) against the WGSL the coupled kernels compile (modal_lib, modal_body,
+/// spd_records, modal_spd_contact).
+#[test]
+fn modal_and_coupled_records_have_identical_layouts() {
+    use softdem::coupled::layout::*;
+    use softdem::modal::layout::*;
+    const K: &str = "modal_spd_contact";
+    check_record!(K => ModalParams, "ModalParams", [dt => "dt", n_nodes => "n_nodes", n_bodies => "n_bodies",
+        n_walls => "n_walls", slots => "slots", k_n => "k_n", c_n => "c_n", k_t => "k_t", mu => "mu",
+        opaque_zero => "opaque_zero", pad0 => "pad0", pad1 => "pad1"]);
+    check_record!(K => ModalBodyRec, "ModalBodyRec", [node_first => "node_first", node_count => "node_count",
+        n_modes => "n_modes", mode_first => "mode_first", ls_first => "ls_first", nx => "nx", ny => "ny",
+        stiff_kind => "stiff_kind", origin => "origin", h => "h", mass => "mass", inertia => "inertia",
+        rigid_damping => "rigid_damping", bound_radius => "bound_radius", table_first => "table_first",
+        table_len => "table_len", pad => "pad", minv => "minv", k => "k", c => "c"]);
+    check_record!(K => ModalModeRec, "ModalModeRec", [kind => "kind", grid_first => "grid_first", length => "length",
+        x_left => "x_left", y_mid => "y_mid", pad => "pad0"], inside ["pad1", "pad2"]);
+    check_record!(K => ModalNodeRec, "ModalNodeRec", [body => "body", pad => "pad", p => "p", phi => "phi"]);
+    check_record!(K => ModalState, "ModalState", [x_hi => "x_hi", x_lo => "x_lo", v => "v", theta => "theta",
+        omega => "omega", eps => "eps", eps_dot => "eps_dot"]);
+    check_record!(K => ModalWallRec, "ModalWallRec", [kind => "kind", pad => "pad", p0 => "p0", normal => "normal",
+        velocity => "velocity", radius => "radius", pad1 => "pad1"]);
+    check_record!(K => ModalSlot, "ModalSlot", [force => "force", q => "q", p_ref => "p_ref", hist => "hist",
+        partner => "partner", active => "flag"]);
+    check_record!(K => ModalQueryRec, "ModalQueryRec", [kind => "kind", n_samples => "n_samples",
+        samples_first => "samples_first", fields_first => "fields_first"]);
+    check_record!(K => CoupleParams, "CoupleParams", [n_spd_nodes => "n_spd_nodes", n_cells => "n_cells",
+        directions => "directions", pad => "pad", gravity => "gravity_x", pad1 => "pad1"],
+        inside ["gravity_y", "pad2"]);
+    check_record!(K => CellRec, "CellRec", [first => "first", count => "count", radius => "radius",
+        coupled => "coupled"]);
+    check_record!(K => SegSlot, "SegSlot", [force => "force", hist => "hist", seg => "seg", t => "t",
+        partner => "partner", active => "flag"]);
+    // The coupled kernels read the SPD node state through spd_records.wgsl: the same record.
+    check_record!(K => NodeState, "NodeState", [pos_hi => "pos_hi", pos_lo => "pos_lo", vel => "vel",
+        force => "force", seg_rest => "seg_rest", theta_p => "theta_p"]);
 }

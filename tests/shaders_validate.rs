@@ -182,6 +182,7 @@ fn kernel_modules_share_one_copy_of_each_library() {
         [
             "common",
             "df32",
+            "spd_records",
             "model",
             "stretch",
             "bending",
@@ -191,15 +192,22 @@ fn kernel_modules_share_one_copy_of_each_library() {
     );
     assert_eq!(
         order("contact_pairs"),
-        ["common", "df32", "model", "contact", "contact_pairs"]
+        ["common", "df32", "spd_records", "model", "contact", "contact_pairs"]
     );
     assert_eq!(
         order("modal_spd_contact"),
-        ["common", "df32", "modal_lib", "modal_body", "modal_spd_contact"]
+        [
+            "common",
+            "df32",
+            "modal_lib",
+            "modal_body",
+            "spd_records",
+            "modal_spd_contact"
+        ]
     );
     for (name, _) in KERNELS.iter().filter(|(n, _)| !NEEDS_IMPORTER.contains(n)) {
         let source = shader_source(name).unwrap();
-        for f in ["fn opaque(", "fn df_add(", "fn linear_id("] {
+        for f in ["fn opaque(", "fn df_add(", "fn linear_id(", "struct NodeState {"] {
             assert!(source.matches(f).count() <= 1, "{name}: {f} defined twice");
         }
     }
