@@ -18,32 +18,7 @@
 // kernel is a no-op until the host grows them and redoes the step (gpu::stepper::step_with_retry).
 @group(0) @binding(5) var<storage, read> flags: array<u32>;
 
-// Knuth's TwoSum: (s, e) with s + e = a + b exactly.
-fn two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = opaque(a + b);
-    let bp = opaque(s - a);
-    let e = opaque(opaque(a - opaque(s - bp)) + opaque(b - bp));
-    return vec2<f32>(s, e);
-}
-
-// Veltkamp split: a = hi + lo with hi on the top 12 bits.
-fn split(a: f32) -> vec2<f32> {
-    let c = opaque(4097.0 * a);
-    let hi = opaque(c - opaque(c - a));
-    return vec2<f32>(hi, opaque(a - hi));
-}
-
-// Dekker's TwoProduct without FMA: (p, e) with p + e = a · b exactly.
-fn two_prod(a: f32, b: f32) -> vec2<f32> {
-    let p = opaque(a * b);
-    let sa = split(a);
-    let sb = split(b);
-    var e = opaque(opaque(sa.x * sb.x) - p);
-    e = opaque(e + opaque(sa.x * sb.y));
-    e = opaque(e + opaque(sa.y * sb.x));
-    e = opaque(e + opaque(sa.y * sb.y));
-    return vec2<f32>(p, e);
-}
+// two_sum, split, two_prod: df32.wgsl.
 
 // x_a − x_o per component as hi + lo: (hi.x, hi.y, lo.x, lo.y).
 fn df_rel(a: NodeState, o: NodeState) -> vec4<f32> {

@@ -324,6 +324,10 @@ pub fn print_info() -> anyhow::Result<()> {
         "  max_compute_workgroups_per_dimension: {} / {}",
         l.max_compute_workgroups_per_dimension, a.max_compute_workgroups_per_dimension
     );
+    println!("floating point (precision_probe.wgsl on this device):");
+    for line in super::precision::measure(&ctx)?.lines() {
+        println!("  {line}");
+    }
     Ok(())
 }
 

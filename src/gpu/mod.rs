@@ -3,5 +3,6 @@
 pub mod array;
 pub mod context;
 pub mod kernel;
+pub mod precision;
 pub mod scan;
 pub mod stepper;

@@ -221,6 +221,7 @@ impl GpuBackend {
     ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
         let c = &*ctx;
+        super::precision::require_df32(c)?;
         let kernels = Kernels::new(c)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();

@@ -98,6 +98,7 @@ const STEPS_PER_SUBMIT: u32 = 200;
 
 impl GpuModal {
     pub fn new(ctx: GpuContext, sc: Packed, state: Vec<ModalState>) -> anyhow::Result<GpuModal> {
+        crate::gpu::precision::require_df32(&ctx)?;
         let buf = ModalBuffers::new(&ctx, &sc, &state)?;
         let contact = Kernel::new(&ctx, "modal_contact", "modal_node_contact")?;
         let body = Kernel::new(&ctx, "modal_body", "modal_body_update")?;
