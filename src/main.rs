@@ -94,6 +94,17 @@ enum Command {
         /// `compaction` (the standard scene) or `fall` (the older packing falling under gravity).
         #[arg(long, default_value = "compaction")]
         scene: String,
+        /// The report for a lent GPU (src/gpu/report.rs): environment, floating-point probe,
+        /// dispatch cost, the compaction bench at 500 cells and 10^5, 10^6, 4×10^6 nodes with
+        /// read-back outside the timing window, determinism hashes, PASS/FAIL per target.
+        #[arg(long)]
+        gpu_report: bool,
+        /// Cells of the --gpu-report sizes (default 500,3125,31250,125000).
+        #[arg(long, value_delimiter = ',')]
+        report_cells: Vec<usize>,
+        /// Seconds of timed stepping per --gpu-report size.
+        #[arg(long, default_value_t = 2.0)]
+        window: f64,
     },
     /// Runs the validation cases against the paper's analytic results and writes a report.
     Validate {
@@ -147,10 +158,34 @@ fn main() {
         Command::Bench {
             backend,
             nodes,
+            cells: _,
+            steps,
+            node_steps,
+            scene,
+            gpu_report,
+            report_cells,
+            window,
+        } if gpu_report => {
+            let cells = if report_cells.is_empty() {
+                softdem::gpu::report::REPORT_CELLS.to_vec()
+            } else {
+                report_cells
+            };
+            let _ = (backend, nodes, steps, node_steps, scene);
+            match softdem::gpu::report::gpu_report(&mut std::io::stdout(), &cells, window) {
+                Ok((_, true)) => Ok(()),
+                Ok((_, false)) => Err(anyhow::anyhow!("gpu report: a target failed (see the FAIL lines)")),
+                Err(e) => Err(e),
+            }
+        }
+        Command::Bench {
+            backend,
+            nodes,
             cells,
             steps,
             node_steps,
             scene,
+            ..
         } => {
             let cells = if cells.is_empty() {
                 nodes.iter().map(|n| ((n / 32.0).round() as usize).max(1)).collect()

@@ -33,6 +33,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("modal_body", include_str!("../shaders/modal_body.wgsl")),
     ("modal_spd_contact", include_str!("../shaders/modal_spd_contact.wgsl")),
     ("precision_probe", include_str!("../shaders/precision_probe.wgsl")),
+    ("dispatch_probe", include_str!("../shaders/dispatch_probe.wgsl")),
 ];
 
 /// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`): not

@@ -4,5 +4,6 @@ pub mod array;
 pub mod context;
 pub mod kernel;
 pub mod precision;
+pub mod report;
 pub mod scan;
 pub mod stepper;
