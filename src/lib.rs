@@ -17,6 +17,7 @@ pub mod run;
 pub mod scenario;
 pub mod scenes;
 pub mod shaders;
+pub mod spheres;
 pub mod sweep;
 pub mod tissue;
 pub mod validation;
