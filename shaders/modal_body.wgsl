@@ -27,7 +27,14 @@ fn table_force(first: u32, len: u32, eps: f32) -> f32 {
 }
 
 fn modal_body_update_one(b: u32) {
-    modal_integrate(b, modal_generalized_force(b));
+    var g = modal_generalized_force(b);
+    // Gravity on the rigid part, M g at X (zero unless a stage sets it; exact for modes with
+    // ∫ρ Φ = 0, checked by the host).
+    if (params.gravity[0] != 0.0 || params.gravity[1] != 0.0) {
+        g.f.x = g.f.x + bodies[b].mass * params.gravity[0];
+        g.f.y = g.f.y + bodies[b].mass * params.gravity[1];
+    }
+    modal_integrate(b, g);
 }
 
 // Generalized forces of a body (eq 26–28). Twin: cpu::GeneralizedForce.

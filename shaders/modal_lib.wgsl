@@ -27,8 +27,7 @@ struct ModalParams {
     k_t: f32,
     mu: f32,
     opaque_zero: u32,
-    pad0: u32,
-    pad1: u32,
+    gravity: array<f32, 2>,
 }
 
 struct ModalBodyRec {

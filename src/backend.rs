@@ -50,6 +50,9 @@ pub struct SavedState {
     pub max_disp_bits: u32,
     /// Cohesive links: tangential history, break step and mode.
     pub links: Vec<LinkState>,
+    /// The state of a kind beyond the SPD arrays (modal bodies, coupling slots and lists;
+    /// `engine::KindBytes`); empty for SPD cells alone.
+    pub kind: Vec<u8>,
 }
 
 /// Each entry's slot from a pool (`ContactSlot::default()` for an entry without one).

@@ -8,6 +8,7 @@ pub mod backend;
 pub mod coupled;
 pub mod cpu;
 pub mod diagnostics;
+pub mod engine;
 pub mod gpu;
 pub mod modal;
 pub mod model;

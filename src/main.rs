@@ -134,17 +134,7 @@ fn main() {
                 quiet,
                 ..RunRequest::new(scenario, backend)
             };
-            match softdem::run::modal::modal_only(&req) {
-                Ok(Some(sc)) => softdem::run::modal::run(&sc, backend, req.out.as_deref(), steps, quiet).map(|_| ()),
-                Ok(None) => match softdem::run::coupled::mixed(&req) {
-                    Ok(Some(sc)) => {
-                        softdem::run::coupled::run(&sc, backend, req.out.as_deref(), steps, quiet).map(|_| ())
-                    }
-                    Ok(None) => session::run(&req).map(|_| ()),
-                    Err(e) => Err(e),
-                },
-                Err(e) => Err(e),
-            }
+            session::run(&req).map(|_| ())
         }
         Command::Check { scenario, backend } => check(&scenario, backend),
         Command::Compare { scenario, steps } => compare(scenario.as_deref(), steps),
@@ -320,15 +310,23 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
     let sc = load(path)?;
     let mut runs = vec![];
     for kind in [BackendKind::Cpu, BackendKind::Gpu] {
-        let (built, be) = session::make_backend(kind, &sc)?;
-        let name = be.name();
-        let mut d = Driver::new(built, be)?;
+        let made = session::make_backend(kind, &sc)?;
+        let name = made.kind.name();
+        let mut d = Driver::new(made.built, made.kind)?;
         let mut sink = softdem::output::progress::Progress::silent();
         d.run(Some(steps), &mut [], &mut sink)?;
         let (nodes, _bodies, _c, m) = d.sample()?;
-        runs.push((name, nodes, m, d.backend.steps_done()));
+        let modal = (d.backend.modal_states()?, d.backend.modal_wall_forces()?);
+        runs.push((name, nodes, m, d.backend.steps_done(), modal));
     }
     let (a, b) = (&runs[0], &runs[1]);
+    if a.1.is_empty() {
+        // Modal bodies alone: their states and the walls.
+        println!("{} vs {} after {} steps of {}:", a.0, b.0, a.3, sc.name);
+        println!("quantity,cpu,gpu,abs_deviation,rel_deviation");
+        modal_rows(&a.4, &b.4);
+        return Ok(());
+    }
     let mut dev = [0.0f64; 3];
     for (x, y) in a.1.iter().zip(&b.1) {
         let (p, q) = (x.pos(), y.pos());
@@ -361,8 +359,39 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
         row(&format!("wall{k}_y"), pa[1], pb[1]);
         row(&format!("wall{k}_fy"), fa[1], fb[1]);
     }
+    modal_rows(&a.4, &b.4);
     Ok(())
 }
+
+/// `softdem compare` rows of the modal bodies (modal-only and coupled runs): per body X, Y, Θ and
+/// the amplitudes ε, per modal wall the force on it.
+fn modal_rows(a: &ModalObs, b: &ModalObs) {
+    let row = |q: &str, x: f64, y: f64| {
+        println!(
+            "{q},{x:.9e},{y:.9e},{:.3e},{:.3e}",
+            (x - y).abs(),
+            (x - y).abs() / x.abs().max(y.abs()).max(1e-300)
+        );
+    };
+    for (i, (p, q)) in a.0.iter().zip(&b.0).enumerate() {
+        let x = |s: &softdem::modal::layout::ModalState, k: usize| s.x_hi[k] as f64 + s.x_lo[k] as f64;
+        row(&format!("modal{i}_x"), x(p, 0), x(q, 0));
+        row(&format!("modal{i}_y"), x(p, 1), x(q, 1));
+        row(&format!("modal{i}_theta"), p.theta as f64, q.theta as f64);
+        for k in 0..4 {
+            if p.eps[k] != 0.0 || q.eps[k] != 0.0 {
+                row(&format!("modal{i}_eps{k}"), p.eps[k] as f64, q.eps[k] as f64);
+            }
+        }
+    }
+    for (k, (p, q)) in a.1.iter().zip(&b.1).enumerate() {
+        row(&format!("modal_wall{k}_fx"), p[0] as f64, q[0] as f64);
+        row(&format!("modal_wall{k}_fy"), p[1] as f64, q[1] as f64);
+    }
+}
+
+/// Modal states and modal wall forces of a compared run.
+type ModalObs = (Vec<softdem::modal::layout::ModalState>, Vec<[f32; 2]>);
 
 /// Least-squares slope of ln(cost) against ln(nodes): 1 means a cost linear in the node count.
 fn loglog_slope(cost: &[(f64, f64)]) -> f64 {

@@ -77,7 +77,7 @@ fn modal_and_coupled_records_have_identical_layouts() {
     const K: &str = "modal_spd_contact";
     check_record!(K => ModalParams, "ModalParams", [dt => "dt", n_nodes => "n_nodes", n_bodies => "n_bodies",
         n_walls => "n_walls", slots => "slots", k_n => "k_n", c_n => "c_n", k_t => "k_t", mu => "mu",
-        opaque_zero => "opaque_zero", pad0 => "pad0", pad1 => "pad1"]);
+        opaque_zero => "opaque_zero", gravity => "gravity"]);
     check_record!(K => ModalBodyRec, "ModalBodyRec", [node_first => "node_first", node_count => "node_count",
         n_modes => "n_modes", mode_first => "mode_first", ls_first => "ls_first", nx => "nx", ny => "ny",
         stiff_kind => "stiff_kind", origin => "origin", h => "h", mass => "mass", inertia => "inertia",

@@ -348,6 +348,13 @@ impl CoupledBackend for CpuCoupled {
     fn slots(&mut self) -> anyhow::Result<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)> {
         Ok((self.dy.slots.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
     }
+    fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic> {
+        Ok(self.dy.clone())
+    }
+    fn set_modal_dynamic(&mut self, dy: &Dynamic) -> anyhow::Result<()> {
+        self.dy = dy.clone();
+        Ok(())
+    }
     fn set_lists(
         &mut self,
         nb: &[u32],

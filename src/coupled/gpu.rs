@@ -224,6 +224,12 @@ impl CoupledBackend for GpuCoupled {
             self.mnode_slots.read(&self.ctx),
         ))
     }
+    fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic> {
+        Ok(self.modal.dynamic(&self.ctx))
+    }
+    fn set_modal_dynamic(&mut self, dy: &crate::modal::cpu::Dynamic) -> anyhow::Result<()> {
+        self.modal.set_dynamic(&self.ctx, dy)
+    }
     fn set_lists(
         &mut self,
         nb: &[u32],

@@ -23,7 +23,7 @@
 use super::broad_phase::{cell_circles, couple_lists, remap_mnode_slots, remap_spd_slots, CoupleLists};
 use super::cpu::{CoupleStatic, CpuCoupled};
 use super::layout::{CellRec, CoupleParams, SegSlot};
-use crate::backend::{Backend, ContactSnapshot, SavedState};
+use crate::backend::Backend;
 use crate::modal::broad_phase::neighbour_lists;
 use crate::modal::layout::{ModalSlot, ModalState, NONE};
 use crate::modal::stepper::{remap_slots, ModalScene, Packed};
@@ -175,6 +175,10 @@ pub trait CoupledBackend {
     /// Force on each modal wall (from the slots of the state before the last step).
     fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
     fn slots(&mut self) -> anyhow::Result<CoupledSlots>;
+    /// The modal read-write arrays (checkpoints).
+    fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic>;
+    /// Restores `modal_dynamic` of a backend of the same scene.
+    fn set_modal_dynamic(&mut self, dy: &crate::modal::cpu::Dynamic) -> anyhow::Result<()>;
     /// Installs the lists (and, when given, remapped slots).
     fn set_lists(
         &mut self,
@@ -190,10 +194,10 @@ pub struct CoupledRun<B: CoupledBackend> {
     pub backend: B,
     pub rebuild_every: u32,
     pub skin: f32,
-    nb: Vec<u32>,
-    lists: CoupleLists,
-    modal_at_rebuild: Vec<[f32; 2]>,
-    spd_at_rebuild: Vec<[f32; 2]>,
+    pub(crate) nb: Vec<u32>,
+    pub(crate) lists: CoupleLists,
+    pub(crate) modal_at_rebuild: Vec<[f32; 2]>,
+    pub(crate) spd_at_rebuild: Vec<[f32; 2]>,
     pub rebuilds: u32,
 }
 
@@ -328,38 +332,5 @@ impl<B: CoupledBackend> CoupledRun<B> {
     /// The current lists (cell ↔ modal body).
     pub fn lists(&self) -> &CoupleLists {
         &self.lists
-    }
-}
-
-impl<B: CoupledBackend> Backend for CoupledRun<B> {
-    fn name(&self) -> String {
-        "coupled modal–SPD".to_string()
-    }
-    fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        self.run(steps as u64)
-    }
-    fn steps_done(&self) -> u64 {
-        self.backend.steps_done()
-    }
-    fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
-        self.backend.spd().read_nodes()
-    }
-    fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>> {
-        self.backend.spd().read_bodies()
-    }
-    fn read_contacts(&mut self) -> anyhow::Result<ContactSnapshot> {
-        self.backend.spd().read_contacts()
-    }
-    fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>> {
-        self.backend.spd().read_links()
-    }
-    fn export_state(&mut self) -> anyhow::Result<SavedState> {
-        anyhow::bail!("coupled modal–SPD runs (src/coupled/stepper.rs): checkpoints are not implemented")
-    }
-    fn import_state(&mut self, _saved: &SavedState) -> anyhow::Result<()> {
-        anyhow::bail!("coupled modal–SPD runs (src/coupled/stepper.rs): checkpoints are not implemented")
-    }
-    fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
-        self.backend.spd().set_boundary_conditions(nodes)
     }
 }

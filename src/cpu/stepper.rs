@@ -591,6 +591,7 @@ impl Backend for CpuBackend {
             x_ref: self.x_ref.clone(),
             max_disp_bits: self.max_disp.to_bits(),
             links: self.link_state.clone(),
+            kind: Vec::new(),
         })
     }
 

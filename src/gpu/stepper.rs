@@ -889,6 +889,7 @@ impl Backend for GpuBackend {
             x_ref: self.x_ref.read(c),
             max_disp_bits: self.flags.read(c)[0],
             links: self.links.state[self.side].read(c),
+            kind: Vec::new(),
         })
     }
 

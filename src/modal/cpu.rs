@@ -106,7 +106,14 @@ pub fn modal_node_contact(
 /// Generalized forces of body b (eq 26–28) from its own nodes' slots and from the reactions of
 /// its neighbours' nodes, then the explicit step of eq 42–44 (twin of `modal_body_update`).
 pub fn modal_body_update(sc: &Packed, dy: &Dynamic, b: usize) -> ModalState {
-    let g = modal_generalized_force(sc, dy, b);
+    let mut g = modal_generalized_force(sc, dy, b);
+    // Gravity on the rigid part, M g at X (zero unless a stage sets it; exact for modes with
+    // ∫ρ Φ = 0, checked by the host).
+    let gr = sc.params.gravity;
+    if gr[0] != 0.0 || gr[1] != 0.0 {
+        g.f[0] += sc.bodies[b].mass * gr[0];
+        g.f[1] += sc.bodies[b].mass * gr[1];
+    }
     modal_integrate(sc, dy.state[b], b, &g)
 }
 
@@ -311,5 +318,22 @@ impl ModalBackend for CpuModal {
     }
     fn packed(&self) -> &Packed {
         &self.sc
+    }
+    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
+        anyhow::ensure!(walls.len() == self.sc.walls.len(), "wall count changed");
+        self.sc.walls = walls.to_vec();
+        Ok(())
+    }
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.sc.params.gravity = g;
+        Ok(())
+    }
+    fn dynamic(&mut self) -> anyhow::Result<Dynamic> {
+        Ok(self.dy.clone())
+    }
+    fn set_dynamic(&mut self, dy: &Dynamic, steps: u64) -> anyhow::Result<()> {
+        self.dy = dy.clone();
+        self.steps = steps;
+        Ok(())
     }
 }

@@ -17,6 +17,9 @@ pub struct ModalBuffers {
     pub nb_back: GpuArray<u32>,
     pub slots: GpuArray<ModalSlot>,
     pub wall_force: GpuArray<f32>,
+    pub params: GpuArray<ModalParams>,
+    pub walls: GpuArray<ModalWallRec>,
+    pub clock: GpuArray<u32>,
     /// (binding, buffer) of every modal_lib.wgsl binding (the buffers stay alive with it).
     bindings: Vec<(u32, wgpu::Buffer)>,
 }
@@ -72,8 +75,44 @@ impl ModalBuffers {
             nb_back,
             slots,
             wall_force,
+            params,
+            walls,
+            clock,
             bindings,
         })
+    }
+
+    /// The read-write arrays, read back (checkpoints).
+    pub fn dynamic(&self, ctx: &GpuContext) -> super::cpu::Dynamic {
+        let f = self.wall_force.read(ctx);
+        super::cpu::Dynamic {
+            state: self.state.read(ctx),
+            nb: self.nb.read(ctx),
+            nb_back: self.nb_back.read(ctx),
+            slots: self.slots.read(ctx),
+            clock: self.clock.read(ctx)[0],
+            wall_force: f.chunks(2).map(|c| [c[0], c[1]]).collect(),
+        }
+    }
+
+    /// Writes the read-write arrays of `dynamic` back.
+    pub fn set_dynamic(&self, ctx: &GpuContext, dy: &super::cpu::Dynamic) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            dy.state.len() == self.state.len() && dy.slots.len() == self.slots.len(),
+            "saved modal state has {} bodies and {} slots, this scene {} and {}",
+            dy.state.len(),
+            dy.slots.len(),
+            self.state.len(),
+            self.slots.len()
+        );
+        self.state.write(ctx, &dy.state);
+        self.nb.write(ctx, &dy.nb);
+        self.nb_back.write(ctx, &dy.nb_back);
+        self.slots.write(ctx, &dy.slots);
+        self.clock.write(ctx, &[dy.clock]);
+        let f: Vec<f32> = dy.wall_force.iter().flatten().copied().collect();
+        self.wall_force.write(ctx, &f);
+        Ok(())
     }
 
     /// The bind-group table of modal_lib.wgsl's bindings.
@@ -179,5 +218,24 @@ impl ModalBackend for GpuModal {
     }
     fn packed(&self) -> &Packed {
         &self.sc
+    }
+    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
+        anyhow::ensure!(walls.len() == self.sc.walls.len(), "wall count changed");
+        self.sc.walls = walls.to_vec();
+        self.buf.walls.write(&self.ctx, walls);
+        Ok(())
+    }
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.sc.params.gravity = g;
+        self.buf.params.write(&self.ctx, &[self.sc.params]);
+        Ok(())
+    }
+    fn dynamic(&mut self) -> anyhow::Result<super::cpu::Dynamic> {
+        Ok(self.buf.dynamic(&self.ctx))
+    }
+    fn set_dynamic(&mut self, dy: &super::cpu::Dynamic, steps: u64) -> anyhow::Result<()> {
+        self.buf.set_dynamic(&self.ctx, dy)?;
+        self.steps = steps;
+        Ok(())
     }
 }

@@ -29,8 +29,9 @@ pub struct ModalParams {
     pub mu: f32,
     /// 0 at run time; read through `opaque()` so the driver cannot reassociate TwoSum.
     pub opaque_zero: u32,
-    pub pad0: u32,
-    pub pad1: u32,
+    /// Gravity on the bodies' rigid part, M g at X (modal-only runs; stages set it). The coupled
+    /// stepper takes it from `CoupleParams` instead and keeps this zero.
+    pub gravity: [f32; 2],
 }
 
 /// Static description of one body.

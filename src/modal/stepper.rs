@@ -103,8 +103,7 @@ impl ModalScene {
                 k_t: self.contact.k_t,
                 mu: self.contact.mu,
                 opaque_zero: 0,
-                pad0: 0,
-                pad1: 0,
+                gravity: [0.0, 0.0],
             },
             bodies: vec![],
             modes: vec![],
@@ -233,6 +232,14 @@ pub trait ModalBackend {
     fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()>;
     fn steps_done(&self) -> u64;
     fn packed(&self) -> &Packed;
+    /// Replaces the walls (a stage changes a wall's velocity; `engine::modal`).
+    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()>;
+    /// Gravity on the bodies' rigid part from now on.
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
+    /// The read-write arrays (checkpoints).
+    fn dynamic(&mut self) -> anyhow::Result<super::cpu::Dynamic>;
+    /// Restores `dynamic()` of a backend of the same scene, with the step count.
+    fn set_dynamic(&mut self, dy: &super::cpu::Dynamic, steps: u64) -> anyhow::Result<()>;
 }
 
 /// The shared driver: batches of `rebuild_every` steps with a neighbour-list rebuild in between.
@@ -240,9 +247,9 @@ pub struct ModalRun<B: ModalBackend> {
     pub backend: B,
     pub rebuild_every: u32,
     pub skin: f32,
-    nb: Vec<u32>,
+    pub(crate) nb: Vec<u32>,
     /// Body positions at the last rebuild (for the skin check).
-    x_at_rebuild: Vec<[f32; 2]>,
+    pub(crate) x_at_rebuild: Vec<[f32; 2]>,
     pub rebuilds: u32,
 }
 

@@ -10,7 +10,10 @@
 //! | 8 + n | driver state (stage, loads, strain origin) as JSON, padded to 8 bytes |
 //! | 8 + n each | `SavedState` arrays as raw `Pod` records (bytemuck): nodes, node_bc, start, entries, hist, x_ref, links |
 //! | 8 | max_disp_bits (u32) and 0 |
+//! | 8 + n | only for modal and coupled runs: the kind's own state (`SavedState::kind`, `engine::KindBytes`) |
 //! | 8 | FNV-1a of everything before (a truncated or damaged file is refused) |
+//!
+//! SPD runs write no kind section, so their checkpoints are the same bytes as before it existed.
 //!
 //! Written atomically, so a checkpoint is always either the previous or the new one.
 
@@ -60,6 +63,9 @@ pub fn encode(scenario_hash: u64, saved: &SavedState, driver: &DriverState) -> V
     put_array(&mut out, &saved.x_ref);
     put_array(&mut out, &saved.links);
     out.extend_from_slice(&(saved.max_disp_bits as u64).to_le_bytes());
+    if !saved.kind.is_empty() {
+        put_array(&mut out, &saved.kind);
+    }
     let sum = fnv1a(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
@@ -120,6 +126,11 @@ pub fn decode(bytes: &[u8]) -> anyhow::Result<Checkpoint> {
         x_ref: r.array()?,
         links: r.array()?,
         max_disp_bits: r.u64()? as u32,
+        kind: vec![],
+    };
+    let saved = SavedState {
+        kind: if r.at < body.len() { r.array()? } else { vec![] },
+        ..saved
     };
     Ok(Checkpoint {
         scenario_hash,

@@ -1,4 +1,5 @@
-//! The driver: runs the stages of a built scenario on a `Backend`, evaluates stop conditions
+//! The driver: runs the stages of a built scenario on any kind of particle (`engine::Kind`:
+//! SPD cells, modal bodies, both coupled), evaluates stop conditions
 //! and servo control every `check_every` steps (at absolute step numbers, so a resumed run makes
 //! the same decisions), stops on NaN or runaway motion naming the step, body and node, and hands
 //! samples to observers (series, frames, snapshots, checkpoints; `output/`).
@@ -11,7 +12,8 @@ pub mod measure;
 pub mod modal;
 pub mod session;
 
-use crate::backend::{Backend, SavedState};
+use crate::backend::SavedState;
+use crate::engine::{Controls, Kind, Sample};
 use crate::model::*;
 use crate::scenario::stages::{Action, Side};
 use crate::scenario::Built;
@@ -59,7 +61,7 @@ pub struct ObserveCtx<'a> {
     /// ε = ln(H0/H) (0 before the strain's origin).
     pub strain: f64,
     pub state: &'a DriverState,
-    pub backend: &'a mut dyn Backend,
+    pub backend: &'a mut dyn Kind,
 }
 
 /// Something that wants samples at given steps (outputs).
@@ -101,18 +103,13 @@ pub enum RunEnd {
     Cap,
 }
 
-/// Runs a built scenario on a backend.
+/// Runs a built scenario on a kind (the seam, `engine::Kind`).
 pub struct Driver {
     pub built: Built,
-    pub backend: Box<dyn Backend>,
+    pub backend: Box<dyn Kind>,
     pub state: DriverState,
-    /// Boundary conditions of the scene as built (frozen walls, clamps).
-    base: Vec<Node>,
     dt: f64,
     last_good: Option<SavedState>,
-    /// Keep replay points (`export_state`) for the runaway diagnosis; off for backends without
-    /// checkpoints (coupled SPD + modal runs), which then report the step it was detected at.
-    pub replay: bool,
 }
 
 fn ceil_steps(time: f64, dt: f64) -> u64 {
@@ -121,10 +118,9 @@ fn ceil_steps(time: f64, dt: f64) -> u64 {
 
 impl Driver {
     /// A new run from the scene's initial state; enters the first stage.
-    pub fn new(built: Built, backend: Box<dyn Backend>) -> anyhow::Result<Driver> {
+    pub fn new(built: Built, backend: Box<dyn Kind>) -> anyhow::Result<Driver> {
         let dt = built.scene.dt() as f64;
         let mut d = Driver {
-            base: built.scene.nodes.clone(),
             state: DriverState {
                 gravity: built.settings.gravity,
                 ..Default::default()
@@ -133,7 +129,6 @@ impl Driver {
             backend,
             dt,
             last_good: None,
-            replay: true,
         };
         let m = d.sample()?.3;
         d.enter(0, 0, &m)?;
@@ -143,28 +138,22 @@ impl Driver {
     /// Continues a run from a checkpoint.
     pub fn resume(
         built: Built,
-        mut backend: Box<dyn Backend>,
+        mut backend: Box<dyn Kind>,
         saved: &SavedState,
         state: DriverState,
     ) -> anyhow::Result<Driver> {
-        anyhow::ensure!(
-            saved.nodes.len() == built.scene.nodes.len(),
-            "the checkpoint has {} nodes, the scenario {}",
-            saved.nodes.len(),
-            built.scene.nodes.len()
-        );
         backend.import_state(saved)?;
         let dt = built.scene.dt() as f64;
-        let d = Driver {
-            base: built.scene.nodes.clone(),
+        let mut d = Driver {
             built,
             backend,
             state,
             dt,
             last_good: Some(saved.clone()),
-            replay: true,
         };
-        debug_assert_eq!(d.boundary_conditions(), saved.node_bc);
+        // The controls of the saved stage (SPD: the same boundary conditions as saved).
+        let c = d.controls();
+        d.backend.apply(&c)?;
         Ok(d)
     }
 
@@ -190,11 +179,13 @@ impl Driver {
         crate::backend::ContactSnapshot,
         Measures,
     )> {
-        let nodes = self.backend.read_nodes()?;
-        let bodies = self.backend.read_bodies()?;
-        let contacts = self.backend.read_contacts()?;
-        let m = measure::measure(&self.built, &nodes, &bodies, &contacts);
-        Ok((nodes, bodies, contacts, m))
+        let Sample {
+            nodes,
+            bodies,
+            contacts,
+            measures,
+        } = self.backend.sample(&self.built)?;
+        Ok((nodes, bodies, contacts, measures))
     }
 
     /// ε = ln(H0/H) on the vertical (or, with `horizontal`, ln(W0/W)).
@@ -273,8 +264,8 @@ impl Driver {
             self.state.stress_start = Self::stress_on_axis(m, horizontal);
             break;
         }
-        let bc = self.boundary_conditions();
-        self.backend.set_boundary_conditions(&bc)?;
+        let c = self.controls();
+        self.backend.apply(&c)?;
         Ok(())
     }
 
@@ -287,51 +278,30 @@ impl Driver {
             .expect("a wall")
     }
 
-    /// Boundary conditions now: the scene's, plus gravity (m·g on free nodes), forces and the
-    /// current stage's wall velocity.
-    pub fn boundary_conditions(&self) -> Vec<Node> {
-        let sc = &self.built.scene;
-        let mut nodes = self.base.clone();
-        let g = [self.state.gravity[0] as f32, self.state.gravity[1] as f32];
-        for n in nodes.iter_mut() {
-            if sc.bodies[n.body as usize].flags & BODY_FROZEN == 0 {
-                n.bc_force[0] += n.mass * g[0];
-                n.bc_force[1] += n.mass * g[1];
-            }
-        }
-        for (i, f) in &self.state.forces {
-            let n = &mut nodes[*i as usize];
-            n.bc_force[0] += f[0] as f32;
-            n.bc_force[1] += f[1] as f32;
-        }
-        let Some(st) = self.built.stages.get(self.state.stage) else {
-            return nodes;
+    /// What the driver imposes now: gravity, forces and the current stage's wall velocity (each
+    /// kind turns them into its boundary conditions, `Kind::apply`).
+    pub fn controls(&self) -> Controls {
+        let mut c = Controls {
+            gravity: self.state.gravity,
+            forces: self.state.forces.clone(),
+            ..Default::default()
         };
-        let wall_v = match &st.action {
-            Action::MoveWall { wall, velocity } | Action::Unload { wall, velocity } => Some((*wall, *velocity)),
-            Action::Servo { wall, .. } => Some((*wall, self.state.servo_velocity)),
+        let Some(st) = self.built.stages.get(self.state.stage) else {
+            return c;
+        };
+        match &st.action {
+            Action::MoveWall { wall, velocity } | Action::Unload { wall, velocity } => {
+                c.wall = Some((*wall, *velocity))
+            }
+            Action::Servo { wall, .. } => c.wall = Some((*wall, self.state.servo_velocity)),
             Action::Force {
                 nodes: set,
                 force,
                 persist: false,
-            } => {
-                for &i in set {
-                    let n = &mut nodes[i as usize];
-                    n.bc_force[0] += force[0] as f32;
-                    n.bc_force[1] += force[1] as f32;
-                }
-                None
-            }
-            _ => None,
-        };
-        if let Some((w, v)) = wall_v {
-            let b = sc.bodies[w as usize];
-            for n in &mut nodes[b.first as usize..(b.first + b.count) as usize] {
-                n.bc_mode = BC_VX | BC_VY;
-                n.bc_velocity = [v[0] as f32, v[1] as f32];
-            }
+            } => c.stage_force = Some((set.clone(), *force)),
+            _ => {}
         }
-        nodes
+        c
     }
 
     /// Evaluates the current stage's stop conditions (and servo) at `step`; true when it moved on.
@@ -421,8 +391,8 @@ impl Driver {
             };
             if v != self.state.servo_velocity {
                 self.state.servo_velocity = v;
-                let bc = self.boundary_conditions();
-                self.backend.set_boundary_conditions(&bc)?;
+                let c = self.controls();
+                self.backend.apply(&c)?;
             }
         }
         Ok(false)
@@ -464,9 +434,6 @@ impl Driver {
 
     /// Keeps the current state as the replay point of the runaway diagnosis.
     fn keep_good(&mut self) -> anyhow::Result<()> {
-        if !self.replay {
-            return Ok(());
-        }
         self.last_good = Some(self.backend.export_state()?);
         Ok(())
     }
@@ -504,8 +471,7 @@ impl Driver {
     }
 
     fn describe_node(&self, i: u32) -> String {
-        let n = self.built.scene.nodes[i as usize];
-        format!("{i} (body {}, node {} of that body)", n.body, n.local)
+        self.backend.describe_point(i)
     }
 
     /// Replays from the last good state one step at a time to name the first bad step and node.
@@ -522,10 +488,9 @@ impl Driver {
                 break;
             }
             step += 1;
-            let Ok((nodes, bodies, contacts, _)) = self.sample() else {
+            let Ok((_, _, _, m)) = self.sample() else {
                 break;
             };
-            let m = measure::measure(&self.built, &nodes, &bodies, &contacts);
             if let Some(why) = self.runaway(&m) {
                 return anyhow::anyhow!(
                     "the run stopped: NaN or runaway motion began at step {step} (t = {:.6e}): {why}; kinetic energy {:.3e}",

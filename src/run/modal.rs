@@ -1,21 +1,17 @@
 //! A scenario with modal bodies only (`[modal]`, no `[[bodies]]`): `softdem check` prints what it
-//! resolves to, `softdem run` steps it with the modal engine (`modal::stepper::ModalRun`) on the
-//! CPU twin or the GPU and writes `modal_series.csv` (time, body positions, angles and modal
-//! amplitudes, wall forces), atomically (rewritten whole every `FLUSH_EVERY` rows and at the end),
-//! with snapshots and frames of the bodies' outlines (`Outputs`, `output::modal`).
+//! resolves to; `softdem run` steps it under the one driver (`engine::modal::ModalKind`: stages,
+//! checkpoints, resume) and writes, besides `checkpoint.bin`, `modal_series.csv` (time, body
+//! positions, angles and modal amplitudes, wall forces; also in coupled runs) with
+//! [`ModalSeries`], and snapshots and frames of the bodies' outlines with [`ModalPictures`].
 
 use crate::backend::BackendKind;
-use crate::modal::cpu::CpuModal;
-use crate::modal::gpu::GpuModal;
-use crate::modal::stepper::{ModalBackend, ModalRun};
 use crate::modal::stiffness::ModalStiffness;
 use crate::output::{self, atomic};
-use crate::run::{is_due, next_multiple};
+use crate::run::{is_due, next_multiple, ObserveCtx, Observer};
 use crate::scenario::modal::ModalBuilt;
 use crate::scenario::{Scenario, Settings};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Rows between rewrites of the series file during a run.
 const FLUSH_EVERY: usize = 50;
@@ -158,7 +154,8 @@ pub fn series_row(
     csv.push('\n');
 }
 
-/// Runs a modal-only scenario; `steps` caps the step count. Returns the output directory.
+/// Runs a modal-only scenario under the driver (`session::run_loaded`; stages, checkpoints);
+/// `steps` caps the step count. Returns the output directory.
 pub fn run(
     sc: &Scenario,
     kind: BackendKind,
@@ -166,101 +163,147 @@ pub fn run(
     steps: Option<u64>,
     quiet: bool,
 ) -> anyhow::Result<PathBuf> {
-    let t0 = Instant::now();
-    let b = sc.build_modal()?;
-    let out = out
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
-    std::fs::create_dir_all(&out)?;
-    let total = steps.map_or(b.steps, |s| s.min(b.steps));
-    let packed = b.scene.pack()?;
-    if !quiet {
-        eprintln!(
-            "softdem run: {} ({}), {} modal bodies, {} surface nodes, {} walls, dt = {:.4e}, {total} steps, backend {kind:?}, writing {}",
-            sc.name,
-            sc.origin,
-            packed.bodies.len(),
-            packed.nodes.len(),
-            packed.walls.len(),
-            b.scene.dt,
-            out.display()
-        );
-    }
-    let outputs = Outputs::new(&out, &sc.settings, total);
-    match kind {
-        BackendKind::Cpu => drive(
-            ModalRun::new(
-                CpuModal::new(packed, b.states.clone()),
-                b.scene.rebuild_every,
-                b.scene.skin,
-            ),
-            &b,
-            outputs,
-        )?,
-        BackendKind::Gpu => {
-            let ctx = crate::gpu::context::GpuContext::new()?;
-            drive(
-                ModalRun::new(
-                    GpuModal::new(ctx, packed, b.states.clone())?,
-                    b.scene.rebuild_every,
-                    b.scene.skin,
-                ),
-                &b,
-                outputs,
-            )?
-        }
-    }
-    if !quiet {
-        eprintln!(
-            "softdem run: {total} steps in {:.1} s; {}",
-            t0.elapsed().as_secs_f64(),
-            out.join("modal_series.csv").display()
-        );
-    }
-    Ok(out)
+    let req = super::session::RunRequest {
+        out: out.map(Path::to_path_buf),
+        steps,
+        quiet,
+        ..super::session::RunRequest::new(None, kind)
+    };
+    Ok(super::session::run_loaded(sc, &req)?.out)
 }
 
-/// What a modal-only run writes: `modal_series.csv` every `series_every` steps, and as SPD runs
-/// do (`[output]`), `snapshots/snapshot_NNNNNN.png` every `snapshots_every` steps and
-/// `frames/modal_NNNNNN.vtp` (listed in `run.pvd`) every `frames_every` steps (0: only the last
-/// step), all atomically.
-struct Outputs {
+/// `modal_series.csv` as a driver observer: a row every `every` steps (0: only the first and
+/// the last) and at the end, rewritten atomically every `FLUSH_EVERY` rows and at the end. A
+/// resumed run keeps the rows of the interval up to its checkpoint.
+pub struct ModalSeries {
+    path: PathBuf,
+    modal: ModalBuilt,
+    every: u64,
+    csv: String,
+    rows: usize,
+    last: Option<u64>,
+}
+
+impl ModalSeries {
+    pub fn new(path: PathBuf, modal: ModalBuilt, resume_step: Option<u64>) -> anyhow::Result<ModalSeries> {
+        let header = series_header(&modal);
+        let mut csv = header.clone();
+        let every = modal.series_every;
+        let mut last = None;
+        if let Some(s) = resume_step {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let mut lines = text.lines();
+                anyhow::ensure!(
+                    lines.next() == header.strip_suffix('\n'),
+                    "{} has another header than this scenario's",
+                    path.display()
+                );
+                for l in lines {
+                    let step: u64 = l.split(',').next().and_then(|x| x.parse().ok()).unwrap_or(u64::MAX);
+                    // Rows on the interval only: an end-of-run row is redone by the resumed run.
+                    if step <= s && (step == 0 || is_due(step, every)) {
+                        csv += l;
+                        csv.push('\n');
+                        last = Some(step);
+                    }
+                }
+            }
+        }
+        Ok(ModalSeries {
+            path,
+            modal,
+            every,
+            csv,
+            rows: 0,
+            last,
+        })
+    }
+
+    fn row(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        if self.last.is_some_and(|l| l >= ctx.step) {
+            return Ok(());
+        }
+        let states = ctx.backend.modal_states()?;
+        let wf = ctx.backend.modal_wall_forces()?;
+        series_row(&mut self.csv, &self.modal, ctx.step, ctx.time, &states, &wf);
+        self.rows += 1;
+        self.last = Some(ctx.step);
+        if self.rows.is_multiple_of(FLUSH_EVERY) {
+            atomic::write(&self.path, self.csv.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+impl Observer for ModalSeries {
+    fn next_due(&self, step: u64) -> u64 {
+        next_multiple(step, self.every)
+    }
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        self.row(ctx)
+    }
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        self.row(ctx)?;
+        atomic::write(&self.path, self.csv.as_bytes())
+    }
+}
+
+/// What a modal-only run draws, as SPD runs do (`[output]`):
+/// `snapshots/snapshot_NNNNNN.png` every `snapshots_every` steps and `frames/modal_NNNNNN.vtp`
+/// (listed in `run.pvd`) every `frames_every` steps (0: only the last step), all atomically.
+pub struct ModalPictures {
     dir: PathBuf,
-    total: u64,
     snapshots_every: u64,
     frames_every: u64,
     width: u32,
     /// Frames written: time, relative file name.
     frames: Vec<(f64, String)>,
+    /// The last step drawn, and whether a snapshot and a frame were written there.
+    drawn: Option<(u64, bool, bool)>,
 }
 
-impl Outputs {
-    fn new(dir: &Path, settings: &Settings, total: u64) -> Outputs {
-        Outputs {
+impl ModalPictures {
+    /// With `resume_step`, the frames already in `dir/frames` up to that step are kept.
+    pub fn new(dir: &Path, settings: &Settings, dt: f64, resume_step: Option<u64>) -> ModalPictures {
+        let mut frames = vec![];
+        if let Some(s) = resume_step {
+            let mut steps: Vec<u64> = std::fs::read_dir(dir.join("frames"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| {
+                    let n = e.file_name().into_string().ok()?;
+                    n.strip_prefix("modal_")?.strip_suffix(".vtp")?.parse().ok()
+                })
+                .filter(|&k| k <= s && is_due(k, settings.frames_every))
+                .collect();
+            steps.sort_unstable();
+            frames = steps
+                .into_iter()
+                .map(|k| (k as f64 * dt, format!("frames/modal_{k:06}.vtp")))
+                .collect();
+        }
+        ModalPictures {
             dir: dir.to_path_buf(),
-            total,
             snapshots_every: settings.snapshots_every,
             frames_every: settings.frames_every,
             width: settings.snapshot_width,
-            frames: vec![],
+            frames,
+            drawn: None,
         }
     }
 
-    /// The next step after `step` at which a picture or frame is due.
-    fn next_due(&self, step: u64) -> u64 {
-        next_multiple(step, self.snapshots_every).min(next_multiple(step, self.frames_every))
-    }
-
-    /// The snapshot and frame due at `step`, if any.
-    fn write<B: ModalBackend>(&mut self, run: &mut ModalRun<B>, step: u64, time: f64) -> anyhow::Result<()> {
-        let last = step == self.total;
-        let snap = is_due(step, self.snapshots_every) || last;
-        let frame = is_due(step, self.frames_every) || last;
+    /// A snapshot and/or a frame of the state at `ctx.step`.
+    fn write(&mut self, ctx: &mut ObserveCtx, snap: bool, frame: bool) -> anyhow::Result<()> {
+        let (step, time) = (ctx.step, ctx.time);
+        let (snap, frame) = match self.drawn {
+            Some((s, a, b)) if s == step => (snap && !a, frame && !b),
+            _ => (snap, frame),
+        };
         if !snap && !frame {
             return Ok(());
         }
-        let states = run.backend.states()?;
-        let outlines = output::modal::outlines(run.backend.packed(), &states);
+        let outlines = ctx.backend.modal_outlines()?;
         if snap {
             let path = self.dir.join(format!("snapshots/snapshot_{step:06}.png"));
             let caption = format!("step {step}   t = {time:.4}   modal bodies");
@@ -273,49 +316,24 @@ impl Outputs {
             let pvd = output::vtk::collection(&self.frames);
             atomic::write(&self.dir.join("run.pvd"), pvd.as_bytes())?;
         }
+        let prev = self
+            .drawn
+            .filter(|d| d.0 == step)
+            .map_or((false, false), |d| (d.1, d.2));
+        self.drawn = Some((step, snap || prev.0, frame || prev.1));
         Ok(())
     }
 }
 
-fn drive<B: ModalBackend>(mut run: ModalRun<B>, b: &ModalBuilt, mut outputs: Outputs) -> anyhow::Result<()> {
-    let path = outputs.dir.join("modal_series.csv");
-    let total = outputs.total;
-    let mut csv = series_header(b);
-    let mut done = 0u64;
-    let mut rows = 0usize;
-    let dt = b.scene.dt as f64;
-    let row = |run: &mut ModalRun<B>, step: u64, csv: &mut String| -> anyhow::Result<()> {
-        let states = run.backend.states()?;
-        let wf = run.backend.wall_forces()?;
-        series_row(csv, b, step, step as f64 * dt, &states, &wf);
-        Ok(())
-    };
-    row(&mut run, 0, &mut csv)?;
-    outputs.write(&mut run, 0, 0.0)?;
-    while done < total {
-        let next = next_multiple(done, b.series_every)
-            .min(outputs.next_due(done))
-            .min(total);
-        run.run(next - done)?;
-        done = next;
-        outputs.write(&mut run, done, done as f64 * dt)?;
-        if !is_due(done, b.series_every) && done != total {
-            continue;
-        }
-        row(&mut run, done, &mut csv)?;
-        rows += 1;
-        if rows.is_multiple_of(FLUSH_EVERY) {
-            atomic::write(&path, csv.as_bytes())?;
-        }
+impl Observer for ModalPictures {
+    fn next_due(&self, step: u64) -> u64 {
+        next_multiple(step, self.snapshots_every).min(next_multiple(step, self.frames_every))
     }
-    atomic::write(&path, csv.as_bytes())
-}
-
-/// The scenario of a `softdem run` request when it has modal bodies only (no resume).
-pub fn modal_only(req: &super::session::RunRequest) -> anyhow::Result<Option<Scenario>> {
-    let (None, Some(p)) = (&req.resume, &req.scenario) else {
-        return Ok(None);
-    };
-    let sc = Scenario::load_with_overrides(p, &req.overrides)?;
-    Ok(sc.is_modal_only().then_some(sc))
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        let step = ctx.step;
+        self.write(ctx, is_due(step, self.snapshots_every), is_due(step, self.frames_every))
+    }
+    fn finish(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        self.write(ctx, true, true)
+    }
 }

@@ -1,13 +1,24 @@
-//! One run as the command line does it: load (or resume) a scenario, pick the backend, attach
-//! the outputs to the driver, run, draw the plots. Used by `softdem run`, `softdem sweep` and the
-//! acceptance tests.
+//! One run as the command line does it: load (or resume) a scenario, build its kind (SPD cells,
+//! modal bodies, or both coupled; `engine`) on the chosen backend, attach the outputs to the
+//! driver, run, draw the plots. Used by `softdem run`, `softdem sweep`, `softdem compare` and the
+//! acceptance tests, for every kind.
 
+use super::modal::{ModalPictures, ModalSeries};
 use super::{Driver, RunEnd};
 use crate::backend::{Backend, BackendKind};
+use crate::coupled::stepper::{CoupledBackend, CoupledRun};
+use crate::engine::coupled::CoupledKind;
+use crate::engine::modal::ModalKind;
+use crate::engine::spd::{SpdControls, SpdKind};
+use crate::engine::Kind;
+use crate::modal::stepper::ModalRun;
+use crate::output::modal::OutlineSource;
 use crate::output::{
     self, checkpoint, progress::Progress, series::SeriesWriter, snapshot::SnapshotWriter, vtk::FramesWriter, FinalCsv,
 };
 use crate::run::Observer;
+use crate::scenario::coupled::CoupledBuilt;
+use crate::scenario::modal::ModalBuilt;
 use crate::scenario::{Built, Scenario};
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
@@ -55,22 +66,99 @@ pub struct RunReport {
     pub backend: String,
 }
 
-/// Creates the backend for a built scene (GPU: limits checked first, with a located error).
-pub fn make_backend(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<(Built, Box<dyn Backend>)> {
-    refuse_mixed(scenario, "this command")?;
-    Ok(match kind {
-        BackendKind::Cpu => {
-            let built = scenario.build()?;
-            let be = Box::new(crate::cpu::CpuBackend::new(&built.scene)?);
-            (built, be)
-        }
+/// A kind built for a scenario (`engine::Kind`), with what its outputs need.
+pub struct Made {
+    pub built: Built,
+    pub kind: Box<dyn Kind>,
+    /// The modal bodies of modal-only and coupled runs (`modal_series.csv` columns).
+    pub modal: Option<ModalBuilt>,
+    /// Coupled runs: the modal outlines drawn over the cells (snapshots, frames).
+    pub outlines: Option<(OutlineSource, OutlineSource)>,
+    pub warnings: Vec<String>,
+}
+
+/// Creates the kind a scenario needs (SPD cells, modal bodies alone, or both coupled) on the
+/// backend `kind` (GPU: limits checked first, with a located error).
+pub fn make_backend(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
+    if scenario.is_modal_only() {
+        return make_modal(kind, scenario);
+    }
+    let ctx = match kind {
         BackendKind::Gpu => {
             let ctx = std::sync::Arc::new(crate::gpu::context::GpuContext::new()?);
             scenario.check_limits(&ctx.limits)?;
-            let built = scenario.build()?;
-            let be = Box::new(crate::gpu::stepper::GpuBackend::new(ctx, &built.scene)?);
-            (built, be)
+            Some(ctx)
         }
+        BackendKind::Cpu => None,
+    };
+    if scenario.is_mixed() {
+        let cb = scenario.build_coupled()?;
+        return Ok(match ctx {
+            None => made_coupled(crate::coupled::stepper::cpu(&cb.scene)?, cb),
+            Some(ctx) => made_coupled(crate::coupled::stepper::gpu(ctx, &cb.scene)?, cb),
+        });
+    }
+    let built = scenario.build()?;
+    let be: Box<dyn Backend> = match ctx {
+        None => Box::new(crate::cpu::CpuBackend::new(&built.scene)?),
+        Some(ctx) => Box::new(crate::gpu::stepper::GpuBackend::new(ctx, &built.scene)?),
+    };
+    Ok(Made {
+        kind: Box::new(SpdKind::new(&built.scene, be)),
+        built,
+        modal: None,
+        outlines: None,
+        warnings: vec![],
+    })
+}
+
+fn made_coupled<B: CoupledBackend + 'static>(run: CoupledRun<B>, cb: CoupledBuilt) -> Made {
+    let k = CoupledKind::new(run, SpdControls::new(&cb.built.scene), "coupled modal–SPD".to_string());
+    let outlines = Some((k.outline_source(), k.outline_source()));
+    Made {
+        built: cb.built,
+        kind: Box::new(k),
+        modal: Some(cb.modal),
+        outlines,
+        warnings: cb.warnings,
+    }
+}
+
+fn make_modal(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
+    let (built, mb) = scenario.build_modal_run()?;
+    let packed = mb.scene.pack()?;
+    let keeps: Vec<bool> = mb
+        .scene
+        .bodies
+        .iter()
+        .map(|b| (0..b.modes.len()).all(|a| crate::coupled::stepper::mode_keeps_centre(b, a)))
+        .collect();
+    let (every, skin) = (mb.scene.rebuild_every, mb.scene.skin);
+    let k: Box<dyn Kind> = match kind {
+        BackendKind::Cpu => {
+            let be = crate::modal::cpu::CpuModal::new(packed, mb.states.clone());
+            Box::new(ModalKind::new(
+                ModalRun::new(be, every, skin),
+                keeps,
+                "cpu (modal bodies)".into(),
+            ))
+        }
+        BackendKind::Gpu => {
+            let ctx = crate::gpu::context::GpuContext::new()?;
+            let be = crate::modal::gpu::GpuModal::new(ctx, packed, mb.states.clone())?;
+            Box::new(ModalKind::new(
+                ModalRun::new(be, every, skin),
+                keeps,
+                "gpu (modal bodies)".into(),
+            ))
+        }
+    };
+    Ok(Made {
+        built,
+        kind: k,
+        modal: Some(mb),
+        outlines: None,
+        warnings: vec![],
     })
 }
 
@@ -92,16 +180,13 @@ pub fn load(req: &RunRequest) -> anyhow::Result<Scenario> {
 
 /// Runs a request to the end (or its step cap).
 pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
-    let t0 = Instant::now();
     let scenario = load(req)?;
-    refuse_mixed(
-        &scenario,
-        if req.resume.is_some() {
-            "--resume (coupled runs write no checkpoint)"
-        } else {
-            "this run path (sweeps)"
-        },
-    )?;
+    run_loaded(&scenario, req)
+}
+
+/// Runs a loaded scenario (of any kind) as `req` says; `req.scenario` is not read again.
+pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunReport> {
+    let t0 = Instant::now();
     let out = match (&req.resume, &req.out) {
         (Some(d), _) => d.clone(),
         (None, Some(o)) => o.clone(),
@@ -122,15 +207,30 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
         }
         None => None,
     };
-    let (built, backend) = make_backend(req.backend, &scenario)?;
+    let Made {
+        built,
+        kind: backend,
+        modal,
+        outlines,
+        warnings,
+    } = make_backend(req.backend, scenario)?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     if resume.is_none() {
         output::atomic::write(&out.join("scenario.toml"), scenario.canonical.as_bytes())?;
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
     }
     let backend_name = backend.name();
     let settings = built.settings.clone();
     let n_nodes = built.scene.nodes.len();
     let n_bodies = built.scene.bodies.len();
+    // Modal bodies alone: no SPD outputs, and the run ends at [modal] duration / steps.
+    let spd = n_nodes > 0;
+    let cap = match (spd, settings.max_steps) {
+        (false, Some(max)) => Some(req.steps.map_or(max, |s| s.min(max))),
+        _ => req.steps,
+    };
     let mut driver = match &resume {
         Some(c) => Driver::resume(built, backend, &c.saved, c.driver.clone())?,
         None => Driver::new(built, backend)?,
@@ -139,9 +239,13 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let mut progress = Progress::new(settings.summary_every, req.quiet);
     if !req.quiet {
         eprintln!(
-            "softdem run: {} ({}), {n_bodies} bodies, {n_nodes} nodes, dt = {:.4e}, backend {backend_name}{}, writing {}",
+            "softdem run: {} ({}), {n_bodies} bodies, {n_nodes} nodes{}, dt = {:.4e}, backend {backend_name}{}, writing {}",
             scenario.name,
             scenario.origin,
+            modal
+                .as_ref()
+                .map(|m| format!(", {} modal bodies", m.scene.bodies.len()))
+                .unwrap_or_default(),
             driver.dt(),
             resume_step.map(|s| format!(", resuming at step {s}")).unwrap_or_default(),
             out.display()
@@ -151,6 +255,10 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
+    if let Some((a, b)) = outlines {
+        frames.modal = Some(a);
+        snaps.modal = Some(b);
+    }
     let mut ckpt =
         checkpoint::CheckpointWriter::new(out.join("checkpoint.bin"), settings.checkpoint_every, scenario.hash);
     let mut fin = FinalCsv {
@@ -161,16 +269,32 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     let mut polygons = output::PolygonsCsv {
         path: out.join("cells.csv"),
     };
-    let mut observers: Vec<&mut dyn Observer> =
-        vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin, &mut breaks];
-    if settings.polygons {
+    let mut modal_series = match &modal {
+        Some(m) => Some(ModalSeries::new(out.join("modal_series.csv"), m.clone(), resume_step)?),
+        None => None,
+    };
+    let mut pictures = ModalPictures::new(&out, &settings, driver.dt(), resume_step);
+    let mut observers: Vec<&mut dyn Observer> = if spd {
+        vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin, &mut breaks]
+    } else {
+        vec![&mut pictures, &mut ckpt]
+    };
+    if let Some(m) = &mut modal_series {
+        observers.push(m);
+    }
+    if settings.polygons && spd {
         observers.push(&mut polygons);
     }
     let start_step = driver.backend.steps_done();
-    let end = driver.run(req.steps, &mut observers, &mut progress);
+    let end = driver.run(cap, &mut observers, &mut progress);
     progress.finish();
     let end = end?;
-    finish(&driver, end, start_step, out, t0, req.quiet, backend_name, "")
+    let note = if modal.is_some() {
+        " (modal bodies: modal_series.csv)"
+    } else {
+        ""
+    };
+    finish(&driver, end, start_step, out, t0, req.quiet, backend_name, note)
 }
 
 /// The end of a run: the plots (`[output] plots`), the closing line (unless `quiet`; `note` ends
@@ -187,7 +311,7 @@ pub(super) fn finish(
     note: &str,
 ) -> anyhow::Result<RunReport> {
     let steps = driver.backend.steps_done();
-    if driver.built.settings.plots {
+    if driver.built.settings.plots && !driver.built.scene.nodes.is_empty() {
         output::plots::write_plots(&out.join("series.csv"), &out.join("plots"))?;
     }
     let seconds = t0.elapsed().as_secs_f64();
@@ -210,16 +334,4 @@ pub(super) fn finish(
         seconds,
         backend,
     })
-}
-
-/// SPD + modal scenarios run only through `softdem run` / `softdem check`
-/// (`run::coupled`): refused here, before anything is stepped, naming what is unsupported.
-fn refuse_mixed(scenario: &Scenario, what: &str) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        !scenario.is_mixed(),
-        "{}: SPD cells with modal bodies ([modal]) run only by `softdem run` and `softdem check` \
-         (src/run/coupled.rs); {what} does not support coupled scenes",
-        scenario.origin
-    );
-    Ok(())
 }

@@ -123,13 +123,6 @@ pub(super) fn mixed_checks(
             }
         }
     }
-    if sc.file.output.checkpoint_every.is_some() {
-        return Err(Problem::new(
-            "output.checkpoint_every",
-            "checkpoints are not implemented for coupled SPD + modal runs (no checkpoint.bin is written, \
-             --resume is refused): remove `checkpoint_every`",
-        ));
-    }
     for (i, st) in sc.file.stages.iter().enumerate() {
         if st.kind == "gravity" || st.gravity.is_some() {
             let key = if st.gravity.is_some() { "gravity" } else { "kind" };

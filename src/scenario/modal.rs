@@ -172,6 +172,43 @@ impl Scenario {
     }
 
     /// Resolves the `[modal]` section (an error when there is none).
+    /// A modal-only scenario as the driver runs it (`engine::modal`): a `Built` without SPD
+    /// points whose walls are the `[[modal.walls]]` (ids: their indices), its `[[stages]]`
+    /// resolved against them (`move_wall`, `unload`, `hold`, `deposit`, `gravity`), and the modal
+    /// scene. The run stops at `[modal] duration` / `steps` at the latest (`settings.max_steps`).
+    pub fn build_modal_run(&self) -> Result<(super::Built, ModalBuilt), ScenarioError> {
+        let b = self.build_modal()?;
+        let scene = crate::model::Scene {
+            time_step: crate::model::TimeStep::Fixed(b.scene.dt),
+            ..Default::default()
+        };
+        let geometry = super::geometry::Geometry {
+            walls: b.wall_names.iter().cloned().zip(0..).collect(),
+            ..Default::default()
+        };
+        let measure = super::stages::MeasureWalls::default();
+        let stages = super::stages::resolve(
+            &self.file.stages,
+            &geometry,
+            &measure,
+            &scene,
+            self.settings.check_every,
+        )
+        .map_err(|p| self.error(p))?;
+        let mut settings = self.settings.clone();
+        settings.max_steps = Some(settings.max_steps.map_or(b.steps, |m| m.min(b.steps)));
+        let built = super::Built {
+            scene,
+            geometry,
+            measure,
+            stages,
+            strain_from: None,
+            settings,
+            sigma_star: None,
+        };
+        Ok((built, b))
+    }
+
     pub fn build_modal(&self) -> Result<ModalBuilt, ScenarioError> {
         let Some(m) = &self.file.modal else {
             return Err(self.error(Problem::new("modal", "the scenario has no [modal] section")));

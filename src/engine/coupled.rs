@@ -1,0 +1,152 @@
+//! SPD cells and modal bodies coupled, as a kind of its own (`coupled::stepper::CoupledRun` on the
+//! CPU twin or the GPU). The driver's controls act on the SPD side as for SPD cells alone
+//! (`spd::SpdControls`); gravity is the scene's for the whole run (`[simulation] gravity`, on SPD
+//! nodes and on the modal bodies' rigid part; `scenario::coupled` refuses gravity stages). The
+//! measures are the SPD ones; the modal bodies are observed through `modal_states`.
+
+use super::modal::{get_dynamic, put_dynamic};
+use super::spd::{SpdControls, SpdKind};
+use super::{Controls, Kind, KindBytes, KindReader, Sample};
+use crate::backend::SavedState;
+use crate::coupled::broad_phase::CoupleLists;
+use crate::coupled::layout::SegSlot;
+use crate::coupled::stepper::{CoupledBackend, CoupledRun};
+use crate::modal::layout::{ModalSlot, ModalState};
+use crate::model::LinkState;
+use crate::output::modal::{Outline, OutlineSource};
+use crate::scenario::Built;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Tag of a coupled checkpoint (`SavedState::kind`, first word).
+const TAG: u64 = 0x434f_5550_4c31; // "COUPL1"
+
+/// The run is shared with the snapshot and frame writers' outline sources (`outline_source`).
+pub struct CoupledKind<B: CoupledBackend> {
+    pub run: Rc<RefCell<CoupledRun<B>>>,
+    pub bc: SpdControls,
+    name: String,
+}
+
+impl<B: CoupledBackend + 'static> CoupledKind<B> {
+    pub fn new(run: CoupledRun<B>, bc: SpdControls, name: String) -> CoupledKind<B> {
+        CoupledKind {
+            run: Rc::new(RefCell::new(run)),
+            bc,
+            name,
+        }
+    }
+
+    /// The modal bodies' current outlines (eq 1 at the run's modal states), for snapshots and
+    /// frames.
+    pub fn outline_source(&self) -> OutlineSource {
+        let run = self.run.clone();
+        Box::new(move || {
+            let mut r = run.borrow_mut();
+            let states = r.modal_states()?;
+            Ok(crate::output::modal::outlines(r.backend.packed(), &states))
+        })
+    }
+}
+
+impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn step(&mut self, steps: u32) -> anyhow::Result<()> {
+        self.run.borrow_mut().run(steps as u64)
+    }
+    fn steps_done(&self) -> u64 {
+        self.run.borrow().backend.steps_done()
+    }
+    fn apply(&mut self, c: &Controls) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            c.gravity == [0.0, 0.0],
+            "coupled SPD + modal runs take gravity from [simulation] gravity for the whole run"
+        );
+        let bc = self.bc.boundary_conditions(c);
+        self.run.borrow_mut().backend.spd().set_boundary_conditions(&bc)
+    }
+    fn sample(&mut self, built: &Built) -> anyhow::Result<Sample> {
+        SpdKind::sample_spd(self.run.borrow_mut().backend.spd(), built)
+    }
+    fn describe_point(&self, i: u32) -> String {
+        self.bc.describe_node(i)
+    }
+    fn export_state(&mut self) -> anyhow::Result<SavedState> {
+        let mut run = self.run.borrow_mut();
+        let run = &mut *run;
+        let spd = run.backend.spd().export_state()?;
+        let dy = run.backend.modal_dynamic()?;
+        let (_, s, k) = run.backend.slots()?;
+        let mut out = KindBytes::default();
+        out.u64(TAG);
+        put_dynamic(&mut out, &dy);
+        out.array(&s)
+            .array(&k)
+            .array(&run.lists.cell_mb)
+            .array(&run.lists.mb_cells)
+            .array(&run.nb)
+            .array(&run.modal_at_rebuild)
+            .array(&run.spd_at_rebuild)
+            .u64(run.rebuilds as u64);
+        Ok(SavedState { kind: out.0, ..spd })
+    }
+    fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
+        let mut run = self.run.borrow_mut();
+        let run = &mut *run;
+        let mut r = KindReader::new(&saved.kind);
+        anyhow::ensure!(
+            !saved.kind.is_empty() && r.u64()? == TAG,
+            "the checkpoint is not of a coupled SPD + modal run"
+        );
+        anyhow::ensure!(
+            saved.nodes.len() == self.bc.n_nodes(),
+            "the checkpoint has {} SPD nodes, the scenario {}",
+            saved.nodes.len(),
+            self.bc.n_nodes()
+        );
+        let p = run.backend.packed().clone();
+        let (n_spd_slots, n_mnode_slots) = {
+            let (_, s, k) = run.backend.slots()?;
+            (s.len(), k.len())
+        };
+        let dy = get_dynamic(&mut r, &p)?;
+        let s: Vec<ModalSlot> = r.exact(n_spd_slots, "SPD-node coupling slots")?;
+        let k: Vec<SegSlot> = r.exact(n_mnode_slots, "modal-node coupling slots")?;
+        let lists = CoupleLists {
+            cell_mb: r.exact(run.lists.cell_mb.len(), "cell coupling entries")?,
+            mb_cells: r.exact(run.lists.mb_cells.len(), "modal body coupling entries")?,
+        };
+        let nb: Vec<u32> = r.exact(dy.nb.len(), "modal neighbour entries")?;
+        let modal_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let spd_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let rebuilds = r.u64()? as u32;
+        let spd = SavedState {
+            kind: vec![],
+            ..saved.clone()
+        };
+        run.backend.spd().import_state(&spd)?;
+        run.backend.set_modal_dynamic(&dy)?;
+        run.backend
+            .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.slots.clone(), s, k)))?;
+        run.nb = nb;
+        run.lists = lists;
+        run.modal_at_rebuild = modal_at_rebuild;
+        run.spd_at_rebuild = spd_at_rebuild;
+        run.rebuilds = rebuilds;
+        Ok(())
+    }
+    fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>> {
+        self.run.borrow_mut().backend.spd().read_links()
+    }
+    fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>> {
+        self.run.borrow_mut().backend.modal_states()
+    }
+    fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
+        self.run.borrow_mut().backend.modal_wall_forces()
+    }
+    fn modal_outlines(&mut self) -> anyhow::Result<Vec<Outline>> {
+        (self.outline_source())()
+    }
+}
