@@ -202,14 +202,20 @@ impl Sweep {
         s
     }
 
-    /// Gathers every member's `series.csv` into `sweep.csv`; returns its path and row count.
+    /// Gathers every member's `series.csv` (modal-only runs: `modal_series.csv`) into
+    /// `sweep.csv`; returns its path and row count.
     pub fn collect(&self) -> anyhow::Result<(PathBuf, usize)> {
         let mut header: Option<String> = None;
         let mut out = String::new();
         let mut rows = 0;
         let mut missing = vec![];
         for (k, m) in self.members.iter().enumerate() {
-            let p = self.member_dir(k).join("series.csv");
+            let dir = self.member_dir(k);
+            let p = ["series.csv", "modal_series.csv"]
+                .iter()
+                .map(|f| dir.join(f))
+                .find(|p| p.exists())
+                .unwrap_or_else(|| dir.join("series.csv"));
             let Ok(text) = std::fs::read_to_string(&p) else {
                 missing.push(k);
                 continue;

@@ -160,7 +160,13 @@ impl FramesWriter {
                         .and_then(|x| x.parse::<u64>().ok())
                     {
                         if step <= s && (every == 0 || step % every == 0) {
-                            frames.push((step, step as f64 * dt, vec![format!("frames/{name}")]));
+                            let mut files = vec![format!("frames/{name}")];
+                            // The modal bodies' part of the frame (coupled runs).
+                            let modal = format!("modal_{step:06}.vtp");
+                            if dir.join("frames").join(&modal).exists() {
+                                files.push(format!("frames/{modal}"));
+                            }
+                            frames.push((step, step as f64 * dt, files));
                         } else {
                             // Past the checkpoint or the end frame of the interrupted run: redone.
                             std::fs::remove_file(e.path()).ok();

@@ -32,8 +32,11 @@ pub struct DriverState {
     pub stage_cap: Option<u64>,
     /// Centroid of the stage's wall at its start.
     pub wall_start: [f64; 2],
-    /// Strain and stress of the stage's axis at its start (the crossing direction of stops).
+    /// Strain and stress of the stage's axis at its start (the crossing direction of stops);
+    /// NaN (JSON null) where the kind has no such measure.
+    #[serde(deserialize_with = "nan_if_null")]
     pub strain_start: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub stress_start: f64,
     /// Sample height and width of the strain's origin.
     pub h0: Option<f64>,
@@ -46,6 +49,11 @@ pub struct DriverState {
     pub forces: Vec<(u32, [f64; 2])>,
     pub servo_velocity: [f64; 2],
     pub finished: bool,
+}
+
+/// serde_json writes a non-finite f64 as null: read null back as NaN.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// One read-back state handed to observers.
