@@ -11,7 +11,6 @@
 //!    and with both (then each direction carries a share of the load).
 //! 3. GPU: a prefix of the collision on the GPU against the CPU twin, and two GPU runs bit for bit.
 
-use softdem::backend::Backend;
 use softdem::coupled::stepper::{CoupledBackend, CoupledRun, CoupledScene};
 use softdem::coupled::{DIR_BOTH, DIR_MODAL_NODES, DIR_SPD_NODES};
 use softdem::modal::body::{disk, ModalBody};

@@ -329,6 +329,16 @@ impl<B: CoupledBackend> CoupledRun<B> {
         self.backend.modal_wall_forces()
     }
 
+    /// The SPD side's node states (a read-back on the GPU).
+    pub fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
+        self.backend.spd().read_nodes()
+    }
+
+    /// The SPD side's contacts.
+    pub fn read_contacts(&mut self) -> anyhow::Result<crate::backend::ContactSnapshot> {
+        self.backend.spd().read_contacts()
+    }
+
     /// The current lists (cell ↔ modal body).
     pub fn lists(&self) -> &CoupleLists {
         &self.lists
