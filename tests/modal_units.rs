@@ -78,8 +78,7 @@ fn modal_friction_sticks_then_slides_at_mu_fn() {
         k_t: 500.0,
         mu: 0.5,
         opaque_zero: 0,
-        pad0: 0,
-        pad1: 0,
+        gravity: [0.0, 0.0],
     };
     let n = [0.0, 1.0];
     let gap = -0.01; // f_n = 10
