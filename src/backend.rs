@@ -29,6 +29,9 @@ pub trait Backend {
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()>;
     /// Replaces the boundary conditions (the `bc_*` fields) of every node, e.g. at a new stage.
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()>;
+    /// Replaces the scene's gravity (`SimParams::gravity`, m·g on free nodes in `node_forces`;
+    /// coupled runs change it by stage, SPD-only runs apply gravity as boundary forces instead).
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
 }
 
 /// A backend's complete dynamic state: continuing from it gives, bit for bit, what continuing the

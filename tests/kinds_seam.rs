@@ -258,3 +258,92 @@ fn sweeps_take_modal_and_coupled_scenes() {
         std::fs::remove_dir_all(dir).ok();
     }
 }
+
+const COUPLED_GRAVITY: &str = "tests/scenarios/coupled_gravity.toml";
+
+/// Every sample: step, stage, disk height and vertical velocity, the cell's mean node height.
+#[derive(Default)]
+struct Fall(Vec<(u64, String, f64, f32, f64)>);
+
+impl Observer for Fall {
+    fn next_due(&self, step: u64) -> u64 {
+        (step / 50 + 1) * 50
+    }
+    fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        let s = ctx.backend.modal_states()?[0];
+        let cell = ctx.built.scene.bodies[0];
+        let ys: Vec<f64> = ctx.nodes[cell.first as usize..(cell.first + cell.count) as usize]
+            .iter()
+            .map(|n| n.pos()[1])
+            .collect();
+        self.0.push((
+            ctx.step,
+            ctx.stage.to_string(),
+            s.x_hi[1] as f64 + s.x_lo[1] as f64,
+            s.v[1],
+            ys.iter().sum::<f64>() / ys.len() as f64,
+        ));
+        Ok(())
+    }
+    fn finish(&mut self, _ctx: &mut ObserveCtx) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// Gravity stages in a coupled run: nothing moves while gravity is off; once a stage sets
+/// g = (0, −2), the modal disk follows semi-implicit Euler's discrete free fall
+/// y_k = y0 − g dt² k(k+1)/2 (k steps since the stage) and the SPD cell ½ g t² within one step's
+/// g dt t (velocity Verlet starts from the force of the step before); when a stage sets it to zero
+/// again, the disk coasts at constant velocity.
+#[test]
+fn coupled_gravity_follows_the_stages() {
+    let sc = Scenario::load(&path(COUPLED_GRAVITY)).unwrap();
+    let made = make_backend(BackendKind::Cpu, &sc).unwrap();
+    let mut d = Driver::new(made.built, made.kind).unwrap();
+    let dt = d.dt();
+    let mut fall = Fall::default();
+    let mut sink = softdem::output::progress::Progress::silent();
+    assert_eq!(d.run(None, &mut [&mut fall], &mut sink).unwrap(), RunEnd::Done);
+    let f = &fall.0;
+    let (y0, c0) = (f[0].2, f[0].4);
+    assert_eq!(y0, 4.0);
+    for r in f.iter().filter(|r| r.1 == "still") {
+        assert_eq!(r.2, y0, "disk moved without gravity: {r:?}");
+        assert!((r.4 - c0).abs() < 1e-9, "cell moved without gravity: {r:?}");
+    }
+    let g = 2.0;
+    let during: Vec<_> = f.iter().filter(|r| r.1 == "fall").collect();
+    assert!(during.len() > 10);
+    for r in &during {
+        let k = (r.0 - 200) as f64;
+        let want = y0 - g * dt * dt * k * (k + 1.0) / 2.0;
+        assert!((r.2 - want).abs() < 1e-5, "disk at step {}: {} != {want}", r.0, r.2);
+        let t = k * dt;
+        let cell = c0 - 0.5 * g * t * t;
+        assert!(
+            (r.4 - cell).abs() <= g * dt * t + 1e-6,
+            "cell at step {}: {} != {cell}",
+            r.0,
+            r.4
+        );
+    }
+    let coast: Vec<_> = f.iter().filter(|r| r.1 == "coast").collect();
+    assert!(coast.len() > 2);
+    let v = coast[0].3;
+    assert!(v < 0.0);
+    for r in &coast {
+        assert_eq!(r.3, v, "disk accelerates without gravity: {r:?}");
+    }
+}
+
+/// A coupled resume across gravity stages (checkpoint in "fall", end in "coast").
+#[test]
+fn coupled_resume_across_gravity_stages_is_bit_exact_on_cpu() {
+    half_resume_equals_full(
+        &path(COUPLED_GRAVITY),
+        BackendKind::Cpu,
+        1300,
+        "coupled-gravity-cpu",
+        COUPLED_FILES,
+    );
+}

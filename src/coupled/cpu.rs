@@ -348,6 +348,11 @@ impl CoupledBackend for CpuCoupled {
     fn slots(&mut self) -> anyhow::Result<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)> {
         Ok((self.dy.slots.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
     }
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.spd.set_gravity(g)?;
+        self.cs.params.gravity = g;
+        Ok(())
+    }
     fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic> {
         Ok(self.dy.clone())
     }

@@ -54,6 +54,8 @@ pub struct GpuCoupled {
     mb_cells: GpuArray<u32>,
     spd_slots: GpuArray<ModalSlot>,
     mnode_slots: GpuArray<SegSlot>,
+    /// `CoupleParams` (uniform; gravity changes by stage).
+    cparams: wgpu::Buffer,
     // Static buffers kept alive for the bind groups.
     _keep: Vec<wgpu::Buffer>,
     kernels: Kernels,
@@ -157,6 +159,7 @@ impl GpuCoupled {
             mb_cells,
             spd_slots,
             mnode_slots,
+            cparams,
             _keep: keep,
             kernels,
             groups,
@@ -223,6 +226,14 @@ impl CoupledBackend for GpuCoupled {
             self.spd_slots.read(&self.ctx),
             self.mnode_slots.read(&self.ctx),
         ))
+    }
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.spd.set_gravity(g)?;
+        self.cs.params.gravity = g;
+        self.ctx
+            .queue
+            .write_buffer(&self.cparams, 0, bytemuck::bytes_of(&self.cs.params));
+        Ok(())
     }
     fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic> {
         Ok(self.modal.dynamic(&self.ctx))

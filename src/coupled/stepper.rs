@@ -175,6 +175,8 @@ pub trait CoupledBackend {
     /// Force on each modal wall (from the slots of the state before the last step).
     fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
     fn slots(&mut self) -> anyhow::Result<CoupledSlots>;
+    /// Gravity on SPD nodes and on the modal bodies' rigid part from now on.
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
     /// The modal read-write arrays (checkpoints).
     fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic>;
     /// Restores `modal_dynamic` of a backend of the same scene.

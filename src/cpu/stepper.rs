@@ -624,6 +624,11 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.params.gravity = g;
+        Ok(())
+    }
+
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
         anyhow::ensure!(nodes.len() == self.nodes.len(), "node count changed");
         for (a, b) in self.scene_nodes.iter_mut().zip(nodes) {

@@ -1,8 +1,8 @@
 //! SPD cells and modal bodies coupled, as a kind of its own (`coupled::stepper::CoupledRun` on the
-//! CPU twin or the GPU). The driver's controls act on the SPD side as for SPD cells alone
-//! (`spd::SpdControls`); gravity is the scene's for the whole run (`[simulation] gravity`, on SPD
-//! nodes and on the modal bodies' rigid part; `scenario::coupled` refuses gravity stages). The
-//! measures are the SPD ones; the modal bodies are observed through `modal_states`.
+//! CPU twin or the GPU). The driver's forces and wall velocities act on the SPD side as for SPD
+//! cells alone (`spd::SpdControls`); gravity is the steppers' own (`SimParams::gravity` on SPD
+//! nodes, `CoupleParams::gravity` on the modal bodies' rigid part), replaced when a stage changes
+//! it. The measures are the SPD ones; the modal bodies are observed through `modal_states`.
 
 use super::modal::{get_dynamic, put_dynamic};
 use super::spd::{SpdControls, SpdKind};
@@ -26,14 +26,27 @@ pub struct CoupledKind<B: CoupledBackend> {
     pub run: Rc<RefCell<CoupledRun<B>>>,
     pub bc: SpdControls,
     name: String,
+    /// Gravity in the steppers now.
+    gravity: [f32; 2],
+    /// Whether every mode of each modal body keeps the centre of mass (gravity is exact then).
+    keeps_centre: Vec<bool>,
 }
 
 impl<B: CoupledBackend + 'static> CoupledKind<B> {
-    pub fn new(run: CoupledRun<B>, bc: SpdControls, name: String) -> CoupledKind<B> {
+    /// `gravity`: the scene's, already in the steppers.
+    pub fn new(
+        run: CoupledRun<B>,
+        bc: SpdControls,
+        name: String,
+        gravity: [f32; 2],
+        keeps_centre: Vec<bool>,
+    ) -> CoupledKind<B> {
         CoupledKind {
             run: Rc::new(RefCell::new(run)),
             bc,
             name,
+            gravity,
+            keeps_centre,
         }
     }
 
@@ -60,11 +73,18 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         self.run.borrow().backend.steps_done()
     }
     fn apply(&mut self, c: &Controls) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            c.gravity == [0.0, 0.0],
-            "coupled SPD + modal runs take gravity from [simulation] gravity for the whole run"
-        );
-        let bc = self.bc.boundary_conditions(c);
+        let g = [c.gravity[0] as f32, c.gravity[1] as f32];
+        if g != self.gravity {
+            super::modal::check_gravity(&self.keeps_centre, g)?;
+            self.run.borrow_mut().backend.set_gravity(g)?;
+            self.gravity = g;
+        }
+        // Gravity is the steppers' here, not a boundary force.
+        let spd = Controls {
+            gravity: [0.0, 0.0],
+            ..c.clone()
+        };
+        let bc = self.bc.boundary_conditions(&spd);
         self.run.borrow_mut().backend.spd().set_boundary_conditions(&bc)
     }
     fn sample(&mut self, built: &Built) -> anyhow::Result<Sample> {

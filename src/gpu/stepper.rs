@@ -945,6 +945,19 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.params.gravity = g;
+        let c = &*self.ctx;
+        c.queue
+            .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
+        c.queue.write_buffer(
+            &self.params_init,
+            0,
+            bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
+        );
+        Ok(())
+    }
+
     fn set_boundary_conditions(&mut self, nodes: &[Node]) -> anyhow::Result<()> {
         anyhow::ensure!(nodes.len() == self.n_nodes as usize, "node count changed");
         for (a, b) in self.nodes_host.iter_mut().zip(nodes) {

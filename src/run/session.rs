@@ -113,7 +113,14 @@ pub fn make_backend(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Ma
 }
 
 fn made_coupled<B: CoupledBackend + 'static>(run: CoupledRun<B>, cb: CoupledBuilt) -> Made {
-    let k = CoupledKind::new(run, SpdControls::new(&cb.built.scene), "coupled modal–SPD".to_string());
+    let keeps = keeps_centre(&cb.modal);
+    let k = CoupledKind::new(
+        run,
+        SpdControls::new(&cb.built.scene),
+        "coupled modal–SPD".to_string(),
+        cb.scene.spd.gravity,
+        keeps,
+    );
     let outlines = Some((k.outline_source(), k.outline_source()));
     Made {
         built: cb.built,
@@ -124,15 +131,19 @@ fn made_coupled<B: CoupledBackend + 'static>(run: CoupledRun<B>, cb: CoupledBuil
     }
 }
 
-fn make_modal(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
-    let (built, mb) = scenario.build_modal_run()?;
-    let packed = mb.scene.pack()?;
-    let keeps: Vec<bool> = mb
-        .scene
+/// Per modal body: whether every mode keeps the centre of mass (gravity acts on the rigid part).
+fn keeps_centre(mb: &ModalBuilt) -> Vec<bool> {
+    mb.scene
         .bodies
         .iter()
         .map(|b| (0..b.modes.len()).all(|a| crate::coupled::stepper::mode_keeps_centre(b, a)))
-        .collect();
+        .collect()
+}
+
+fn make_modal(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
+    let (built, mb) = scenario.build_modal_run()?;
+    let packed = mb.scene.pack()?;
+    let keeps = keeps_centre(&mb);
     let (every, skin) = (mb.scene.rebuild_every, mb.scene.skin);
     let k: Box<dyn Kind> = match kind {
         BackendKind::Cpu => {

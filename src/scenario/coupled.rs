@@ -51,9 +51,10 @@ impl Scenario {
         }
         let modal = self.build_modal()?;
         let mut built = self.build()?;
+        // Gravity is the coupled steppers' (SPD `SimParams`, modal `CoupleParams`); the driver
+        // starts from it and a gravity stage replaces it (`engine::coupled`).
         let g = built.settings.gravity;
         built.scene.gravity = [g[0] as f32, g[1] as f32];
-        built.settings.gravity = [0.0, 0.0];
         let mut scene = CoupledScene::new(built.scene.clone(), modal.scene.clone());
         let spd_walls = self.file.modal.as_ref().and_then(|m| m.spd_walls).unwrap_or(true);
         if spd_walls {
@@ -123,17 +124,13 @@ pub(super) fn mixed_checks(
             }
         }
     }
-    for (i, st) in sc.file.stages.iter().enumerate() {
-        if st.kind == "gravity" || st.gravity.is_some() {
-            let key = if st.gravity.is_some() { "gravity" } else { "kind" };
-            return Err(Problem::new(
-                format!("stages[{i}].{key}"),
-                "a stage that changes gravity is not supported with modal bodies (their gravity is \
-                 [simulation] gravity for the whole run)",
-            ));
-        }
-    }
-    if sc.settings.gravity != [0.0, 0.0] {
+    // Gravity, from [simulation] or a stage, acts on the modal bodies' rigid part only.
+    let staged = sc
+        .file
+        .stages
+        .iter()
+        .any(|st| st.gravity.is_some_and(|g| g != [0.0, 0.0]));
+    if sc.settings.gravity != [0.0, 0.0] || staged {
         for (i, b) in bodies.iter().enumerate() {
             for a in 0..b.modes.len() {
                 if !mode_keeps_centre(b, a) {
