@@ -129,9 +129,18 @@ impl Observer for Trace {
 /// the file, stays at 2.2 while "fall" runs, moves at v = −1 in "press" (wall at p0 + v t with no
 /// jump when v changes), stops at the first contact force on it (`touch`), and holds still.
 #[test]
-fn modal_walls_and_gravity_follow_the_stages() {
+fn modal_walls_and_gravity_follow_the_stages_cpu() {
+    modal_walls_and_gravity_follow_the_stages(BackendKind::Cpu);
+}
+
+#[test]
+fn modal_walls_and_gravity_follow_the_stages_gpu() {
+    modal_walls_and_gravity_follow_the_stages(BackendKind::Gpu);
+}
+
+fn modal_walls_and_gravity_follow_the_stages(kind: BackendKind) {
     let sc = Scenario::load(&path(MODAL)).unwrap();
-    let made = make_backend(BackendKind::Cpu, &sc).unwrap();
+    let made = make_backend(kind, &sc).unwrap();
     let mut d = Driver::new(made.built, made.kind).unwrap();
     let dt = d.dt();
     let mut trace = Trace::default();
@@ -296,9 +305,18 @@ impl Observer for Fall {
 /// g dt t (velocity Verlet starts from the force of the step before); when a stage sets it to zero
 /// again, the disk coasts at constant velocity.
 #[test]
-fn coupled_gravity_follows_the_stages() {
+fn coupled_gravity_follows_the_stages_cpu() {
+    coupled_gravity_follows_the_stages(BackendKind::Cpu);
+}
+
+#[test]
+fn coupled_gravity_follows_the_stages_gpu() {
+    coupled_gravity_follows_the_stages(BackendKind::Gpu);
+}
+
+fn coupled_gravity_follows_the_stages(kind: BackendKind) {
     let sc = Scenario::load(&path(COUPLED_GRAVITY)).unwrap();
-    let made = make_backend(BackendKind::Cpu, &sc).unwrap();
+    let made = make_backend(kind, &sc).unwrap();
     let mut d = Driver::new(made.built, made.kind).unwrap();
     let dt = d.dt();
     let mut fall = Fall::default();
@@ -336,7 +354,7 @@ fn coupled_gravity_follows_the_stages() {
     }
 }
 
-/// A coupled resume across gravity stages (checkpoint in "fall", end in "coast").
+/// A coupled resume across gravity stages (checkpoint in "fall", end in "coast"), both backends.
 #[test]
 fn coupled_resume_across_gravity_stages_is_bit_exact_on_cpu() {
     half_resume_equals_full(
@@ -344,6 +362,17 @@ fn coupled_resume_across_gravity_stages_is_bit_exact_on_cpu() {
         BackendKind::Cpu,
         1300,
         "coupled-gravity-cpu",
+        COUPLED_FILES,
+    );
+}
+
+#[test]
+fn coupled_resume_across_gravity_stages_is_bit_exact_on_gpu() {
+    half_resume_equals_full(
+        &path(COUPLED_GRAVITY),
+        BackendKind::Gpu,
+        1300,
+        "coupled-gravity-gpu",
         COUPLED_FILES,
     );
 }
