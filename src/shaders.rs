@@ -26,6 +26,15 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("modal_contact", include_str!("../shaders/modal_contact.wgsl")),
     ("modal_body", include_str!("../shaders/modal_body.wgsl")),
     ("modal_spd_contact", include_str!("../shaders/modal_spd_contact.wgsl")),
+    ("hertz", include_str!("../shaders/hertz.wgsl")),
+    ("mindlin", include_str!("../shaders/mindlin.wgsl")),
+    (
+        "linear_spring_dashpot",
+        include_str!("../shaders/linear_spring_dashpot.wgsl"),
+    ),
+    ("rolling_resistance", include_str!("../shaders/rolling_resistance.wgsl")),
+    ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
+    ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
 ];
 
 /// Force-law libraries (function-only files) compiled in front of a kernel.
@@ -44,6 +53,18 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
     ("modal_contact", &["modal_lib"]),
     ("modal_body", &["modal_lib"]),
     ("modal_spd_contact", &["modal_lib", "modal_body"]),
+    ("mindlin", &["hertz"]),
+    ("rolling_resistance", &["hertz", "mindlin"]),
+    (
+        "sphere_contact",
+        &[
+            "sphere_state",
+            "hertz",
+            "mindlin",
+            "linear_spring_dashpot",
+            "rolling_resistance",
+        ],
+    ),
 ];
 
 fn source_of(name: &str) -> Option<&'static str> {

@@ -1,0 +1,316 @@
+//! CPU stepper of the sphere kind: one step of translational and rotational velocity Verlet
+//! (paper eq 1) with gravity, global and local damping, the pair laws of the law table, and
+//! moving plane walls with their force and torque. No atomics: each pair's force is written to
+//! its own record, then every sphere gathers its pairs in list order and its walls in wall order,
+//! so a rerun is bit-identical. Passes, in order (each a function the GPU stepper will mirror):
+//!
+//!   kick(Δt/2) → drift (spheres, walls) → rebuild the list if some sphere moved > skin/2
+//!   (history carried by key) → pair_pass → wall_pass → gather → wall_gather → kick(Δt/2).
+//!
+//! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
+//! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
+//! driver of issue 22.
+
+use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
+use super::contact::{pair_force, sphere_pair_geometry, ContactHistory};
+use super::pair_law::LawTable;
+use super::precision::df3_add;
+use super::state::{SphereForce, SphereParams, SphereState};
+use super::wall::{wall_geometry, PlaneWall};
+use crate::laws::vec3::{add, cross, scale, sub, V3};
+use rayon::prelude::*;
+
+/// Force, torques and normal force of one candidate pair in the last step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairOut {
+    /// Force on i (j gets −force).
+    pub force: V3,
+    pub torque_i: V3,
+    pub torque_j: V3,
+    pub f_n: f32,
+    pub energy: f32,
+}
+
+/// A sphere system stepped on the CPU.
+pub struct CpuSpheres {
+    pub params: SphereParams,
+    pub states: Vec<SphereState>,
+    pub forces: Vec<SphereForce>,
+    pub laws: LawTable,
+    pub walls: Vec<PlaneWall>,
+    /// Candidate pairs (i < j) and, per pair, history and last result.
+    pub list: NeighborList,
+    pub owner: Vec<u32>,
+    pub history: Vec<ContactHistory>,
+    pub pair_out: Vec<PairOut>,
+    /// Per sphere, its pairs as (pair index << 1 | 1 when the sphere is j), in pair order.
+    pub incident_start: Vec<u32>,
+    pub incident: Vec<u32>,
+    /// Sphere–wall history and result, index s · n_walls + w.
+    pub wall_history: Vec<ContactHistory>,
+    pub wall_out: Vec<PairOut>,
+    /// Positions at the last list build.
+    pub x_ref: Vec<V3>,
+    pub rebuilds: u64,
+    pub steps: u64,
+}
+
+impl CpuSpheres {
+    /// A system at rest in its initial forces (computed here, with the history left at zero).
+    pub fn new(
+        mut params: SphereParams,
+        states: Vec<SphereState>,
+        laws: LawTable,
+        walls: Vec<PlaneWall>,
+    ) -> CpuSpheres {
+        params.n_spheres = states.len() as u32;
+        params.n_walls = walls.len() as u32;
+        let n = states.len();
+        let nw = walls.len();
+        let mut sys = CpuSpheres {
+            params,
+            forces: vec![SphereForce::default(); n],
+            laws,
+            walls,
+            list: NeighborList::default(),
+            owner: Vec::new(),
+            history: Vec::new(),
+            pair_out: Vec::new(),
+            incident_start: Vec::new(),
+            incident: Vec::new(),
+            wall_history: vec![ContactHistory::default(); n * nw],
+            wall_out: vec![PairOut::default(); n * nw],
+            x_ref: Vec::new(),
+            rebuilds: 0,
+            steps: 0,
+            states,
+        };
+        sys.rebuild();
+        let saved = (sys.history.clone(), sys.wall_history.clone());
+        sys.compute_forces();
+        (sys.history, sys.wall_history) = saved;
+        sys
+    }
+
+    /// One time step.
+    pub fn step(&mut self) {
+        let half = 0.5 * self.params.dt;
+        kick(&mut self.states, &self.forces, half);
+        drift(&mut self.states, self.params.dt);
+        for w in &mut self.walls {
+            w.advance(self.params.dt);
+        }
+        if self.needs_rebuild() {
+            self.rebuild();
+        }
+        self.compute_forces();
+        kick(&mut self.states, &self.forces, half);
+        self.steps += 1;
+    }
+
+    fn compute_forces(&mut self) {
+        pair_pass(self);
+        wall_pass(self);
+        gather(self);
+        wall_gather(self);
+    }
+
+    /// Whether some sphere moved more than half the skin since the last build.
+    pub fn needs_rebuild(&self) -> bool {
+        let lim = 0.5 * self.params.skin;
+        self.states.iter().zip(&self.x_ref).any(|(s, r)| {
+            let d = sub(add(s.pos_hi, s.pos_lo), *r);
+            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
+        })
+    }
+
+    /// New candidate list, history carried by key, incident lists rebuilt.
+    pub fn rebuild(&mut self) {
+        fit_grid(&mut self.params, &self.states);
+        let new = build_neighbor_list(&self.params, &self.states);
+        self.history = carry_history(&self.list, &self.history, &new);
+        self.list = new;
+        let n = self.states.len();
+        self.owner = vec![0; self.list.len()];
+        let mut count = vec![0u32; n + 1];
+        for i in 0..n {
+            for k in self.list.start[i]..self.list.start[i + 1] {
+                self.owner[k as usize] = i as u32;
+                count[i] += 1;
+                count[self.list.partner[k as usize] as usize] += 1;
+            }
+        }
+        let total = crate::cpu::scan::prefix_scan(&mut count[..n]);
+        count[n] = total;
+        let mut cursor = count.clone();
+        self.incident = vec![0; total as usize];
+        for k in 0..self.list.len() {
+            let (i, j) = (self.owner[k] as usize, self.list.partner[k] as usize);
+            self.incident[cursor[i] as usize] = (k as u32) << 1;
+            cursor[i] += 1;
+            self.incident[cursor[j] as usize] = ((k as u32) << 1) | 1;
+            cursor[j] += 1;
+        }
+        self.incident_start = count;
+        self.pair_out = vec![PairOut::default(); self.list.len()];
+        self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
+        self.rebuilds += 1;
+    }
+
+    /// Elastic energy stored in all contacts (pairs and walls) at the last force evaluation.
+    pub fn contact_energy(&self) -> f64 {
+        self.pair_out
+            .iter()
+            .chain(&self.wall_out)
+            .map(|o| o.energy as f64)
+            .sum()
+    }
+
+    /// Translational + rotational kinetic energy.
+    pub fn kinetic_energy(&self) -> f64 {
+        self.states
+            .iter()
+            .map(|s| {
+                let v2 = (s.vel[0] * s.vel[0] + s.vel[1] * s.vel[1] + s.vel[2] * s.vel[2]) as f64;
+                let w2 = (s.omega[0] * s.omega[0] + s.omega[1] * s.omega[1] + s.omega[2] * s.omega[2]) as f64;
+                0.5 * s.mass as f64 * v2 + 0.5 * s.inertia as f64 * w2
+            })
+            .sum()
+    }
+}
+
+/// v += h f/m, ω += h τ/I (half of velocity Verlet, eq 1).
+pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
+    states.par_iter_mut().zip(forces.par_iter()).for_each(|(s, f)| {
+        s.vel = add(s.vel, scale(f.force, h / s.mass));
+        s.omega = add(s.omega, scale(f.torque, h / s.inertia));
+    });
+}
+
+/// x += Δt v in double-f32.
+pub fn drift(states: &mut [SphereState], dt: f32) {
+    states.par_iter_mut().for_each(|s| {
+        let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, dt));
+        s.pos_hi = hi;
+        s.pos_lo = lo;
+    });
+}
+
+/// Every candidate pair: geometry, law, torques l × f (plus rolling torques), new history.
+pub fn pair_pass(sys: &mut CpuSpheres) {
+    let states = &sys.states;
+    let laws = &sys.laws;
+    let dt = sys.params.dt;
+    let list = &sys.list;
+    let owner = &sys.owner;
+    sys.pair_out
+        .par_iter_mut()
+        .zip(sys.history.par_iter_mut())
+        .enumerate()
+        .for_each(|(k, (out, hist))| {
+            let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
+            let (g, l_i, l_j) = sphere_pair_geometry(a, b);
+            let (pf, h) = pair_force(laws.get(a.material, b.material), &g, dt, hist);
+            *hist = h;
+            *out = PairOut {
+                force: pf.force,
+                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+                torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
+                f_n: pf.f_n,
+                energy: pf.energy,
+            };
+        });
+}
+
+/// Every sphere against every wall.
+pub fn wall_pass(sys: &mut CpuSpheres) {
+    let nw = sys.walls.len();
+    if nw == 0 {
+        return;
+    }
+    let states = &sys.states;
+    let walls = &sys.walls;
+    let laws = &sys.laws;
+    let dt = sys.params.dt;
+    sys.wall_out
+        .par_iter_mut()
+        .zip(sys.wall_history.par_iter_mut())
+        .enumerate()
+        .for_each(|(k, (out, hist))| {
+            let (s, w) = (&states[k / nw], &walls[k % nw]);
+            let (g, l_i, c) = wall_geometry(w, s);
+            let (pf, h) = pair_force(laws.get(s.material, w.material), &g, dt, hist);
+            *hist = h;
+            *out = PairOut {
+                force: pf.force,
+                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+                // Torque of the sphere on the wall about the wall's point.
+                torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
+                f_n: pf.f_n,
+                energy: pf.energy,
+            };
+        });
+}
+
+/// Per sphere: m g + its pairs in list order + its walls in order, then damping.
+pub fn gather(sys: &mut CpuSpheres) {
+    let p = sys.params;
+    let nw = sys.walls.len();
+    let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
+    let (start, incident) = (&sys.incident_start, &sys.incident);
+    sys.forces.par_iter_mut().enumerate().for_each(|(i, out)| {
+        let s = &states[i];
+        let mut f = scale(p.gravity, s.mass);
+        let mut t = [0.0f32; 3];
+        for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+            let o = &pair_out[(e >> 1) as usize];
+            if e & 1 == 0 {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            } else {
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+        }
+        for o in &wall_out[i * nw..(i + 1) * nw] {
+            f = add(f, o.force);
+            t = add(t, o.torque_i);
+        }
+        f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
+        t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
+        *out = SphereForce {
+            force: f,
+            torque: t,
+            ..Default::default()
+        };
+    });
+}
+
+/// Global damping −c v and local (Cundall) damping −α |f_k| sign(v_k) on a force or torque.
+#[inline]
+pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
+    let mut out = sub(f, scale(v, c));
+    for k in 0..3 {
+        if v[k] != 0.0 {
+            out[k] -= alpha * out[k].abs() * v[k].signum();
+        }
+    }
+    out
+}
+
+/// Per wall: minus the sum of its sphere contacts, in sphere order.
+pub fn wall_gather(sys: &mut CpuSpheres) {
+    let nw = sys.walls.len();
+    let n = sys.states.len();
+    for w in 0..nw {
+        let mut f = [0.0f32; 3];
+        let mut t = [0.0f32; 3];
+        for s in 0..n {
+            let o = &sys.wall_out[s * nw + w];
+            f = sub(f, o.force);
+            t = add(t, o.torque_j);
+        }
+        sys.walls[w].force = f;
+        sys.walls[w].torque = t;
+    }
+}

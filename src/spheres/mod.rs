@@ -1,0 +1,18 @@
+//! 3D spheres (issue 23): the sphere kind's records, position precision, law table per material
+//! pair, contact geometry, plane walls, 3D cell list and the CPU stepper of one step. No run
+//! loop, scenario section or CLI path yet: those come with the shared driver of issue 22.
+//! The force laws themselves live in `crate::laws`; WGSL twins in `shaders/sphere_*.wgsl`.
+//! Model, equations and choices: docs/spheres.md.
+
+pub mod cell_list;
+pub mod contact;
+pub mod cpu_stepper;
+pub mod pair_law;
+pub mod precision;
+pub mod state;
+pub mod wall;
+
+pub use contact::{ContactGeometry, ContactHistory, PairForce};
+pub use pair_law::{PairLaw, SphereMaterial};
+pub use state::{SphereForce, SphereParams, SphereState};
+pub use wall::PlaneWall;
