@@ -25,13 +25,6 @@ struct ContactGeometry {
     m_star: f32,
 }
 
-struct ContactHistory {
-    tangential: vec3<f32>,
-    _pad0: f32,
-    rolling: vec3<f32>,
-    _pad1: f32,
-}
-
 struct PairForce {
     force: vec3<f32>,
     f_n: f32,

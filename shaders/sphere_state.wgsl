@@ -52,6 +52,15 @@ struct PlaneWall {
     _pad4: f32,
 }
 
+// History of a contact (twin: spheres::contact::ContactHistory), here because the cell list
+// carries it across rebuilds as well as the laws update it.
+struct ContactHistory {
+    tangential: vec3<f32>,
+    _pad0: f32,
+    rolling: vec3<f32>,
+    _pad1: f32,
+}
+
 @group(0) @binding(0) var<uniform> sp: SphereParams;
 
 // x, unchanged, but opaque to the compiler (params.opaque_zero is 0): keeps the driver from

@@ -35,6 +35,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("rolling_resistance", include_str!("../shaders/rolling_resistance.wgsl")),
     ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
     ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
+    ("sphere_cell_list", include_str!("../shaders/sphere_cell_list.wgsl")),
 ];
 
 /// Force-law libraries (function-only files) compiled in front of a kernel.
@@ -65,6 +66,7 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
             "rolling_resistance",
         ],
     ),
+    ("sphere_cell_list", &["sphere_state"]),
 ];
 
 fn source_of(name: &str) -> Option<&'static str> {

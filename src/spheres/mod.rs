@@ -1,5 +1,6 @@
 //! 3D spheres (issue 23): the sphere kind's records, position precision, law table per material
-//! pair, contact geometry, plane walls, 3D cell list and the CPU stepper of one step. No run
+//! pair, contact geometry, plane walls, 3D cell list (CPU and GPU), the CPU stepper of one step
+//! and the GPU evaluation of the laws. No run
 //! loop, scenario section or CLI path yet: those come with the shared driver of issue 22.
 //! The force laws themselves live in `crate::laws`; WGSL twins in `shaders/sphere_*.wgsl`.
 //! Model, equations and choices: docs/spheres.md.
@@ -7,6 +8,9 @@
 pub mod cell_list;
 pub mod contact;
 pub mod cpu_stepper;
+pub mod gpu_cell_list;
+pub mod gpu_contact;
+pub mod gpu_pass;
 pub mod pair_law;
 pub mod precision;
 pub mod state;

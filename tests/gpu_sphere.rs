@@ -1,0 +1,176 @@
+//! GPU twins of the sphere kind against the CPU reference. Needs a wgpu adapter (lavapipe is
+//! enough): `gpu_for_tests` panics without one.
+//! - `sphere_cell_list.wgsl`: the candidate list and the carried history equal the CPU's exactly.
+//! - `sphere_contact.wgsl` `pair_force_batch`: forces, normal force, rolling torque, energy and
+//!   new history of random contacts of both laws agree with `contact::pair_force` within
+//!   4e-6 relative to the largest component of each vector (a few f32 ulp: the driver may fuse
+//!   a product into an FMA and sqrt may differ by 1 ulp).
+
+use softdem::gpu::context::gpu_for_tests;
+use softdem::laws::vec3::norm;
+use softdem::spheres::cell_list::{build_neighbor_list, carry_history, fit_grid};
+use softdem::spheres::contact::pair_force;
+use softdem::spheres::gpu_cell_list::GpuCellList;
+use softdem::spheres::gpu_contact::GpuPairForce;
+use softdem::spheres::pair_law::{PairLaw, SphereMaterial};
+use softdem::spheres::{ContactGeometry, ContactHistory, SphereParams, SphereState};
+
+/// Deterministic pseudo-random numbers in [0, 1) (splitmix64).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn sym(&mut self) -> f32 {
+        (2.0 * self.next() - 1.0) as f32
+    }
+}
+
+fn random_spheres(seed: u64, n: usize, side: f64) -> Vec<SphereState> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let p = [rng.next() * side, rng.next() * side, rng.next() * side];
+            SphereState::solid(p, 0.005 + 0.01 * rng.next(), 1000.0, 0)
+        })
+        .collect()
+}
+
+#[test]
+fn gpu_cell_list_equals_cpu_and_carries_the_same_history() {
+    let ctx = gpu_for_tests();
+    let gpu = GpuCellList::new(&ctx).unwrap();
+    for (seed, n, side) in [(11u64, 1500usize, 0.2), (12, 3000, 0.3)] {
+        let mut s = random_spheres(seed, n, side);
+        let mut p = SphereParams {
+            skin: 0.002,
+            ..Default::default()
+        };
+        fit_grid(&mut p, &s);
+        let cpu = build_neighbor_list(&p, &s);
+        let (got, hist) = gpu.build(&ctx, &p, &s, &Default::default(), &[]).unwrap();
+        assert_eq!(got, cpu, "seed {seed}: first build");
+        assert!(hist.iter().all(|h| *h == ContactHistory::default()));
+        // Second build after a move, with tagged history to carry.
+        let tagged: Vec<ContactHistory> = cpu
+            .pairs()
+            .iter()
+            .map(|&(i, j)| ContactHistory {
+                tangential: [i as f32, j as f32, 0.5],
+                rolling: [1.0, 2.0, 3.0],
+                ..Default::default()
+            })
+            .collect();
+        let mut rng = Rng(seed + 100);
+        for x in &mut s {
+            for k in 0..3 {
+                x.pos_hi[k] += (0.006 * (rng.next() - 0.5)) as f32;
+            }
+        }
+        fit_grid(&mut p, &s);
+        let cpu2 = build_neighbor_list(&p, &s);
+        let cpu_hist = carry_history(&cpu, &tagged, &cpu2);
+        let (got2, gpu_hist) = gpu.build(&ctx, &p, &s, &cpu, &tagged).unwrap();
+        assert_eq!(got2, cpu2, "seed {seed}: rebuild");
+        assert_eq!(gpu_hist, cpu_hist, "seed {seed}: carried history");
+        assert!(cpu_hist.iter().filter(|h| h.tangential[2] == 0.5).count() > 100);
+    }
+}
+
+fn close(what: &str, k: usize, a: [f32; 3], b: [f32; 3], tol: f32) {
+    let scale = norm(a).max(norm(b)).max(1e-30);
+    for c in 0..3 {
+        assert!(
+            (a[c] - b[c]).abs() <= tol * scale,
+            "contact {k}: {what}[{c}]: gpu {:?} cpu {:?}",
+            a,
+            b
+        );
+    }
+}
+
+#[test]
+fn gpu_pair_force_batch_matches_the_cpu_laws() {
+    let ctx = gpu_for_tests();
+    let mut rubber = SphereMaterial::RUBBER;
+    rubber.rolling_friction = 0.05;
+    let laws = vec![
+        PairLaw::hertz_mindlin(&SphereMaterial::HYDROGEL, &SphereMaterial::HYDROGEL),
+        PairLaw::hertz_mindlin(&rubber, &rubber),
+        PairLaw::linear(2e3, 1e3, 0.8, 0.3),
+    ];
+    let mut rng = Rng(77);
+    let n = 4096;
+    let mut geometry = Vec::with_capacity(n);
+    let mut law_index = Vec::with_capacity(n);
+    let mut history = Vec::with_capacity(n);
+    for k in 0..n {
+        let nv = [rng.sym(), rng.sym(), rng.sym()];
+        let l = norm(nv);
+        let r_star = 0.002 + 0.01 * rng.next() as f32;
+        geometry.push(ContactGeometry {
+            normal: [nv[0] / l, nv[1] / l, nv[2] / l],
+            // Some contacts open (δ ≤ 0), most closed.
+            delta: (rng.next() as f32 - 0.1) * 0.05 * r_star,
+            v_rel: [rng.sym(), rng.sym(), rng.sym()],
+            r_star,
+            w_rel: [50.0 * rng.sym(), 50.0 * rng.sym(), 50.0 * rng.sym()],
+            m_star: 1e-3 * (0.1 + rng.next() as f32),
+        });
+        law_index.push((k % 3) as u32);
+        // Histories from zero to beyond the Coulomb cap (sliding).
+        let s = if k % 4 == 0 {
+            0.0
+        } else {
+            10f32.powf(rng.sym() * 2.0 - 1.0)
+        };
+        history.push(ContactHistory {
+            tangential: [s * rng.sym(), s * rng.sym(), s * rng.sym()],
+            rolling: [1e-3 * s * rng.sym(), 1e-3 * s * rng.sym(), 1e-3 * s * rng.sym()],
+            ..Default::default()
+        });
+    }
+    let dt = 1e-5;
+    let gpu = GpuPairForce::new(&ctx).unwrap();
+    let (forces, new_history) = gpu.run(&ctx, dt, &laws, &geometry, &law_index, &history).unwrap();
+    let (mut sliding, mut open) = (0, 0);
+    for k in 0..n {
+        let (f, h) = pair_force(&laws[law_index[k] as usize], &geometry[k], dt, &history[k]);
+        let g = forces[k];
+        let tol = 4e-6;
+        assert!(
+            (g.f_n - f.f_n).abs() <= tol * f.f_n.abs().max(1e-30),
+            "contact {k}: f_n {} vs {}",
+            g.f_n,
+            f.f_n
+        );
+        assert!(
+            (g.energy - f.energy).abs() <= tol * f.energy.abs().max(1e-30),
+            "contact {k}: energy"
+        );
+        close("force", k, g.force, f.force, tol);
+        close("rolling torque", k, g.rolling_torque, f.rolling_torque, tol);
+        close("tangential history", k, new_history[k].tangential, h.tangential, tol);
+        close("rolling history", k, new_history[k].rolling, h.rolling, tol);
+        if geometry[k].delta <= 0.0 {
+            open += 1;
+        } else {
+            let law = &laws[law_index[k] as usize];
+            let mu = if law.kind == 0 { law.mindlin.mu } else { law.linear.mu };
+            let n_vec = geometry[k].normal;
+            let t = [0, 1, 2].map(|c| f.force[c] - n_vec[c] * f.f_n);
+            if f.f_n > 0.0 && (norm(t) - mu * f.f_n).abs() < 1e-4 * mu * f.f_n {
+                sliding += 1;
+            }
+        }
+    }
+    println!("{n} contacts, {open} open, {sliding} at the Coulomb cap");
+    assert!(
+        open > 100 && sliding > 100,
+        "the batch covers open and sliding contacts"
+    );
+}
