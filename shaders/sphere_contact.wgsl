@@ -1,7 +1,7 @@
-// sphere_contact.wgsl: the law of one contact from its geometry and history, `pair_force`, twin
-// of src/spheres/contact.rs, and `pair_force_batch`, one thread per contact of a batch of
-// geometries (what the GPU stepper's pair pass will call after forming the geometry).
-// Includes sphere_state, hertz, mindlin, linear_spring_dashpot, rolling_resistance.
+// sphere_contact.wgsl: one contact, twin of src/spheres/contact.rs (same names and steps): the
+// law table record, the geometry of two spheres, and `pair_force`, the law of the pair applied
+// to a geometry and a history. Functions only; kernels: sphere_law_batch.wgsl, sphere_step.wgsl.
+// Uses sphere_state, hertz, mindlin, linear_spring_dashpot, rolling_resistance.
 
 struct PairLaw {
     kind: u32,
@@ -77,22 +77,50 @@ fn pair_force(law: PairLaw, g: ContactGeometry, dt: f32, h: ContactHistory) -> P
     return r;
 }
 
-@group(0) @binding(1) var<storage, read> laws: array<PairLaw>;
-@group(0) @binding(2) var<storage, read> geometry: array<ContactGeometry>;
-@group(0) @binding(3) var<storage, read> law_index: array<u32>;
-@group(0) @binding(4) var<storage, read_write> history: array<ContactHistory>;
-@group(0) @binding(5) var<storage, read_write> result: array<PairForce>;
+// Branch vectors to the middle of the overlap: l_i = −(r_i − δ/2) n, l_j = (r_j − δ/2) n.
+struct Branches {
+    l_i: vec3<f32>,
+    l_j: vec3<f32>,
+}
 
-const PAIR_WG: u32 = 64u;
+fn branch_vectors(n: vec3<f32>, delta: f32, r_i: f32, r_j: f32) -> Branches {
+    return Branches(n * -(r_i - 0.5 * delta), n * (r_j - 0.5 * delta));
+}
 
-// One contact per thread: result[k] and the new history[k] (twin: contact::pair_force).
-@compute @workgroup_size(64)
-fn pair_force_batch(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = linear_id(wid, lid, nwg, PAIR_WG);
-    if (k >= sp.n_items) {
-        return;
+struct PairGeometry {
+    g: ContactGeometry,
+    b: Branches,
+}
+
+fn v3_cross(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+// Geometry of spheres i and j (δ = 0 and zero vectors when apart).
+fn sphere_pair_geometry(a: SphereState, b: SphereState) -> PairGeometry {
+    var out: PairGeometry;
+    let d = df3_sub(a.pos_hi, a.pos_lo, b.pos_hi, b.pos_lo);
+    let dist = v3_norm(d);
+    let delta = a.radius + b.radius - dist;
+    if (delta <= 0.0 || dist <= 0.0) {
+        return out;
     }
-    let out = pair_force(laws[law_index[k]], geometry[k], sp.dt, history[k]);
-    result[k] = out.force;
-    history[k] = out.history;
+    let n = d * (1.0 / dist);
+    let br = branch_vectors(n, delta, a.radius, b.radius);
+    let v_i = a.vel + v3_cross(a.omega, br.l_i);
+    let v_j = b.vel + v3_cross(b.omega, br.l_j);
+    out.g = ContactGeometry(n, delta, v_i - v_j, a.radius * b.radius / (a.radius + b.radius), a.omega - b.omega,
+        a.mass * b.mass / (a.mass + b.mass));
+    out.b = br;
+    return out;
+}
+
+// Force, torques, normal force and energy of one pair in a step (twin: cpu_stepper::PairOut).
+struct PairOut {
+    force: vec3<f32>,
+    f_n: f32,
+    torque_i: vec3<f32>,
+    energy: f32,
+    torque_j: vec3<f32>,
+    _pad: f32,
 }

@@ -34,7 +34,7 @@ struct SphereParams {
     grid_origin: vec3<f32>,
     n_cells: u32,
     grid_dims: vec3<u32>,
-    _pad: u32,
+    n_materials: u32,
 }
 
 struct PlaneWall {

@@ -36,6 +36,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
     ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
     ("sphere_cell_list", include_str!("../shaders/sphere_cell_list.wgsl")),
+    ("sphere_law_batch", include_str!("../shaders/sphere_law_batch.wgsl")),
+    ("sphere_wall", include_str!("../shaders/sphere_wall.wgsl")),
+    ("sphere_step", include_str!("../shaders/sphere_step.wgsl")),
 ];
 
 /// Force-law libraries (function-only files) compiled in front of a kernel.
@@ -67,6 +70,30 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
         ],
     ),
     ("sphere_cell_list", &["sphere_state"]),
+    ("sphere_law_batch", SPHERE_LAWS),
+    ("sphere_wall", SPHERE_LAWS),
+    (
+        "sphere_step",
+        &[
+            "sphere_state",
+            "hertz",
+            "mindlin",
+            "linear_spring_dashpot",
+            "rolling_resistance",
+            "sphere_contact",
+            "sphere_wall",
+        ],
+    ),
+];
+
+/// The sphere records and every sphere law, in front of the sphere kernels.
+const SPHERE_LAWS: &[&str] = &[
+    "sphere_state",
+    "hertz",
+    "mindlin",
+    "linear_spring_dashpot",
+    "rolling_resistance",
+    "sphere_contact",
 ];
 
 fn source_of(name: &str) -> Option<&'static str> {

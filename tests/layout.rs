@@ -83,7 +83,7 @@ fn sphere_records_have_identical_layouts() {
         n_items => "n_items", n_walls => "n_walls", opaque_zero => "opaque_zero",
         global_damping => "global_damping", local_damping => "local_damping", skin => "skin",
         cell_size => "cell_size", grid_origin => "grid_origin", n_cells => "n_cells",
-        grid_dims => "grid_dims", _pad => "_pad"]);
+        grid_dims => "grid_dims", n_materials => "n_materials"]);
     check_record!(PlaneWall, "PlaneWall", [point_hi => "point_hi", material => "material", point_lo => "point_lo",
         _pad0 => "_pad0", normal => "normal", _pad1 => "_pad1", velocity => "velocity", _pad2 => "_pad2",
         force => "force", _pad3 => "_pad3", torque => "torque", _pad4 => "_pad4"]);
@@ -99,6 +99,8 @@ fn sphere_records_have_identical_layouts() {
         r_star => "r_star", w_rel => "w_rel", m_star => "m_star"]);
     check_record!(ContactHistory, "ContactHistory", [tangential => "tangential", _pad0 => "_pad0",
         rolling => "rolling", _pad1 => "_pad1"]);
+    check_record!(softdem::spheres::cpu_stepper::PairOut, "PairOut", [force => "force", f_n => "f_n",
+        torque_i => "torque_i", energy => "energy", torque_j => "torque_j", _pad => "_pad"]);
     check_record!(PairForce, "PairForce", [force => "force", f_n => "f_n", rolling_torque => "rolling_torque",
         energy => "energy"]);
     // A uniform buffer's size must be a multiple of 16 bytes.

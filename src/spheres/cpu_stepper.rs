@@ -20,15 +20,19 @@ use super::wall::{wall_geometry, PlaneWall};
 use crate::laws::vec3::{add, cross, scale, sub, V3};
 use rayon::prelude::*;
 
-/// Force, torques and normal force of one candidate pair in the last step.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// Force, torques, normal force and energy of one candidate pair (or sphere–wall contact) in
+/// the last step (48 bytes; `PairOut` in `shaders/sphere_contact.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PairOut {
     /// Force on i (j gets −force).
     pub force: V3,
-    pub torque_i: V3,
-    pub torque_j: V3,
     pub f_n: f32,
+    pub torque_i: V3,
     pub energy: f32,
+    /// Torque on j (on a wall: about the wall's point).
+    pub torque_j: V3,
+    pub _pad: f32,
 }
 
 /// A sphere system stepped on the CPU.
@@ -65,6 +69,7 @@ impl CpuSpheres {
     ) -> CpuSpheres {
         params.n_spheres = states.len() as u32;
         params.n_walls = walls.len() as u32;
+        params.n_materials = laws.n_materials as u32;
         let n = states.len();
         let nw = walls.len();
         let mut sys = CpuSpheres {
@@ -130,28 +135,7 @@ impl CpuSpheres {
         let new = build_neighbor_list(&self.params, &self.states);
         self.history = carry_history(&self.list, &self.history, &new);
         self.list = new;
-        let n = self.states.len();
-        self.owner = vec![0; self.list.len()];
-        let mut count = vec![0u32; n + 1];
-        for i in 0..n {
-            for k in self.list.start[i]..self.list.start[i + 1] {
-                self.owner[k as usize] = i as u32;
-                count[i] += 1;
-                count[self.list.partner[k as usize] as usize] += 1;
-            }
-        }
-        let total = crate::cpu::scan::prefix_scan(&mut count[..n]);
-        count[n] = total;
-        let mut cursor = count.clone();
-        self.incident = vec![0; total as usize];
-        for k in 0..self.list.len() {
-            let (i, j) = (self.owner[k] as usize, self.list.partner[k] as usize);
-            self.incident[cursor[i] as usize] = (k as u32) << 1;
-            cursor[i] += 1;
-            self.incident[cursor[j] as usize] = ((k as u32) << 1) | 1;
-            cursor[j] += 1;
-        }
-        self.incident_start = count;
+        (self.owner, self.incident_start, self.incident) = incident_lists(&self.list);
         self.pair_out = vec![PairOut::default(); self.list.len()];
         self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
         self.rebuilds += 1;
@@ -177,6 +161,33 @@ impl CpuSpheres {
             })
             .sum()
     }
+}
+
+/// Owner i of every pair of `list`, and per sphere its pairs in pair order as CSR
+/// (`start`, entries pair << 1 | 1 when the sphere is the pair's j), by count → scan → fill.
+pub fn incident_lists(list: &NeighborList) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = list.start.len().saturating_sub(1);
+    let mut owner = vec![0u32; list.len()];
+    let mut count = vec![0u32; n + 1];
+    for i in 0..n {
+        for k in list.start[i]..list.start[i + 1] {
+            owner[k as usize] = i as u32;
+            count[i] += 1;
+            count[list.partner[k as usize] as usize] += 1;
+        }
+    }
+    let total = crate::cpu::scan::prefix_scan(&mut count[..n]);
+    count[n] = total;
+    let mut cursor = count.clone();
+    let mut incident = vec![0u32; total as usize];
+    for k in 0..list.len() {
+        let (i, j) = (owner[k] as usize, list.partner[k] as usize);
+        incident[cursor[i] as usize] = (k as u32) << 1;
+        cursor[i] += 1;
+        incident[cursor[j] as usize] = ((k as u32) << 1) | 1;
+        cursor[j] += 1;
+    }
+    (owner, count, incident)
 }
 
 /// v += h f/m, ω += h τ/I (half of velocity Verlet, eq 1).
@@ -218,6 +229,7 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
                 torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
                 f_n: pf.f_n,
                 energy: pf.energy,
+                _pad: 0.0,
             };
         });
 }
@@ -248,6 +260,7 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
                 torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
                 f_n: pf.f_n,
                 energy: pf.energy,
+                _pad: 0.0,
             };
         });
 }

@@ -1,5 +1,5 @@
 //! GPU evaluation of the pair laws on a batch of contact geometries (`pair_force_batch` in
-//! `shaders/sphere_contact.wgsl`), the twin of `contact::pair_force` applied to each. The GPU
+//! `shaders/sphere_law_batch.wgsl`), the twin of `contact::pair_force` applied to each. The GPU
 //! stepper's pair pass will form the geometry in the same kernel; this batch form is what the
 //! CPU/GPU comparison of the laws runs on (`tests/gpu_sphere.rs`).
 
@@ -19,7 +19,7 @@ pub struct GpuPairForce {
 impl GpuPairForce {
     pub fn new(ctx: &GpuContext) -> anyhow::Result<Self> {
         Ok(GpuPairForce {
-            kernel: Kernel::new(ctx, "sphere_contact", "pair_force_batch")?,
+            kernel: Kernel::new(ctx, "sphere_law_batch", "pair_force_batch")?,
         })
     }
 

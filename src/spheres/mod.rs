@@ -11,6 +11,7 @@ pub mod cpu_stepper;
 pub mod gpu_cell_list;
 pub mod gpu_contact;
 pub mod gpu_pass;
+pub mod gpu_stepper;
 pub mod pair_law;
 pub mod precision;
 pub mod state;

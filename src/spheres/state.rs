@@ -82,5 +82,6 @@ pub struct SphereParams {
     pub n_cells: u32,
     /// Cells along x, y, z.
     pub grid_dims: [u32; 3],
-    pub _pad: u32,
+    /// Materials of the law table (n × n records).
+    pub n_materials: u32,
 }
