@@ -1,7 +1,7 @@
 // sphere_contact.wgsl: one contact, twin of src/spheres/contact.rs (same names and steps): the
 // law table record, the geometry of two spheres, and `pair_force`, the law of the pair applied
 // to a geometry and a history. Functions only; kernels: sphere_law_batch.wgsl, sphere_step.wgsl.
-// Uses sphere_state, hertz, mindlin, linear_spring_dashpot, rolling_resistance.
+// Uses sphere_state, hertz, mindlin, linear_spring_dashpot, rolling_resistance, mc_stress.
 
 struct PairLaw {
     kind: u32,
@@ -10,7 +10,7 @@ struct PairLaw {
     mindlin: MindlinParams,
     linear: LinearSpringDashpotParams,
     rolling: RollingParams,
-    _pad1: vec2<u32>,
+    mc: McStressParams,
 }
 
 const LAW_HERTZ_MINDLIN: u32 = 0u;
@@ -37,40 +37,52 @@ struct PairResult {
     history: ContactHistory,
 }
 
-fn pair_force(law: PairLaw, g: ContactGeometry, dt: f32, h: ContactHistory) -> PairResult {
+// The classical normal force of the pair's law (eq 3 or linear), ≥ 0.
+fn classical_normal_force(law: PairLaw, g: ContactGeometry) -> f32 {
+    let delta_dot = -v3_dot(g.v_rel, g.normal);
+    if (law.kind == LAW_HERTZ_MINDLIN) {
+        return hertz_normal_force(law.hertz, g.r_star, g.m_star, g.delta, delta_dot);
+    }
+    return linear_normal_force(law.linear, g.m_star, g.delta, delta_dot);
+}
+
+// The pair's law plus f_mc, the MC-stress correction of eq 10 (0 for classical DEM).
+fn pair_force(law: PairLaw, g: ContactGeometry, dt: f32, h: ContactHistory, f_mc: f32) -> PairResult {
     var r: PairResult;
     if (g.delta <= 0.0) {
         return r;
     }
     let n = g.normal;
-    let delta_dot = -v3_dot(g.v_rel, n);
     let v_t = v3_tangential(g.v_rel, n);
-    var f_n: f32;
+    let f_classical = classical_normal_force(law, g);
+    let f_n = f_classical + f_mc;
+    var f_cap = f_n;
+    if ((law.mc.options & MC_CAP_HERTZ) != 0u) {
+        f_cap = f_classical;
+    }
     var k_n: f32;
     var k_t: f32;
     var gamma_t: f32;
     var mu: f32;
     var energy: f32;
     if (law.kind == LAW_HERTZ_MINDLIN) {
-        f_n = hertz_normal_force(law.hertz, g.r_star, g.m_star, g.delta, delta_dot);
         k_n = hertz_elastic_force(law.hertz, g.r_star, g.delta) / g.delta;
         k_t = mindlin_stiffness(law.mindlin, g.r_star, g.delta);
         gamma_t = mindlin_damping(law.mindlin, k_t, g.m_star);
         mu = law.mindlin.mu;
         energy = hertz_energy(law.hertz, g.r_star, g.delta);
     } else {
-        f_n = linear_normal_force(law.linear, g.m_star, g.delta, delta_dot);
         k_n = law.linear.k_n;
         k_t = law.linear.k_t;
         gamma_t = linear_tangential_damping(law.linear, g.m_star);
         mu = law.linear.mu;
         energy = linear_energy(law.linear, g.delta);
     }
-    let t = tangential_spring_force(k_t, gamma_t, mu * f_n, n, v_t, dt, h.tangential);
+    let t = tangential_spring_force(k_t, gamma_t, mu * f_cap, n, v_t, dt, h.tangential);
     energy += mindlin_energy(k_t, t.history);
     var m_r = vec3<f32>(0.0);
     if (law.rolling.mu_r > 0.0) {
-        m_r = rolling_torque(law.rolling, k_n, g.r_star, f_n, n, g.w_rel, dt, h.rolling);
+        m_r = rolling_torque(law.rolling, k_n, g.r_star, f_cap, n, g.w_rel, dt, h.rolling);
     }
     r.force = PairForce(n * f_n + t.force, f_n, m_r, energy);
     r.history = ContactHistory(t.history, 0.0, m_r, 0.0);

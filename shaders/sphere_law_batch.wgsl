@@ -18,7 +18,7 @@ fn pair_force_batch(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
     if (k >= sp.n_items) {
         return;
     }
-    let out = pair_force(laws[law_index[k]], geometry[k], sp.dt, history[k]);
+    let out = pair_force(laws[law_index[k]], geometry[k], sp.dt, history[k], 0.0);
     result[k] = out.force;
     history[k] = out.history;
 }

@@ -97,7 +97,8 @@ fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
         let b = spheres[partner[k]];
         let pg = sphere_pair_geometry(a, b);
-        let r = pair_force(law_of(a.material, b.material), pg.g, sp.dt, history[k]);
+        // Classical DEM on the GPU for now: the MC-stress passes are CPU-only (cpu_stepper).
+        let r = pair_force(law_of(a.material, b.material), pg.g, sp.dt, history[k], 0.0);
         history[k] = r.history;
         let f = r.force;
         pair_out[k] = PairOut(f.force, f.f_n, v3_cross(pg.b.l_i, f.force) + f.rolling_torque, f.energy,
@@ -115,7 +116,7 @@ fn wall_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     let s = spheres[k / sp.n_walls];
     let w = walls[k % sp.n_walls];
     let wg = wall_geometry(w, s);
-    let r = pair_force(law_of(s.material, w.material), wg.g, sp.dt, wall_history[k]);
+    let r = pair_force(law_of(s.material, w.material), wg.g, sp.dt, wall_history[k], 0.0);
     wall_history[k] = r.history;
     let f = r.force;
     wall_out[k] = PairOut(f.force, f.f_n, v3_cross(wg.l_i, f.force) + f.rolling_torque, f.energy,

@@ -33,6 +33,7 @@ pub const KERNELS: &[(&str, &str)] = &[
         include_str!("../shaders/linear_spring_dashpot.wgsl"),
     ),
     ("rolling_resistance", include_str!("../shaders/rolling_resistance.wgsl")),
+    ("mc_stress", include_str!("../shaders/mc_stress.wgsl")),
     ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
     ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
     ("sphere_cell_list", include_str!("../shaders/sphere_cell_list.wgsl")),
@@ -67,6 +68,7 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
             "mindlin",
             "linear_spring_dashpot",
             "rolling_resistance",
+            "mc_stress",
         ],
     ),
     ("sphere_cell_list", &["sphere_state"]),
@@ -80,6 +82,7 @@ pub const INCLUDES: &[(&str, &[&str])] = &[
             "mindlin",
             "linear_spring_dashpot",
             "rolling_resistance",
+            "mc_stress",
             "sphere_contact",
             "sphere_wall",
         ],
@@ -93,6 +96,7 @@ const SPHERE_LAWS: &[&str] = &[
     "mindlin",
     "linear_spring_dashpot",
     "rolling_resistance",
+    "mc_stress",
     "sphere_contact",
 ];
 

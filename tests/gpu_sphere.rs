@@ -139,7 +139,7 @@ fn gpu_pair_force_batch_matches_the_cpu_laws() {
     let (forces, new_history) = gpu.run(&ctx, dt, &laws, &geometry, &law_index, &history).unwrap();
     let (mut sliding, mut open) = (0, 0);
     for k in 0..n {
-        let (f, h) = pair_force(&laws[law_index[k] as usize], &geometry[k], dt, &history[k]);
+        let (f, h) = pair_force(&laws[law_index[k] as usize], &geometry[k], dt, &history[k], 0.0);
         let g = forces[k];
         let tol = 4e-6;
         assert!(

@@ -94,7 +94,9 @@ fn sphere_records_have_identical_layouts() {
         beta_e => "beta_e", mu => "mu"]);
     check_record!(RollingParams, "RollingParams", [mu_r => "mu_r", _pad => "_pad"]);
     check_record!(PairLaw, "PairLaw", [kind => "kind", _pad0 => "_pad0", hertz => "hertz", mindlin => "mindlin",
-        linear => "linear", rolling => "rolling", _pad1 => "_pad1"]);
+        linear => "linear", rolling => "rolling", mc => "mc"]);
+    check_record!(softdem::laws::mc_stress::McStressParams, "McStressParams", [beta => "beta", nu => "nu",
+        pressure_factor => "pressure_factor", options => "options"]);
     check_record!(ContactGeometry, "ContactGeometry", [normal => "normal", delta => "delta", v_rel => "v_rel",
         r_star => "r_star", w_rel => "w_rel", m_star => "m_star"]);
     check_record!(ContactHistory, "ContactHistory", [tangential => "tangential", _pad0 => "_pad0",

@@ -7,6 +7,7 @@ use super::precision::df3_sub;
 use super::state::SphereState;
 use crate::laws::hertz::{hertz_elastic_force, hertz_energy, hertz_normal_force};
 use crate::laws::linear_spring_dashpot::{linear_energy, linear_normal_force, linear_tangential_damping};
+use crate::laws::mc_stress::MC_CAP_HERTZ;
 use crate::laws::mindlin::{mindlin_damping, mindlin_energy, mindlin_stiffness, tangential_spring_force};
 use crate::laws::rolling_resistance::rolling_torque;
 use crate::laws::vec3::{add, cross, dot, norm, scale, sub, tangential, V3};
@@ -47,24 +48,48 @@ pub struct PairForce {
     pub energy: f32,
 }
 
-/// The force of `law` on a contact of geometry `g` (δ > 0) with history `h`; returns the force
-/// and the new history. δ ≤ 0: no force and a cleared history.
+/// The classical normal force of the pair's law (eq 3, or the linear spring–dashpot), ≥ 0:
+/// what MC-stress's first pass sums into the particle stress.
 #[inline]
-pub fn pair_force(law: &PairLaw, g: &ContactGeometry, dt: f32, h: &ContactHistory) -> (PairForce, ContactHistory) {
+pub fn classical_normal_force(law: &PairLaw, g: &ContactGeometry) -> f32 {
+    let delta_dot = -dot(g.v_rel, g.normal);
+    if law.kind == LAW_HERTZ_MINDLIN {
+        hertz_normal_force(&law.hertz, g.r_star, g.m_star, g.delta, delta_dot)
+    } else {
+        linear_normal_force(&law.linear, g.m_star, g.delta, delta_dot)
+    }
+}
+
+/// The force of `law` on a contact of geometry `g` (δ > 0) with history `h`, plus `f_mc`, the
+/// MC-stress correction of eq 10 (0 for classical DEM); returns the force and the new history.
+/// δ ≤ 0: no force and a cleared history.
+#[inline]
+pub fn pair_force(
+    law: &PairLaw,
+    g: &ContactGeometry,
+    dt: f32,
+    h: &ContactHistory,
+    f_mc: f32,
+) -> (PairForce, ContactHistory) {
     if g.delta <= 0.0 {
         return (PairForce::default(), ContactHistory::default());
     }
     let n = g.normal;
-    let delta_dot = -dot(g.v_rel, n);
     let v_t = tangential(g.v_rel, n);
-    let f_n: f32;
+    let f_classical = classical_normal_force(law, g);
+    let f_n = f_classical + f_mc;
+    // The normal force that caps friction (and rolling): the corrected one unless MC_CAP_HERTZ.
+    let f_cap = if (law.mc.options & MC_CAP_HERTZ) != 0 {
+        f_classical
+    } else {
+        f_n
+    };
     let k_n: f32;
     let k_t: f32;
     let gamma_t: f32;
     let mu: f32;
     let mut energy: f32;
     if law.kind == LAW_HERTZ_MINDLIN {
-        f_n = hertz_normal_force(&law.hertz, g.r_star, g.m_star, g.delta, delta_dot);
         // Secant stiffness f_el/δ for the rolling spring (LIGGGHTS' k_n of the Hertz model).
         k_n = hertz_elastic_force(&law.hertz, g.r_star, g.delta) / g.delta;
         k_t = mindlin_stiffness(&law.mindlin, g.r_star, g.delta);
@@ -72,17 +97,16 @@ pub fn pair_force(law: &PairLaw, g: &ContactGeometry, dt: f32, h: &ContactHistor
         mu = law.mindlin.mu;
         energy = hertz_energy(&law.hertz, g.r_star, g.delta);
     } else {
-        f_n = linear_normal_force(&law.linear, g.m_star, g.delta, delta_dot);
         k_n = law.linear.k_n;
         k_t = law.linear.k_t;
         gamma_t = linear_tangential_damping(&law.linear, g.m_star);
         mu = law.linear.mu;
         energy = linear_energy(&law.linear, g.delta);
     }
-    let t = tangential_spring_force(k_t, gamma_t, mu * f_n, n, v_t, dt, h.tangential);
+    let t = tangential_spring_force(k_t, gamma_t, mu * f_cap, n, v_t, dt, h.tangential);
     energy += mindlin_energy(k_t, t.history);
     let m_r = if law.rolling.mu_r > 0.0 {
-        rolling_torque(&law.rolling, k_n, g.r_star, f_n, n, g.w_rel, dt, h.rolling)
+        rolling_torque(&law.rolling, k_n, g.r_star, f_cap, n, g.w_rel, dt, h.rolling)
     } else {
         [0.0; 3]
     };

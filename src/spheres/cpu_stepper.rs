@@ -7,16 +7,22 @@
 //!   kick(Δt/2) → drift (spheres, walls) → rebuild the list if some sphere moved > skin/2
 //!   (history carried by key) → pair_pass → wall_pass → gather → wall_gather → kick(Δt/2).
 //!
+//! With MC-stress in the law table (`laws::mc_stress`, paper eq 9–10 and Appendix), the force
+//! evaluation has the paper's two passes in front: `normal_pass` (classical f_n of every contact,
+//! its l·f terms) and `stress_pass` (tr σ of every sphere, gathered in the same fixed order);
+//! `pair_pass` and `wall_pass` then add the correction β ν A_ij P_ij.
+//!
 //! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
 //! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
 //! driver of issue 22.
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
-use super::contact::{pair_force, sphere_pair_geometry, ContactHistory};
+use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
 use super::wall::{wall_geometry, PlaneWall};
+use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
 use crate::laws::vec3::{add, cross, scale, sub, V3};
 use rayon::prelude::*;
 
@@ -55,6 +61,12 @@ pub struct CpuSpheres {
     pub wall_out: Vec<PairOut>,
     /// Positions at the last list build.
     pub x_ref: Vec<V3>,
+    /// MC-stress: whether the law table uses it, the l·f terms of each pair (for i, for j) and
+    /// each wall contact, and tr σ of each sphere (eq 9), all of the last force evaluation.
+    pub mc: bool,
+    pub pair_trace: Vec<[f32; 2]>,
+    pub wall_trace: Vec<f32>,
+    pub stress_trace: Vec<f32>,
     pub rebuilds: u64,
     pub steps: u64,
 }
@@ -75,7 +87,6 @@ impl CpuSpheres {
         let mut sys = CpuSpheres {
             params,
             forces: vec![SphereForce::default(); n],
-            laws,
             walls,
             list: NeighborList::default(),
             owner: Vec::new(),
@@ -86,9 +97,14 @@ impl CpuSpheres {
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
             x_ref: Vec::new(),
+            mc: laws.has_mc_stress(),
+            pair_trace: Vec::new(),
+            wall_trace: vec![0.0; n * nw],
+            stress_trace: vec![0.0; n],
             rebuilds: 0,
             steps: 0,
             states,
+            laws,
         };
         sys.rebuild();
         let saved = (sys.history.clone(), sys.wall_history.clone());
@@ -114,6 +130,10 @@ impl CpuSpheres {
     }
 
     fn compute_forces(&mut self) {
+        if self.mc {
+            normal_pass(self);
+            stress_pass(self);
+        }
         pair_pass(self);
         wall_pass(self);
         gather(self);
@@ -137,6 +157,7 @@ impl CpuSpheres {
         self.list = new;
         (self.owner, self.incident_start, self.incident) = incident_lists(&self.list);
         self.pair_out = vec![PairOut::default(); self.list.len()];
+        self.pair_trace = vec![[0.0; 2]; self.list.len()];
         self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
         self.rebuilds += 1;
     }
@@ -207,21 +228,85 @@ pub fn drift(states: &mut [SphereState], dt: f32) {
     });
 }
 
-/// Every candidate pair: geometry, law, torques l × f (plus rolling torques), new history.
+/// MC-stress pass 1 (eq 9): the classical normal force of every contact and its l·f terms,
+/// −(r − δ/2) f_n for each sphere of a pair and for the sphere of a wall contact.
+pub fn normal_pass(sys: &mut CpuSpheres) {
+    let (states, laws, walls) = (&sys.states, &sys.laws, &sys.walls);
+    let (list, owner) = (&sys.list, &sys.owner);
+    sys.pair_trace.par_iter_mut().enumerate().for_each(|(k, t)| {
+        let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
+        let (g, _, _) = sphere_pair_geometry(a, b);
+        *t = if g.delta > 0.0 {
+            let f = classical_normal_force(laws.get(a.material, b.material), &g);
+            [
+                stress_trace_term(a.radius, g.delta, f),
+                stress_trace_term(b.radius, g.delta, f),
+            ]
+        } else {
+            [0.0; 2]
+        };
+    });
+    let nw = walls.len();
+    if nw == 0 {
+        return;
+    }
+    sys.wall_trace.par_iter_mut().enumerate().for_each(|(k, t)| {
+        let (s, w) = (&states[k / nw], &walls[k % nw]);
+        let law = laws.get(s.material, w.material);
+        let (g, _, _) = wall_geometry(w, s);
+        *t = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+            stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
+        } else {
+            0.0
+        };
+    });
+}
+
+/// MC-stress: tr σ_i = (1/V_i) Σ l·f over i's pairs (list order) and walls (wall order).
+pub fn stress_pass(sys: &mut CpuSpheres) {
+    let nw = sys.walls.len();
+    let (states, pair_trace, wall_trace) = (&sys.states, &sys.pair_trace, &sys.wall_trace);
+    let (start, incident) = (&sys.incident_start, &sys.incident);
+    sys.stress_trace.par_iter_mut().enumerate().for_each(|(i, tr)| {
+        let mut sum = 0.0f32;
+        for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+            sum += pair_trace[(e >> 1) as usize][(e & 1) as usize];
+        }
+        for t in &wall_trace[i * nw..(i + 1) * nw] {
+            sum += *t;
+        }
+        *tr = sum / sphere_volume(states[i].radius);
+    });
+}
+
+/// Every candidate pair: geometry, law (with the MC-stress correction when on), torques l × f
+/// (plus rolling torques), new history.
 pub fn pair_pass(sys: &mut CpuSpheres) {
     let states = &sys.states;
     let laws = &sys.laws;
     let dt = sys.params.dt;
     let list = &sys.list;
     let owner = &sys.owner;
+    let (mc, trace, pair_trace) = (sys.mc, &sys.stress_trace, &sys.pair_trace);
     sys.pair_out
         .par_iter_mut()
         .zip(sys.history.par_iter_mut())
         .enumerate()
         .for_each(|(k, (out, hist))| {
-            let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
+            let (i, j) = (owner[k] as usize, list.partner[k] as usize);
+            let (a, b) = (&states[i], &states[j]);
             let (g, l_i, l_j) = sphere_pair_geometry(a, b);
-            let (pf, h) = pair_force(laws.get(a.material, b.material), &g, dt, hist);
+            let law = laws.get(a.material, b.material);
+            let mut f_mc = 0.0;
+            if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
+                let (mut t_i, mut t_j) = (trace[i], trace[j]);
+                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                    t_i -= pair_trace[k][0] / sphere_volume(a.radius);
+                    t_j -= pair_trace[k][1] / sphere_volume(b.radius);
+                }
+                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t_i, t_j);
+            }
+            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
             *hist = h;
             *out = PairOut {
                 force: pf.force,
@@ -244,6 +329,7 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
     let walls = &sys.walls;
     let laws = &sys.laws;
     let dt = sys.params.dt;
+    let (mc, trace, wall_trace) = (sys.mc, &sys.stress_trace, &sys.wall_trace);
     sys.wall_out
         .par_iter_mut()
         .zip(sys.wall_history.par_iter_mut())
@@ -251,7 +337,17 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
         .for_each(|(k, (out, hist))| {
             let (s, w) = (&states[k / nw], &walls[k % nw]);
             let (g, l_i, c) = wall_geometry(w, s);
-            let (pf, h) = pair_force(laws.get(s.material, w.material), &g, dt, hist);
+            let law = laws.get(s.material, w.material);
+            let mut f_mc = 0.0;
+            // A wall has no stress of its own: P comes from the sphere's alone.
+            if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+                let mut t = trace[k / nw];
+                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                    t -= wall_trace[k] / sphere_volume(s.radius);
+                }
+                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
+            }
+            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
             *hist = h;
             *out = PairOut {
                 force: pf.force,

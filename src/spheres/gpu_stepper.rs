@@ -70,6 +70,10 @@ impl GpuSpheres {
         laws: &LawTable,
         walls: &[PlaneWall],
     ) -> anyhow::Result<GpuSpheres> {
+        anyhow::ensure!(
+            !laws.has_mc_stress(),
+            "MC-stress runs on the CPU stepper only: its two GPU passes are not built yet"
+        );
         params.n_spheres = states.len() as u32;
         params.n_walls = walls.len() as u32;
         params.n_materials = laws.n_materials as u32;

@@ -4,6 +4,7 @@
 
 use crate::laws::hertz::HertzParams;
 use crate::laws::linear_spring_dashpot::LinearSpringDashpotParams;
+use crate::laws::mc_stress::{McStressParams, MC_PRESSURE_APPENDIX};
 use crate::laws::mindlin::MindlinParams;
 use crate::laws::mixing::{effective_shear, effective_young, mix_mean, restitution_damping_ratio};
 use crate::laws::rolling_resistance::RollingParams;
@@ -14,7 +15,7 @@ pub const LAW_HERTZ_MINDLIN: u32 = 0;
 /// `PairLaw::kind`: linear spring–dashpot, normal and tangential.
 pub const LAW_LINEAR: u32 = 1;
 
-/// The contact law of one material pair (64 bytes).
+/// The contact law of one material pair (72 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct PairLaw {
@@ -25,7 +26,8 @@ pub struct PairLaw {
     pub mindlin: MindlinParams,
     pub linear: LinearSpringDashpotParams,
     pub rolling: RollingParams,
-    pub _pad1: [u32; 2],
+    /// MC-stress multi-contact correction of the Hertz force (β = 0: classical DEM).
+    pub mc: McStressParams,
 }
 
 /// A material's properties (SI). `young = f64::INFINITY` makes a rigid wall material.
@@ -87,8 +89,21 @@ impl PairLaw {
                 mu_r: mix_mean(a.rolling_friction, b.rolling_friction) as f32,
                 _pad: 0.0,
             },
+            mc: McStressParams {
+                beta: 0.0,
+                nu: mix_mean(a.poisson, b.poisson) as f32,
+                pressure_factor: MC_PRESSURE_APPENDIX,
+                options: 0,
+            },
             ..Default::default()
         }
+    }
+
+    /// This law with MC-stress switched on: prefactor β and `mc_stress::MC_*` option bits.
+    pub fn with_mc_stress(mut self, beta: f64, options: u32) -> PairLaw {
+        self.mc.beta = beta as f32;
+        self.mc.options = options;
+        self
     }
 
     /// Linear spring–dashpot law with stiffnesses k_n, k_t, restitution e and friction μ.
@@ -132,6 +147,19 @@ impl LawTable {
             n_materials: n,
             laws: vec![law; n * n],
         }
+    }
+
+    /// MC-stress on every pair (β, options), as `PairLaw::with_mc_stress`.
+    pub fn with_mc_stress(mut self, beta: f64, options: u32) -> LawTable {
+        for l in &mut self.laws {
+            *l = l.with_mc_stress(beta, options);
+        }
+        self
+    }
+
+    /// Whether some pair uses MC-stress (the stepper then runs its two passes).
+    pub fn has_mc_stress(&self) -> bool {
+        self.laws.iter().any(|l| l.mc.beta != 0.0)
     }
 
     /// Law of materials a, b.
