@@ -8,7 +8,7 @@ use softdem::spheres::{ContactHistory, SphereParams, SphereState};
 /// Deterministic pseudo-random numbers in [0, 1) (splitmix64).
 pub struct Rng(pub u64);
 impl Rng {
-    pub fn next(&mut self) -> f64 {
+    pub fn uniform(&mut self) -> f64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -22,8 +22,8 @@ pub fn random_spheres(seed: u64, n: usize, side: f64) -> Vec<SphereState> {
     let mut rng = Rng(seed);
     (0..n)
         .map(|_| {
-            let p = [rng.next() * side, rng.next() * side, rng.next() * side];
-            SphereState::solid(p, 0.005 + 0.01 * rng.next(), 1000.0, 0)
+            let p = [rng.uniform() * side, rng.uniform() * side, rng.uniform() * side];
+            SphereState::solid(p, 0.005 + 0.01 * rng.uniform(), 1000.0, 0)
         })
         .collect()
 }
@@ -94,7 +94,7 @@ fn history_is_carried_across_a_rebuild_by_key() {
     let mut rng = Rng(5);
     for x in &mut s {
         for k in 0..3 {
-            x.pos_hi[k] += (0.006 * (rng.next() - 0.5)) as f32;
+            x.pos_hi[k] += (0.006 * (rng.uniform() - 0.5)) as f32;
         }
     }
     fit_grid(&mut p, &s);

@@ -9,6 +9,7 @@
 //!   3. f_t = h − γ_t v_t, γ_t = −2 sqrt(5/6) β_e sqrt(k_t m_ij) (LIGGGHTS' tangential dashpot);
 //!   4. if |f_t| > μ f_n: f_t ← μ f_n f_t/|f_t| and h ← f_t + γ_t v_t (the spring holds what the
 //!      cap leaves after the dashpot, as MercuryDPM does), so sliding resumes from the cap.
+//!
 //! The history is the elastic force itself (the paper's incremental eq 4), not a displacement
 //! multiplied by the current k_t as in LIGGGHTS; under constant f_n the two are the same.
 

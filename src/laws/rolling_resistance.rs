@@ -27,8 +27,9 @@ pub fn rolling_stiffness(p: &RollingParams, k_n: f32, r_star: f32) -> f32 {
     2.25 * k_n * p.mu_r * p.mu_r * r_star * r_star
 }
 
-/// The new rolling torque on i (also the history to store).
+/// The new rolling torque on i (also the history to store). The arguments mirror the WGSL twin.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn rolling_torque(
     p: &RollingParams,
     k_n: f32,

@@ -76,13 +76,10 @@ pub fn fit_grid(params: &mut SphereParams, states: &[SphereState]) {
 /// Cell coordinates of a sphere, clamped into the grid.
 #[inline]
 pub fn cell_of(p: &SphereParams, s: &SphereState) -> [u32; 3] {
-    let mut c = [0u32; 3];
-    for k in 0..3 {
+    std::array::from_fn(|k| {
         let x = (s.pos_hi[k] + s.pos_lo[k] - p.grid_origin[k]) / p.cell_size;
-        let f = x.floor().max(0.0).min((p.grid_dims[k] - 1) as f32);
-        c[k] = f as u32;
-    }
-    c
+        x.floor().max(0.0).min((p.grid_dims[k] - 1) as f32) as u32
+    })
 }
 
 #[inline]

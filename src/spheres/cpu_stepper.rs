@@ -201,8 +201,8 @@ pub fn incident_lists(list: &NeighborList) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     count[n] = total;
     let mut cursor = count.clone();
     let mut incident = vec![0u32; total as usize];
-    for k in 0..list.len() {
-        let (i, j) = (owner[k] as usize, list.partner[k] as usize);
+    for (k, (&i, &j)) in owner.iter().zip(&list.partner).enumerate() {
+        let (i, j) = (i as usize, j as usize);
         incident[cursor[i] as usize] = (k as u32) << 1;
         cursor[i] += 1;
         incident[cursor[j] as usize] = ((k as u32) << 1) | 1;
