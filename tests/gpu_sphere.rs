@@ -270,3 +270,61 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
     assert_eq!(bytemuck::cast_slice::<_, u32>(&g), bytemuck::cast_slice::<_, u32>(&h));
     assert_eq!(gpu.history(&ctx), again.history(&ctx));
 }
+
+/// MC-stress's two passes on the GPU: the same 27-sphere case with β = 1.71 (walls counted,
+/// self excluded) against the CPU stepper, with the particle stress traces compared too.
+#[test]
+fn gpu_mc_stress_passes_follow_the_cpu() {
+    use softdem::spheres::cpu_stepper::CpuSpheres;
+    use softdem::spheres::gpu_stepper::GpuSpheres;
+    let ctx = gpu_for_tests();
+    let (p, states, laws, walls) = drop_case();
+    let laws = laws.with_mc_stress(1.71, 0);
+    let steps = 400;
+    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
+    let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
+    let mut classical = CpuSpheres::new(p, states.clone(), drop_case().2, walls.clone());
+    for _ in 0..steps {
+        cpu.step();
+        gpu.step(&ctx).unwrap();
+        classical.step();
+    }
+    let g = gpu.states(&ctx);
+    let r_min = 0.0095f64;
+    let worst_x = cpu
+        .states
+        .iter()
+        .zip(&g)
+        .flat_map(|(a, b)| {
+            let (pa, pb) = (a.position(), b.position());
+            (0..3).map(move |k| (pa[k] - pb[k]).abs())
+        })
+        .fold(0.0, f64::max);
+    let tr_gpu = gpu.stress_trace(&ctx);
+    let tr_scale = cpu.stress_trace.iter().map(|t| t.abs()).fold(0.0, f32::max);
+    let worst_tr = cpu
+        .stress_trace
+        .iter()
+        .zip(&tr_gpu)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    // The correction changed the run (else this test would not test the passes).
+    let moved = cpu
+        .states
+        .iter()
+        .zip(&classical.states)
+        .map(|(a, b)| (a.position()[2] - b.position()[2]).abs())
+        .fold(0.0, f64::max);
+    println!(
+        "MC-stress, {steps} steps: max |Δx| = {:.2e} r, max |Δ tr σ| = {worst_tr:.2e} of {tr_scale:.2e} Pa, \
+         MC vs classical differ by {:.2e} r",
+        worst_x / r_min,
+        moved / r_min
+    );
+    assert!(
+        tr_scale > 0.0 && moved > 1e-5 * r_min,
+        "MC-stress is active in this case"
+    );
+    assert!(worst_x < 1e-7 * r_min, "positions differ by {worst_x}");
+    assert!(worst_tr <= 1e-4 * tr_scale, "stress traces differ by {worst_tr}");
+}

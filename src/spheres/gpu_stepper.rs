@@ -1,5 +1,5 @@
 //! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
-//! `shaders/sphere_step.wgsl`, over buffers held here. The list rebuild is host-driven in this
+//! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. The list rebuild is host-driven in this
 //! first form: `displacement_check` raises a flag on the GPU, the host reads it each step and,
 //! when set, rebuilds the list with `GpuCellList` (history carried by key on the GPU) and the
 //! incident lists with `cpu_stepper::incident_lists`. A GPU-decided rebuild with indirect
@@ -22,6 +22,9 @@ struct StepKernels {
     drift: Kernel,
     wall_advance: Kernel,
     displacement_check: Kernel,
+    normal_pass: Kernel,
+    wall_normal_pass: Kernel,
+    stress_pass: Kernel,
     pair_pass: Kernel,
     wall_pass: Kernel,
     gather: Kernel,
@@ -34,6 +37,7 @@ struct ListBuffers {
     partner: GpuArray<u32>,
     history: GpuArray<ContactHistory>,
     pair_out: GpuArray<PairOut>,
+    pair_trace: GpuArray<[f32; 2]>,
     incident_start: GpuArray<u32>,
     incident: GpuArray<u32>,
     x_ref: GpuArray<f32>,
@@ -52,6 +56,10 @@ pub struct GpuSpheres {
     wall_history: GpuArray<ContactHistory>,
     wall_out: GpuArray<PairOut>,
     flags: GpuArray<u32>,
+    wall_trace: GpuArray<f32>,
+    stress_trace: GpuArray<f32>,
+    /// Whether the law table uses MC-stress (its passes then run).
+    pub mc: bool,
     lists: ListBuffers,
     /// Host copy of the candidate list (the key of the history carry).
     pub list: NeighborList,
@@ -70,10 +78,6 @@ impl GpuSpheres {
         laws: &LawTable,
         walls: &[PlaneWall],
     ) -> anyhow::Result<GpuSpheres> {
-        anyhow::ensure!(
-            !laws.has_mc_stress(),
-            "MC-stress runs on the CPU stepper only: its two GPU passes are not built yet"
-        );
         params.n_spheres = states.len() as u32;
         params.n_walls = walls.len() as u32;
         params.n_materials = laws.n_materials as u32;
@@ -83,6 +87,9 @@ impl GpuSpheres {
             drift: kn("drift")?,
             wall_advance: kn("wall_advance")?,
             displacement_check: kn("displacement_check")?,
+            normal_pass: kn("normal_pass")?,
+            wall_normal_pass: kn("wall_normal_pass")?,
+            stress_pass: kn("stress_pass")?,
             pair_pass: kn("pair_pass")?,
             wall_pass: kn("wall_pass")?,
             gather: kn("gather")?,
@@ -96,6 +103,7 @@ impl GpuSpheres {
                 partner: GpuArray::zeroed(ctx, "partner", 0)?,
                 history: GpuArray::zeroed(ctx, "history", 0)?,
                 pair_out: GpuArray::zeroed(ctx, "pair out", 0)?,
+                pair_trace: GpuArray::zeroed(ctx, "pair trace", 0)?,
                 incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
                 incident: GpuArray::zeroed(ctx, "incident", 0)?,
                 x_ref: GpuArray::zeroed(ctx, "x ref", 3 * n)?,
@@ -113,6 +121,9 @@ impl GpuSpheres {
             wall_history: GpuArray::zeroed(ctx, "wall history", n * nw)?,
             wall_out: GpuArray::zeroed(ctx, "wall out", n * nw)?,
             flags: GpuArray::zeroed(ctx, "step flags", 4)?,
+            wall_trace: GpuArray::zeroed(ctx, "wall trace", n * nw)?,
+            stress_trace: GpuArray::zeroed(ctx, "stress trace", n)?,
+            mc: laws.has_mc_stress(),
             lists: empty(ctx)?,
             list: NeighborList::default(),
             bind: Vec::new(),
@@ -155,6 +166,9 @@ impl GpuSpheres {
             (12, self.wall_out.buffer()),
             (13, l.x_ref.buffer()),
             (14, self.flags.buffer()),
+            (15, l.pair_trace.buffer()),
+            (16, self.wall_trace.buffer()),
+            (17, self.stress_trace.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -166,6 +180,9 @@ impl GpuSpheres {
             &k.wall_pass,
             &k.gather,
             &k.wall_gather,
+            &k.normal_pass,
+            &k.wall_normal_pass,
+            &k.stress_pass,
         ]
         .iter()
         .map(|kernel| kernel.bind(ctx, &table))
@@ -174,6 +191,11 @@ impl GpuSpheres {
 
     fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>) {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        if self.mc {
+            dispatch(pass, &self.k.normal_pass, &self.bind[8], n);
+            dispatch(pass, &self.k.wall_normal_pass, &self.bind[9], n * nw);
+            dispatch(pass, &self.k.stress_pass, &self.bind[10], n);
+        }
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
         dispatch(pass, &self.k.wall_pass, &self.bind[5], n * nw);
         dispatch(pass, &self.k.gather, &self.bind[6], n);
@@ -221,6 +243,7 @@ impl GpuSpheres {
             partner: GpuArray::new(ctx, "partner", &list.partner)?,
             history: GpuArray::new(ctx, "history", &history)?,
             pair_out: GpuArray::zeroed(ctx, "pair out", list.len())?,
+            pair_trace: GpuArray::zeroed(ctx, "pair trace", list.len())?,
             incident_start: GpuArray::new(ctx, "incident start", &incident_start)?,
             incident: GpuArray::new(ctx, "incident", &incident)?,
             x_ref: GpuArray::new(ctx, "x ref", &x_ref)?,
@@ -237,6 +260,11 @@ impl GpuSpheres {
 
     pub fn walls(&self, ctx: &GpuContext) -> Vec<PlaneWall> {
         self.walls.read(ctx)
+    }
+
+    /// tr σ of every sphere at the last force evaluation (MC-stress; zeros otherwise).
+    pub fn stress_trace(&self, ctx: &GpuContext) -> Vec<f32> {
+        self.stress_trace.read(ctx)
     }
 
     pub fn history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
