@@ -174,3 +174,116 @@ fn two_sphere_collision_equals_classical_dem_and_three_spheres_overlap_less() {
         "MC-stress must reach a lower maximum overlap"
     );
 }
+
+/// The paper's 5-particle case (§3.4.3, eq 11, Fig. 10) in this code's convention: a hydrogel
+/// sphere (r = 1 cm) at the origin with four at (±2r, 0, 0), (0, ±2r, 0), squeezed by four
+/// plane walls from x, y = ±0.03 m towards ±0.025 m (z walls at ±0.01 m only touch, δ = 0, and
+/// are left out). Statics of the chain wall–outer–centre–outer–wall along x, with overlaps δ_w
+/// (wall) and δ_s (spheres), 2δ_w + 2δ_s = 0.06 − 2a, the pass-1 Hertz forces f_s, f_w and
+/// V tr σ terms (r − δ/2) f (self excluded, k = 1/6, walls counted, ν the pair's):
+///   F_s = f_s + β ν π (r/2) δ_s k [3 (r − δ_s/2) f_s + (r − δ_w/2) f_w]/V   (centre–outer)
+///   F_w = f_w + β ν π r δ_w k (r − δ_s/2) f_s/V                              (outer–wall)
+/// and F_s = F_w (equilibrium of an outer sphere). Solved by bisection for δ_w; the wall force
+/// of the stepper after settling must equal F_w within 1 % (the tolerance).
+#[test]
+fn five_particle_compression_follows_eq_11_in_this_convention() {
+    let m = SphereMaterial::HYDROGEL;
+    let wall_m = SphereMaterial {
+        young: f64::INFINITY,
+        ..m
+    };
+    let beta = 1.65;
+    let laws = LawTable::hertz_mindlin(&[m, wall_m]).with_mc_stress(beta, 0);
+    let classical = LawTable::hertz_mindlin(&[m, wall_m]);
+    let r = 0.01f64;
+    let v_sphere = 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let (ss, sw) = (*laws.get(0, 0), *laws.get(0, 1));
+    let k = ss.mc.pressure_factor as f64;
+    let hertz = |e_star: f32, r_star: f64, d: f64| 4.0 / 3.0 * e_star as f64 * (r_star * d).sqrt() * d;
+    // Wall force of the analytic statics at half-width a, for prefactor β_used.
+    let analytic = |a: f64, beta_used: f64| -> (f64, f64) {
+        let total = 6.0 * r - 2.0 * a;
+        let forces = |dw: f64| {
+            let ds = 0.5 * total - dw;
+            let (fs, fw) = (hertz(ss.hertz.e_star, r / 2.0, ds), hertz(sw.hertz.e_star, r, dw));
+            let big_s = fs
+                + beta_used
+                    * ss.mc.nu as f64
+                    * std::f64::consts::PI
+                    * (r / 2.0)
+                    * ds
+                    * k
+                    * (3.0 * (r - ds / 2.0) * fs + (r - dw / 2.0) * fw)
+                    / v_sphere;
+            let big_w =
+                fw + beta_used * sw.mc.nu as f64 * std::f64::consts::PI * r * dw * k * (r - ds / 2.0) * fs / v_sphere;
+            (big_s, big_w, fw)
+        };
+        let (mut lo, mut hi) = (0.0, 0.5 * total);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            let (s, w, _) = forces(mid);
+            if w < s {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let (_, w, fw) = forces(0.5 * (lo + hi));
+        (w, fw)
+    };
+    let run = |laws: LawTable, beta_used: f64| {
+        let pos = [
+            [0.0, 0.0, 0.0],
+            [2.0 * r, 0.0, 0.0],
+            [-2.0 * r, 0.0, 0.0],
+            [0.0, 2.0 * r, 0.0],
+            [0.0, -2.0 * r, 0.0],
+        ];
+        let states: Vec<SphereState> = pos.iter().map(|&p| SphereState::solid(p, r, m.density, 0)).collect();
+        let a0 = 0.03;
+        let walls = vec![
+            PlaneWall::new([a0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0; 3], 1),
+            PlaneWall::new([-a0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0; 3], 1),
+            PlaneWall::new([0.0, a0, 0.0], [0.0, -1.0, 0.0], [0.0; 3], 1),
+            PlaneWall::new([0.0, -a0, 0.0], [0.0, 1.0, 0.0], [0.0; 3], 1),
+        ];
+        let p = SphereParams {
+            dt: 2e-5,
+            skin: 1e-3,
+            global_damping: 100.0,
+            ..Default::default()
+        };
+        let mut sys = CpuSpheres::new(p, states, laws, walls);
+        let speed = 0.02f32;
+        let mut rows = Vec::new();
+        for stage in 1..=5 {
+            // Move every wall 1 mm inwards in 0.05 s, then hold for 0.1 s (settled to 1e-5).
+            for (w, wall) in sys.walls.iter_mut().enumerate() {
+                let s = if w % 2 == 0 { -speed } else { speed };
+                wall.velocity = if w < 2 { [s, 0.0, 0.0] } else { [0.0, s, 0.0] };
+            }
+            for _ in 0..2500 {
+                sys.step();
+            }
+            sys.walls.iter_mut().for_each(|w| w.velocity = [0.0; 3]);
+            for _ in 0..5000 {
+                sys.step();
+            }
+            let a = sys.walls[0].point_hi[0] as f64 + sys.walls[0].point_lo[0] as f64;
+            let got = sys.walls[0].force[0] as f64;
+            let (expect, hertz_only) = analytic(a, beta_used);
+            rows.push((stage, a, got, expect, hertz_only));
+        }
+        rows
+    };
+    for (laws, beta_used, what) in [(classical, 0.0, "classical"), (laws, beta, "MC-stress β = 1.65")] {
+        for (stage, a, got, expect, f_h) in run(laws, beta_used) {
+            println!("{what}: a = {a:.4} m: wall force {got:.5} N, statics {expect:.5} N (Hertz at that δ_w {f_h:.5} N, ratio {:.4})", expect / f_h);
+            assert!(
+                (got / expect - 1.0).abs() < 0.01,
+                "{what}, stage {stage}: {got} vs {expect}"
+            );
+        }
+    }
+}

@@ -26,6 +26,10 @@ use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, 
 use crate::laws::vec3::{add, cross, scale, sub, V3};
 use rayon::prelude::*;
 
+/// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
+/// (the results do not depend on the split: every item is computed alone).
+const PAR_MIN: usize = 512;
+
 /// Force, torques, normal force and energy of one candidate pair (or sphere–wall contact) in
 /// the last step (48 bytes; `PairOut` in `shaders/sphere_contact.wgsl`).
 #[repr(C)]
@@ -213,15 +217,19 @@ pub fn incident_lists(list: &NeighborList) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
 
 /// v += h f/m, ω += h τ/I (half of velocity Verlet, eq 1).
 pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
-    states.par_iter_mut().zip(forces.par_iter()).for_each(|(s, f)| {
-        s.vel = add(s.vel, scale(f.force, h / s.mass));
-        s.omega = add(s.omega, scale(f.torque, h / s.inertia));
-    });
+    states
+        .par_iter_mut()
+        .zip(forces.par_iter())
+        .with_min_len(PAR_MIN)
+        .for_each(|(s, f)| {
+            s.vel = add(s.vel, scale(f.force, h / s.mass));
+            s.omega = add(s.omega, scale(f.torque, h / s.inertia));
+        });
 }
 
 /// x += Δt v in double-f32.
 pub fn drift(states: &mut [SphereState], dt: f32) {
-    states.par_iter_mut().for_each(|s| {
+    states.par_iter_mut().with_min_len(PAR_MIN).for_each(|s| {
         let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, dt));
         s.pos_hi = hi;
         s.pos_lo = lo;
@@ -233,33 +241,41 @@ pub fn drift(states: &mut [SphereState], dt: f32) {
 pub fn normal_pass(sys: &mut CpuSpheres) {
     let (states, laws, walls) = (&sys.states, &sys.laws, &sys.walls);
     let (list, owner) = (&sys.list, &sys.owner);
-    sys.pair_trace.par_iter_mut().enumerate().for_each(|(k, t)| {
-        let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
-        let (g, _, _) = sphere_pair_geometry(a, b);
-        *t = if g.delta > 0.0 {
-            let f = classical_normal_force(laws.get(a.material, b.material), &g);
-            [
-                stress_trace_term(a.radius, g.delta, f),
-                stress_trace_term(b.radius, g.delta, f),
-            ]
-        } else {
-            [0.0; 2]
-        };
-    });
+    sys.pair_trace
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(k, t)| {
+            let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
+            let (g, _, _) = sphere_pair_geometry(a, b);
+            *t = if g.delta > 0.0 {
+                let f = classical_normal_force(laws.get(a.material, b.material), &g);
+                [
+                    stress_trace_term(a.radius, g.delta, f),
+                    stress_trace_term(b.radius, g.delta, f),
+                ]
+            } else {
+                [0.0; 2]
+            };
+        });
     let nw = walls.len();
     if nw == 0 {
         return;
     }
-    sys.wall_trace.par_iter_mut().enumerate().for_each(|(k, t)| {
-        let (s, w) = (&states[k / nw], &walls[k % nw]);
-        let law = laws.get(s.material, w.material);
-        let (g, _, _) = wall_geometry(w, s);
-        *t = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
-            stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
-        } else {
-            0.0
-        };
-    });
+    sys.wall_trace
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(k, t)| {
+            let (s, w) = (&states[k / nw], &walls[k % nw]);
+            let law = laws.get(s.material, w.material);
+            let (g, _, _) = wall_geometry(w, s);
+            *t = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+                stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
+            } else {
+                0.0
+            };
+        });
 }
 
 /// MC-stress: tr σ_i = (1/V_i) Σ l·f over i's pairs (list order) and walls (wall order).
@@ -267,16 +283,20 @@ pub fn stress_pass(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_trace, wall_trace) = (&sys.states, &sys.pair_trace, &sys.wall_trace);
     let (start, incident) = (&sys.incident_start, &sys.incident);
-    sys.stress_trace.par_iter_mut().enumerate().for_each(|(i, tr)| {
-        let mut sum = 0.0f32;
-        for &e in &incident[start[i] as usize..start[i + 1] as usize] {
-            sum += pair_trace[(e >> 1) as usize][(e & 1) as usize];
-        }
-        for t in &wall_trace[i * nw..(i + 1) * nw] {
-            sum += *t;
-        }
-        *tr = sum / sphere_volume(states[i].radius);
-    });
+    sys.stress_trace
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(i, tr)| {
+            let mut sum = 0.0f32;
+            for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+                sum += pair_trace[(e >> 1) as usize][(e & 1) as usize];
+            }
+            for t in &wall_trace[i * nw..(i + 1) * nw] {
+                sum += *t;
+            }
+            *tr = sum / sphere_volume(states[i].radius);
+        });
 }
 
 /// Every candidate pair: geometry, law (with the MC-stress correction when on), torques l × f
@@ -292,6 +312,7 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
         .par_iter_mut()
         .zip(sys.history.par_iter_mut())
         .enumerate()
+        .with_min_len(PAR_MIN)
         .for_each(|(k, (out, hist))| {
             let (i, j) = (owner[k] as usize, list.partner[k] as usize);
             let (a, b) = (&states[i], &states[j]);
@@ -334,6 +355,7 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
         .par_iter_mut()
         .zip(sys.wall_history.par_iter_mut())
         .enumerate()
+        .with_min_len(PAR_MIN)
         .for_each(|(k, (out, hist))| {
             let (s, w) = (&states[k / nw], &walls[k % nw]);
             let (g, l_i, c) = wall_geometry(w, s);
@@ -367,32 +389,36 @@ pub fn gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
     let (start, incident) = (&sys.incident_start, &sys.incident);
-    sys.forces.par_iter_mut().enumerate().for_each(|(i, out)| {
-        let s = &states[i];
-        let mut f = scale(p.gravity, s.mass);
-        let mut t = [0.0f32; 3];
-        for &e in &incident[start[i] as usize..start[i + 1] as usize] {
-            let o = &pair_out[(e >> 1) as usize];
-            if e & 1 == 0 {
+    sys.forces
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(i, out)| {
+            let s = &states[i];
+            let mut f = scale(p.gravity, s.mass);
+            let mut t = [0.0f32; 3];
+            for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+                let o = &pair_out[(e >> 1) as usize];
+                if e & 1 == 0 {
+                    f = add(f, o.force);
+                    t = add(t, o.torque_i);
+                } else {
+                    f = sub(f, o.force);
+                    t = add(t, o.torque_j);
+                }
+            }
+            for o in &wall_out[i * nw..(i + 1) * nw] {
                 f = add(f, o.force);
                 t = add(t, o.torque_i);
-            } else {
-                f = sub(f, o.force);
-                t = add(t, o.torque_j);
             }
-        }
-        for o in &wall_out[i * nw..(i + 1) * nw] {
-            f = add(f, o.force);
-            t = add(t, o.torque_i);
-        }
-        f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
-        t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
-        *out = SphereForce {
-            force: f,
-            torque: t,
-            ..Default::default()
-        };
-    });
+            f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
+            t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
+            *out = SphereForce {
+                force: f,
+                torque: t,
+                ..Default::default()
+            };
+        });
 }
 
 /// Global damping −c v and local (Cundall) damping −α |f_k| sign(v_k) on a force or torque.
