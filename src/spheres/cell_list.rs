@@ -44,7 +44,7 @@ impl NeighborList {
 }
 
 /// Sets `params`' grid (origin, cell side, dims) to the bounding box of `states`: cell side
-/// 2 r_max + skin, one cell of margin on each side.
+/// 2 r_max + skin (or larger, see the cell limit), one cell of margin on each side.
 pub fn fit_grid(params: &mut SphereParams, states: &[SphereState]) {
     let mut lo = [f32::INFINITY; 3];
     let mut hi = [f32::NEG_INFINITY; 3];
@@ -62,15 +62,23 @@ pub fn fit_grid(params: &mut SphereParams, states: &[SphereState]) {
         hi = [0.0; 3];
     }
     let cell = 2.0 * r_max + params.skin;
-    let cell = if cell > 0.0 { cell } else { 1.0 };
-    params.cell_size = cell;
-    let mut n = 1u32;
-    for k in 0..3 {
-        params.grid_origin[k] = lo[k] - cell;
-        params.grid_dims[k] = (((hi[k] - lo[k]) / cell).floor() as u32 + 3).min(1024);
-        n *= params.grid_dims[k];
+    let mut cell = if cell > 0.0 { cell } else { 1.0 };
+    // At most max(8 n, 4096) cells: a sparse or scattered set gets larger cells (still exact,
+    // only more candidates per cell) instead of a grid too large to allocate.
+    let limit = (8 * states.len() as u64).max(4096);
+    loop {
+        let dims: [u64; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / cell).floor() as u64 + 3);
+        if dims[0] * dims[1] * dims[2] <= limit {
+            for k in 0..3 {
+                params.grid_origin[k] = lo[k] - cell;
+                params.grid_dims[k] = dims[k] as u32;
+            }
+            params.n_cells = (dims[0] * dims[1] * dims[2]) as u32;
+            params.cell_size = cell;
+            return;
+        }
+        cell *= 1.26;
     }
-    params.n_cells = n;
 }
 
 /// Cell coordinates of a sphere, clamped into the grid.
