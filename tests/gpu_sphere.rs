@@ -251,6 +251,12 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
         worst_x / r_min
     );
     assert!(contacts > 10 && wall_contacts > 5, "the case has contacts");
+    // Reported, not asserted: 27 spheres with 2 walls and ~2 candidate pairs per sphere.
+    println!(
+        "GPU memory: {:.0} B per sphere with {:.1} candidate pairs per sphere",
+        gpu.bytes_per_sphere(),
+        gpu.list.len() as f64 / 27.0
+    );
     assert!(gpu.rebuilds > 1, "the GPU list was rebuilt during the run");
     // Stated tolerance: positions within 1e-7 r, velocities within 1e-4 of the largest speed
     // (seen on lavapipe: 2e-9 r and 1.2e-7).
@@ -327,4 +333,41 @@ fn gpu_mc_stress_passes_follow_the_cpu() {
     );
     assert!(worst_x < 1e-7 * r_min, "positions differ by {worst_x}");
     assert!(worst_tr <= 1e-4 * tr_scale, "stress traces differ by {worst_tr}");
+}
+
+/// Double-f32 drift on the GPU (TwoSum behind `sphere_opaque`): increments of 1e-8 of the
+/// coordinate, which plain f32 drops, accumulate bit for bit as on the CPU.
+#[test]
+fn gpu_double_f32_drift_keeps_sub_ulp_increments() {
+    use softdem::spheres::cpu_stepper::CpuSpheres;
+    use softdem::spheres::gpu_stepper::GpuSpheres;
+    use softdem::spheres::pair_law::LawTable;
+    let ctx = gpu_for_tests();
+    let (dt, x0) = (1e-5f32, 0.1f64);
+    let v = (1e-8 * x0 / dt as f64) as f32;
+    let mut s = SphereState::solid([x0, -x0, x0], 0.01, 1000.0, 0);
+    s.vel = [v, -v, 0.5 * v];
+    let p = SphereParams {
+        dt,
+        skin: 1e-3,
+        ..Default::default()
+    };
+    let laws = LawTable::hertz_mindlin(&[SphereMaterial::RUBBER]);
+    let mut cpu = CpuSpheres::new(p, vec![s], laws.clone(), vec![]);
+    let mut gpu = GpuSpheres::new(&ctx, p, &[s], &laws, &[]).unwrap();
+    let n = 1500;
+    for _ in 0..n {
+        cpu.step();
+        gpu.step(&ctx).unwrap();
+    }
+    let g = gpu.states(&ctx)[0];
+    let travelled = g.position()[0] - x0;
+    let expect = n as f64 * v as f64 * dt as f64;
+    println!("GPU drift {travelled:.6e} m, expected {expect:.6e} m");
+    assert!((travelled / expect - 1.0).abs() < 1e-3, "{travelled} vs {expect}");
+    assert_eq!(
+        bytemuck::bytes_of(&g),
+        bytemuck::bytes_of(&cpu.states[0]),
+        "GPU and CPU drift differ"
+    );
 }

@@ -262,6 +262,35 @@ impl GpuSpheres {
         self.walls.read(ctx)
     }
 
+    /// GPU memory held per sphere (bytes of every state, list, history and output buffer of the
+    /// stepper divided by the number of spheres; the law table and walls included, the cell
+    /// list's build buffers, freed after a build, not).
+    pub fn bytes_per_sphere(&self) -> f64 {
+        let l = &self.lists;
+        let bytes = [
+            self.spheres.buffer().size(),
+            self.forces.buffer().size(),
+            self.laws.buffer().size(),
+            self.walls.buffer().size(),
+            self.wall_history.buffer().size(),
+            self.wall_out.buffer().size(),
+            self.flags.buffer().size(),
+            self.wall_trace.buffer().size(),
+            self.stress_trace.buffer().size(),
+            l.pair_start.buffer().size(),
+            l.partner.buffer().size(),
+            l.history.buffer().size(),
+            l.pair_out.buffer().size(),
+            l.pair_trace.buffer().size(),
+            l.incident_start.buffer().size(),
+            l.incident.buffer().size(),
+            l.x_ref.buffer().size(),
+        ]
+        .iter()
+        .sum::<u64>();
+        bytes as f64 / self.params.n_spheres.max(1) as f64
+    }
+
     /// tr σ of every sphere at the last force evaluation (MC-stress; zeros otherwise).
     pub fn stress_trace(&self, ctx: &GpuContext) -> Vec<f32> {
         self.stress_trace.read(ctx)
