@@ -9,6 +9,7 @@ pub mod coupled;
 pub mod cpu;
 pub mod diagnostics;
 pub mod gpu;
+pub mod laws;
 pub mod modal;
 pub mod model;
 pub mod output;
