@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod diagnostics;
 pub mod engine;
 pub mod gpu;
+pub mod laws;
 pub mod modal;
 pub mod model;
 pub mod output;

@@ -34,6 +34,20 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("modal_spd_contact", include_str!("../shaders/modal_spd_contact.wgsl")),
     ("precision_probe", include_str!("../shaders/precision_probe.wgsl")),
     ("dispatch_probe", include_str!("../shaders/dispatch_probe.wgsl")),
+    ("hertz", include_str!("../shaders/hertz.wgsl")),
+    ("mindlin", include_str!("../shaders/mindlin.wgsl")),
+    (
+        "linear_spring_dashpot",
+        include_str!("../shaders/linear_spring_dashpot.wgsl"),
+    ),
+    ("rolling_resistance", include_str!("../shaders/rolling_resistance.wgsl")),
+    ("mc_stress", include_str!("../shaders/mc_stress.wgsl")),
+    ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
+    ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
+    ("sphere_cell_list", include_str!("../shaders/sphere_cell_list.wgsl")),
+    ("sphere_law_batch", include_str!("../shaders/sphere_law_batch.wgsl")),
+    ("sphere_wall", include_str!("../shaders/sphere_wall.wgsl")),
+    ("sphere_step", include_str!("../shaders/sphere_step.wgsl")),
 ];
 
 /// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`): not

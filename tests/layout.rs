@@ -4,8 +4,8 @@
 use softdem::model::*;
 use std::mem::{offset_of, size_of};
 
-/// Size and field offsets of WGSL struct `name` as compiled in kernel `kernel`.
-fn wgsl_layout_in(kernel: &str, name: &str) -> (u32, Vec<(String, u32)>) {
+/// Size and field offsets of WGSL struct `name` as compiled in kernel `kernel`, if it has one.
+fn wgsl_layout_in(kernel: &str, name: &str) -> Option<(u32, Vec<(String, u32)>)> {
     let src = softdem::shaders::shader_source(kernel).unwrap();
     let module = naga::front::wgsl::parse_str(&src).unwrap();
     let mut layouter = naga::proc::Layouter::default();
@@ -14,20 +14,36 @@ fn wgsl_layout_in(kernel: &str, name: &str) -> (u32, Vec<(String, u32)>) {
         if ty.name.as_deref() == Some(name) {
             if let naga::TypeInner::Struct { members, .. } = &ty.inner {
                 let fields = members.iter().map(|m| (m.name.clone().unwrap(), m.offset)).collect();
-                return (layouter[h].size, fields);
+                return Some((layouter[h].size, fields));
             }
         }
     }
-    panic!("struct {name} not found in the WGSL sources of {kernel}");
+    None
+}
+
+/// Kernels whose compiled modules hold every shared record: the 2D records (node_forces) and
+/// the 3D sphere records and law parameters (sphere_contact).
+const RECORD_KERNELS: [&str; 2] = ["node_forces", "sphere_contact"];
+
+fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
+    RECORD_KERNELS
+        .iter()
+        .find_map(|k| wgsl_layout_in(k, name))
+        .unwrap_or_else(|| panic!("struct {name} not found in the WGSL sources of {RECORD_KERNELS:?}"))
 }
 
 macro_rules! check_record {
-    ($ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?]) => {
-        check_record!("node_forces" => $ty, $name, [$($field => $wgsl),*])
-    };
+    ($ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?]) => {{
+        let layout = wgsl_layout($name);
+        check_record!(@check layout, $ty, $name, [$($field => $wgsl),*])
+    }};
     // `inside [..]`: WGSL fields that lie within a Rust array field (pad: [u32; 3] as pad0..pad2).
     ($kernel:expr => $ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?] $(, inside [$($extra:literal),*])?) => {{
-        let (size, fields) = wgsl_layout_in($kernel, $name);
+        let layout = wgsl_layout_in($kernel, $name).unwrap_or_else(|| panic!("struct {} not in kernel {}", $name, $kernel));
+        check_record!(@check layout, $ty, $name, [$($field => $wgsl),*] $(, inside [$($extra),*])?)
+    }};
+    (@check $layout:ident, $ty:ty, $name:literal, [$($field:ident => $wgsl:literal),* $(,)?] $(, inside [$($extra:literal),*])?) => {{
+        let (size, fields) = $layout;
         assert_eq!(size as usize, size_of::<$ty>(), "size of {}", $name);
         $(
             let off = fields.iter().find(|(n, _)| n == $wgsl).unwrap_or_else(|| panic!("{}.{} missing in WGSL", $name, $wgsl)).1;
@@ -104,4 +120,45 @@ fn modal_and_coupled_records_have_identical_layouts() {
     // The coupled kernels read the SPD node state through spd_records.wgsl: the same record.
     check_record!(K => NodeState, "NodeState", [pos_hi => "pos_hi", pos_lo => "pos_lo", vel => "vel",
         force => "force", seg_rest => "seg_rest", theta_p => "theta_p"]);
+}
+
+#[test]
+fn sphere_records_have_identical_layouts() {
+    use softdem::laws::hertz::HertzParams;
+    use softdem::laws::linear_spring_dashpot::LinearSpringDashpotParams;
+    use softdem::laws::mindlin::MindlinParams;
+    use softdem::laws::rolling_resistance::RollingParams;
+    use softdem::spheres::*;
+    check_record!(SphereState, "SphereState", [pos_hi => "pos_hi", radius => "radius", pos_lo => "pos_lo",
+        mass => "mass", vel => "vel", inertia => "inertia", omega => "omega", material => "material"]);
+    check_record!(SphereForce, "SphereForce", [force => "force", _pad0 => "_pad0", torque => "torque",
+        _pad1 => "_pad1"]);
+    check_record!(SphereParams, "SphereParams", [gravity => "gravity", dt => "dt", n_spheres => "n_spheres",
+        n_items => "n_items", n_walls => "n_walls", opaque_zero => "opaque_zero",
+        global_damping => "global_damping", local_damping => "local_damping", skin => "skin",
+        cell_size => "cell_size", grid_origin => "grid_origin", n_cells => "n_cells",
+        grid_dims => "grid_dims", n_materials => "n_materials"]);
+    check_record!(PlaneWall, "PlaneWall", [point_hi => "point_hi", material => "material", point_lo => "point_lo",
+        _pad0 => "_pad0", normal => "normal", _pad1 => "_pad1", velocity => "velocity", _pad2 => "_pad2",
+        force => "force", _pad3 => "_pad3", torque => "torque", _pad4 => "_pad4"]);
+    check_record!(HertzParams, "HertzParams", [e_star => "e_star", beta_e => "beta_e"]);
+    check_record!(MindlinParams, "MindlinParams", [g_star => "g_star", mu => "mu", beta_e => "beta_e",
+        _pad => "_pad"]);
+    check_record!(LinearSpringDashpotParams, "LinearSpringDashpotParams", [k_n => "k_n", k_t => "k_t",
+        beta_e => "beta_e", mu => "mu"]);
+    check_record!(RollingParams, "RollingParams", [mu_r => "mu_r", _pad => "_pad"]);
+    check_record!(PairLaw, "PairLaw", [kind => "kind", _pad0 => "_pad0", hertz => "hertz", mindlin => "mindlin",
+        linear => "linear", rolling => "rolling", mc => "mc"]);
+    check_record!(softdem::laws::mc_stress::McStressParams, "McStressParams", [beta => "beta", nu => "nu",
+        pressure_factor => "pressure_factor", options => "options"]);
+    check_record!(ContactGeometry, "ContactGeometry", [normal => "normal", delta => "delta", v_rel => "v_rel",
+        r_star => "r_star", w_rel => "w_rel", m_star => "m_star"]);
+    check_record!(ContactHistory, "ContactHistory", [tangential => "tangential", _pad0 => "_pad0",
+        rolling => "rolling", _pad1 => "_pad1"]);
+    check_record!(softdem::spheres::cpu_stepper::PairOut, "PairOut", [force => "force", f_n => "f_n",
+        torque_i => "torque_i", energy => "energy", torque_j => "torque_j", _pad => "_pad"]);
+    check_record!(PairForce, "PairForce", [force => "force", f_n => "f_n", rolling_torque => "rolling_torque",
+        energy => "energy"]);
+    // A uniform buffer's size must be a multiple of 16 bytes.
+    assert_eq!(std::mem::size_of::<SphereParams>() % 16, 0);
 }

@@ -1,4 +1,24 @@
-//! 3D spheres: the particle kind of the 3D seed papers (multi-contact DEM, bonded beads,
-//! membranes).
+//! 3D spheres (issue 23): the sphere kind's records, position precision, law table per material
+//! pair, contact geometry, plane walls, 3D cell list (CPU and GPU), the CPU and GPU steppers,
+//! and packings to start from (lattices, random packings, CSV files: `generators`). No run
+//! loop, scenario section or CLI path yet: those come with the shared driver of issue 22.
+//! The force laws themselves live in `crate::laws`; WGSL twins in `shaders/sphere_*.wgsl`.
+//! Model, equations and choices: docs/spheres.md.
 
+pub mod cell_list;
+pub mod contact;
+pub mod cpu_stepper;
 pub mod generators;
+pub mod gpu_cell_list;
+pub mod gpu_contact;
+pub mod gpu_pass;
+pub mod gpu_stepper;
+pub mod pair_law;
+pub mod precision;
+pub mod state;
+pub mod wall;
+
+pub use contact::{ContactGeometry, ContactHistory, PairForce};
+pub use pair_law::{PairLaw, SphereMaterial};
+pub use state::{SphereForce, SphereParams, SphereState};
+pub use wall::PlaneWall;

@@ -1,0 +1,178 @@
+// sphere_cell_list.wgsl: 3D cell list by counting sort and the candidate pair list, twin of
+// src/spheres/cell_list.rs (same names). Order of one build (src/spheres/gpu_cell_list.rs):
+//   cell_clear → cell_count → scan(cell_start) → cell_cursor → cell_scatter → pair_count →
+//   scan(pair_start) → pair_fill → pair_carry.
+// Integer atomics only (counts and cursors); a cell's spheres land in any order, but each row of
+// the pair list is sorted by partner, so the list (and everything after it) is deterministic.
+// Includes sphere_state.
+
+#import sphere_state
+
+@group(0) @binding(1) var<storage, read> spheres: array<SphereState>;
+// Spheres per cell, scanned in place into each cell's first slot (n_cells + 1 entries).
+@group(0) @binding(2) var<storage, read_write> cell_start: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> cursor: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> cell_spheres: array<u32>;
+// Candidates per sphere, scanned in place into each row's start (n_spheres + 1 entries).
+@group(0) @binding(5) var<storage, read_write> pair_start: array<u32>;
+@group(0) @binding(6) var<storage, read_write> partner: array<u32>;
+// The list of the build before and its history, and the carried history of the new list.
+@group(0) @binding(7) var<storage, read> old_start: array<u32>;
+@group(0) @binding(8) var<storage, read> old_partner: array<u32>;
+@group(0) @binding(9) var<storage, read> old_history: array<ContactHistory>;
+@group(0) @binding(10) var<storage, read_write> history: array<ContactHistory>;
+
+const CELL_WG: u32 = 64u;
+
+fn cell_of(s: SphereState) -> vec3<u32> {
+    var c: vec3<u32>;
+    for (var k = 0u; k < 3u; k++) {
+        let x = (s.pos_hi[k] + s.pos_lo[k] - sp.grid_origin[k]) / sp.cell_size;
+        let f = min(max(floor(x), 0.0), f32(sp.grid_dims[k] - 1u));
+        c[k] = u32(f);
+    }
+    return c;
+}
+
+fn cell_index(c: vec3<u32>) -> u32 {
+    return (c.z * sp.grid_dims.y + c.y) * sp.grid_dims.x + c.x;
+}
+
+fn is_candidate(a: SphereState, b: SphereState) -> bool {
+    let d = df3_sub(a.pos_hi, a.pos_lo, b.pos_hi, b.pos_lo);
+    let reach = a.radius + b.radius + sp.skin;
+    return d.x * d.x + d.y * d.y + d.z * d.z < reach * reach;
+}
+
+@compute @workgroup_size(64)
+fn cell_clear(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = linear_id(wid, lid, nwg, CELL_WG);
+    if (c <= sp.n_cells) {
+        atomicStore(&cell_start[c], 0u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn cell_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    atomicAdd(&cell_start[cell_index(cell_of(spheres[i]))], 1u);
+}
+
+@compute @workgroup_size(64)
+fn cell_cursor(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = linear_id(wid, lid, nwg, CELL_WG);
+    if (c < sp.n_cells) {
+        atomicStore(&cursor[c], atomicLoad(&cell_start[c]));
+    }
+}
+
+@compute @workgroup_size(64)
+fn cell_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let slot = atomicAdd(&cursor[cell_index(cell_of(spheres[i]))], 1u);
+    cell_spheres[slot] = i;
+}
+
+// The candidates j > i of sphere i in the 27 cells around its own; writes them from `out`
+// when `write` (pair_fill), returns their number.
+fn visit_candidates(i: u32, write: bool, out: u32) -> u32 {
+    let s = spheres[i];
+    let c = vec3<i32>(cell_of(s));
+    let dims = vec3<i32>(sp.grid_dims);
+    var n = 0u;
+    for (var dz = -1; dz <= 1; dz++) {
+        for (var dy = -1; dy <= 1; dy++) {
+            for (var dx = -1; dx <= 1; dx++) {
+                let q = c + vec3<i32>(dx, dy, dz);
+                if (any(q < vec3<i32>(0)) || any(q >= dims)) {
+                    continue;
+                }
+                let ci = cell_index(vec3<u32>(q));
+                let a = atomicLoad(&cell_start[ci]);
+                let b = atomicLoad(&cell_start[ci + 1u]);
+                for (var k = a; k < b; k++) {
+                    let j = cell_spheres[k];
+                    if (j > i && is_candidate(s, spheres[j])) {
+                        if (write) {
+                            partner[out + n] = j;
+                        }
+                        n += 1u;
+                    }
+                }
+            }
+        }
+    }
+    return n;
+}
+
+@compute @workgroup_size(64)
+fn pair_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    pair_start[i] = visit_candidates(i, false, 0u);
+}
+
+// Fills row i and sorts it by partner (insertion sort, as the CPU twin).
+@compute @workgroup_size(64)
+fn pair_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let a = pair_start[i];
+    let b = pair_start[i + 1u];
+    _ = visit_candidates(i, true, a);
+    for (var k = a + 1u; k < b; k++) {
+        let v = partner[k];
+        var m = k;
+        while (m > a && partner[m - 1u] > v) {
+            partner[m] = partner[m - 1u];
+            m -= 1u;
+        }
+        partner[m] = v;
+    }
+}
+
+// History of row i of the new list: a pair found (binary search) in row i of the old list keeps
+// its record, a new one starts from zero (twin: cell_list::carry_history).
+@compute @workgroup_size(64)
+fn pair_carry(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let lo0 = old_start[i];
+    let hi0 = old_start[i + 1u];
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        let j = partner[k];
+        var lo = lo0;
+        var hi = hi0;
+        var found = NONE;
+        while (lo < hi) {
+            let mid = (lo + hi) / 2u;
+            let v = old_partner[mid];
+            if (v == j) {
+                found = mid;
+                break;
+            }
+            if (v < j) {
+                lo = mid + 1u;
+            } else {
+                hi = mid;
+            }
+        }
+        if (found != NONE) {
+            history[k] = old_history[found];
+        } else {
+            history[k] = ContactHistory(vec3<f32>(0.0), 0.0, vec3<f32>(0.0), 0.0);
+        }
+    }
+}

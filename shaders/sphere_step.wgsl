@@ -1,0 +1,269 @@
+// sphere_step.wgsl: the passes of one sphere step, twins of the functions of the same names in
+// src/spheres/cpu_stepper.rs (host order in src/spheres/gpu_stepper.rs):
+//   kick(Δt/2) → drift → wall_advance → displacement_check → [rebuild on the host side] →
+//   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → pair_pass → wall_pass → gather →
+//   wall_gather → kick(Δt/2).
+// No float atomics: each pair's result goes to its own PairOut, each sphere gathers its pairs
+// (incident list, in pair order) and walls (in wall order); each wall gathers its spheres in
+// sphere order. Includes sphere_state, the laws, sphere_contact, sphere_wall.
+
+#import sphere_contact
+#import sphere_wall
+
+@group(0) @binding(1) var<storage, read_write> spheres: array<SphereState>;
+@group(0) @binding(2) var<storage, read_write> forces: array<SphereForce>;
+@group(0) @binding(3) var<storage, read> laws: array<PairLaw>;
+@group(0) @binding(4) var<storage, read_write> walls: array<PlaneWall>;
+@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
+@group(0) @binding(6) var<storage, read> partner: array<u32>;
+@group(0) @binding(7) var<storage, read_write> history: array<ContactHistory>;
+@group(0) @binding(8) var<storage, read_write> pair_out: array<PairOut>;
+// Per sphere, its pairs as pair index << 1 | 1 when the sphere is j, in pair order.
+@group(0) @binding(9) var<storage, read> incident_start: array<u32>;
+@group(0) @binding(10) var<storage, read> incident: array<u32>;
+@group(0) @binding(11) var<storage, read_write> wall_history: array<ContactHistory>;
+@group(0) @binding(12) var<storage, read_write> wall_out: array<PairOut>;
+// Positions at the last list build, three f32 per sphere.
+@group(0) @binding(13) var<storage, read> x_ref: array<f32>;
+// [0]: 1 when some sphere moved more than half the skin since the last build.
+@group(0) @binding(14) var<storage, read_write> step_flags: array<atomic<u32>>;
+// MC-stress: l·f of each pair (for i, for j) and wall contact, tr σ of each sphere (eq 9).
+@group(0) @binding(15) var<storage, read_write> pair_trace: array<vec2<f32>>;
+@group(0) @binding(16) var<storage, read_write> wall_trace: array<f32>;
+@group(0) @binding(17) var<storage, read_write> stress_trace: array<f32>;
+
+const STEP_WG: u32 = 64u;
+
+fn law_of(a: u32, b: u32) -> PairLaw {
+    return laws[a * sp.n_materials + b];
+}
+
+// v += h f/m, ω += h τ/I with h = Δt/2.
+@compute @workgroup_size(64)
+fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let h = 0.5 * sp.dt;
+    var s = spheres[i];
+    let f = forces[i];
+    s.vel = s.vel + f.force * (h / s.mass);
+    s.omega = s.omega + f.torque * (h / s.inertia);
+    spheres[i] = s;
+}
+
+@compute @workgroup_size(64)
+fn drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    var s = spheres[i];
+    let x = df3_add(s.pos_hi, s.pos_lo, s.vel * sp.dt);
+    s.pos_hi = x.hi;
+    s.pos_lo = x.lo;
+    spheres[i] = s;
+}
+
+@compute @workgroup_size(64)
+fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let w = linear_id(wid, lid, nwg, STEP_WG);
+    if (w >= sp.n_walls) {
+        return;
+    }
+    var wall = walls[w];
+    let x = df3_add(wall.point_hi, wall.point_lo, wall.velocity * sp.dt);
+    wall.point_hi = x.hi;
+    wall.point_lo = x.lo;
+    walls[w] = wall;
+}
+
+// Twin of CpuSpheres::needs_rebuild.
+@compute @workgroup_size(64)
+fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let s = spheres[i];
+    let d = (s.pos_hi + s.pos_lo) - vec3<f32>(x_ref[3u * i], x_ref[3u * i + 1u], x_ref[3u * i + 2u]);
+    let lim = 0.5 * sp.skin;
+    if (d.x * d.x + d.y * d.y + d.z * d.z > lim * lim) {
+        atomicMax(&step_flags[0], 1u);
+    }
+}
+
+// MC-stress pass 1 (eq 9), row i of the pair list: classical f_n and its l·f terms.
+@compute @workgroup_size(64)
+fn normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let a = spheres[i];
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        let b = spheres[partner[k]];
+        let pg = sphere_pair_geometry(a, b);
+        var t = vec2<f32>(0.0);
+        if (pg.g.delta > 0.0) {
+            let f = classical_normal_force(law_of(a.material, b.material), pg.g);
+            t = vec2<f32>(stress_trace_term(a.radius, pg.g.delta, f), stress_trace_term(b.radius, pg.g.delta, f));
+        }
+        pair_trace[k] = t;
+    }
+}
+
+@compute @workgroup_size(64)
+fn wall_normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(wid, lid, nwg, STEP_WG);
+    if (k >= sp.n_spheres * sp.n_walls) {
+        return;
+    }
+    let s = spheres[k / sp.n_walls];
+    let w = walls[k % sp.n_walls];
+    let law = law_of(s.material, w.material);
+    let wg = wall_geometry(w, s);
+    var t = 0.0;
+    if (wg.g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0u) {
+        t = stress_trace_term(s.radius, wg.g.delta, classical_normal_force(law, wg.g));
+    }
+    wall_trace[k] = t;
+}
+
+// MC-stress: tr σ_i = (1/V_i) Σ l·f over i's pairs (incident order) and walls (twin: stress_pass).
+@compute @workgroup_size(64)
+fn stress_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    var sum = 0.0;
+    for (var q = incident_start[i]; q < incident_start[i + 1u]; q++) {
+        let e = incident[q];
+        sum += pair_trace[e >> 1u][e & 1u];
+    }
+    for (var w = 0u; w < sp.n_walls; w++) {
+        sum += wall_trace[i * sp.n_walls + w];
+    }
+    stress_trace[i] = sum / sphere_volume(spheres[i].radius);
+}
+
+// Row i of the pair list: geometry, law (with the MC-stress correction when β ≠ 0; the traces
+// are zero when its passes did not run), torques, new history (twin: pair_pass, per pair).
+@compute @workgroup_size(64)
+fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let a = spheres[i];
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        let j = partner[k];
+        let b = spheres[j];
+        let pg = sphere_pair_geometry(a, b);
+        let law = law_of(a.material, b.material);
+        var f_mc = 0.0;
+        if (law.mc.beta != 0.0 && pg.g.delta > 0.0) {
+            var t_i = stress_trace[i];
+            var t_j = stress_trace[j];
+            if ((law.mc.options & MC_INCLUDE_SELF) == 0u) {
+                t_i -= pair_trace[k].x / sphere_volume(a.radius);
+                t_j -= pair_trace[k].y / sphere_volume(b.radius);
+            }
+            f_mc = mc_stress_force(law.mc, pg.g.r_star, pg.g.delta, t_i, t_j);
+        }
+        let r = pair_force(law, pg.g, sp.dt, history[k], f_mc);
+        history[k] = r.history;
+        let f = r.force;
+        pair_out[k] = PairOut(f.force, f.f_n, v3_cross(pg.b.l_i, f.force) + f.rolling_torque, f.energy,
+            v3_cross(pg.b.l_j, f.force * -1.0) - f.rolling_torque, 0.0);
+    }
+}
+
+// Sphere–wall contacts, k = s · n_walls + w (twin: wall_pass).
+@compute @workgroup_size(64)
+fn wall_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(wid, lid, nwg, STEP_WG);
+    if (k >= sp.n_spheres * sp.n_walls) {
+        return;
+    }
+    let s = spheres[k / sp.n_walls];
+    let w = walls[k % sp.n_walls];
+    let wg = wall_geometry(w, s);
+    let law = law_of(s.material, w.material);
+    var f_mc = 0.0;
+    // A wall has no stress of its own: P comes from the sphere's alone.
+    if (law.mc.beta != 0.0 && wg.g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0u) {
+        var t = stress_trace[k / sp.n_walls];
+        if ((law.mc.options & MC_INCLUDE_SELF) == 0u) {
+            t -= wall_trace[k] / sphere_volume(s.radius);
+        }
+        f_mc = mc_stress_force(law.mc, wg.g.r_star, wg.g.delta, t, 0.0);
+    }
+    let r = pair_force(law, wg.g, sp.dt, wall_history[k], f_mc);
+    wall_history[k] = r.history;
+    let f = r.force;
+    wall_out[k] = PairOut(f.force, f.f_n, v3_cross(wg.l_i, f.force) + f.rolling_torque, f.energy,
+        v3_cross(wg.c, f.force * -1.0) - f.rolling_torque, 0.0);
+}
+
+// Global damping −c v and local damping −α |f_k| sign(v_k) (twin: damp).
+fn damp(f: vec3<f32>, v: vec3<f32>, c: f32, alpha: f32) -> vec3<f32> {
+    var out = f - v * c;
+    for (var k = 0u; k < 3u; k++) {
+        if (v[k] != 0.0) {
+            out[k] -= alpha * abs(out[k]) * sign(v[k]);
+        }
+    }
+    return out;
+}
+
+@compute @workgroup_size(64)
+fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let s = spheres[i];
+    var f = sp.gravity * s.mass;
+    var t = vec3<f32>(0.0);
+    for (var q = incident_start[i]; q < incident_start[i + 1u]; q++) {
+        let e = incident[q];
+        let o = pair_out[e >> 1u];
+        if ((e & 1u) == 0u) {
+            f = f + o.force;
+            t = t + o.torque_i;
+        } else {
+            f = f - o.force;
+            t = t + o.torque_j;
+        }
+    }
+    for (var w = 0u; w < sp.n_walls; w++) {
+        let o = wall_out[i * sp.n_walls + w];
+        f = f + o.force;
+        t = t + o.torque_i;
+    }
+    f = damp(f, s.vel, sp.global_damping * s.mass, sp.local_damping);
+    t = damp(t, s.omega, sp.global_damping * s.inertia, sp.local_damping);
+    forces[i] = SphereForce(f, 0.0, t, 0.0);
+}
+
+@compute @workgroup_size(64)
+fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let w = linear_id(wid, lid, nwg, STEP_WG);
+    if (w >= sp.n_walls) {
+        return;
+    }
+    var f = vec3<f32>(0.0);
+    var t = vec3<f32>(0.0);
+    for (var s = 0u; s < sp.n_spheres; s++) {
+        let o = wall_out[s * sp.n_walls + w];
+        f = f - o.force;
+        t = t + o.torque_j;
+    }
+    var wall = walls[w];
+    wall.force = f;
+    wall.torque = t;
+    walls[w] = wall;
+}

@@ -1,0 +1,451 @@
+//! CPU stepper of the sphere kind: one step of translational and rotational velocity Verlet
+//! (paper eq 1) with gravity, global and local damping, the pair laws of the law table, and
+//! moving plane walls with their force and torque. No atomics: each pair's force is written to
+//! its own record, then every sphere gathers its pairs in list order and its walls in wall order,
+//! so a rerun is bit-identical. Passes, in order (each a function the GPU stepper will mirror):
+//!
+//!   kick(Δt/2) → drift (spheres, walls) → rebuild the list if some sphere moved > skin/2
+//!   (history carried by key) → pair_pass → wall_pass → gather → wall_gather → kick(Δt/2).
+//!
+//! With MC-stress in the law table (`laws::mc_stress`, paper eq 9–10 and Appendix), the force
+//! evaluation has the paper's two passes in front: `normal_pass` (classical f_n of every contact,
+//! its l·f terms) and `stress_pass` (tr σ of every sphere, gathered in the same fixed order);
+//! `pair_pass` and `wall_pass` then add the correction β ν A_ij P_ij.
+//!
+//! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
+//! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
+//! driver of issue 22.
+
+use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
+use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::pair_law::LawTable;
+use super::precision::df3_add;
+use super::state::{SphereForce, SphereParams, SphereState};
+use super::wall::{wall_geometry, PlaneWall};
+use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
+use crate::laws::vec3::{add, cross, scale, sub, V3};
+use rayon::prelude::*;
+
+/// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
+/// (the results do not depend on the split: every item is computed alone).
+const PAR_MIN: usize = 512;
+
+/// Force, torques, normal force and energy of one candidate pair (or sphere–wall contact) in
+/// the last step (48 bytes; `PairOut` in `shaders/sphere_contact.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PairOut {
+    /// Force on i (j gets −force).
+    pub force: V3,
+    pub f_n: f32,
+    pub torque_i: V3,
+    pub energy: f32,
+    /// Torque on j (on a wall: about the wall's point).
+    pub torque_j: V3,
+    pub _pad: f32,
+}
+
+/// A sphere system stepped on the CPU.
+pub struct CpuSpheres {
+    pub params: SphereParams,
+    pub states: Vec<SphereState>,
+    pub forces: Vec<SphereForce>,
+    pub laws: LawTable,
+    pub walls: Vec<PlaneWall>,
+    /// Candidate pairs (i < j) and, per pair, history and last result.
+    pub list: NeighborList,
+    pub owner: Vec<u32>,
+    pub history: Vec<ContactHistory>,
+    pub pair_out: Vec<PairOut>,
+    /// Per sphere, its pairs as (pair index << 1 | 1 when the sphere is j), in pair order.
+    pub incident_start: Vec<u32>,
+    pub incident: Vec<u32>,
+    /// Sphere–wall history and result, index s · n_walls + w.
+    pub wall_history: Vec<ContactHistory>,
+    pub wall_out: Vec<PairOut>,
+    /// Positions at the last list build.
+    pub x_ref: Vec<V3>,
+    /// MC-stress: whether the law table uses it, the l·f terms of each pair (for i, for j) and
+    /// each wall contact, and tr σ of each sphere (eq 9), all of the last force evaluation.
+    pub mc: bool,
+    pub pair_trace: Vec<[f32; 2]>,
+    pub wall_trace: Vec<f32>,
+    pub stress_trace: Vec<f32>,
+    pub rebuilds: u64,
+    pub steps: u64,
+}
+
+impl CpuSpheres {
+    /// A system at rest in its initial forces (computed here, with the history left at zero).
+    pub fn new(
+        mut params: SphereParams,
+        states: Vec<SphereState>,
+        laws: LawTable,
+        walls: Vec<PlaneWall>,
+    ) -> CpuSpheres {
+        params.n_spheres = states.len() as u32;
+        params.n_walls = walls.len() as u32;
+        params.n_materials = laws.n_materials as u32;
+        let n = states.len();
+        let nw = walls.len();
+        let mut sys = CpuSpheres {
+            params,
+            forces: vec![SphereForce::default(); n],
+            walls,
+            list: NeighborList::default(),
+            owner: Vec::new(),
+            history: Vec::new(),
+            pair_out: Vec::new(),
+            incident_start: Vec::new(),
+            incident: Vec::new(),
+            wall_history: vec![ContactHistory::default(); n * nw],
+            wall_out: vec![PairOut::default(); n * nw],
+            x_ref: Vec::new(),
+            mc: laws.has_mc_stress(),
+            pair_trace: Vec::new(),
+            wall_trace: vec![0.0; n * nw],
+            stress_trace: vec![0.0; n],
+            rebuilds: 0,
+            steps: 0,
+            states,
+            laws,
+        };
+        sys.rebuild();
+        let saved = (sys.history.clone(), sys.wall_history.clone());
+        sys.compute_forces();
+        (sys.history, sys.wall_history) = saved;
+        sys
+    }
+
+    /// One time step.
+    pub fn step(&mut self) {
+        let half = 0.5 * self.params.dt;
+        kick(&mut self.states, &self.forces, half);
+        drift(&mut self.states, self.params.dt);
+        for w in &mut self.walls {
+            w.advance(self.params.dt);
+        }
+        if self.needs_rebuild() {
+            self.rebuild();
+        }
+        self.compute_forces();
+        kick(&mut self.states, &self.forces, half);
+        self.steps += 1;
+    }
+
+    fn compute_forces(&mut self) {
+        if self.mc {
+            normal_pass(self);
+            stress_pass(self);
+        }
+        pair_pass(self);
+        wall_pass(self);
+        gather(self);
+        wall_gather(self);
+    }
+
+    /// Whether some sphere moved more than half the skin since the last build.
+    pub fn needs_rebuild(&self) -> bool {
+        let lim = 0.5 * self.params.skin;
+        self.states.iter().zip(&self.x_ref).any(|(s, r)| {
+            let d = sub(add(s.pos_hi, s.pos_lo), *r);
+            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
+        })
+    }
+
+    /// New candidate list, history carried by key, incident lists rebuilt.
+    pub fn rebuild(&mut self) {
+        fit_grid(&mut self.params, &self.states);
+        let new = build_neighbor_list(&self.params, &self.states);
+        self.history = carry_history(&self.list, &self.history, &new);
+        self.list = new;
+        (self.owner, self.incident_start, self.incident) = incident_lists(&self.list);
+        self.pair_out = vec![PairOut::default(); self.list.len()];
+        self.pair_trace = vec![[0.0; 2]; self.list.len()];
+        self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
+        self.rebuilds += 1;
+    }
+
+    /// Elastic energy stored in all contacts (pairs and walls) at the last force evaluation.
+    pub fn contact_energy(&self) -> f64 {
+        self.pair_out
+            .iter()
+            .chain(&self.wall_out)
+            .map(|o| o.energy as f64)
+            .sum()
+    }
+
+    /// Translational + rotational kinetic energy.
+    pub fn kinetic_energy(&self) -> f64 {
+        self.states
+            .iter()
+            .map(|s| {
+                let v2 = (s.vel[0] * s.vel[0] + s.vel[1] * s.vel[1] + s.vel[2] * s.vel[2]) as f64;
+                let w2 = (s.omega[0] * s.omega[0] + s.omega[1] * s.omega[1] + s.omega[2] * s.omega[2]) as f64;
+                0.5 * s.mass as f64 * v2 + 0.5 * s.inertia as f64 * w2
+            })
+            .sum()
+    }
+}
+
+/// Owner i of every pair of `list`, and per sphere its pairs in pair order as CSR
+/// (`start`, entries pair << 1 | 1 when the sphere is the pair's j), by count → scan → fill.
+pub fn incident_lists(list: &NeighborList) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = list.start.len().saturating_sub(1);
+    let mut owner = vec![0u32; list.len()];
+    let mut count = vec![0u32; n + 1];
+    for i in 0..n {
+        for k in list.start[i]..list.start[i + 1] {
+            owner[k as usize] = i as u32;
+            count[i] += 1;
+            count[list.partner[k as usize] as usize] += 1;
+        }
+    }
+    let total = crate::cpu::scan::prefix_scan(&mut count[..n]);
+    count[n] = total;
+    let mut cursor = count.clone();
+    let mut incident = vec![0u32; total as usize];
+    for (k, (&i, &j)) in owner.iter().zip(&list.partner).enumerate() {
+        let (i, j) = (i as usize, j as usize);
+        incident[cursor[i] as usize] = (k as u32) << 1;
+        cursor[i] += 1;
+        incident[cursor[j] as usize] = ((k as u32) << 1) | 1;
+        cursor[j] += 1;
+    }
+    (owner, count, incident)
+}
+
+/// v += h f/m, ω += h τ/I (half of velocity Verlet, eq 1).
+pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
+    states
+        .par_iter_mut()
+        .zip(forces.par_iter())
+        .with_min_len(PAR_MIN)
+        .for_each(|(s, f)| {
+            s.vel = add(s.vel, scale(f.force, h / s.mass));
+            s.omega = add(s.omega, scale(f.torque, h / s.inertia));
+        });
+}
+
+/// x += Δt v in double-f32.
+pub fn drift(states: &mut [SphereState], dt: f32) {
+    states.par_iter_mut().with_min_len(PAR_MIN).for_each(|s| {
+        let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, dt));
+        s.pos_hi = hi;
+        s.pos_lo = lo;
+    });
+}
+
+/// MC-stress pass 1 (eq 9): the classical normal force of every contact and its l·f terms,
+/// −(r − δ/2) f_n for each sphere of a pair and for the sphere of a wall contact.
+pub fn normal_pass(sys: &mut CpuSpheres) {
+    let (states, laws, walls) = (&sys.states, &sys.laws, &sys.walls);
+    let (list, owner) = (&sys.list, &sys.owner);
+    sys.pair_trace
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(k, t)| {
+            let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
+            let (g, _, _) = sphere_pair_geometry(a, b);
+            *t = if g.delta > 0.0 {
+                let f = classical_normal_force(laws.get(a.material, b.material), &g);
+                [
+                    stress_trace_term(a.radius, g.delta, f),
+                    stress_trace_term(b.radius, g.delta, f),
+                ]
+            } else {
+                [0.0; 2]
+            };
+        });
+    let nw = walls.len();
+    if nw == 0 {
+        return;
+    }
+    sys.wall_trace
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(k, t)| {
+            let (s, w) = (&states[k / nw], &walls[k % nw]);
+            let law = laws.get(s.material, w.material);
+            let (g, _, _) = wall_geometry(w, s);
+            *t = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+                stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
+            } else {
+                0.0
+            };
+        });
+}
+
+/// MC-stress: tr σ_i = (1/V_i) Σ l·f over i's pairs (list order) and walls (wall order).
+pub fn stress_pass(sys: &mut CpuSpheres) {
+    let nw = sys.walls.len();
+    let (states, pair_trace, wall_trace) = (&sys.states, &sys.pair_trace, &sys.wall_trace);
+    let (start, incident) = (&sys.incident_start, &sys.incident);
+    sys.stress_trace
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(i, tr)| {
+            let mut sum = 0.0f32;
+            for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+                sum += pair_trace[(e >> 1) as usize][(e & 1) as usize];
+            }
+            for t in &wall_trace[i * nw..(i + 1) * nw] {
+                sum += *t;
+            }
+            *tr = sum / sphere_volume(states[i].radius);
+        });
+}
+
+/// Every candidate pair: geometry, law (with the MC-stress correction when on), torques l × f
+/// (plus rolling torques), new history.
+pub fn pair_pass(sys: &mut CpuSpheres) {
+    let states = &sys.states;
+    let laws = &sys.laws;
+    let dt = sys.params.dt;
+    let list = &sys.list;
+    let owner = &sys.owner;
+    let (mc, trace, pair_trace) = (sys.mc, &sys.stress_trace, &sys.pair_trace);
+    sys.pair_out
+        .par_iter_mut()
+        .zip(sys.history.par_iter_mut())
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(k, (out, hist))| {
+            let (i, j) = (owner[k] as usize, list.partner[k] as usize);
+            let (a, b) = (&states[i], &states[j]);
+            let (g, l_i, l_j) = sphere_pair_geometry(a, b);
+            let law = laws.get(a.material, b.material);
+            let mut f_mc = 0.0;
+            if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
+                let (mut t_i, mut t_j) = (trace[i], trace[j]);
+                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                    t_i -= pair_trace[k][0] / sphere_volume(a.radius);
+                    t_j -= pair_trace[k][1] / sphere_volume(b.radius);
+                }
+                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t_i, t_j);
+            }
+            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
+            *hist = h;
+            *out = PairOut {
+                force: pf.force,
+                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+                torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
+                f_n: pf.f_n,
+                energy: pf.energy,
+                _pad: 0.0,
+            };
+        });
+}
+
+/// Every sphere against every wall.
+pub fn wall_pass(sys: &mut CpuSpheres) {
+    let nw = sys.walls.len();
+    if nw == 0 {
+        return;
+    }
+    let states = &sys.states;
+    let walls = &sys.walls;
+    let laws = &sys.laws;
+    let dt = sys.params.dt;
+    let (mc, trace, wall_trace) = (sys.mc, &sys.stress_trace, &sys.wall_trace);
+    sys.wall_out
+        .par_iter_mut()
+        .zip(sys.wall_history.par_iter_mut())
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(k, (out, hist))| {
+            let (s, w) = (&states[k / nw], &walls[k % nw]);
+            let (g, l_i, c) = wall_geometry(w, s);
+            let law = laws.get(s.material, w.material);
+            let mut f_mc = 0.0;
+            // A wall has no stress of its own: P comes from the sphere's alone.
+            if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+                let mut t = trace[k / nw];
+                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                    t -= wall_trace[k] / sphere_volume(s.radius);
+                }
+                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
+            }
+            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
+            *hist = h;
+            *out = PairOut {
+                force: pf.force,
+                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+                // Torque of the sphere on the wall about the wall's point.
+                torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
+                f_n: pf.f_n,
+                energy: pf.energy,
+                _pad: 0.0,
+            };
+        });
+}
+
+/// Per sphere: m g + its pairs in list order + its walls in order, then damping.
+pub fn gather(sys: &mut CpuSpheres) {
+    let p = sys.params;
+    let nw = sys.walls.len();
+    let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
+    let (start, incident) = (&sys.incident_start, &sys.incident);
+    sys.forces
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(PAR_MIN)
+        .for_each(|(i, out)| {
+            let s = &states[i];
+            let mut f = scale(p.gravity, s.mass);
+            let mut t = [0.0f32; 3];
+            for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+                let o = &pair_out[(e >> 1) as usize];
+                if e & 1 == 0 {
+                    f = add(f, o.force);
+                    t = add(t, o.torque_i);
+                } else {
+                    f = sub(f, o.force);
+                    t = add(t, o.torque_j);
+                }
+            }
+            for o in &wall_out[i * nw..(i + 1) * nw] {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
+            f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
+            t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
+            *out = SphereForce {
+                force: f,
+                torque: t,
+                ..Default::default()
+            };
+        });
+}
+
+/// Global damping −c v and local (Cundall) damping −α |f_k| sign(v_k) on a force or torque.
+#[inline]
+pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
+    let mut out = sub(f, scale(v, c));
+    for k in 0..3 {
+        if v[k] != 0.0 {
+            out[k] -= alpha * out[k].abs() * v[k].signum();
+        }
+    }
+    out
+}
+
+/// Per wall: minus the sum of its sphere contacts, in sphere order.
+pub fn wall_gather(sys: &mut CpuSpheres) {
+    let nw = sys.walls.len();
+    let n = sys.states.len();
+    for w in 0..nw {
+        let mut f = [0.0f32; 3];
+        let mut t = [0.0f32; 3];
+        for s in 0..n {
+            let o = &sys.wall_out[s * nw + w];
+            f = sub(f, o.force);
+            t = add(t, o.torque_j);
+        }
+        sys.walls[w].force = f;
+        sys.walls[w].torque = t;
+    }
+}

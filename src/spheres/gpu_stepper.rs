@@ -1,0 +1,302 @@
+//! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
+//! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. The list rebuild is host-driven in this
+//! first form: `displacement_check` raises a flag on the GPU, the host reads it each step and,
+//! when set, rebuilds the list with `GpuCellList` (history carried by key on the GPU) and the
+//! incident lists with `cpu_stepper::incident_lists`. A GPU-decided rebuild with indirect
+//! dispatches (as the 2D broad phase) is the next step; so is batching many steps per submission.
+
+use super::cell_list::{fit_grid, NeighborList};
+use super::contact::ContactHistory;
+use super::cpu_stepper::{incident_lists, PairOut};
+use super::gpu_cell_list::GpuCellList;
+use super::gpu_pass::{dispatch, params_uniform};
+use super::pair_law::LawTable;
+use super::state::{SphereForce, SphereParams, SphereState};
+use super::wall::PlaneWall;
+use crate::gpu::array::GpuArray;
+use crate::gpu::context::GpuContext;
+use crate::gpu::kernel::Kernel;
+
+struct StepKernels {
+    kick: Kernel,
+    drift: Kernel,
+    wall_advance: Kernel,
+    displacement_check: Kernel,
+    normal_pass: Kernel,
+    wall_normal_pass: Kernel,
+    stress_pass: Kernel,
+    pair_pass: Kernel,
+    wall_pass: Kernel,
+    gather: Kernel,
+    wall_gather: Kernel,
+}
+
+/// Buffers that change size at a rebuild.
+struct ListBuffers {
+    pair_start: GpuArray<u32>,
+    partner: GpuArray<u32>,
+    history: GpuArray<ContactHistory>,
+    pair_out: GpuArray<PairOut>,
+    pair_trace: GpuArray<[f32; 2]>,
+    incident_start: GpuArray<u32>,
+    incident: GpuArray<u32>,
+    x_ref: GpuArray<f32>,
+}
+
+/// A sphere system stepped on the GPU.
+pub struct GpuSpheres {
+    k: StepKernels,
+    cell_list: GpuCellList,
+    pub params: SphereParams,
+    uniform: wgpu::Buffer,
+    spheres: GpuArray<SphereState>,
+    forces: GpuArray<SphereForce>,
+    laws: GpuArray<super::pair_law::PairLaw>,
+    walls: GpuArray<PlaneWall>,
+    wall_history: GpuArray<ContactHistory>,
+    wall_out: GpuArray<PairOut>,
+    flags: GpuArray<u32>,
+    wall_trace: GpuArray<f32>,
+    stress_trace: GpuArray<f32>,
+    /// Whether the law table uses MC-stress (its passes then run).
+    pub mc: bool,
+    lists: ListBuffers,
+    /// Host copy of the candidate list (the key of the history carry).
+    pub list: NeighborList,
+    bind: Vec<wgpu::BindGroup>,
+    pub rebuilds: u64,
+    pub steps: u64,
+}
+
+impl GpuSpheres {
+    /// As `CpuSpheres::new`: uploads, builds the list and computes the initial forces with the
+    /// history left at zero.
+    pub fn new(
+        ctx: &GpuContext,
+        mut params: SphereParams,
+        states: &[SphereState],
+        laws: &LawTable,
+        walls: &[PlaneWall],
+    ) -> anyhow::Result<GpuSpheres> {
+        params.n_spheres = states.len() as u32;
+        params.n_walls = walls.len() as u32;
+        params.n_materials = laws.n_materials as u32;
+        let kn = |e| Kernel::new(ctx, "sphere_step", e);
+        let k = StepKernels {
+            kick: kn("kick")?,
+            drift: kn("drift")?,
+            wall_advance: kn("wall_advance")?,
+            displacement_check: kn("displacement_check")?,
+            normal_pass: kn("normal_pass")?,
+            wall_normal_pass: kn("wall_normal_pass")?,
+            stress_pass: kn("stress_pass")?,
+            pair_pass: kn("pair_pass")?,
+            wall_pass: kn("wall_pass")?,
+            gather: kn("gather")?,
+            wall_gather: kn("wall_gather")?,
+        };
+        let n = states.len();
+        let nw = walls.len();
+        let empty = |ctx| -> anyhow::Result<ListBuffers> {
+            Ok(ListBuffers {
+                pair_start: GpuArray::zeroed(ctx, "pair start", n + 1)?,
+                partner: GpuArray::zeroed(ctx, "partner", 0)?,
+                history: GpuArray::zeroed(ctx, "history", 0)?,
+                pair_out: GpuArray::zeroed(ctx, "pair out", 0)?,
+                pair_trace: GpuArray::zeroed(ctx, "pair trace", 0)?,
+                incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
+                incident: GpuArray::zeroed(ctx, "incident", 0)?,
+                x_ref: GpuArray::zeroed(ctx, "x ref", 3 * n)?,
+            })
+        };
+        let mut sys = GpuSpheres {
+            k,
+            cell_list: GpuCellList::new(ctx)?,
+            params,
+            uniform: params_uniform(ctx, &params),
+            spheres: GpuArray::new(ctx, "spheres", states)?,
+            forces: GpuArray::zeroed(ctx, "forces", n)?,
+            laws: GpuArray::new(ctx, "laws", &laws.laws)?,
+            walls: GpuArray::new(ctx, "walls", walls)?,
+            wall_history: GpuArray::zeroed(ctx, "wall history", n * nw)?,
+            wall_out: GpuArray::zeroed(ctx, "wall out", n * nw)?,
+            flags: GpuArray::zeroed(ctx, "step flags", 4)?,
+            wall_trace: GpuArray::zeroed(ctx, "wall trace", n * nw)?,
+            stress_trace: GpuArray::zeroed(ctx, "stress trace", n)?,
+            mc: laws.has_mc_stress(),
+            lists: empty(ctx)?,
+            list: NeighborList::default(),
+            bind: Vec::new(),
+            rebuilds: 0,
+            steps: 0,
+        };
+        sys.rebuild(ctx)?;
+        let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
+        sys.submit(ctx, |s, pass| s.record_forces(pass));
+        sys.lists.history.write(ctx, &saved.0);
+        sys.wall_history.write(ctx, &saved.1);
+        Ok(sys)
+    }
+
+    fn submit(&self, ctx: &GpuContext, f: impl FnOnce(&Self, &mut wgpu::ComputePass<'_>)) {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            f(self, &mut pass);
+        }
+        ctx.queue.submit([encoder.finish()]);
+    }
+
+    /// Bind groups of the kernels in `StepKernels` order.
+    fn make_bind_groups(&mut self, ctx: &GpuContext) {
+        let l = &self.lists;
+        let table = [
+            (0, &self.uniform),
+            (1, self.spheres.buffer()),
+            (2, self.forces.buffer()),
+            (3, self.laws.buffer()),
+            (4, self.walls.buffer()),
+            (5, l.pair_start.buffer()),
+            (6, l.partner.buffer()),
+            (7, l.history.buffer()),
+            (8, l.pair_out.buffer()),
+            (9, l.incident_start.buffer()),
+            (10, l.incident.buffer()),
+            (11, self.wall_history.buffer()),
+            (12, self.wall_out.buffer()),
+            (13, l.x_ref.buffer()),
+            (14, self.flags.buffer()),
+            (15, l.pair_trace.buffer()),
+            (16, self.wall_trace.buffer()),
+            (17, self.stress_trace.buffer()),
+        ];
+        let k = &self.k;
+        self.bind = [
+            &k.kick,
+            &k.drift,
+            &k.wall_advance,
+            &k.displacement_check,
+            &k.pair_pass,
+            &k.wall_pass,
+            &k.gather,
+            &k.wall_gather,
+            &k.normal_pass,
+            &k.wall_normal_pass,
+            &k.stress_pass,
+        ]
+        .iter()
+        .map(|kernel| kernel.bind(ctx, &table))
+        .collect();
+    }
+
+    fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        if self.mc {
+            dispatch(pass, &self.k.normal_pass, &self.bind[8], n);
+            dispatch(pass, &self.k.wall_normal_pass, &self.bind[9], n * nw);
+            dispatch(pass, &self.k.stress_pass, &self.bind[10], n);
+        }
+        dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
+        dispatch(pass, &self.k.wall_pass, &self.bind[5], n * nw);
+        dispatch(pass, &self.k.gather, &self.bind[6], n);
+        dispatch(pass, &self.k.wall_gather, &self.bind[7], nw);
+    }
+
+    /// One time step (two submissions and a read of the rebuild flag).
+    pub fn step(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
+        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        self.flags.write(ctx, &[0; 4]);
+        self.submit(ctx, |s, pass| {
+            dispatch(pass, &s.k.kick, &s.bind[0], n);
+            dispatch(pass, &s.k.drift, &s.bind[1], n);
+            dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
+            dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+        });
+        if self.flags.read(ctx)[0] != 0 {
+            self.rebuild(ctx)?;
+        }
+        self.submit(ctx, |s, pass| {
+            s.record_forces(pass);
+            dispatch(pass, &s.k.kick, &s.bind[0], n);
+        });
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU.
+    pub fn rebuild(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
+        let states = self.spheres.read(ctx);
+        fit_grid(&mut self.params, &states);
+        ctx.queue
+            .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
+        let old_history = self.lists.history.read(ctx);
+        let (list, history) = self
+            .cell_list
+            .build(ctx, &self.params, &states, &self.list, &old_history)?;
+        let (_, incident_start, incident) = incident_lists(&list);
+        let x_ref: Vec<f32> = states
+            .iter()
+            .flat_map(|s| (0..3).map(move |k| s.pos_hi[k] + s.pos_lo[k]))
+            .collect();
+        self.lists = ListBuffers {
+            pair_start: GpuArray::new(ctx, "pair start", &list.start)?,
+            partner: GpuArray::new(ctx, "partner", &list.partner)?,
+            history: GpuArray::new(ctx, "history", &history)?,
+            pair_out: GpuArray::zeroed(ctx, "pair out", list.len())?,
+            pair_trace: GpuArray::zeroed(ctx, "pair trace", list.len())?,
+            incident_start: GpuArray::new(ctx, "incident start", &incident_start)?,
+            incident: GpuArray::new(ctx, "incident", &incident)?,
+            x_ref: GpuArray::new(ctx, "x ref", &x_ref)?,
+        };
+        self.list = list;
+        self.make_bind_groups(ctx);
+        self.rebuilds += 1;
+        Ok(())
+    }
+
+    pub fn states(&self, ctx: &GpuContext) -> Vec<SphereState> {
+        self.spheres.read(ctx)
+    }
+
+    pub fn walls(&self, ctx: &GpuContext) -> Vec<PlaneWall> {
+        self.walls.read(ctx)
+    }
+
+    /// GPU memory held per sphere (bytes of every state, list, history and output buffer of the
+    /// stepper divided by the number of spheres; the law table and walls included, the cell
+    /// list's build buffers, freed after a build, not).
+    pub fn bytes_per_sphere(&self) -> f64 {
+        let l = &self.lists;
+        let bytes = [
+            self.spheres.buffer().size(),
+            self.forces.buffer().size(),
+            self.laws.buffer().size(),
+            self.walls.buffer().size(),
+            self.wall_history.buffer().size(),
+            self.wall_out.buffer().size(),
+            self.flags.buffer().size(),
+            self.wall_trace.buffer().size(),
+            self.stress_trace.buffer().size(),
+            l.pair_start.buffer().size(),
+            l.partner.buffer().size(),
+            l.history.buffer().size(),
+            l.pair_out.buffer().size(),
+            l.pair_trace.buffer().size(),
+            l.incident_start.buffer().size(),
+            l.incident.buffer().size(),
+            l.x_ref.buffer().size(),
+        ]
+        .iter()
+        .sum::<u64>();
+        bytes as f64 / self.params.n_spheres.max(1) as f64
+    }
+
+    /// tr σ of every sphere at the last force evaluation (MC-stress; zeros otherwise).
+    pub fn stress_trace(&self, ctx: &GpuContext) -> Vec<f32> {
+        self.stress_trace.read(ctx)
+    }
+
+    pub fn history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
+        self.lists.history.read(ctx)
+    }
+}
