@@ -38,7 +38,8 @@ fn first_error(path: &Path) -> Option<ScenarioError> {
             return Some(e);
         }
         if sc.is_modal_only() {
-            return None;
+            // Its stages, resolved against the modal walls (the driver's `Built`).
+            return sc.build_modal_run().err();
         }
         // SPD cells with modal bodies: the coupled build (scenario::coupled) and its checks.
         return sc.build_coupled().err();

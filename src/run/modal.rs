@@ -18,7 +18,7 @@ const FLUSH_EVERY: usize = 50;
 
 /// Prints the resolved modal scene (`softdem check`).
 pub fn check(sc: &Scenario) -> anyhow::Result<()> {
-    let b = sc.build_modal()?;
+    let (built, b) = sc.build_modal_run()?;
     println!("scenario {} ({}): OK (modal bodies)", sc.name, sc.origin);
     if let Some(d) = &sc.file.description {
         println!("  {d}");
@@ -78,6 +78,12 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
         packed.walls.len(),
         bytes as f64 / 1048576.0
     );
+    if !built.stages.is_empty() {
+        println!("stages:");
+        for (i, st) in built.stages.iter().enumerate() {
+            println!("  {i}: {} ({})", st.name, st.kind);
+        }
+    }
     Ok(())
 }
 
