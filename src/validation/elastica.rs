@@ -233,6 +233,8 @@ pub struct CoreState {
     pub pressure: f64,
     /// Point force at each contact edge over W (the rest, p c, is spread over the flat).
     pub edge_share: f64,
+    /// Stretch of the flat, λ0 = 1 + p h/EA: an interior contact node carries p s ℓ0 λ0.
+    pub stretch: f64,
 }
 
 /// The constrained extensible elastica's parameters: EA R²/EI and the area to keep, A0/R².
@@ -286,6 +288,7 @@ fn core_shoot(ring: &CoreRing, h: f64, u: [f64; 3]) -> ([f64; 3], CoreState) {
         flat_ref: 2.0 * c / lambda0,
         pressure: p,
         edge_share: if w != 0.0 { (w - p * c) / w } else { 0.0 },
+        stretch: lambda0,
     };
     (res, state)
 }
@@ -352,13 +355,13 @@ fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
     Some(x)
 }
 
-/// The constrained elastica at each half-height of `hs` (decreasing from just below the
-/// undeformed h0 of a ring of area `ring.area`), solved by continuation from the circle.
+/// The constrained elastica at each half-height of `hs` (decreasing, below the undeformed
+/// h = R = 1), solved by continuation in steps of at most 0.002 R from the circle.
 pub fn core_path(ring: &CoreRing, hs: &[f64]) -> anyhow::Result<Vec<CoreState>> {
     // Start: the undeformed ring, W = p = 0, κ_E = κ0 = −1.
     let mut u = [-1.0, 0.0, 0.0];
     let mut out = Vec::with_capacity(hs.len());
-    let mut h_prev = hs.first().copied().unwrap_or(1.0) + 1e-3;
+    let mut h_prev = 1.0;
     for &h in hs {
         // Continuation in small steps of h (the first step starts near the circle).
         let sub = ((h_prev - h).abs() / 2e-3).ceil().max(1.0) as usize;

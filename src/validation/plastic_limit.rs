@@ -38,7 +38,8 @@ pub struct RateRun {
 
 /// The rate study of `p` (panics when the case has none: only the plastic ring has one).
 pub fn study_of(p: &Params) -> RateStudy {
-    p.rate_study.expect("the plastic ring's case file has a [rate_study] section")
+    p.rate_study
+        .expect("the plastic ring's case file has a [rate_study] section")
 }
 
 /// The parameters of the `i`-th loading of the study (0: fastest), stopped at `eps_end`, or at
@@ -135,7 +136,11 @@ pub fn report(p: &Params, runs: &[RateRun], rep: &mut CaseReport) {
         runs.iter().map(|x| format!("{:.1}", x.seconds)).collect::<Vec<_>>().join(" / "),
     ));
     let curve = |run: &RingRun, f: &dyn Fn(&Sample) -> f64| -> Vec<(f64, f64)> {
-        run.samples.iter().filter(|s| s.loading).map(|s| (s.eps, f(s))).collect()
+        run.samples
+            .iter()
+            .filter(|s| s.loading)
+            .map(|s| (s.eps, f(s)))
+            .collect()
     };
     let mut series: Vec<Series> = runs
         .iter()
@@ -160,9 +165,10 @@ pub fn report(p: &Params, runs: &[RateRun], rep: &mut CaseReport) {
     });
     rep.figures.push(Figure {
         file: "plastic_ring_rate_convergence.png".into(),
-        caption: "Plastic ring: wall force F/F** vs ε at three loading rates (each 4× slower), the collapse load of the \
+        caption:
+            "Plastic ring: wall force F/F** vs ε at three loading rates (each 4× slower), the collapse load of the \
                   measured geometry (limit analysis) and the paper's eq 36"
-            .into(),
+                .into(),
         spec: PlotSpec {
             title: "Plastic ring: F/F** vs ε at three rates, limit analysis, eq 36".into(),
             x_label: "ε = 1 − b/b0".into(),
@@ -196,9 +202,10 @@ pub fn report(p: &Params, runs: &[RateRun], rep: &mut CaseReport) {
     }
     rep.figures.push(Figure {
         file: "plastic_ring_fig19_quasi_static.png".into(),
-        caption: "Fig. 19, quasi-static (slowest rate of the study): per-node contact force F'_k/F** (= p/p**) along the \
+        caption:
+            "Fig. 19, quasi-static (slowest rate of the study): per-node contact force F'_k/F** (= p/p**) along the \
                   bottom wall vs (x − x_mid)/R, beside the paper's plateau and the limit analysis' edge forces"
-            .into(),
+                .into(),
         spec: PlotSpec {
             title: "Plastic ring, quasi-static: per-node contact force (Fig. 19)".into(),
             x_label: "(x − x_mid)/R".into(),

@@ -215,17 +215,28 @@ impl Params {
         if let Some(r) = &f.rate_study {
             let slower = r.load_periods.windows(2).all(|w| w[1] == 4.0 * w[0]);
             if !(r.load_periods[0] > 0.0) || !slower {
-                return Err(bad("rate_study.load_periods", "three rates, each 4× slower: [T, 4T, 16T], T > 0"));
+                return Err(bad(
+                    "rate_study.load_periods",
+                    "three rates, each 4× slower: [T, 4T, 16T], T > 0",
+                ));
             }
             if !(r.viscous >= 0.0) || !(0.0..1.0).contains(&r.local_damping) {
                 return Err(bad("rate_study", "viscous ≥ 0, 0 ≤ local_damping < 1"));
             }
-            if !(r.eps_end > 0.0 && r.eps_end <= EPS_MAX) || !(r.window[0] > 0.0 && r.window[0] < r.window[1] && r.window[1] <= r.eps_end) {
-                return Err(bad("rate_study", "0 < eps_end ≤ eps_max, 0 < window[0] < window[1] ≤ eps_end"));
+            if !(r.eps_end > 0.0 && r.eps_end <= EPS_MAX)
+                || !(r.window[0] > 0.0 && r.window[0] < r.window[1] && r.window[1] <= r.eps_end)
+            {
+                return Err(bad(
+                    "rate_study",
+                    "0 < eps_end ≤ eps_max, 0 < window[0] < window[1] ≤ eps_end",
+                ));
             }
         }
         if (variant == Variant::Plastic) != f.rate_study.is_some() {
-            return Err(bad("rate_study", "the plastic ring has a [rate_study] section, the others none"));
+            return Err(bad(
+                "rate_study",
+                "the plastic ring has a [rate_study] section, the others none",
+            ));
         }
         Ok(Params {
             rate_study: f.rate_study,
@@ -518,8 +529,9 @@ pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
 /// units: the constrained extensible elastica of `elastica::core_path` for a ring with the
 /// 64-gon's perimeter N ℓ0 = 2π R_e and area, EI = k_b ℓ0, EA = k_s ℓ0, between walls whose
 /// node lines are b = (1 − ε) b0 apart. Returns, per strain, (F/F*, p s ℓ0/F*, flat contact
-/// length in segments 2c/(λ0 ℓ0), edge share of the force).
-pub fn core_reference(p: &Params, eps: &[f64]) -> anyhow::Result<Vec<[f64; 4]>> {
+/// length in segments 2c/(λ0 ℓ0), edge share of the force, load of an interior contact node
+/// p s ℓ0 λ0/F*).
+pub fn core_reference(p: &Params, eps: &[f64]) -> anyhow::Result<Vec<[f64; 5]>> {
     let ell = p.ell();
     let r_e = p.n as f64 * ell / (2.0 * PI);
     let ring = elastica::CoreRing {
@@ -537,6 +549,7 @@ pub fn core_reference(p: &Params, eps: &[f64]) -> anyhow::Result<Vec<[f64; 4]>> 
                 st.pressure * ei / r_e.powi(3) * ell / p.f_star(),
                 st.flat_ref * r_e / ell,
                 st.edge_share,
+                st.pressure * ei / r_e.powi(3) * ell / p.f_star() * st.stretch,
             ]
         })
         .collect())
@@ -736,8 +749,13 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
                 .push(Check::at_most(&name("volume_eq31_max_abs_dev"), dv, 0.0, 0.03));
             // The paper's stadium slope π/2 (eq 30): reported, not asserted (docs/validation.md).
             rep.checks.push(
-                Check::relative(&name("lc_slope_eq30_eps_ge_0.28"), lc_slope(p, run, 0.28), PI / 2.0, 0.10)
-                    .reference(),
+                Check::relative(
+                    &name("lc_slope_eq30_eps_ge_0.28"),
+                    lc_slope(p, run, 0.28),
+                    PI / 2.0,
+                    0.10,
+                )
+                .reference(),
             );
             // The same contact length against the continuum limit of the model (the inextensible
             // elastica, `elastica.rs`): its flat contact grows with slope I_c/I_s = 2.19.
@@ -838,7 +856,7 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
             let eps: Vec<f64> = late.iter().map(|s| s.eps).collect();
             match core_reference(p, &eps) {
                 Ok(refs) => {
-                    let dev = |f: &dyn Fn(&Sample, &[f64; 4]) -> f64| {
+                    let dev = |f: &dyn Fn(&Sample, &[f64; 5]) -> f64| {
                         late.iter().zip(&refs).map(|(s, q)| f(s, q)).fold(0.0, f64::max)
                     };
                     rep.checks.push(Check::at_most(
@@ -862,8 +880,27 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
                         0.0,
                         2.0,
                     ));
+                    // Fig. 25's plateau: the central contact node at the profile of ε ≈ 0.3 carries
+                    // p s ℓ0 λ0 (the flat is stretched by its tension p h), not F* + p s ℓ.
+                    if let Some((e, prof)) = run.profiles.iter().find(|(e, _)| *e >= 0.3 - 1e-3) {
+                        let centre = prof
+                            .iter()
+                            .min_by(|a, b| a.0.abs().total_cmp(&b.0.abs()))
+                            .map(|q| q.1)
+                            .unwrap_or(0.0);
+                        let q = core_reference(p, &[*e]).map(|v| v[0][4]).unwrap_or(f64::NAN);
+                        rep.checks.push(Check::relative(
+                            &name("plateau_node_force_elastica_eps_0.3"),
+                            centre,
+                            q,
+                            0.05,
+                        ));
+                    }
                     let ref_slope = linear_fit(
-                        &eps.iter().zip(&refs).map(|(e, q)| (*e, (q[2] + 3.0) * ell / 2.0)).collect::<Vec<_>>(),
+                        &eps.iter()
+                            .zip(&refs)
+                            .map(|(e, q)| (*e, (q[2] + 3.0) * ell / 2.0))
+                            .collect::<Vec<_>>(),
                     )
                     .0;
                     rep.checks.push(Check::relative(
@@ -1110,7 +1147,7 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
             let fs = p.f_star();
             let grid: Vec<f64> = (4..=70).map(|i| i as f64 * EPS_MAX / 70.0).collect();
             let core = core_reference(p, &grid).unwrap_or_default();
-            let core_curve = |f: &dyn Fn(f64, &[f64; 4]) -> (f64, f64)| -> Vec<(f64, f64)> {
+            let core_curve = |f: &dyn Fn(f64, &[f64; 5]) -> (f64, f64)| -> Vec<(f64, f64)> {
                 grid.iter().zip(&core).map(|(e, q)| f(*e, q)).collect()
             };
             let with_el = |mine: Vec<(f64, f64)>, f: &dyn Fn(&Sample) -> (f64, f64)| {
@@ -1197,8 +1234,8 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                     ));
                 }
                 prof.push(series(
-                    &format!("elastica: interior p s ℓ at ε = {e:.2}"),
-                    vec![(-0.8, q[1]), (0.8, q[1])],
+                    &format!("elastica: interior p s ℓ0 λ0 at ε = {e:.2}"),
+                    vec![(-0.8, q[4]), (0.8, q[4])],
                     Style::Dashed,
                 ));
             }
