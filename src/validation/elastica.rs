@@ -1,3 +1,6 @@
+//! Continuum references of the ring compression cases: the elastic ring's elastica (below) and
+//! the stiff core's area-constrained extensible elastica ([`CoreState`], [`core_path`]).
+//!
 //! The continuum limit of the elastic ring (η = 0) between two frictionless rigid walls: an
 //! inextensible Euler elastica of bending rigidity EI and natural curvature 1/R (the model's
 //! continuum limit, EI = k_b ℓ, is what the beams of Fig. 9 calibrate). Used as a second,
@@ -139,9 +142,8 @@ mod tests {
 
     #[test]
     fn core_reduces_to_elastica() {
-        // p forced to 0 by an area that the ring would take anyway is not available, so compare
-        // through the shooting with p = 0, EA = ∞: Newton on (c, W) only is replaced by checking
-        // that the closed-form flat regime satisfies the residuals.
+        // With p = 0 and EA → ∞ the shooting must accept the closed-form flat regime of the
+        // elastica: θ = −π/2 and y = 0 at S (the area residual is not used here).
         let ring = CoreRing { ea: 1e12, area: 0.0 };
         for eps in [0.3, 0.35] {
             let st = at_strain(eps);

@@ -29,6 +29,12 @@
 //! measured curves by less than their tolerances (checked while choosing v; see
 //! docs/validation.md).
 //!
+//! **Exact references (issue 19).** The elastic ring is checked against the elastica
+//! (`elastica::at_strain`), the stiff core against the area-constrained extensible elastica
+//! ([`core_reference`]) and the plastic ring's quasi-static force against limit analysis after a
+//! loading-rate study (`plastic_limit.rs`). The paper's eq 30, 33, 36, 37 and the slope 2.1 are
+//! `reference` rows.
+//!
 //! **Time step.** dt = 0.5·√(m/k_max) with k_max the largest of k_s, 4k_b/ℓ², k_n and the
 //! stiffness of the core's breathing mode, K_Ω s² ℓ² N/V0 (the core couples all N nodes; the
 //! scene's `critical_dt` counts only one node's share of it, see docs/validation.md), so the
@@ -223,9 +229,12 @@ impl Params {
             if !(r.viscous >= 0.0) || !(0.0..1.0).contains(&r.local_damping) {
                 return Err(bad("rate_study", "viscous ≥ 0, 0 ≤ local_damping < 1"));
             }
-            if !(r.eps_end > 0.0 && r.eps_end <= EPS_MAX)
-                || !(r.window[0] > 0.0 && r.window[0] < r.window[1] && r.window[1] <= r.eps_end)
-            {
+            let ordered = r.eps_end > 0.0
+                && r.eps_end <= EPS_MAX
+                && r.window[0] > 0.0
+                && r.window[0] < r.window[1]
+                && r.window[1] <= r.eps_end;
+            if !ordered {
                 return Err(bad(
                     "rate_study",
                     "0 < eps_end ≤ eps_max, 0 < window[0] < window[1] ≤ eps_end",
@@ -1147,9 +1156,7 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
             let fs = p.f_star();
             let grid: Vec<f64> = (4..=70).map(|i| i as f64 * EPS_MAX / 70.0).collect();
             let core = core_reference(p, &grid).unwrap_or_default();
-            let core_curve = |f: &dyn Fn(f64, &[f64; 5]) -> (f64, f64)| -> Vec<(f64, f64)> {
-                grid.iter().zip(&core).map(|(e, q)| f(*e, q)).collect()
-            };
+            let core_pts = || grid.iter().copied().zip(core.iter().copied());
             let with_el = |mine: Vec<(f64, f64)>, f: &dyn Fn(&Sample) -> (f64, f64)| {
                 let mut v = vec![series("η = 1e5", mine, Style::Line)];
                 if let Some(el) = elastic {
@@ -1184,7 +1191,7 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
             ));
             s.push(series(
                 "constrained elastica: flat + 3 nodes",
-                core_curve(&|e, q| (e, (q[2] + 3.0) * ell / b0)),
+                core_pts().map(|(e, q)| (e, (q[2] + 3.0) * ell / b0)).collect(),
                 Style::Dashed,
             ));
             rep.figures.push(figure(
@@ -1210,7 +1217,7 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
             ));
             s.push(series(
                 "constrained elastica (nodes: flat + 3)",
-                core_curve(&|_, q| (q[2] + 3.0, q[0])),
+                core_pts().map(|(_, q)| (q[2] + 3.0, q[0])).collect(),
                 Style::Dashed,
             ));
             rep.figures.push(figure(
@@ -1258,7 +1265,7 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                     let mut s = with_el(curve(run, fe), &fe);
                     s.push(series(
                         "constrained elastica, η = ∞",
-                        core_curve(&|e, q| (e, q[0])),
+                        core_pts().map(|(e, q)| (e, q[0])).collect(),
                         Style::Dashed,
                     ));
                     s.push(series(
