@@ -154,6 +154,22 @@ mod tests {
         }
     }
 
+    /// Energy balance, independent of the force balance that the shooting imposes: with the area
+    /// held, the walls' work −F db = −2F dh is the whole change of elastic energy, so
+    /// F = −½ dU/dh (central difference, dh = 10⁻³ R; tolerance 0.1 %, measured 3×10⁻⁵).
+    #[test]
+    fn core_force_is_energy_slope() {
+        let ring = CoreRing { ea: 415.0, area: PI };
+        for h in [0.85, 0.75, 0.68] {
+            let dh = 1e-3;
+            let p = core_path(&ring, &[h + dh, h, h - dh]).unwrap();
+            let slope = -0.5 * (p[2].energy - p[0].energy) / (-2.0 * dh);
+            let f = p[1].force;
+            eprintln!("h = {h}: F R²/EI = {f:.6}, −½ dU/dh = {slope:.6}");
+            assert!((slope / f - 1.0).abs() < 1e-3, "h = {h}: F = {f}, −½ dU/dh = {slope}");
+        }
+    }
+
     #[test]
     fn core_circle_and_stadium_limits() {
         // Undeformed ring: zero residuals at h = 1 with W = p = 0, κ_E = −1, area π.
@@ -237,6 +253,9 @@ pub struct CoreState {
     pub edge_share: f64,
     /// Stretch of the flat, λ0 = 1 + p h/EA: an interior contact node carries p s ℓ0 λ0.
     pub stretch: f64,
+    /// Elastic energy of the whole ring, ∫ (m²/2EI + τ²/2EA) dσ, in units of EI/R. At constant
+    /// area the pressure does no work, so F = −½ dU/dh (test `core_force_is_energy_slope`).
+    pub energy: f64,
 }
 
 /// The constrained extensible elastica's parameters: EA R²/EI and the area to keep, A0/R².
@@ -254,23 +273,33 @@ fn core_shoot(ring: &CoreRing, h: f64, u: [f64; 3]) -> ([f64; 3], CoreState) {
     let kappa0 = -1.0;
     let lambda0 = 1.0 + p * h / ea;
     let len = PI / 2.0 - c / lambda0;
-    // y = (x, y, θ, m, area)
-    let rhs = |s: &[f64; 5]| -> [f64; 5] {
+    // y = (x, y, θ, m, area, energy)
+    let rhs = |s: &[f64; 6]| -> [f64; 6] {
         let (x, y, th, m) = (s[0], s[1], s[2], s[3]);
         let (nx, ny) = (p * y, w - p * x);
         let (ct, st) = (th.cos(), th.sin());
-        let lam = 1.0 + (nx * ct + ny * st) / ea;
+        let tension = nx * ct + ny * st;
+        let lam = 1.0 + tension / ea;
         let (dx, dy) = (lam * ct, lam * st);
-        [dx, dy, kappa0 + m, -lam * (ny * ct - nx * st), 0.5 * (y * dx - x * dy)]
+        [
+            dx,
+            dy,
+            kappa0 + m,
+            -lam * (ny * ct - nx * st),
+            0.5 * (y * dx - x * dy),
+            0.5 * m * m + 0.5 * tension * tension / ea,
+        ]
     };
     let steps = 1500;
     let hstep = len / steps as f64;
-    let mut s = [c, h, 0.0, kappa_e - kappa0, 0.5 * h * c];
+    // The flat: curvature 0 (moment −EI κ0), tension p h, over its reference length c/λ0.
+    let flat_energy = (0.5 * kappa0 * kappa0 + 0.5 * (p * h).powi(2) / ea) * c / lambda0;
+    let mut s = [c, h, 0.0, kappa_e - kappa0, 0.5 * h * c, flat_energy];
     for _ in 0..steps {
         let k1 = rhs(&s);
-        let add = |a: &[f64; 5], k: &[f64; 5], f: f64| {
+        let add = |a: &[f64; 6], k: &[f64; 6], f: f64| {
             let mut r = *a;
-            for i in 0..5 {
+            for i in 0..6 {
                 r[i] += f * k[i];
             }
             r
@@ -278,7 +307,7 @@ fn core_shoot(ring: &CoreRing, h: f64, u: [f64; 3]) -> ([f64; 3], CoreState) {
         let k2 = rhs(&add(&s, &k1, 0.5 * hstep));
         let k3 = rhs(&add(&s, &k2, 0.5 * hstep));
         let k4 = rhs(&add(&s, &k3, hstep));
-        for i in 0..5 {
+        for i in 0..6 {
             s[i] += hstep / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
         }
     }
@@ -291,6 +320,7 @@ fn core_shoot(ring: &CoreRing, h: f64, u: [f64; 3]) -> ([f64; 3], CoreState) {
         pressure: p,
         edge_share: if w != 0.0 { (w - p * c) / w } else { 0.0 },
         stretch: lambda0,
+        energy: 4.0 * s[5],
     };
     (res, state)
 }
