@@ -35,8 +35,8 @@
 @group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
 @group(0) @binding(15) var<storage, read_write> args: array<u32>;
 @group(0) @binding(16) var<storage, read> args_template: array<u32>;
-// The segment grid: wall segments (segments of frozen bodies) inserted in every cell that holds
-// them (`for_each_segment_cell` of the twin), counted per bucket then scanned in place into item
+// The segment grid: long wall segments (segments of frozen bodies longer than the longest free
+// segment) inserted in every cell that holds them (`for_each_segment_cell` of the twin), counted per bucket then scanned in place into item
 // offsets (grid_buckets + 1 words, as bucket_start), and the items (segment, cell x, cell y),
 // three words each. Their fill cursors are the second half of `cursor`. Order of a build:
 // rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start), scan(seg_start) →
@@ -171,6 +171,16 @@ fn is_frozen(x: u32) -> bool {
 // True when node i starts a wall segment i → next (twin of is_wall_segment).
 fn is_wall_segment(i: u32) -> bool {
     return nodes[i].next != NONE && is_frozen(i);
+}
+
+// True when node i starts a wall segment longer than the longest free segment: only those go into
+// the segment grid (twin of is_long_wall_segment).
+fn is_long_wall_segment(i: u32) -> bool {
+    if (!is_wall_segment(i)) {
+        return false;
+    }
+    let d = df_sub(pos[nodes[i].next], pos[i]);
+    return sqrt(dot2(d, d)) > current_cutoff() - params.contact_reach;
 }
 
 // A cell holds a wall segment when its centre lies within this many cell sides of it (twin of
@@ -340,7 +350,7 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
                     if (t == 1u) {
                         let e = nodes[d].next;
                         if (e != NONE) {
-                            if (anchor(pos[d].pos_hi, pos[e].pos_hi, cx) < 9u) {
+                            if (is_long_wall_segment(d) && anchor(pos[d].pos_hi, pos[e].pos_hi, cx) < 9u) {
                                 continue;
                             }
                         }
@@ -352,13 +362,17 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
             }
         }
     } else {
-        // Wall node: the free nodes around the cells of its segments x → x+1, then x−1 → x
+        // Wall node: the free nodes around the cells of its long segments x → x+1, then x−1 → x
         // (twin of free_nodes_along_wall).
         let nx = nodes[x];
+        let next_long = is_long_wall_segment(x);
         let seg_a = array<u32, 2>(x, nx.prev);
         let seg_b = array<u32, 2>(nx.next, x);
         for (var g = 0u; g < 2u; g++) {
             if (seg_a[g] == NONE || seg_b[g] == NONE) {
+                continue;
+            }
+            if (!is_long_wall_segment(seg_a[g])) {
                 continue;
             }
             let pa = pos[seg_a[g]].pos_hi;
@@ -388,7 +402,7 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
                             if (qd == 9u || anchor(pa, pb, cd) != qd) {
                                 continue;
                             }
-                            if (g == 1u && nx.next != NONE) {
+                            if (g == 1u && next_long) {
                                 if (anchor(pos[x].pos_hi, pos[nx.next].pos_hi, cd) < 9u) {
                                     continue;
                                 }
@@ -495,8 +509,8 @@ fn grid_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         return;
     }
     atomicAdd(&bucket_start[bucket_of(cell_of(pos[i]))], 1u);
-    // Wall segment i → next: one item per cell that holds it (twin of segment_grid_count).
-    if (is_wall_segment(i)) {
+    // Long wall segment i → next: one item per cell that holds it (twin of segment_grid_count).
+    if (is_long_wall_segment(i)) {
         let pa = pos[i].pos_hi;
         let pb = pos[nodes[i].next].pos_hi;
         let w = seg_walk(pa, pb);
@@ -531,7 +545,7 @@ fn grid_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     let slot = atomicAdd(&cursor[bucket_of(cell_of(pos[i]))], 1u);
     bucket_nodes[slot] = i;
     // Twin of segment_grid_scatter.
-    if (is_wall_segment(i)) {
+    if (is_long_wall_segment(i)) {
         let pa = pos[i].pos_hi;
         let pb = pos[nodes[i].next].pos_hi;
         let w = seg_walk(pa, pb);

@@ -6,13 +6,14 @@
 //!    segments costs what a box subdivided at the cells' segment length costs.
 //! 1. `grid_count` / scan / `grid_scatter`: a counting sort of the nodes into the buckets of a
 //!    hashed uniform grid (cell side ≥ cut-off), so the domain needs no bounds. In the same pass,
-//!    every wall segment is inserted, as an item (segment, cell), in every cell it crosses
+//!    every long wall segment (`is_long_wall_segment`: longer than the longest free segment) is
+//!    inserted, as an item (segment, cell), in every cell it crosses
 //!    (`for_each_segment_cell`: the cells whose centre lies within 0.75 of a side of it), in a
 //!    second bucket array over the same hash (`seg_start`, `seg_items`).
 //! 2. `neighbor_count` / scan / `neighbor_fill`: each node visits the 3×3 cells around it and keeps
 //!    the nodes that pass `is_neighbor` (symmetric: within the cut-off, and one of the pair within
 //!    reach of the other's segments, `near_shell`). A pair of a free node and a wall node that
-//!    touch through a wall segment may lie farther apart than the cut-off: the free node finds
+//!    touch through a long wall segment may lie farther apart than the cut-off: the free node finds
 //!    the segment's ends through the items in its 3×3 cells (`wall_items_of_free_node`), the wall
 //!    node finds the free node in the 3×3 cells around each cell of its own segments
 //!    (`free_nodes_along_wall`). Each pair is counted once: a route skips a pair that an earlier
@@ -26,6 +27,7 @@
 //!    node), then sums the counts and carries the slots over (`carry_slot_index`, the second half
 //!    of the WGSL `neighbor_fill`).
 
+use super::scan::prefix_scan;
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
 
@@ -57,6 +59,15 @@ pub fn free_segment_length(i: usize, nodes: &[NodeRecord], bodies: &[Body], pos:
 #[inline]
 pub fn is_wall_segment(i: usize, nodes: &[NodeRecord], bodies: &[Body]) -> bool {
     nodes[i].next != NONE && bodies[nodes[i].body as usize].flags & BODY_FROZEN != 0
+}
+
+/// True when node i starts a *long* wall segment, one longer than the longest free segment
+/// (cut-off − contact_reach): only those go into the segment grid. A free node within reach of a
+/// shorter one lies within the cut-off of both its ends, so the node grid finds the pair; walls
+/// subdivided at the cells' segment length thus cost what they did before the segment grid.
+#[inline]
+pub fn is_long_wall_segment(i: usize, p: &SimParams, nodes: &[NodeRecord], bodies: &[Body], pos: &[NodeState]) -> bool {
+    is_wall_segment(i, nodes, bodies) && segment_length(i, nodes, pos) > p.cutoff - p.contact_reach
 }
 
 /// A cell holds a wall segment when the cell's centre lies within this many cell sides of it:
@@ -300,8 +311,8 @@ pub fn grid_scatter(i: usize, p: &SimParams, pos: &[NodeState], cursor: &mut [u3
     bucket_nodes[slot as usize] = i as u32;
 }
 
-/// Inserts wall segment i → next (if node i starts one) into every cell that holds it: counts
-/// per bucket (GPU: in `grid_count`, atomicAdd).
+/// Inserts long wall segment i → next (if node i starts one) into every cell that holds it:
+/// counts per bucket (GPU: in `grid_count`, atomicAdd).
 #[inline]
 pub fn segment_grid_count(
     i: usize,
@@ -311,7 +322,7 @@ pub fn segment_grid_count(
     pos: &[NodeState],
     seg_count: &mut [u32],
 ) {
-    if !is_wall_segment(i, nodes, bodies) {
+    if !is_long_wall_segment(i, p, nodes, bodies, pos) {
         return;
     }
     let (a, b) = (pos[i].pos_hi, pos[nodes[i].next as usize].pos_hi);
@@ -330,7 +341,7 @@ pub fn segment_grid_scatter(
     cursor: &mut [u32],
     seg_items: &mut [[u32; 3]],
 ) {
-    if !is_wall_segment(i, nodes, bodies) {
+    if !is_long_wall_segment(i, p, nodes, bodies, pos) {
         return;
     }
     let (a, b) = (pos[i].pos_hi, pos[nodes[i].next as usize].pos_hi);
@@ -361,6 +372,7 @@ fn for_each_neighbor(
     bodies: &[Body],
     pos: &[NodeState],
     grid: &Grid,
+    probe: &mut impl FnMut(),
     mut visit: impl FnMut(u32),
 ) {
     let cx = cell_of(p, &pos[x]);
@@ -370,22 +382,23 @@ fn for_each_neighbor(
         }
         for k in grid.bucket_start[b as usize]..grid.bucket_start[b as usize + 1] {
             let d = grid.bucket_nodes[k as usize];
+            probe();
             if is_neighbor(p, nodes, bodies, pos, x as u32, d) {
                 visit(d);
             }
         }
     }
     if bodies[nodes[x].body as usize].flags & BODY_FROZEN == 0 {
-        wall_items_of_free_node(x, p, nodes, bodies, pos, grid, &mut visit);
+        wall_items_of_free_node(x, p, nodes, bodies, pos, grid, probe, &mut visit);
     } else {
-        free_nodes_along_wall(x, p, nodes, bodies, pos, grid, &mut visit);
+        free_nodes_along_wall(x, p, nodes, bodies, pos, grid, probe, &mut visit);
     }
 }
 
-/// Free node x: the ends of the wall segments held by the 3×3 cells around x that the node grid
-/// did not find (`found_in_grid`). A segment counts from its `anchor` cell only; an end D is
-/// taken through its next segment D → D+1 when that one also reaches x's cells, else through
-/// its previous one.
+/// Free node x: the ends of the long wall segments held by the 3×3 cells around x that the node
+/// grid did not find (`found_in_grid`). A segment counts from its `anchor` cell only; an end D is
+/// taken through its next segment D → D+1 when that one is long and also reaches x's cells,
+/// else through its previous one.
 #[allow(clippy::too_many_arguments)]
 fn wall_items_of_free_node(
     x: usize,
@@ -394,6 +407,7 @@ fn wall_items_of_free_node(
     bodies: &[Body],
     pos: &[NodeState],
     grid: &Grid,
+    probe: &mut impl FnMut(),
     visit: &mut impl FnMut(u32),
 ) {
     let cx = cell_of(p, &pos[x]);
@@ -403,6 +417,7 @@ fn wall_items_of_free_node(
         }
         for k in grid.seg_start[b as usize]..grid.seg_start[b as usize + 1] {
             let [s, ix, iy] = grid.seg_items[k as usize];
+            probe();
             let q = index_in_3x3(cx, [ix as i32, iy as i32]);
             if q == 9 {
                 continue;
@@ -414,7 +429,10 @@ fn wall_items_of_free_node(
             for d in [s, s1] {
                 if d == s1 {
                     let e = nodes[d as usize].next;
-                    if e != NONE && anchor(p, pos[d as usize].pos_hi, pos[e as usize].pos_hi, cx) < 9 {
+                    if e != NONE
+                        && is_long_wall_segment(d as usize, p, nodes, bodies, pos)
+                        && anchor(p, pos[d as usize].pos_hi, pos[e as usize].pos_hi, cx) < 9
+                    {
                         continue;
                     }
                 }
@@ -426,9 +444,10 @@ fn wall_items_of_free_node(
     }
 }
 
-/// Wall node x: the free nodes of the 3×3 cells around each cell of its segments x → x+1, then
-/// x−1 → x, that the node grid did not find. A free node D counts from the `anchor` cell of the
-/// segment around D's cell only, and through x − 1 → x only when x → x+1 does not reach D's cells.
+/// Wall node x: the free nodes of the 3×3 cells around each cell of its long segments x → x+1,
+/// then x−1 → x, that the node grid did not find. A free node D counts from the `anchor` cell of
+/// the segment around D's cell only, and through x − 1 → x only when x → x+1 is short or does
+/// not reach D's cells.
 #[allow(clippy::too_many_arguments)]
 fn free_nodes_along_wall(
     x: usize,
@@ -437,11 +456,13 @@ fn free_nodes_along_wall(
     bodies: &[Body],
     pos: &[NodeState],
     grid: &Grid,
+    probe: &mut impl FnMut(),
     visit: &mut impl FnMut(u32),
 ) {
     let nx = nodes[x];
+    let next_long = is_long_wall_segment(x, p, nodes, bodies, pos);
     for (a, b) in [(x as u32, nx.next), (nx.prev, x as u32)] {
-        if a == NONE || b == NONE {
+        if a == NONE || b == NONE || !is_long_wall_segment(a as usize, p, nodes, bodies, pos) {
             continue;
         }
         let via_prev = b == x as u32;
@@ -453,6 +474,7 @@ fn free_nodes_along_wall(
                 }
                 for k in grid.bucket_start[bk as usize]..grid.bucket_start[bk as usize + 1] {
                     let d = grid.bucket_nodes[k as usize];
+                    probe();
                     if bodies[nodes[d as usize].body as usize].flags & BODY_FROZEN != 0 {
                         continue;
                     }
@@ -461,9 +483,7 @@ fn free_nodes_along_wall(
                     if q == 9 || anchor(p, pa, pb, cd) != q {
                         continue;
                     }
-                    if via_prev
-                        && nx.next != NONE
-                        && anchor(p, pos[x].pos_hi, pos[nx.next as usize].pos_hi, cd) < 9
+                    if via_prev && next_long && anchor(p, pos[x].pos_hi, pos[nx.next as usize].pos_hi, cd) < 9
                     {
                         continue;
                     }
@@ -490,7 +510,7 @@ pub fn neighbor_candidates(
     out: &mut Vec<u32>,
 ) {
     let base = out.len();
-    for_each_neighbor(x, p, nodes, bodies, pos, grid, |d| {
+    for_each_neighbor(x, p, nodes, bodies, pos, grid, &mut || {}, |d| {
         // Insertion into the sorted tail out[base..].
         out.push(d);
         let mut j = out.len() - 1;
@@ -500,6 +520,81 @@ pub fn neighbor_candidates(
         }
         out[j] = d;
     });
+}
+
+/// Number of candidates node x examines (node-grid candidates, wall-segment items, nodes around
+/// its wall cells): the work of its list build, for the test that bounds it.
+pub fn candidates_examined(
+    x: usize,
+    p: &SimParams,
+    nodes: &[NodeRecord],
+    bodies: &[Body],
+    pos: &[NodeState],
+    grid: &Grid,
+) -> u64 {
+    let mut n = 0u64;
+    for_each_neighbor(x, p, nodes, bodies, pos, grid, &mut || n += 1, |_| {});
+    n
+}
+
+/// The grids of a build from positions `pos` (what the stepper's rebuild does before the lists):
+/// the cell side and cut-off in `params`, the nodes' and the wall segments' counting sorts.
+pub struct GridBuild {
+    pub params: SimParams,
+    pub bucket_start: Vec<u32>,
+    pub bucket_nodes: Vec<u32>,
+    pub seg_start: Vec<u32>,
+    pub seg_items: Vec<[u32; 3]>,
+}
+
+impl GridBuild {
+    pub fn new(p: &SimParams, nodes: &[NodeRecord], bodies: &[Body], pos: &[NodeState]) -> GridBuild {
+        let n = nodes.len();
+        // Cut-off and cell side from the longest free segment now (stretched shells keep their
+        // contacts); wall segments go into the segment grid instead.
+        let longest = (0..n)
+            .map(|i| free_segment_length(i, nodes, bodies, pos))
+            .fold(0.0f32, f32::max);
+        let cutoff = longest + p.contact_reach;
+        let p = SimParams {
+            cutoff,
+            cell_size: cutoff,
+            ..*p
+        };
+        // Counting sort of the nodes, and of the wall segments' cells, into the hashed grid.
+        let mut bucket_start = vec![0u32; p.grid_buckets as usize + 1];
+        let mut seg_start = vec![0u32; p.grid_buckets as usize + 1];
+        for i in 0..n {
+            grid_count(i, &p, pos, &mut bucket_start);
+            segment_grid_count(i, &p, nodes, bodies, pos, &mut seg_start);
+        }
+        prefix_scan(&mut bucket_start);
+        prefix_scan(&mut seg_start);
+        let mut cursor = bucket_start.clone();
+        let mut seg_cursor = seg_start.clone();
+        let mut bucket_nodes = vec![0u32; n];
+        let mut seg_items = vec![[0u32; 3]; seg_start[p.grid_buckets as usize] as usize];
+        for i in 0..n {
+            grid_scatter(i, &p, pos, &mut cursor, &mut bucket_nodes);
+            segment_grid_scatter(i, &p, nodes, bodies, pos, &mut seg_cursor, &mut seg_items);
+        }
+        GridBuild {
+            params: p,
+            bucket_start,
+            bucket_nodes,
+            seg_start,
+            seg_items,
+        }
+    }
+
+    pub fn grid(&self) -> Grid<'_> {
+        Grid {
+            bucket_start: &self.bucket_start,
+            bucket_nodes: &self.bucket_nodes,
+            seg_start: &self.seg_start,
+            seg_items: &self.seg_items,
+        }
+    }
 }
 
 /// Index of `target` among the sorted keys `key(lo..hi)`, or `NONE` (binary search).
@@ -677,4 +772,121 @@ mod tests {
             "the shell test dropped only {narrowed} pairs of the cut-off circle"
         );
     }
+
+    /// The wall routes list exactly the pairs of the brute-force predicate, each once, and those
+    /// are the pairs the old cut-off (longest segment of any body + contact_reach) listed: 30
+    /// random scenes far from the origin, 24 jittered 16-node rings (some with self-contact)
+    /// among frozen walls drawn with 1 to 40 segments — a floor below them, a diagonal and a
+    /// steep line through them — and a frozen 5-gon with long sides.
+    #[test]
+    fn wall_routes_list_every_pair_once() {
+        let mut rng = crate::scenes::SplitMix(0x51ED_2701);
+        let mut rnd = move || rng.next_f64();
+        let (mut far_pairs, mut wall_pairs) = (0, 0);
+        for round in 0..30 {
+            let mut sc = Scene::default();
+            let m = sc.add_material(Material {
+                k_s: 100.0,
+                k_b: 1.0,
+                f_s_yield: f32::INFINITY,
+                m_b_yield: f32::INFINITY,
+                depth: 1.0,
+                ..Default::default()
+            });
+            let o = [2e3 * (rnd() - 0.5), 2e3 * (rnd() - 0.5)];
+            let free = |self_contact: bool| BodyOptions {
+                material: m,
+                radius: 0.04,
+                node_mass: 1.0,
+                frozen: false,
+                self_contact,
+                core: Core::None,
+            };
+            let wall = BodyOptions {
+                frozen: true,
+                ..free(false)
+            };
+            for i in 0..6 {
+                for j in 0..4 {
+                    let c = [o[0] + 1.05 * i as f64 + 0.1 * rnd(), o[1] + 1.05 * j as f64 + 0.1 * rnd()];
+                    sc.add_ring(c, 0.5, 16, free((i + j) % 5 == 0));
+                }
+            }
+            let segments = [1, 2, 3, 7, 40][round % 5];
+            let lo = -0.58 - 0.03 * rnd();
+            sc.add_line([o[0] - 1.0, o[1] + lo], [o[0] + 6.5, o[1] + lo], segments + 1, wall);
+            sc.add_line([o[0] - 0.7, o[1] + 0.3], [o[0] + 5.9, o[1] + 3.2 + rnd()], (segments + 1) / 2 + 1, wall);
+            sc.add_line([o[0] + 2.6, o[1] - 0.5], [o[0] + 2.9 + rnd(), o[1] + 3.7], 2, wall);
+            sc.add_ring([o[0] + 4.2, o[1] + 1.6], 1.3, 5, wall);
+            let p = sc.sim_params();
+            let (nodes, _) = device_nodes(&sc.nodes);
+            let mut pos = sc.init.clone();
+            for s in pos.iter_mut() {
+                s.pos_hi = [s.pos_hi[0] + (0.04 * (rnd() - 0.5)) as f32, s.pos_hi[1] + (0.04 * (rnd() - 0.5)) as f32];
+            }
+            let build = GridBuild::new(&p, &nodes, &sc.bodies, &pos);
+            let q = &build.params;
+            let longest = (0..nodes.len()).map(|i| segment_length(i, &nodes, &pos)).fold(0.0f32, f32::max);
+            let old = SimParams {
+                cutoff: longest + p.contact_reach,
+                ..*q
+            };
+            assert!(longest > 2.0 * (q.cutoff - q.contact_reach), "round {round}: no long wall segment");
+            for x in 0..nodes.len() {
+                let mut found = vec![];
+                neighbor_candidates(x, q, &nodes, &sc.bodies, &pos, &build.grid(), &mut found);
+                let brute: Vec<u32> = (0..nodes.len() as u32)
+                    .filter(|&d| d != x as u32 && pair_listed(q, &nodes, &sc.bodies, &pos, x as u32, d))
+                    .collect();
+                assert_eq!(found, brute, "round {round}: list of node {x}");
+                for &d in &brute {
+                    assert!(is_neighbor(&old, &nodes, &sc.bodies, &pos, x as u32, d));
+                    let frozen = |i: u32| sc.bodies[nodes[i as usize].body as usize].flags & BODY_FROZEN != 0;
+                    if frozen(x as u32) != frozen(d) {
+                        wall_pairs += 1;
+                        far_pairs += !within_cutoff(q, &pos, x as u32, d) as usize;
+                    }
+                }
+                let old_list = (0..nodes.len() as u32)
+                    .filter(|&d| is_neighbor(&old, &nodes, &sc.bodies, &pos, x as u32, d))
+                    .count();
+                assert_eq!(old_list, brute.len(), "round {round}: node {x}");
+            }
+        }
+        // Pairs of a free node and a wall node, and those the node grid alone would miss.
+        assert!(wall_pairs > 3000 && far_pairs > 500, "{wall_pairs} wall pairs, {far_pairs} beyond the cut-off");
+    }
+
+    /// No cliff: the candidates a list build examines per free node, on the deposit bench scene
+    /// (100 cells), with the box walls drawn as one segment per side are at most 1.1× those with
+    /// the walls subdivided at the cells' segment length. The same walls made free bodies (so that
+    /// their segments set the cell side, as every segment did before the segment grid) break the
+    /// bound many times over, so the bound does test the cell side.
+    #[test]
+    fn long_wall_segments_do_not_inflate_the_candidates() {
+        let per_free_node = |sc: &Scene| -> f64 {
+            let (nodes, _) = device_nodes(&sc.nodes);
+            let build = GridBuild::new(&sc.sim_params(), &nodes, &sc.bodies, &sc.init);
+            let total: u64 = (0..nodes.len())
+                .map(|x| candidates_examined(x, &build.params, &nodes, &sc.bodies, &sc.init, &build.grid()))
+                .sum();
+            let free = nodes
+                .iter()
+                .filter(|n| sc.bodies[n.body as usize].flags & BODY_FROZEN == 0)
+                .count();
+            total as f64 / free as f64
+        };
+        let long = crate::scenes::deposit_bench(100, None);
+        let short = crate::scenes::deposit_bench(100, Some(0.0));
+        let (a, b) = (per_free_node(&long), per_free_node(&short));
+        assert!(a <= 1.1 * b, "{a:.2} candidates per free node with one-segment walls, {b:.2} subdivided");
+        let mut unfrozen = long.clone();
+        for body in unfrozen.bodies.iter_mut() {
+            body.flags &= !BODY_FROZEN;
+        }
+        let c = per_free_node(&unfrozen);
+        eprintln!("candidates per free node: {a:.2} one-segment walls, {b:.2} subdivided, {c:.2} long free segments");
+        assert!(c > 10.0 * b, "long free segments: {c:.2} candidates per free node, {b:.2} subdivided walls");
+    }
+
 }

@@ -436,41 +436,10 @@ impl CpuBackend {
         x_ref: &mut [[f32; 2]],
     ) {
         let n = nodes.len();
-        // Cut-off and cell side from the longest free segment now (stretched shells keep their
-        // contacts); wall segments go into the segment grid instead.
-        let longest = (0..n)
-            .into_par_iter()
-            .map(|i| free_segment_length(i, nodes, bodies, pos))
-            .reduce(|| 0.0f32, f32::max);
-        let cutoff = longest + p.contact_reach;
-        let p = &SimParams {
-            cutoff,
-            cell_size: cutoff,
-            ..*p
-        };
-        // Counting sort of the nodes, and of the wall segments' cells, into the hashed grid.
-        let mut bucket_start = vec![0u32; p.grid_buckets as usize + 1];
-        let mut seg_start = vec![0u32; p.grid_buckets as usize + 1];
-        for i in 0..n {
-            grid_count(i, p, pos, &mut bucket_start);
-            segment_grid_count(i, p, nodes, bodies, pos, &mut seg_start);
-        }
-        prefix_scan(&mut bucket_start);
-        prefix_scan(&mut seg_start);
-        let mut cursor = bucket_start.clone();
-        let mut seg_cursor = seg_start.clone();
-        let mut bucket_nodes = vec![0u32; n];
-        let mut seg_items = vec![[0u32; 3]; seg_start[p.grid_buckets as usize] as usize];
-        for i in 0..n {
-            grid_scatter(i, p, pos, &mut cursor, &mut bucket_nodes);
-            segment_grid_scatter(i, p, nodes, bodies, pos, &mut seg_cursor, &mut seg_items);
-        }
-        let grid = Grid {
-            bucket_start: &bucket_start,
-            bucket_nodes: &bucket_nodes,
-            seg_start: &seg_start,
-            seg_items: &seg_items,
-        };
+        // The grids (cell side from the longest free segment now; wall segments in the segment
+        // grid).
+        let build = GridBuild::new(p, nodes, bodies, pos);
+        let (p, grid) = (&build.params, build.grid());
         // Neighbour lists: each chunk of nodes visits its candidates once (sorted per node), then
         // offsets by a scan, contact slots (friction histories) carried over.
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
