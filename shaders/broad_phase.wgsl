@@ -61,11 +61,19 @@ fn bucket_of(cell: vec2<i32>) -> u32 {
     return ((bitcast<u32>(cell.x) * 73856093u) ^ (bitcast<u32>(cell.y) * 19349663u)) & (params.grid_buckets - 1u);
 }
 
+// dot2 with each product rounded (`opaque`), as the CPU twin does: the same pair or cell must get
+// the same answer in every kernel and call site (neighbor_count and neighbor_fill, the node grid
+// and the wall routes), which a fused multiply-add in one inlined copy and not another breaks
+// (seen on lavapipe: entries lost or left unwritten).
+fn dot_rounded(a: vec2<f32>, b: vec2<f32>) -> f32 {
+    return opaque(a.x * b.x) + opaque(a.y * b.y);
+}
+
 // |x − d| < cut-off, false for NaN (twin of within_cutoff).
 fn within_cutoff(x: u32, d: u32) -> bool {
     let r = df_sub(pos[d], pos[x]);
     let cutoff = current_cutoff();
-    return dot2(r, r) < cutoff * cutoff;
+    return dot_rounded(r, r) < cutoff * cutoff;
 }
 
 // Neighbour predicate of the node grid (twin of is_neighbor).
@@ -120,7 +128,7 @@ const SHELL_SKIN_MARGIN: f32 = 1.1;
 // (twin of cpu::broad_phase::near_shell).
 fn near_shell(c: u32, d: u32, reach2: f32) -> bool {
     let dc = df_sub(pos[c], pos[d]);
-    if (dot2(dc, dc) < reach2) {
+    if (dot_rounded(dc, dc) < reach2) {
         return true;
     }
     let nd = nodes[d];
@@ -130,13 +138,13 @@ fn near_shell(c: u32, d: u32, reach2: f32) -> bool {
         if (e != NONE) {
             let de = df_sub(pos[e], pos[d]);
             // Closest point of the segment d → e to c: d + t (e − d), t clamped to [0, 1].
-            let len2 = dot2(de, de);
+            let len2 = dot_rounded(de, de);
             var t = 0.0;
             if (len2 > 0.0) {
-                t = clamp(dot2(dc, de) / len2, 0.0, 1.0);
+                t = clamp(dot_rounded(dc, de) / len2, 0.0, 1.0);
             }
-            let off = dc - t * de;
-            if (dot2(off, off) < reach2) {
+            let off = vec2<f32>(dc.x - opaque(t * de.x), dc.y - opaque(t * de.y));
+            if (dot_rounded(off, off) < reach2) {
                 return true;
             }
         }
@@ -190,17 +198,17 @@ const SEGMENT_CELL_RADIUS: f32 = 0.75;
 // True when cell `cell` holds the segment a → b (high parts of the ends; twin of segment_in_cell).
 fn segment_in_cell(a: vec2<f32>, b: vec2<f32>, cell: vec2<i32>) -> bool {
     let h = current_cutoff();
-    let c = vec2<f32>((f32(cell.x) + 0.5) * h, (f32(cell.y) + 0.5) * h);
+    let c = vec2<f32>(opaque((f32(cell.x) + 0.5) * h), opaque((f32(cell.y) + 0.5) * h));
     let ab = b - a;
     let ac = c - a;
-    let len2 = dot2(ab, ab);
+    let len2 = dot_rounded(ab, ab);
     var t = 0.0;
     if (len2 > 0.0) {
-        t = clamp(dot2(ac, ab) / len2, 0.0, 1.0);
+        t = clamp(dot_rounded(ac, ab) / len2, 0.0, 1.0);
     }
-    let off = vec2<f32>(ac.x - t * ab.x, ac.y - t * ab.y);
+    let off = vec2<f32>(ac.x - opaque(t * ab.x), ac.y - opaque(t * ab.y));
     let r = SEGMENT_CELL_RADIUS * h;
-    return dot2(off, off) <= r * r;
+    return dot_rounded(off, off) <= r * r;
 }
 
 // The walk over the cells of a segment, column by column along its longer axis (twin of
@@ -304,6 +312,54 @@ fn add_neighbor(fill: bool, base: u32, k: u32, d: u32) -> u32 {
     return k + 1u;
 }
 
+// Wall node x, long segment sa → sb of its two: the free nodes of the 3×3 cells around each cell
+// of the segment, from the segment's anchor cell around each one's cell only; through x − 1 → x
+// (`via_prev`) only when x → x+1 is short or does not reach the node's cells (twin of the loop
+// body of free_nodes_along_wall). Returns the new count k.
+fn free_nodes_along_segment(x: u32, sa: u32, sb: u32, via_prev: bool, next_long: bool, fill: bool, base: u32, k_in: u32) -> u32 {
+    var k = k_in;
+    let pa = pos[sa].pos_hi;
+    let pb = pos[sb].pos_hi;
+    let w = seg_walk(pa, pb);
+    for (var i = w.i0; i <= w.i1; i++) {
+        let r = seg_rows(w, i);
+        for (var j = r.x; j <= r.y; j++) {
+            let c = seg_cell(w, i, j);
+            if (!segment_in_cell(pa, pb, c)) {
+                continue;
+            }
+            let cb = neighbor_buckets(c);
+            for (var q = 0u; q < 9u; q++) {
+                let b = cb[q];
+                if (b == NONE) {
+                    continue;
+                }
+                let hi = atomicLoad(&bucket_start[b + 1u]);
+                for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
+                    let d = bucket_nodes[kk];
+                    if (is_frozen(d)) {
+                        continue;
+                    }
+                    let cd = cell_of(pos[d]);
+                    let qd = index_in_3x3(cd, c);
+                    if (qd == 9u || anchor(pa, pb, cd) != qd) {
+                        continue;
+                    }
+                    if (via_prev && next_long) {
+                        if (anchor(pos[x].pos_hi, pos[nodes[x].next].pos_hi, cd) < 9u) {
+                            continue;
+                        }
+                    }
+                    if (!found_in_grid(x, d) && pair_listed(x, d)) {
+                        k = add_neighbor(fill, base, k, d);
+                    }
+                }
+            }
+        }
+    }
+    return k;
+}
+
 // Every neighbour of node x, once (twin of for_each_neighbor): the nodes of the 3×3 cells
 // around x within the cut-off, then the wall routes. Returns the count; with `fill`, also
 // writes them, sorted, at `base`.
@@ -344,9 +400,8 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
                 if (anchor(pos[s].pos_hi, pos[s1].pos_hi, cx) != qi) {
                     continue;
                 }
-                let ends = array<u32, 2>(s, s1);
                 for (var t = 0u; t < 2u; t++) {
-                    let d = ends[t];
+                    let d = select(s, s1, t == 1u);
                     if (t == 1u) {
                         let e = nodes[d].next;
                         if (e != NONE) {
@@ -362,58 +417,26 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
             }
         }
     } else {
-        // Wall node: the free nodes around the cells of its long segments x → x+1, then x−1 → x
-        // (twin of free_nodes_along_wall).
+        // Wall node with a long segment: the free nodes near its long segments (twin of
+        // free_nodes_along_wall).
         let nx = nodes[x];
         let next_long = is_long_wall_segment(x);
-        let seg_a = array<u32, 2>(x, nx.prev);
-        let seg_b = array<u32, 2>(nx.next, x);
-        for (var g = 0u; g < 2u; g++) {
-            if (seg_a[g] == NONE || seg_b[g] == NONE) {
-                continue;
-            }
-            if (!is_long_wall_segment(seg_a[g])) {
-                continue;
-            }
-            let pa = pos[seg_a[g]].pos_hi;
-            let pb = pos[seg_b[g]].pos_hi;
-            let w = seg_walk(pa, pb);
-            for (var i = w.i0; i <= w.i1; i++) {
-                let r = seg_rows(w, i);
-                for (var j = r.x; j <= r.y; j++) {
-                    let c = seg_cell(w, i, j);
-                    if (!segment_in_cell(pa, pb, c)) {
-                        continue;
-                    }
-                    let cb = neighbor_buckets(c);
-                    for (var q = 0u; q < 9u; q++) {
-                        let b = cb[q];
-                        if (b == NONE) {
-                            continue;
-                        }
-                        let hi = atomicLoad(&bucket_start[b + 1u]);
-                        for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
-                            let d = bucket_nodes[kk];
-                            if (is_frozen(d)) {
-                                continue;
-                            }
-                            let cd = cell_of(pos[d]);
-                            let qd = index_in_3x3(cd, c);
-                            if (qd == 9u || anchor(pa, pb, cd) != qd) {
-                                continue;
-                            }
-                            if (g == 1u && next_long) {
-                                if (anchor(pos[x].pos_hi, pos[nx.next].pos_hi, cd) < 9u) {
-                                    continue;
-                                }
-                            }
-                            if (!found_in_grid(x, d) && pair_listed(x, d)) {
-                                k = add_neighbor(fill, base, k, d);
-                            }
-                        }
-                    }
-                }
-            }
+        var prev_long = false;
+        if (nx.prev != NONE) {
+            prev_long = is_long_wall_segment(nx.prev);
+        }
+        // One call for the first long segment (x → x+1, else x−1 → x), a second for x−1 → x
+        // when both are long. (Not a loop over the two segments, nor a call per segment: on
+        // lavapipe, lanes that ran the walk in different iterations or call sites lost entries.
+        // Nodes with two long segments, the corners of a frozen polygon with long sides, still
+        // lose some, not understood: GpuBackend refuses such scenes, see docs/performance.md.)
+        if (next_long || prev_long) {
+            let sa = select(nx.prev, x, next_long);
+            let sb = select(x, nx.next, next_long);
+            k = free_nodes_along_segment(x, sa, sb, !next_long, false, fill, base, k);
+        }
+        if (next_long && prev_long) {
+            k = free_nodes_along_segment(x, nx.prev, x, true, true, fill, base, k);
         }
     }
     return k;

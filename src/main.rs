@@ -402,7 +402,7 @@ fn bench(
         };
         let cells_built = scene.bodies.iter().filter(|b| b.flags & BODY_CLOSED != 0).count();
         let nodes = scene.nodes.len();
-        // The deposit runs 10,000 steps by default: the top wall reaches the cells after ~4,000.
+        // The deposit runs 10,000 steps by default: the top wall reaches the cells after ~2,000.
         let default_steps = match name {
             "deposit" => 10_000,
             _ => ((node_steps / nodes as f64).round() as u32).max(5),

@@ -217,8 +217,8 @@ pub fn default_demo() -> (Scene, BoxWalls) {
 /// radii uniform in [0.8, 1.0], placed by sequential geometric deposition (drop and roll) in a
 /// box about 1.8 √cells wide; friction μ = 0.3 (k_t = k_n = 10⁴), an undrained core
 /// K_Ω = 10³, no gravity, dt = 5·10⁻⁵, local damping 0.3; the cells touch (no clearance), and
-/// the top wall, 0.1 above the deposit's top nodes, moves down at 0.5 (it reaches the top cells
-/// after about 4,000 steps). `wall_segment`: the box walls' segment length; `None` draws
+/// the top wall, 0.1 above the deposit's top nodes (a gap of 0.05 between the shells), moves
+/// down at 0.5: it touches the top cells after about 2,000 steps. `wall_segment`: the box walls' segment length; `None` draws
 /// each side as one segment (what a user writes for a box), `Some(0.0)` subdivides them at the
 /// cells' mean segment length (the box's default).
 pub fn deposit_bench(cells: usize, wall_segment: Option<f64>) -> Scene {

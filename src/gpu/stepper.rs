@@ -187,6 +187,34 @@ fn initial_item_capacity(scene: &Scene) -> u32 {
     items.clamp(64, u32::MAX as u64 / 3) as u32
 }
 
+/// The GPU's list build lost entries of the corners of a frozen closed polygon with sides longer
+/// than the longest free segment (nodes joining two long wall segments; lavapipe, not
+/// understood, see docs/performance.md): such scenes are refused rather than run with
+/// incomplete lists. Open walls (a box, subdivided or not) give the CPU's lists (tested).
+fn check_wall_corners(scene: &Scene) -> anyhow::Result<()> {
+    let longest_free = scene.longest_free_segment() as f64;
+    let long = |i: u32| {
+        let n = &scene.nodes[i as usize];
+        n.next != NONE && scene.bodies[n.body as usize].flags & BODY_FROZEN != 0 && {
+            let (a, b) = (scene.init[i as usize].pos(), scene.init[n.next as usize].pos());
+            (b[0] - a[0]).hypot(b[1] - a[1]) > longest_free
+        }
+    };
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let closed = scene.bodies[n.body as usize].flags & BODY_CLOSED != 0;
+        if closed && n.prev != NONE && long(i as u32) && long(n.prev) {
+            anyhow::bail!(
+                "GPU backend: node {i} of the frozen closed body {} joins two segments longer than \
+                 the cells' longest segment ({longest_free:.4}); the GPU list build does not handle \
+                 such corners yet (src/gpu/stepper.rs, check_wall_corners): subdivide that body \
+                 (`segment` or `nodes`) or run with --backend cpu",
+                n.body
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Contact slots before the first step for a list of `list_capacity` entries: one per 16 entries
 /// (~2 % of the entries of the dense bench packing hold a contact); the pool grows on overflow
 /// (see `step_with_retry`).
@@ -255,6 +283,7 @@ impl GpuBackend {
         items: Option<u32>,
     ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
+        check_wall_corners(scene)?;
         let c = &*ctx;
         let kernels = Kernels::new(c)?;
         let n = scene.nodes.len() as u32;
