@@ -330,3 +330,33 @@ fn every_shipped_scenario_loads_and_builds() {
         std::fs::read_to_string(manifest("scenarios/default.toml")).unwrap()
     );
 }
+
+/// `[output]` counts of 0 mean "only at the end" (docs/scenarios.md): one series row, one frame,
+/// and the end checkpoint, whatever the run's length; with 100 every output is
+/// periodic (8 series rows and frames for 650 steps: steps 0, 100, …, 600, then the end).
+#[test]
+fn output_counts_of_zero_mean_only_at_the_end() {
+    for (every, rows) in [(0u64, 1usize), (100, 8)] {
+        let out = tmp(&format!("every{every}"));
+        let overrides: Vec<(String, toml::Value)> = ["series_every", "frames_every", "snapshots_every", "checkpoint_every"]
+            .iter()
+            .map(|k| (format!("output.{k}"), toml::Value::Integer(every as i64)))
+            .collect();
+        let req = RunRequest {
+            out: Some(out.clone()),
+            steps: Some(650),
+            quiet: true,
+            overrides: overrides.clone(),
+            ..RunRequest::new(Some(manifest("tests/scenarios/stages.toml")), BackendKind::Cpu)
+        };
+        run(&req).unwrap();
+        let series = std::fs::read_to_string(out.join("series.csv")).unwrap();
+        let steps: Vec<&str> = series.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+        assert_eq!(steps.len(), rows, "series_every = {every}: rows at steps {steps:?}");
+        assert_eq!(*steps.last().unwrap(), "650");
+        let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+        let expected = if every == 0 { 1 } else { 8 }; // steps 0, 100, …, 600 and 650
+        assert_eq!(frames, expected, "frames_every = {every}");
+        assert!(out.join("checkpoint.bin").exists());
+    }
+}
