@@ -263,17 +263,18 @@ core = "undrained"
         )
     };
     let build = |box_body: &str| {
-        crate::scenario::Scenario::from_text(&text(box_body), "<deposit bench>", std::path::Path::new("."), "bench", &[])
-            .and_then(|s| s.build())
-            .unwrap_or_else(|e| panic!("the deposit bench scene is valid: {e}"))
+        crate::scenario::Scenario::from_text(
+            &text(box_body),
+            "<deposit bench>",
+            std::path::Path::new("."),
+            "bench",
+            &[],
+        )
+        .and_then(|s| s.build())
+        .unwrap_or_else(|e| panic!("the deposit bench scene is valid: {e}"))
     };
     // The deposit alone first, for its height; then the same deposit (same seed) in its box.
-    let top = build("")
-        .scene
-        .init
-        .iter()
-        .map(|s| s.pos()[1])
-        .fold(0.0f64, f64::max);
+    let top = build("").scene.init.iter().map(|s| s.pos()[1]).fold(0.0f64, f64::max);
     let segment = match wall_segment {
         None => format!("segment = {}", 10.0 * width + 10.0 * top),
         Some(s) if s > 0.0 => format!("segment = {s}"),

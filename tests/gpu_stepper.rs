@@ -231,7 +231,10 @@ fn neighbour_lists_equal_the_cpu_twins() {
         ("tissue", tissue),
         // Box walls as one segment per side (the segment grid's routes) and subdivided.
         ("deposit, one-segment walls", softdem::scenes::deposit_bench(60, None)),
-        ("deposit, subdivided walls", softdem::scenes::deposit_bench(60, Some(0.0))),
+        (
+            "deposit, subdivided walls",
+            softdem::scenes::deposit_bench(60, Some(0.0)),
+        ),
     ] {
         let gpu = GpuBackend::new(ctx.clone(), &scene).unwrap().read_contacts().unwrap();
         let cpu = CpuBackend::new(&scene).unwrap().read_contacts().unwrap();
@@ -243,7 +246,10 @@ fn neighbour_lists_equal_the_cpu_twins() {
         );
         // The first node whose list differs (not the whole lists: they are long).
         let differs = (0..scene.nodes.len()).find(|&x| {
-            let (g, c) = (gpu.start[x] as usize..gpu.start[x + 1] as usize, cpu.start[x] as usize..cpu.start[x + 1] as usize);
+            let (g, c) = (
+                gpu.start[x] as usize..gpu.start[x + 1] as usize,
+                cpu.start[x] as usize..cpu.start[x + 1] as usize,
+            );
             gpu.entries[g] != cpu.entries[c]
         });
         assert_eq!(differs, None, "{name}: the list of this node differs");
@@ -283,14 +289,19 @@ fn long_wall_segments_run_and_agree_with_the_cpu() {
     roomy.step(3000).unwrap();
     tight.step(3000).unwrap();
     let nodes = roomy.read_nodes().unwrap();
-    assert_eq!(nodes, tight.read_nodes().unwrap(), "the regrown segment grid changed the run");
+    assert_eq!(
+        nodes,
+        tight.read_nodes().unwrap(),
+        "the regrown segment grid changed the run"
+    );
     // The top wall (bodies: cells, then bottom, top, left, right) presses on the cells.
     let top = (scene.bodies.len() - 3) as u32;
     let c = roomy.read_contacts().unwrap();
     let on_top = (0..scene.nodes.len())
         .flat_map(|x| (c.start[x]..c.start[x + 1]).map(move |e| (x, e as usize)))
         .filter(|&(x, e)| {
-            c.slots[e].flags != 0 && (scene.nodes[x].body == top || scene.nodes[c.entries[e].neighbor as usize].body == top)
+            c.slots[e].flags != 0
+                && (scene.nodes[x].body == top || scene.nodes[c.entries[e].neighbor as usize].body == top)
         })
         .count();
     assert!(on_top > 0, "no contact with the top wall");

@@ -338,10 +338,11 @@ fn every_shipped_scenario_loads_and_builds() {
 fn output_counts_of_zero_mean_only_at_the_end() {
     for (every, rows) in [(0u64, 1usize), (100, 8)] {
         let out = tmp(&format!("every{every}"));
-        let overrides: Vec<(String, toml::Value)> = ["series_every", "frames_every", "snapshots_every", "checkpoint_every"]
-            .iter()
-            .map(|k| (format!("output.{k}"), toml::Value::Integer(every as i64)))
-            .collect();
+        let overrides: Vec<(String, toml::Value)> =
+            ["series_every", "frames_every", "snapshots_every", "checkpoint_every"]
+                .iter()
+                .map(|k| (format!("output.{k}"), toml::Value::Integer(every as i64)))
+                .collect();
         let req = RunRequest {
             out: Some(out.clone()),
             steps: Some(650),

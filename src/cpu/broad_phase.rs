@@ -483,8 +483,7 @@ fn free_nodes_along_wall(
                     if q == 9 || anchor(p, pa, pb, cd) != q {
                         continue;
                     }
-                    if via_prev && next_long && anchor(p, pos[x].pos_hi, pos[nx.next as usize].pos_hi, cd) < 9
-                    {
+                    if via_prev && next_long && anchor(p, pos[x].pos_hi, pos[nx.next as usize].pos_hi, cd) < 9 {
                         continue;
                     }
                     if !found_in_grid(p, pos, x as u32, d) && pair_listed(p, nodes, bodies, pos, x as u32, d) {
@@ -808,30 +807,46 @@ mod tests {
             };
             for i in 0..6 {
                 for j in 0..4 {
-                    let c = [o[0] + 1.05 * i as f64 + 0.1 * rnd(), o[1] + 1.05 * j as f64 + 0.1 * rnd()];
+                    let c = [
+                        o[0] + 1.05 * i as f64 + 0.1 * rnd(),
+                        o[1] + 1.05 * j as f64 + 0.1 * rnd(),
+                    ];
                     sc.add_ring(c, 0.5, 16, free((i + j) % 5 == 0));
                 }
             }
             let segments = [1, 2, 3, 7, 40][round % 5];
             let lo = -0.58 - 0.03 * rnd();
             sc.add_line([o[0] - 1.0, o[1] + lo], [o[0] + 6.5, o[1] + lo], segments + 1, wall);
-            sc.add_line([o[0] - 0.7, o[1] + 0.3], [o[0] + 5.9, o[1] + 3.2 + rnd()], (segments + 1) / 2 + 1, wall);
+            sc.add_line(
+                [o[0] - 0.7, o[1] + 0.3],
+                [o[0] + 5.9, o[1] + 3.2 + rnd()],
+                (segments + 1) / 2 + 1,
+                wall,
+            );
             sc.add_line([o[0] + 2.6, o[1] - 0.5], [o[0] + 2.9 + rnd(), o[1] + 3.7], 2, wall);
             sc.add_ring([o[0] + 4.2, o[1] + 1.6], 1.3, 5, wall);
             let p = sc.sim_params();
             let (nodes, _) = device_nodes(&sc.nodes);
             let mut pos = sc.init.clone();
             for s in pos.iter_mut() {
-                s.pos_hi = [s.pos_hi[0] + (0.04 * (rnd() - 0.5)) as f32, s.pos_hi[1] + (0.04 * (rnd() - 0.5)) as f32];
+                s.pos_hi = [
+                    s.pos_hi[0] + (0.04 * (rnd() - 0.5)) as f32,
+                    s.pos_hi[1] + (0.04 * (rnd() - 0.5)) as f32,
+                ];
             }
             let build = GridBuild::new(&p, &nodes, &sc.bodies, &pos);
             let q = &build.params;
-            let longest = (0..nodes.len()).map(|i| segment_length(i, &nodes, &pos)).fold(0.0f32, f32::max);
+            let longest = (0..nodes.len())
+                .map(|i| segment_length(i, &nodes, &pos))
+                .fold(0.0f32, f32::max);
             let old = SimParams {
                 cutoff: longest + p.contact_reach,
                 ..*q
             };
-            assert!(longest > 2.0 * (q.cutoff - q.contact_reach), "round {round}: no long wall segment");
+            assert!(
+                longest > 2.0 * (q.cutoff - q.contact_reach),
+                "round {round}: no long wall segment"
+            );
             for x in 0..nodes.len() {
                 let mut found = vec![];
                 neighbor_candidates(x, q, &nodes, &sc.bodies, &pos, &build.grid(), &mut found);
@@ -854,7 +869,10 @@ mod tests {
             }
         }
         // Pairs of a free node and a wall node, and those the node grid alone would miss.
-        assert!(wall_pairs > 3000 && far_pairs > 500, "{wall_pairs} wall pairs, {far_pairs} beyond the cut-off");
+        assert!(
+            wall_pairs > 3000 && far_pairs > 500,
+            "{wall_pairs} wall pairs, {far_pairs} beyond the cut-off"
+        );
     }
 
     /// No cliff: the candidates a list build examines per free node, on the deposit bench scene
@@ -879,14 +897,19 @@ mod tests {
         let long = crate::scenes::deposit_bench(100, None);
         let short = crate::scenes::deposit_bench(100, Some(0.0));
         let (a, b) = (per_free_node(&long), per_free_node(&short));
-        assert!(a <= 1.1 * b, "{a:.2} candidates per free node with one-segment walls, {b:.2} subdivided");
+        assert!(
+            a <= 1.1 * b,
+            "{a:.2} candidates per free node with one-segment walls, {b:.2} subdivided"
+        );
         let mut unfrozen = long.clone();
         for body in unfrozen.bodies.iter_mut() {
             body.flags &= !BODY_FROZEN;
         }
         let c = per_free_node(&unfrozen);
         eprintln!("candidates per free node: {a:.2} one-segment walls, {b:.2} subdivided, {c:.2} long free segments");
-        assert!(c > 10.0 * b, "long free segments: {c:.2} candidates per free node, {b:.2} subdivided walls");
+        assert!(
+            c > 10.0 * b,
+            "long free segments: {c:.2} candidates per free node, {b:.2} subdivided walls"
+        );
     }
-
 }

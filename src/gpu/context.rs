@@ -147,7 +147,7 @@ impl GpuContext {
         for desc in instance_candidates() {
             let backends = desc.backends;
             ensure_runtime_dir();
-    let instance = wgpu::Instance::new(desc);
+            let instance = wgpu::Instance::new(desc);
             match adapter_from_env(&instance) {
                 Ok(adapter) => {
                     found = Some(adapter);
@@ -326,6 +326,7 @@ pub fn validate_kernel(name: &str) -> Result<(), String> {
 
 /// Information about every adapter wgpu finds, on all backends (ignores `WGPU_BACKEND`).
 pub fn enumerate_adapters() -> Vec<wgpu::AdapterInfo> {
+    ensure_runtime_dir();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = wgpu::Backends::all();
     let instance = wgpu::Instance::new(desc);

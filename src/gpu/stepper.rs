@@ -832,7 +832,8 @@ impl GpuBackend {
         indirect(pass, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
         indirect(pass, &k.grid_count, &bp[3], ARG_GRID_COUNT);
         self.bucket_scan.record_indirect(pass, args, ARG_SCANS);
-        let seg_first = ARG_SCANS + (self.bucket_scan.dispatch_sizes().len() + self.nbr_scan.dispatch_sizes().len()) as u32;
+        let seg_first =
+            ARG_SCANS + (self.bucket_scan.dispatch_sizes().len() + self.nbr_scan.dispatch_sizes().len()) as u32;
         self.seg_scan.record_indirect(pass, args, seg_first);
         indirect(pass, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
         indirect(pass, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
