@@ -146,7 +146,6 @@ impl GpuContext {
         let mut found = None;
         for desc in instance_candidates() {
             let backends = desc.backends;
-            ensure_runtime_dir();
             let instance = wgpu::Instance::new(desc);
             match adapter_from_env(&instance) {
                 Ok(adapter) => {
