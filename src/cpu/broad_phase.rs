@@ -820,7 +820,7 @@ mod tests {
             sc.add_line(
                 [o[0] - 0.7, o[1] + 0.3],
                 [o[0] + 5.9, o[1] + 3.2 + rnd()],
-                (segments + 1) / 2 + 1,
+                segments.div_ceil(2) + 1,
                 wall,
             );
             sc.add_line([o[0] + 2.6, o[1] - 0.5], [o[0] + 2.9 + rnd(), o[1] + 3.7], 2, wall);
