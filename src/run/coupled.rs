@@ -290,6 +290,7 @@ fn drive<B: CoupledBackend + 'static>(
     let mut progress = Progress::new(settings.summary_every, quiet);
     let mut series = SeriesWriter::new(out.join("series.csv"), &driver.built, None)?;
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), None);
+    frames.ascii = settings.vtk_ascii;
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
     snaps.modal = Some(outline_source(&run));

@@ -149,6 +149,7 @@ pub fn run(req: &RunRequest) -> anyhow::Result<RunReport> {
     }
     let mut series = SeriesWriter::new(out.join("series.csv"), &driver.built, resume_step)?;
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
+    frames.ascii = settings.vtk_ascii;
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
     let mut ckpt =
