@@ -112,6 +112,9 @@ enum Command {
         /// Cells of the --gpu-report sizes (default 500,3125,31250,125000).
         #[arg(long, value_delimiter = ',')]
         report_cells: Vec<usize>,
+        /// Lattice sides n of the --gpu-report sphere sizes, n³ spheres (default 22,47,100).
+        #[arg(long, value_delimiter = ',')]
+        report_sphere_sides: Vec<usize>,
         /// Seconds of timed stepping per --gpu-report size.
         #[arg(long, default_value_t = 2.0)]
         window: f64,
@@ -170,6 +173,7 @@ fn main() {
         Command::Bench {
             gpu_report: true,
             report_cells,
+            report_sphere_sides,
             window,
             ..
         } => {
@@ -178,9 +182,14 @@ fn main() {
             } else {
                 report_cells
             };
-            match softdem::gpu::report::gpu_report(&mut std::io::stdout(), &cells, window) {
-                Ok((_, true)) => Ok(()),
-                Ok((_, false)) => Err(anyhow::anyhow!("gpu report: a target failed (see the FAIL lines)")),
+            let sides = if report_sphere_sides.is_empty() {
+                softdem::gpu::report::REPORT_SPHERE_SIDES.to_vec()
+            } else {
+                report_sphere_sides
+            };
+            match softdem::gpu::report::gpu_report(&mut std::io::stdout(), &cells, &sides, window) {
+                Ok((_, _, true)) => Ok(()),
+                Ok((_, _, false)) => Err(anyhow::anyhow!("gpu report: a target failed (see the FAIL lines)")),
                 Err(e) => Err(e),
             }
         }
