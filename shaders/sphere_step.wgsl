@@ -265,5 +265,7 @@ fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     var wall = walls[w];
     wall.force = f;
     wall.torque = t;
+    // Servo walls: the velocity of the next drift from the stress just measured (no read-back).
+    wall.velocity = servo_velocity(wall);
     walls[w] = wall;
 }

@@ -1,6 +1,6 @@
 //! CPU stepper of the sphere kind: one step of translational and rotational velocity Verlet
 //! (paper eq 1) with gravity, global and local damping, the pair laws of the law table, and
-//! moving plane walls with their force and torque. No atomics: each pair's force is written to
+//! moving walls (planes, cylinders, servo planes) with their force and torque. No atomics: each pair's force is written to
 //! its own record, then every sphere gathers its pairs in list order and its walls in wall order,
 //! so a rerun is bit-identical. Passes, in order (each a function the GPU stepper will mirror):
 //!
@@ -21,7 +21,7 @@ use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, C
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::wall::{wall_geometry, PlaneWall};
+use super::wall::{servo_velocity, wall_geometry, PlaneWall};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
 use crate::laws::vec3::{add, cross, scale, sub, V3};
 use rayon::prelude::*;
@@ -433,7 +433,7 @@ pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
     out
 }
 
-/// Per wall: minus the sum of its sphere contacts, in sphere order.
+/// Per wall: minus the sum of its sphere contacts, in sphere order; then the servo law.
 pub fn wall_gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let n = sys.states.len();
@@ -447,5 +447,7 @@ pub fn wall_gather(sys: &mut CpuSpheres) {
         }
         sys.walls[w].force = f;
         sys.walls[w].torque = t;
+        // Servo walls: the velocity of the next drift from the stress just measured.
+        sys.walls[w].velocity = servo_velocity(&sys.walls[w]);
     }
 }
