@@ -48,7 +48,7 @@ struct PlaneWall {
     normal: vec3<f32>,
     size: f32,
     velocity: vec3<f32>,
-    target: f32,
+    target_stress: f32,
     force: vec3<f32>,
     gain: f32,
     torque: vec3<f32>,

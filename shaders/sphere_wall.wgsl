@@ -14,7 +14,7 @@ fn servo_velocity(w: PlaneWall) -> vec3<f32> {
         return w.velocity;
     }
     let stress = -v3_dot(w.force, w.normal) / w.size;
-    let u = clamp(w.gain * (w.target - stress), -w.max_speed, w.max_speed);
+    let u = clamp(w.gain * (w.target_stress - stress), -w.max_speed, w.max_speed);
     return w.normal * u;
 }
 

@@ -139,7 +139,7 @@ fn sphere_records_have_identical_layouts() {
         cell_size => "cell_size", grid_origin => "grid_origin", n_cells => "n_cells",
         grid_dims => "grid_dims", n_materials => "n_materials"]);
     check_record!(PlaneWall, "PlaneWall", [point_hi => "point_hi", material => "material", point_lo => "point_lo",
-        kind => "kind", normal => "normal", size => "size", velocity => "velocity", target => "target",
+        kind => "kind", normal => "normal", size => "size", velocity => "velocity", target_stress => "target_stress",
         force => "force", gain => "gain", torque => "torque", max_speed => "max_speed"]);
     check_record!(HertzParams, "HertzParams", [e_star => "e_star", beta_e => "beta_e"]);
     check_record!(MindlinParams, "MindlinParams", [g_star => "g_star", mu => "mu", beta_e => "beta_e",

@@ -27,7 +27,13 @@ fn table() -> LawTable {
 }
 
 fn table_of(m: SphereMaterial) -> LawTable {
-    LawTable::hertz_mindlin(&[m, SphereMaterial { young: f64::INFINITY, ..m }])
+    LawTable::hertz_mindlin(&[
+        m,
+        SphereMaterial {
+            young: f64::INFINITY,
+            ..m
+        },
+    ])
 }
 
 /// Hertz overlap carrying f: δ = (3 f/(4 E* sqrt r_ij))^{2/3} (eq 3, static).
@@ -54,16 +60,26 @@ fn sphere_rests_inside_a_cylinder_with_the_hertz_overlap() {
     let delta = r + rho - big_r;
     let e_star = effective_young(m.young, m.poisson, f64::INFINITY, m.poisson);
     let want = hertz_overlap(mass * G, e_star, r);
-    println!("cylinder: overlap {delta:.6e} m, Hertz {want:.6e} m; angle {:.6}", p[1].atan2(p[0]));
+    println!(
+        "cylinder: overlap {delta:.6e} m, Hertz {want:.6e} m; angle {:.6}",
+        p[1].atan2(p[0])
+    );
     assert!((delta / want - 1.0).abs() < 2e-3, "overlap {delta} vs {want}");
-    assert!((p[1].atan2(p[0]) + 0.75 * std::f64::consts::PI).abs() < 1e-4, "rests on the line of g");
+    assert!(
+        (p[1].atan2(p[0]) + 0.75 * std::f64::consts::PI).abs() < 1e-4,
+        "rests on the line of g"
+    );
     assert!((p[2] - z0).abs() < 1e-9, "no axial motion");
     // The sphere pushes the shell along g with m g; torque about the wall point (origin) = c × F
     // with the contact point c = (ρ + r − δ/2) ĝ + z0 ẑ.
     let w = &sys.walls[0];
     let f_want = gdir.map(|g| g * mass * G);
     for k in 0..3 {
-        assert!((w.force[k] as f64 - f_want[k]).abs() < 1e-4 * mass * G, "force {:?}", w.force);
+        assert!(
+            (w.force[k] as f64 - f_want[k]).abs() < 1e-4 * mass * G,
+            "force {:?}",
+            w.force
+        );
     }
     let arm = rho + r - delta / 2.0;
     let cpt = [gdir[0] * arm, gdir[1] * arm, z0];
@@ -73,14 +89,21 @@ fn sphere_rests_inside_a_cylinder_with_the_hertz_overlap() {
         cpt[0] * f_want[1] - cpt[1] * f_want[0],
     ];
     for k in 0..3 {
-        assert!((w.torque[k] as f64 - t_want[k]).abs() < 1e-3 * mass * G * big_r, "torque {:?} vs {t_want:?}", w.torque);
+        assert!(
+            (w.torque[k] as f64 - t_want[k]).abs() < 1e-3 * mass * G * big_r,
+            "torque {:?} vs {t_want:?}",
+            w.torque
+        );
     }
 }
 
 #[test]
 fn sphere_rests_in_a_box_corner_on_three_walls() {
     // Frictionless: with friction a sphere on three walls is statically indeterminate.
-    let m = SphereMaterial { friction: 0.0, ..SphereMaterial::RUBBER };
+    let m = SphereMaterial {
+        friction: 0.0,
+        ..SphereMaterial::RUBBER
+    };
     let r = 0.01;
     let walls = box_walls([0.0; 3], [0.05, 0.06, 0.07], 1);
     assert_eq!(walls.len(), 6);
@@ -97,7 +120,11 @@ fn sphere_rests_in_a_box_corner_on_three_walls() {
     let p = sys.states[0].position();
     for k in 0..3 {
         let delta = r - p[k];
-        println!("box wall {}: overlap {delta:.6e} (Hertz {want:.6e}), force {:?}", 2 * k, sys.walls[2 * k].force);
+        println!(
+            "box wall {}: overlap {delta:.6e} (Hertz {want:.6e}), force {:?}",
+            2 * k,
+            sys.walls[2 * k].force
+        );
         assert!((delta / want - 1.0).abs() < 3e-3, "overlap {k}: {delta} vs {want}");
         // The wall at lo_k carries −comp along e_k; the far walls nothing.
         assert!((sys.walls[2 * k].force[k] as f64 + comp).abs() < 1e-3 * comp);
@@ -159,7 +186,7 @@ fn servo_wall_settles_at_the_target_stress() {
     assert!((got / squeeze - 1.0).abs() < 5e-3, "squeeze {got} vs {squeeze}");
     assert!(lid.velocity[2].abs() < 1e-5, "lid at rest: {:?}", lid.velocity);
     // Twice the target: the servo follows (a second, stiffer equilibrium).
-    sys.walls[5].target = 2.0 * target as f32;
+    sys.walls[5].target_stress = 2.0 * target as f32;
     for _ in 0..15_000 {
         sys.step();
     }

@@ -33,7 +33,7 @@ pub struct PlaneWall {
     pub size: f32,
     pub velocity: [f32; 3],
     /// Servo: target stress σ_target (Pa, > 0 in compression).
-    pub target: f32,
+    pub target_stress: f32,
     /// Force of the spheres on the wall (output of the last step).
     pub force: [f32; 3],
     /// Servo: gain g ((m/s)/Pa).
@@ -88,7 +88,7 @@ impl PlaneWall {
         PlaneWall {
             kind: WALL_SERVO,
             size: area as f32,
-            target: target_stress as f32,
+            target_stress: target_stress as f32,
             gain: gain as f32,
             max_speed: max_speed as f32,
             ..PlaneWall::new(point, normal, [0.0; 3], material)
@@ -128,7 +128,7 @@ pub fn servo_velocity(w: &PlaneWall) -> V3 {
     if w.kind != WALL_SERVO {
         return w.velocity;
     }
-    let u = (w.gain * (w.target - w.stress())).clamp(-w.max_speed, w.max_speed);
+    let u = (w.gain * (w.target_stress - w.stress())).clamp(-w.max_speed, w.max_speed);
     scale(w.normal, u)
 }
 
