@@ -10,7 +10,9 @@
 //! With MC-stress in the law table (`laws::mc_stress`, paper eq 9–10 and Appendix), the force
 //! evaluation has the paper's two passes in front: `normal_pass` (classical f_n of every contact,
 //! its l·f terms) and `stress_pass` (tr σ of every sphere, gathered in the same fixed order);
-//! `pair_pass` and `wall_pass` then add the correction β ν A_ij P_ij.
+//! `pair_pass` and `wall_pass` then add the correction β ν A_ij P_ij. With MC-strain
+//! (`laws::mc_strain`, eq 7–8), `strain_pass` follows `normal_pass` and the laws see the overlap
+//! plus the displacements Σ δ_{k→c} of the grains' other contacts.
 //!
 //! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
 //! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
@@ -383,8 +385,7 @@ pub fn strain_pass(sys: &mut CpuSpheres) {
     for (i, s) in sums.iter().enumerate() {
         let start = sys.incident_start[i] as usize;
         let n_inc = sys.incident_start[i + 1] as usize - start;
-        for q in 0..n_inc {
-            let e = sys.incident[start + q];
+        for (q, &e) in sys.incident[start..start + n_inc].iter().enumerate() {
             pair_strain[(e >> 1) as usize][(e & 1) as usize] = s[q];
         }
         wall_strain[i * nw..(i + 1) * nw].copy_from_slice(&s[n_inc..]);

@@ -9,6 +9,7 @@
 //! - `WALL_SERVO`: a plane whose normal velocity is set after every force evaluation from the
 //!   stress it carries, σ = −F·n/A (A = `size`): v = n clamp(g (σ_target − σ), −v_max, v_max)
 //!   (`servo_velocity`), on the device for the GPU stepper (no read-back).
+//!
 //! A box is six planes (`box_walls`).
 
 use super::contact::{branch_vectors, ContactGeometry};
