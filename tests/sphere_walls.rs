@@ -133,8 +133,8 @@ fn sphere_rests_in_a_box_corner_on_three_walls() {
 }
 
 /// 27 rubber spheres (r = 1 cm) on a simple cubic lattice in a box whose lid (+z) is a servo wall
-/// with target stress σ_t over the lid area A = (6r)², no gravity. Public so the GPU test can reuse
-/// it by copy (tests do not share modules here beyond tests/common).
+/// with target stress σ_t over the lid area A = (6r)², no gravity (tests/gpu_sphere_walls.rs
+/// builds the same case).
 fn servo_case(target: f64) -> (SphereParams, Vec<SphereState>, LawTable, Vec<PlaneWall>) {
     let m = SphereMaterial::RUBBER;
     let r = 0.01;
