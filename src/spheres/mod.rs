@@ -22,4 +22,4 @@ pub mod wall;
 pub use contact::{ContactGeometry, ContactHistory, PairForce};
 pub use pair_law::{PairLaw, SphereMaterial};
 pub use state::{SphereForce, SphereParams, SphereState};
-pub use wall::PlaneWall;
+pub use wall::{box_walls, PlaneWall, WALL_CYLINDER, WALL_PLANE, WALL_SERVO};
