@@ -1,7 +1,10 @@
 //! Criterion benches of one SPD step (all kernels: integrate, core_area, broad phase when due,
 //! shell_forces, contact_pairs, node_forces) on both backends, for small cases of the scene of
 //! `softdem bench` (`scenes::compaction_bench`: a dense packing of 32-node cells compressed by a wall).
-//! Figures in node-steps/s come from `softdem bench`; these track regressions.
+//! Figures in node-steps/s come from `softdem bench`; these track regressions. `broad_phase`: one
+//! CPU list build (`cpu::broad_phase::GridBuild` and every node's `neighbor_candidates`) of the
+//! deposit bench scene (`scenes::deposit_bench`, 100 cells) with the box walls as one segment per
+//! side and subdivided at the cells' segment length: the two should cost the same.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use softdem::backend::{create, BackendKind};
@@ -31,5 +34,37 @@ fn step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step);
+fn broad_phase(c: &mut Criterion) {
+    use softdem::cpu::broad_phase::{neighbor_candidates, GridBuild};
+    use softdem::model::device_nodes;
+    let mut group = c.benchmark_group("broad_phase");
+    group.sample_size(20);
+    for (walls, segment) in [("one_segment_walls", None), ("subdivided_walls", Some(0.0))] {
+        let scene = softdem::scenes::deposit_bench(100, segment);
+        let (nodes, _) = device_nodes(&scene.nodes);
+        let p = scene.sim_params();
+        group.throughput(Throughput::Elements(nodes.len() as u64));
+        group.bench_function(walls, |b| {
+            b.iter(|| {
+                let build = GridBuild::new(&p, &nodes, &scene.bodies, &scene.init);
+                let mut found = Vec::new();
+                for x in 0..nodes.len() {
+                    neighbor_candidates(
+                        x,
+                        &build.params,
+                        &nodes,
+                        &scene.bodies,
+                        &scene.init,
+                        &build.grid(),
+                        &mut found,
+                    );
+                }
+                found.len()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, step, broad_phase);
 criterion_main!(benches);

@@ -29,17 +29,27 @@
 // contact_pairs will write (every one of them), unused until then.
 @group(0) @binding(12) var<storage, read_write> new_slot_index: array<u32>;
 // flags[0]: max displacement bits, [1]: list (or contact-slot pool) overflow, [2]: force rebuild,
-// [3]: rebuild count, [4]: longest segment at the last build (f32 bits): the cut-off is that +
-// params.contact_reach, [5]: the step being computed (1-based; counted here, read by
+// [3]: rebuild count, [4]: longest free segment at the last build (f32 bits): the cut-off is
+// that + params.contact_reach, [5]: the step being computed (1-based; counted here, read by
 // cohesive_links), [6]: slots in the pool (contact_pairs; zeroed here every step), [7]: 1 when
 // the pool overflowed (host: grow the pool, not the lists).
 @group(0) @binding(13) var<storage, read_write> flags: array<atomic<u32>>;
 @group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
 @group(0) @binding(15) var<storage, read_write> args: array<u32>;
 @group(0) @binding(16) var<storage, read> args_template: array<u32>;
+// The segment grid: long wall segments (segments of frozen bodies longer than the longest free
+// segment) inserted in every cell that holds them (`for_each_segment_cell` of the twin), counted per bucket then scanned in place into item
+// offsets (grid_buckets + 1 words, as bucket_start), and the items (segment, cell x, cell y),
+// three words each. Their fill cursors are the second half of `cursor`. Order of a build:
+// rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start), scan(seg_start) →
+// grid_cursor → grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
+// flags[8] = 1: more items than seg_items holds (host: grow it, redo the step, as for the lists).
+@group(0) @binding(17) var<storage, read_write> seg_start: array<atomic<u32>>;
+@group(0) @binding(18) var<storage, read_write> seg_items: array<u32>;
 
-// Neighbour cut-off of the list being built, also the grid cell side (twin: the CPU passes it in
-// a copy of the parameters, `cutoff` and `cell_size`).
+// Neighbour cut-off of the list being built, also the grid cell side: the longest segment of the
+// free bodies + contact_reach (twin: the CPU passes it in a copy of the parameters, `cutoff` and
+// `cell_size`).
 fn current_cutoff() -> f32 {
     return bitcast<f32>(atomicLoad(&flags[4])) + params.contact_reach;
 }
@@ -53,17 +63,36 @@ fn bucket_of(cell: vec2<i32>) -> u32 {
     return ((bitcast<u32>(cell.x) * 73856093u) ^ (bitcast<u32>(cell.y) * 19349663u)) & (params.grid_buckets - 1u);
 }
 
+// dot2 with each product rounded (`opaque`), as the CPU twin does: the same pair or cell must get
+// the same answer in every kernel and call site (neighbor_count and neighbor_fill, the node grid
+// and the wall routes), which a fused multiply-add in one inlined copy and not another breaks
+// (seen on lavapipe: entries lost or left unwritten).
+fn dot_rounded(a: vec2<f32>, b: vec2<f32>) -> f32 {
+    return opaque(a.x * b.x) + opaque(a.y * b.y);
+}
+
+// |x − d| < cut-off, false for NaN (twin of within_cutoff).
+fn within_cutoff(x: u32, d: u32) -> bool {
+    let r = df_sub(pos[d], pos[x]);
+    let cutoff = current_cutoff();
+    return dot_rounded(r, r) < cutoff * cutoff;
+}
+
+// Neighbour predicate of the node grid (twin of is_neighbor).
 fn is_neighbor(x: u32, d: u32) -> bool {
     if (x == d) {
         return false;
     }
     // Distance first: most candidates of the 3×3 cells fail it, and it needs no node or body
     // record (a NaN distance fails it too).
-    let r = df_sub(pos[d], pos[x]);
-    let cutoff = current_cutoff();
-    if (!(dot2(r, r) < cutoff * cutoff)) {
+    if (!within_cutoff(x, d)) {
         return false;
     }
+    return pair_listed(x, d);
+}
+
+// is_neighbor without the cut-off (twin of pair_listed): the wall routes test this.
+fn pair_listed(x: u32, d: u32) -> bool {
     let nx = nodes[x];
     let nd = nodes[d];
     let bx = bodies[nx.body];
@@ -101,7 +130,7 @@ const SHELL_SKIN_MARGIN: f32 = 1.1;
 // (twin of cpu::broad_phase::near_shell).
 fn near_shell(c: u32, d: u32, reach2: f32) -> bool {
     let dc = df_sub(pos[c], pos[d]);
-    if (dot2(dc, dc) < reach2) {
+    if (dot_rounded(dc, dc) < reach2) {
         return true;
     }
     let nd = nodes[d];
@@ -111,13 +140,13 @@ fn near_shell(c: u32, d: u32, reach2: f32) -> bool {
         if (e != NONE) {
             let de = df_sub(pos[e], pos[d]);
             // Closest point of the segment d → e to c: d + t (e − d), t clamped to [0, 1].
-            let len2 = dot2(de, de);
+            let len2 = dot_rounded(de, de);
             var t = 0.0;
             if (len2 > 0.0) {
-                t = clamp(dot2(dc, de) / len2, 0.0, 1.0);
+                t = clamp(dot_rounded(dc, de) / len2, 0.0, 1.0);
             }
-            let off = dc - t * de;
-            if (dot2(off, off) < reach2) {
+            let off = vec2<f32>(dc.x - opaque(t * de.x), dc.y - opaque(t * de.y));
+            if (dot_rounded(off, off) < reach2) {
                 return true;
             }
         }
@@ -143,6 +172,276 @@ fn neighbor_buckets(cell: vec2<i32>) -> array<u32, 9> {
         }
     }
     return out;
+}
+
+fn is_frozen(x: u32) -> bool {
+    return (bodies[nodes[x].body].flags & BODY_FROZEN) != 0u;
+}
+
+// True when node i starts a wall segment i → next (twin of is_wall_segment).
+fn is_wall_segment(i: u32) -> bool {
+    return nodes[i].next != NONE && is_frozen(i);
+}
+
+// True when node i starts a wall segment longer than the longest free segment: only those go into
+// the segment grid (twin of is_long_wall_segment).
+fn is_long_wall_segment(i: u32) -> bool {
+    if (!is_wall_segment(i)) {
+        return false;
+    }
+    let d = df_sub(pos[nodes[i].next], pos[i]);
+    return sqrt(dot2(d, d)) > current_cutoff() - params.contact_reach;
+}
+
+// A cell holds a wall segment when its centre lies within this many cell sides of it (twin of
+// SEGMENT_CELL_RADIUS): more than half the diagonal, so every cell the segment crosses holds it.
+const SEGMENT_CELL_RADIUS: f32 = 0.75;
+
+// True when cell `cell` holds the segment a → b (high parts of the ends; twin of segment_in_cell).
+fn segment_in_cell(a: vec2<f32>, b: vec2<f32>, cell: vec2<i32>) -> bool {
+    let h = current_cutoff();
+    let c = vec2<f32>(opaque((f32(cell.x) + 0.5) * h), opaque((f32(cell.y) + 0.5) * h));
+    let ab = b - a;
+    let ac = c - a;
+    let len2 = dot_rounded(ab, ab);
+    var t = 0.0;
+    if (len2 > 0.0) {
+        t = clamp(dot_rounded(ac, ab) / len2, 0.0, 1.0);
+    }
+    let off = vec2<f32>(ac.x - opaque(t * ab.x), ac.y - opaque(t * ab.y));
+    let r = SEGMENT_CELL_RADIUS * h;
+    return dot_rounded(off, off) <= r * r;
+}
+
+// The walk over the cells of a segment, column by column along its longer axis (twin of
+// for_each_segment_cell): (u, v) = (x, y), or (y, x) when steep; columns i0 … i1.
+struct SegWalk {
+    steep: bool,
+    u0: f32,
+    v0: f32,
+    u1: f32,
+    slope: f32,
+    i0: i32,
+    i1: i32,
+}
+
+fn seg_walk(a: vec2<f32>, b: vec2<f32>) -> SegWalk {
+    let h = current_cutoff();
+    let steep = abs(b.y - a.y) > abs(b.x - a.x);
+    var pa = a;
+    var pb = b;
+    if (steep) {
+        pa = a.yx;
+        pb = b.yx;
+    }
+    if (pb.x < pa.x) {
+        let t = pa;
+        pa = pb;
+        pb = t;
+    }
+    let m = 0.8 * h;
+    var slope = 0.0;
+    if (pb.x > pa.x) {
+        slope = (pb.y - pa.y) / (pb.x - pa.x);
+    }
+    return SegWalk(steep, pa.x, pa.y, pb.x, slope, i32(floor((pa.x - m) / h)), i32(floor((pb.x + m) / h)));
+}
+
+// Rows j0 … j1 to test in column i: the segment's v over the column widened by 0.8 of a side,
+// plus 0.8 of a side.
+fn seg_rows(w: SegWalk, i: i32) -> vec2<i32> {
+    let h = current_cutoff();
+    let m = 0.8 * h;
+    let ulo = min(max(f32(i) * h - m, w.u0), w.u1);
+    let uhi = max(min(f32(i + 1) * h + m, w.u1), ulo);
+    let wa = w.v0 + w.slope * (ulo - w.u0);
+    let wb = w.v0 + w.slope * (uhi - w.u0);
+    return vec2<i32>(i32(floor((min(wa, wb) - m) / h)), i32(floor((max(wa, wb) + m) / h)));
+}
+
+fn seg_cell(w: SegWalk, i: i32, j: i32) -> vec2<i32> {
+    return select(vec2<i32>(i, j), vec2<i32>(j, i), w.steep);
+}
+
+// Index of the first cell of the 3×3 around `cell` that holds a → b, or 9 (twin of anchor).
+fn anchor(a: vec2<f32>, b: vec2<f32>, cell: vec2<i32>) -> u32 {
+    var q = 0u;
+    for (var dy = -1; dy <= 1; dy++) {
+        for (var dx = -1; dx <= 1; dx++) {
+            if (segment_in_cell(a, b, vec2<i32>(cell.x + dx, cell.y + dy))) {
+                return q;
+            }
+            q++;
+        }
+    }
+    return 9u;
+}
+
+// Index of cell c in the 3×3 around `cell`, or 9 (twin of index_in_3x3).
+fn index_in_3x3(cell: vec2<i32>, c: vec2<i32>) -> u32 {
+    let dx = c.x - cell.x;
+    let dy = c.y - cell.y;
+    if (abs(dx) > 1 || abs(dy) > 1) {
+        return 9u;
+    }
+    return u32((dy + 1) * 3 + dx + 1);
+}
+
+// True when the node grid's visit of x's 3×3 cells finds d (twin of found_in_grid).
+fn found_in_grid(x: u32, d: u32) -> bool {
+    let b = bucket_of(cell_of(pos[d]));
+    let bs = neighbor_buckets(cell_of(pos[x]));
+    var hit = false;
+    for (var q = 0u; q < 9u; q++) {
+        if (bs[q] == b) {
+            hit = true;
+        }
+    }
+    return hit && within_cutoff(x, d);
+}
+
+// Adds neighbour d to node x's k entries: only counts it, or (fill) inserts it into the sorted
+// prefix of x's entries at `base`.
+fn add_neighbor(fill: bool, base: u32, k: u32, d: u32) -> u32 {
+    if (fill) {
+        var j = k;
+        while (j > 0u && new_neighbors[base + j - 1u] > d) {
+            new_neighbors[base + j] = new_neighbors[base + j - 1u];
+            j--;
+        }
+        new_neighbors[base + j] = d;
+    }
+    return k + 1u;
+}
+
+// Wall node x, long segment sa → sb of its two: the free nodes of the 3×3 cells around each cell
+// of the segment, from the segment's anchor cell around each one's cell only; through x − 1 → x
+// (`via_prev`) only when x → x+1 is short or does not reach the node's cells (twin of the loop
+// body of free_nodes_along_wall). Returns the new count k.
+fn free_nodes_along_segment(x: u32, sa: u32, sb: u32, via_prev: bool, next_long: bool, fill: bool, base: u32, k_in: u32) -> u32 {
+    var k = k_in;
+    let pa = pos[sa].pos_hi;
+    let pb = pos[sb].pos_hi;
+    let w = seg_walk(pa, pb);
+    for (var i = w.i0; i <= w.i1; i++) {
+        let r = seg_rows(w, i);
+        for (var j = r.x; j <= r.y; j++) {
+            let c = seg_cell(w, i, j);
+            if (!segment_in_cell(pa, pb, c)) {
+                continue;
+            }
+            let cb = neighbor_buckets(c);
+            for (var q = 0u; q < 9u; q++) {
+                let b = cb[q];
+                if (b == NONE) {
+                    continue;
+                }
+                let hi = atomicLoad(&bucket_start[b + 1u]);
+                for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
+                    let d = bucket_nodes[kk];
+                    if (is_frozen(d)) {
+                        continue;
+                    }
+                    let cd = cell_of(pos[d]);
+                    let qd = index_in_3x3(cd, c);
+                    if (qd == 9u || anchor(pa, pb, cd) != qd) {
+                        continue;
+                    }
+                    if (via_prev && next_long) {
+                        if (anchor(pos[x].pos_hi, pos[nodes[x].next].pos_hi, cd) < 9u) {
+                            continue;
+                        }
+                    }
+                    if (!found_in_grid(x, d) && pair_listed(x, d)) {
+                        k = add_neighbor(fill, base, k, d);
+                    }
+                }
+            }
+        }
+    }
+    return k;
+}
+
+// Every neighbour of node x, once (twin of for_each_neighbor): the nodes of the 3×3 cells
+// around x within the cut-off, then the wall routes. Returns the count; with `fill`, also
+// writes them, sorted, at `base`.
+fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
+    let cx = cell_of(pos[x]);
+    let bs = neighbor_buckets(cx);
+    var k = 0u;
+    for (var q = 0u; q < 9u; q++) {
+        let b = bs[q];
+        if (b == NONE) {
+            continue;
+        }
+        let hi = atomicLoad(&bucket_start[b + 1u]);
+        for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
+            let d = bucket_nodes[kk];
+            if (is_neighbor(x, d)) {
+                k = add_neighbor(fill, base, k, d);
+            }
+        }
+    }
+    if (!is_frozen(x)) {
+        // Free node: the ends of the wall segments its 3×3 cells hold (twin of
+        // wall_items_of_free_node).
+        for (var q = 0u; q < 9u; q++) {
+            let b = bs[q];
+            if (b == NONE) {
+                continue;
+            }
+            let hi = atomicLoad(&seg_start[b + 1u]);
+            for (var kk = atomicLoad(&seg_start[b]); kk < hi; kk++) {
+                let s = seg_items[3u * kk];
+                let c = vec2<i32>(bitcast<i32>(seg_items[3u * kk + 1u]), bitcast<i32>(seg_items[3u * kk + 2u]));
+                let qi = index_in_3x3(cx, c);
+                if (qi == 9u) {
+                    continue;
+                }
+                let s1 = nodes[s].next;
+                if (anchor(pos[s].pos_hi, pos[s1].pos_hi, cx) != qi) {
+                    continue;
+                }
+                for (var t = 0u; t < 2u; t++) {
+                    let d = select(s, s1, t == 1u);
+                    if (t == 1u) {
+                        let e = nodes[d].next;
+                        if (e != NONE) {
+                            if (is_long_wall_segment(d) && anchor(pos[d].pos_hi, pos[e].pos_hi, cx) < 9u) {
+                                continue;
+                            }
+                        }
+                    }
+                    if (!found_in_grid(x, d) && pair_listed(x, d)) {
+                        k = add_neighbor(fill, base, k, d);
+                    }
+                }
+            }
+        }
+    } else {
+        // Wall node with a long segment: the free nodes near its long segments (twin of
+        // free_nodes_along_wall).
+        let nx = nodes[x];
+        let next_long = is_long_wall_segment(x);
+        var prev_long = false;
+        if (nx.prev != NONE) {
+            prev_long = is_long_wall_segment(nx.prev);
+        }
+        // One call for the first long segment (x → x+1, else x−1 → x), a second for x−1 → x
+        // when both are long. (Not a loop over the two segments, nor a call per segment: on
+        // lavapipe, lanes that ran the walk in different iterations or call sites lost entries.
+        // Nodes with two long segments, the corners of a frozen polygon with long sides, still
+        // lose some, not understood: GpuBackend refuses such scenes, see docs/performance.md.)
+        if (next_long || prev_long) {
+            let sa = select(nx.prev, x, next_long);
+            let sb = select(x, nx.next, next_long);
+            k = free_nodes_along_segment(x, sa, sb, !next_long, false, fill, base, k);
+        }
+        if (next_long && prev_long) {
+            k = free_nodes_along_segment(x, nx.prev, x, true, true, fill, base, k);
+        }
+    }
+    return k;
 }
 
 // Index of `key` in the sorted entries [lo, hi) of the live list, or NONE (twin of find_entry).
@@ -199,7 +498,7 @@ fn rebuild_decide() {
     }
 }
 
-// Longest segment now (twin of segment_length + max): atomicMax on the f32 bits (non-negative, so
+// Longest free segment now (twin of free_segment_length + max): atomicMax on the f32 bits (non-negative, so
 // bit order is value order) after a reduction in the workgroup, one atomic per workgroup.
 @compute @workgroup_size(64)
 fn segment_max(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -207,7 +506,7 @@ fn segment_max(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     var len = 0.0;
     if (i < params.n_nodes) {
         let next = nodes[i].next;
-        if (next != NONE) {
+        if (next != NONE && !is_frozen(i)) {
             let d = df_sub(pos[next], pos[i]);
             len = sqrt(dot2(d, d));
         }
@@ -225,6 +524,7 @@ fn grid_clear(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         return;
     }
     atomicStore(&bucket_start[b], 0u);
+    atomicStore(&seg_start[b], 0u);
 }
 
 @compute @workgroup_size(64)
@@ -234,6 +534,21 @@ fn grid_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         return;
     }
     atomicAdd(&bucket_start[bucket_of(cell_of(pos[i]))], 1u);
+    // Long wall segment i → next: one item per cell that holds it (twin of segment_grid_count).
+    if (is_long_wall_segment(i)) {
+        let pa = pos[i].pos_hi;
+        let pb = pos[nodes[i].next].pos_hi;
+        let w = seg_walk(pa, pb);
+        for (var ci = w.i0; ci <= w.i1; ci++) {
+            let r = seg_rows(w, ci);
+            for (var j = r.x; j <= r.y; j++) {
+                let c = seg_cell(w, ci, j);
+                if (segment_in_cell(pa, pb, c)) {
+                    atomicAdd(&seg_start[bucket_of(c)], 1u);
+                }
+            }
+        }
+    }
 }
 
 @compute @workgroup_size(64)
@@ -243,6 +558,7 @@ fn grid_cursor(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         return;
     }
     atomicStore(&cursor[b], atomicLoad(&bucket_start[b]));
+    atomicStore(&cursor[params.grid_buckets + b], atomicLoad(&seg_start[b]));
 }
 
 @compute @workgroup_size(64)
@@ -253,6 +569,30 @@ fn grid_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     }
     let slot = atomicAdd(&cursor[bucket_of(cell_of(pos[i]))], 1u);
     bucket_nodes[slot] = i;
+    // Twin of segment_grid_scatter.
+    if (is_long_wall_segment(i)) {
+        let pa = pos[i].pos_hi;
+        let pb = pos[nodes[i].next].pos_hi;
+        let w = seg_walk(pa, pb);
+        let capacity = arrayLength(&seg_items) / 3u;
+        for (var ci = w.i0; ci <= w.i1; ci++) {
+            let r = seg_rows(w, ci);
+            for (var j = r.x; j <= r.y; j++) {
+                let c = seg_cell(w, ci, j);
+                if (segment_in_cell(pa, pb, c)) {
+                    let k = atomicAdd(&cursor[params.grid_buckets + bucket_of(c)], 1u);
+                    if (k < capacity) {
+                        seg_items[3u * k] = i;
+                        seg_items[3u * k + 1u] = bitcast<u32>(c.x);
+                        seg_items[3u * k + 2u] = bitcast<u32>(c.y);
+                    } else {
+                        atomicStore(&flags[8], 1u);
+                        atomicStore(&flags[1], 1u);
+                    }
+                }
+            }
+        }
+    }
 }
 
 @compute @workgroup_size(64)
@@ -261,27 +601,18 @@ fn neighbor_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     if (x >= params.n_nodes) {
         return;
     }
-    let bs = neighbor_buckets(cell_of(pos[x]));
-    var count = 0u;
-    for (var q = 0u; q < 9u; q++) {
-        let b = bs[q];
-        if (b == NONE) {
-            continue;
-        }
-        let hi = atomicLoad(&bucket_start[b + 1u]);
-        for (var k = atomicLoad(&bucket_start[b]); k < hi; k++) {
-            if (is_neighbor(x, bucket_nodes[k])) {
-                count++;
-            }
-        }
+    // Segment grid overflow: the items are incomplete, the build is redone.
+    if (atomicLoad(&flags[8]) != 0u) {
+        nbr_count[x] = 0u;
+        return;
     }
-    nbr_count[x] = count;
+    nbr_count[x] = visit_neighbors(x, false, 0u);
 }
 
 @compute @workgroup_size(64)
 fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes) {
+    if (x >= params.n_nodes || atomicLoad(&flags[8]) != 0u) {
         return;
     }
     if (nbr_count[params.n_nodes] > params.max_entries) {
@@ -289,29 +620,7 @@ fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         return;
     }
     let base = nbr_count[x];
-    let bs = neighbor_buckets(cell_of(pos[x]));
-    var k = 0u;
-    for (var q = 0u; q < 9u; q++) {
-        let b = bs[q];
-        if (b == NONE) {
-            continue;
-        }
-        let hi = atomicLoad(&bucket_start[b + 1u]);
-        for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
-            let d = bucket_nodes[kk];
-            if (!is_neighbor(x, d)) {
-                continue;
-            }
-            // Insertion into the sorted prefix of x's entries.
-            var j = k;
-            while (j > 0u && new_neighbors[base + j - 1u] > d) {
-                new_neighbors[base + j] = new_neighbors[base + j - 1u];
-                j--;
-            }
-            new_neighbors[base + j] = d;
-            k++;
-        }
-    }
+    let k = visit_neighbors(x, true, base);
     for (var j = 0u; j < k; j++) {
         let old = find_live(live_start[x], live_start[x + 1u], new_neighbors[base + j]);
         if (old != NONE) {

@@ -44,15 +44,15 @@ struct PlaneWall {
     point_hi: vec3<f32>,
     material: u32,
     point_lo: vec3<f32>,
-    _pad0: f32,
+    kind: u32,
     normal: vec3<f32>,
-    _pad1: f32,
+    size: f32,
     velocity: vec3<f32>,
-    _pad2: f32,
+    target_stress: f32,
     force: vec3<f32>,
-    _pad3: f32,
+    gain: f32,
     torque: vec3<f32>,
-    _pad4: f32,
+    max_speed: f32,
 }
 
 // History of a contact (twin: spheres::contact::ContactHistory), here because the cell list

@@ -1,7 +1,7 @@
 // sphere_step.wgsl: the passes of one sphere step, twins of the functions of the same names in
 // src/spheres/cpu_stepper.rs (host order in src/spheres/gpu_stepper.rs):
 //   kick(Δt/2) → drift → wall_advance → displacement_check → [rebuild on the host side] →
-//   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → pair_pass → wall_pass → gather →
+//   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → [MC-strain: strain_pass] → pair_pass → wall_pass → gather →
 //   wall_gather → kick(Δt/2).
 // No float atomics: each pair's result goes to its own PairOut, each sphere gathers its pairs
 // (incident list, in pair order) and walls (in wall order); each wall gathers its spheres in
@@ -9,6 +9,7 @@
 
 #import sphere_contact
 #import sphere_wall
+#import mc_strain
 
 @group(0) @binding(1) var<storage, read_write> spheres: array<SphereState>;
 @group(0) @binding(2) var<storage, read_write> forces: array<SphereForce>;
@@ -31,6 +32,9 @@
 @group(0) @binding(15) var<storage, read_write> pair_trace: array<vec2<f32>>;
 @group(0) @binding(16) var<storage, read_write> wall_trace: array<f32>;
 @group(0) @binding(17) var<storage, read_write> stress_trace: array<f32>;
+// MC-strain: Σ_k δ_{k→c} of each pair contact (2k: i's side, 2k + 1: j's side) and wall contact.
+@group(0) @binding(18) var<storage, read_write> pair_strain: array<f32>;
+@group(0) @binding(19) var<storage, read_write> wall_strain: array<f32>;
 
 const STEP_WG: u32 = 64u;
 
@@ -149,6 +153,94 @@ fn stress_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     stress_trace[i] = sum / sphere_volume(spheres[i].radius);
 }
 
+struct StrainContact {
+    l: vec3<f32>,
+    f: f32,
+}
+
+// Branch vector and classical f_n (pass 1) of contact q of sphere i: incident entries, then walls
+// (twin: strain_contact).
+fn strain_contact(i: u32, q: u32) -> StrainContact {
+    var out: StrainContact;
+    let start = incident_start[i];
+    let n_inc = incident_start[i + 1u] - start;
+    if (q < n_inc) {
+        let e = incident[start + q];
+        let k = e >> 1u;
+        let pg = sphere_pair_geometry(spheres[partner_owner(k)], spheres[partner[k]]);
+        if (pg.g.delta <= 0.0) {
+            return out;
+        }
+        let side = e & 1u;
+        var l = pg.b.l_i;
+        if (side == 1u) {
+            l = pg.b.l_j;
+        }
+        out.l = l;
+        out.f = -pair_trace[k][side] / v3_norm(l);
+    } else {
+        let w = q - n_inc;
+        let wg = wall_geometry(walls[w], spheres[i]);
+        if (wg.g.delta <= 0.0) {
+            return out;
+        }
+        out.l = wg.l_i;
+        out.f = -wall_trace[i * sp.n_walls + w] / v3_norm(wg.l_i);
+    }
+    return out;
+}
+
+// Owner i of pair k: the row of pair_start holding k (binary search; rows are sorted by i).
+fn partner_owner(k: u32) -> u32 {
+    var lo = 0u;
+    var hi = sp.n_spheres;
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (pair_start[mid] <= k) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// MC-strain (eq 7), per sphere i: for each contact c, Σ_{k ≠ c} δ_{k→c} over i's other contacts
+// (incident order, then walls), with E, ν, γ of i's self pair (twin: strain_pass).
+@compute @workgroup_size(64)
+fn strain_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let start = incident_start[i];
+    let n_inc = incident_start[i + 1u] - start;
+    let nc = n_inc + sp.n_walls;
+    let m = spheres[i].material;
+    let law = law_of(m, m);
+    let on = law.mc.beta != 0.0 && (law.mc.options & MC_STRAIN) != 0u;
+    let skip_walls = (law.mc.options & MC_EXCLUDE_WALLS) != 0u;
+    let young = young_from_self_pair(law.hertz.e_star, law.mc.nu);
+    for (var c = 0u; c < nc; c++) {
+        var sum = 0.0;
+        let cc = strain_contact(i, c);
+        if (on && cc.f > 0.0 && !(skip_walls && c >= n_inc)) {
+            for (var k = 0u; k < nc; k++) {
+                if (k != c && !(skip_walls && k >= n_inc)) {
+                    let ck = strain_contact(i, k);
+                    sum += strain_displacement(law.mc.beta, young, law.mc.nu, ck.f, ck.l, cc.l);
+                }
+            }
+        }
+        if (c < n_inc) {
+            let e = incident[start + c];
+            pair_strain[2u * (e >> 1u) + (e & 1u)] = sum;
+        } else {
+            wall_strain[i * sp.n_walls + (c - n_inc)] = sum;
+        }
+    }
+}
+
 // Row i of the pair list: geometry, law (with the MC-stress correction when β ≠ 0; the traces
 // are zero when its passes did not run), torques, new history (twin: pair_pass, per pair).
 @compute @workgroup_size(64)
@@ -161,10 +253,13 @@ fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
         let j = partner[k];
         let b = spheres[j];
-        let pg = sphere_pair_geometry(a, b);
+        var pg = sphere_pair_geometry(a, b);
         let law = law_of(a.material, b.material);
         var f_mc = 0.0;
-        if (law.mc.beta != 0.0 && pg.g.delta > 0.0) {
+        if (law.mc.beta != 0.0 && pg.g.delta > 0.0 && (law.mc.options & MC_STRAIN) != 0u) {
+            // Eq 8: the overlap plus the displacements of both grains' other contacts.
+            pg.g.delta = max(pg.g.delta + pair_strain[2u * k] + pair_strain[2u * k + 1u], 0.0);
+        } else if (law.mc.beta != 0.0 && pg.g.delta > 0.0) {
             var t_i = stress_trace[i];
             var t_j = stress_trace[j];
             if ((law.mc.options & MC_INCLUDE_SELF) == 0u) {
@@ -190,11 +285,15 @@ fn wall_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     }
     let s = spheres[k / sp.n_walls];
     let w = walls[k % sp.n_walls];
-    let wg = wall_geometry(w, s);
+    var wg = wall_geometry(w, s);
     let law = law_of(s.material, w.material);
     var f_mc = 0.0;
-    // A wall has no stress of its own: P comes from the sphere's alone.
-    if (law.mc.beta != 0.0 && wg.g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0u) {
+    let on = law.mc.beta != 0.0 && wg.g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0u;
+    if (on && (law.mc.options & MC_STRAIN) != 0u) {
+        // Eq 8: a rigid wall does not deform; only the sphere's other contacts count.
+        wg.g.delta = max(wg.g.delta + wall_strain[k], 0.0);
+    } else if (on) {
+        // A wall has no stress of its own: P comes from the sphere's alone.
         var t = stress_trace[k / sp.n_walls];
         if ((law.mc.options & MC_INCLUDE_SELF) == 0u) {
             t -= wall_trace[k] / sphere_volume(s.radius);
@@ -265,5 +364,7 @@ fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     var wall = walls[w];
     wall.force = f;
     wall.torque = t;
+    // Servo walls: the velocity of the next drift from the stress just measured (no read-back).
+    wall.velocity = servo_velocity(wall);
     walls[w] = wall;
 }

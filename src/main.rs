@@ -74,26 +74,36 @@ enum Command {
         #[arg(long, value_enum)]
         backend: Option<BackendKind>,
     },
-    /// Steps a dense packing of 32-node cells compressed by a wall (`scenes::compaction_bench`) at
-    /// several sizes and prints node-steps/s as CSV, then the log-log slope of the cost per step.
+    /// Steps benchmark scenes of 32-node cells and prints node-steps/s as CSV, then the log-log
+    /// slope of the cost per step: `compaction`, a dense hexagonal packing compressed by a wall
+    /// (`scenes::compaction_bench`) at several sizes, and `deposit`, a polydisperse geometric
+    /// deposit with friction and an undrained core in a box of one-segment walls whose top
+    /// compresses it (`scenes::deposit_bench`, 400 cells).
     Bench {
         #[arg(long, value_enum, default_value = "gpu")]
         backend: BackendKind,
-        /// Node counts to run (cells = nodes / 32, rounded); ignored when --cells is given.
-        #[arg(long, value_delimiter = ',', default_value = "1e3,1e4,1e5,1e6")]
+        /// Node counts to run (cells = nodes / 32, rounded); ignored when --cells is given
+        /// (default: 1e3,1e4,1e5,1e6 for `compaction`, 400 cells for `deposit`).
+        #[arg(long, value_delimiter = ',')]
         nodes: Vec<f64>,
         /// Cell counts to run (instead of --nodes).
         #[arg(long, value_delimiter = ',')]
         cells: Vec<usize>,
-        /// Steps per size; by default each size gets about --node-steps node-steps (≥ 5 steps).
+        /// Steps per size; by default each size gets about --node-steps node-steps (≥ 5 steps),
+        /// the `deposit` scene 10,000 steps.
         #[arg(long)]
         steps: Option<u32>,
         /// Work per size when --steps is not given.
         #[arg(long, default_value_t = 2e7)]
         node_steps: f64,
-        /// `compaction` (the standard scene) or `fall` (the older packing falling under gravity).
-        #[arg(long, default_value = "compaction")]
-        scene: String,
+        /// Scenes to run, in order: `compaction`, `deposit` (the realistic scene), `fall` (the older
+        /// packing falling under gravity).
+        #[arg(long, value_delimiter = ',', default_value = "compaction,deposit")]
+        scene: Vec<String>,
+        /// `deposit`: segment length of the box walls; 0 subdivides them at the cells' mean
+        /// segment length (default: one segment per side).
+        #[arg(long)]
+        wall_segment: Option<f64>,
         /// The report for a lent GPU (src/gpu/report.rs): environment, floating-point probe,
         /// dispatch cost, the compaction bench at 500 cells and 10^5, 10^6, 4×10^6 nodes with
         /// read-back outside the timing window, determinism hashes, PASS/FAIL per target.
@@ -102,11 +112,16 @@ enum Command {
         /// Cells of the --gpu-report sizes (default 500,3125,31250,125000).
         #[arg(long, value_delimiter = ',')]
         report_cells: Vec<usize>,
+        /// Lattice sides n of the --gpu-report sphere sizes, n³ spheres (default 22,47,100).
+        #[arg(long, value_delimiter = ',')]
+        report_sphere_sides: Vec<usize>,
         /// Seconds of timed stepping per --gpu-report size.
         #[arg(long, default_value_t = 2.0)]
         window: f64,
     },
-    /// Runs the validation cases against the paper's analytic results and writes a report.
+    /// Runs the validation cases and writes validation.csv (with a `kind` column) and a report.
+    /// Exits 0 when every `asserted` row (the model's exact references) passes; `reference` rows
+    /// (the paper's approximate formulas) are reported and never fail the run.
     Validate {
         #[arg(long, value_enum, default_value = "gpu")]
         backend: BackendKind,
@@ -146,25 +161,25 @@ fn main() {
             backend,
         } => softdem::sweep::command(&sweep, slurm, member, collect, backend),
         Command::Bench {
-            backend,
-            nodes,
-            cells: _,
-            steps,
-            node_steps,
-            scene,
-            gpu_report,
+            gpu_report: true,
             report_cells,
+            report_sphere_sides,
             window,
-        } if gpu_report => {
+            ..
+        } => {
             let cells = if report_cells.is_empty() {
                 softdem::gpu::report::REPORT_CELLS.to_vec()
             } else {
                 report_cells
             };
-            let _ = (backend, nodes, steps, node_steps, scene);
-            match softdem::gpu::report::gpu_report(&mut std::io::stdout(), &cells, window) {
-                Ok((_, true)) => Ok(()),
-                Ok((_, false)) => Err(anyhow::anyhow!("gpu report: a target failed (see the FAIL lines)")),
+            let sides = if report_sphere_sides.is_empty() {
+                softdem::gpu::report::REPORT_SPHERE_SIDES.to_vec()
+            } else {
+                report_sphere_sides
+            };
+            match softdem::gpu::report::gpu_report(&mut std::io::stdout(), &cells, &sides, window) {
+                Ok((_, _, true)) => Ok(()),
+                Ok((_, _, false)) => Err(anyhow::anyhow!("gpu report: a target failed (see the FAIL lines)")),
                 Err(e) => Err(e),
             }
         }
@@ -175,14 +190,24 @@ fn main() {
             steps,
             node_steps,
             scene,
+            wall_segment,
             ..
         } => {
-            let cells = if cells.is_empty() {
-                nodes.iter().map(|n| ((n / 32.0).round() as usize).max(1)).collect()
-            } else {
-                cells
-            };
-            bench(backend, &cells, steps, node_steps, &scene)
+            println!(
+                "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
+            );
+            scene.iter().try_for_each(|name| {
+                let cells = if !cells.is_empty() {
+                    cells.clone()
+                } else if !nodes.is_empty() {
+                    nodes.iter().map(|n| ((n / 32.0).round() as usize).max(1)).collect()
+                } else if name == "deposit" {
+                    vec![400]
+                } else {
+                    vec![31, 313, 3125, 31250]
+                };
+                bench(backend, &cells, steps, node_steps, name, wall_segment)
+            })
         }
         Command::Validate { backend, out } => match softdem::validation::run_all(backend, &out) {
             Ok(true) => Ok(()),
@@ -414,14 +439,22 @@ fn process_cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64, scene: &str) -> anyhow::Result<()> {
-    println!("backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu");
+fn bench(
+    kind: BackendKind,
+    cells: &[usize],
+    steps: Option<u32>,
+    node_steps: f64,
+    scene: &str,
+    wall_segment: Option<f64>,
+) -> anyhow::Result<()> {
+    let name = scene;
     // (nodes, seconds per step) of each size, for the log-log slope.
     let mut cost = vec![];
     let mut cpu_cost = vec![];
     for &n in cells {
         let scene = match scene {
             "compaction" => scenes::compaction_bench(n).0,
+            "deposit" => scenes::deposit_bench(n, wall_segment),
             "fall" => {
                 let cols = (n as f64).sqrt().ceil() as usize;
                 let spec = scenes::PackingSpec {
@@ -434,11 +467,16 @@ fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64
                 };
                 scenes::packing_in_box(spec, 1.0).0
             }
-            other => anyhow::bail!("bench: unknown --scene `{other}` (compaction or fall)"),
+            other => anyhow::bail!("bench: unknown --scene `{other}` (compaction, deposit or fall)"),
         };
         let cells_built = scene.bodies.iter().filter(|b| b.flags & BODY_CLOSED != 0).count();
         let nodes = scene.nodes.len();
-        let steps = steps.unwrap_or(((node_steps / nodes as f64).round() as u32).max(5));
+        // The deposit runs 10,000 steps by default: the top wall reaches the cells after ~2,000.
+        let default_steps = match name {
+            "deposit" => 10_000,
+            _ => ((node_steps / nodes as f64).round() as u32).max(5),
+        };
+        let steps = steps.unwrap_or(default_steps);
         let mut be = create(kind, &scene)?;
         be.step(10)?; // warm-up (pipelines, first list build)
         let _ = be.read_nodes()?;
@@ -453,8 +491,10 @@ fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64
             cpu_cost.push((nodes as f64, (b - a) / steps as f64));
         }
         cost.push((nodes as f64, s / steps as f64));
+        // Neighbour-list entries per node at the end (after the timing).
+        let entries = be.read_contacts()?.entries.len() as f64 / nodes as f64;
         println!(
-            "{:?},{},{cells_built},32,{nodes},{steps},{s:.4},{:.4e},{}",
+            "{name},{:?},{},{cells_built},32,{nodes},{steps},{s:.4},{:.4e},{},{entries:.3}",
             kind,
             be.name().replace(',', ";"),
             nodes as f64 * steps as f64 / s,
@@ -465,7 +505,7 @@ fn bench(kind: BackendKind, cells: &[usize], steps: Option<u32>, node_steps: f64
     for (what, c) in [("seconds", &cost), ("CPU seconds", &cpu_cost)] {
         if c.len() >= 2 && c.len() == cells.len() {
             eprintln!(
-                "# log-log slope of {what} per step against nodes ({:.0} to {:.0} nodes): {:.3}",
+                "# {name}: log-log slope of {what} per step against nodes ({:.0} to {:.0} nodes): {:.3}",
                 c[0].0,
                 c[c.len() - 1].0,
                 loglog_slope(c)

@@ -212,3 +212,81 @@ pub fn default_demo() -> (Scene, BoxWalls) {
         1.0,
     )
 }
+
+/// The realistic benchmark scene of `softdem bench --scene deposit`: `cells` shells of 32 nodes,
+/// radii uniform in [0.8, 1.0], placed by sequential geometric deposition (drop and roll) in a
+/// box about 1.8 √cells wide; friction μ = 0.3 (k_t = k_n = 10⁴), an undrained core
+/// K_Ω = 10³, no gravity, dt = 5·10⁻⁵, local damping 0.3; the cells touch (no clearance), and
+/// the top wall, 0.1 above the deposit's top nodes (a gap of 0.05 between the shells), moves
+/// down at 0.5: it touches the top cells after about 2,000 steps. `wall_segment`: the box walls' segment length; `None` draws
+/// each side as one segment (what a user writes for a box), `Some(0.0)` subdivides them at the
+/// cells' mean segment length (the box's default).
+pub fn deposit_bench(cells: usize, wall_segment: Option<f64>) -> Scene {
+    let width = (1.8 * (cells as f64).sqrt()).max(4.0);
+    let text = |box_body: &str| {
+        format!(
+            r#"
+name = "bench_deposit"
+[simulation]
+dt = 5.0e-5
+gravity = [0.0, 0.0]
+local_damping = 0.3
+[contact]
+k_n = 1.0e4
+k_t = 1.0e4
+mu = 0.3
+[materials.shell]
+k_s = 1.0e4
+xi = 0.025
+k_core = 1.0e3
+radius = 0.9
+nodes = 32
+cell_mass = 1.0
+[[bodies]]
+kind = "packing"
+name = "cells"
+material = "shell"
+min = [0.0, 0.0]
+max = [{width}, {tall}]
+count = {cells}
+radius = 0.9
+spread = 0.1111111
+nodes = 32
+seed = 5
+placement = "drop"
+gap = 0.0
+half_thickness = 0.05
+core = "undrained"
+{box_body}
+"#,
+            tall = 8.0 * width
+        )
+    };
+    let build = |box_body: &str| {
+        crate::scenario::Scenario::from_text(
+            &text(box_body),
+            "<deposit bench>",
+            std::path::Path::new("."),
+            "bench",
+            &[],
+        )
+        .and_then(|s| s.build())
+        .unwrap_or_else(|e| panic!("the deposit bench scene is valid: {e}"))
+    };
+    // The deposit alone first, for its height; then the same deposit (same seed) in its box.
+    let top = build("").scene.init.iter().map(|s| s.pos()[1]).fold(0.0f64, f64::max);
+    let segment = match wall_segment {
+        None => format!("segment = {}", 10.0 * width + 10.0 * top),
+        Some(s) if s > 0.0 => format!("segment = {s}"),
+        Some(_) => String::new(),
+    };
+    let built = build(&format!(
+        "[[bodies]]\nkind = \"box\"\nname = \"box\"\nmin = [0.0, 0.0]\nmax = [{width}, {}]\n{segment}\n",
+        top + 0.1
+    ));
+    let wall = built.geometry.groups["box.top"][0];
+    let mut sc = built.scene;
+    sc.impose_velocity(&NodeSet::Body(wall), Some(0.0), Some(-0.5));
+    sc.set_initial_velocity(&NodeSet::Body(wall), [0.0, -0.5]);
+    sc
+}

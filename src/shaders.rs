@@ -42,6 +42,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ),
     ("rolling_resistance", include_str!("../shaders/rolling_resistance.wgsl")),
     ("mc_stress", include_str!("../shaders/mc_stress.wgsl")),
+    ("mc_strain", include_str!("../shaders/mc_strain.wgsl")),
     ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
     ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
     ("sphere_cell_list", include_str!("../shaders/sphere_cell_list.wgsl")),

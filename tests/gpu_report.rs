@@ -1,11 +1,12 @@
 //! `softdem bench --gpu-report` (src/gpu/report.rs), run small on the test adapter.
 
 /// The lent-GPU harness (src/gpu/report.rs) on a small size: every section is printed, the
-/// throughput row parses, and two runs from the same scene are bit-identical on this device.
+/// throughput rows parse, and two runs from the same scene (cells, spheres) are bit-identical on
+/// this device.
 #[test]
 fn the_gpu_report_measures_and_checks_reruns() {
     let mut out = Vec::new();
-    let (results, _) = softdem::gpu::report::gpu_report(&mut out, &[12], 0.3).unwrap();
+    let (results, spheres, _) = softdem::gpu::report::gpu_report(&mut out, &[12], &[4], 0.3).unwrap();
     let text = String::from_utf8(out).unwrap();
     for section in [
         "## floating point",
@@ -25,4 +26,12 @@ fn the_gpu_report_measures_and_checks_reruns() {
         r.nodes
     )));
     assert!(softdem::gpu::report::wgpu_version().starts_with("30."));
+    let s = &spheres[0];
+    assert_eq!(s.spheres, 64);
+    assert!(
+        s.steps > 0 && s.sphere_steps_per_s() > 0.0 && s.bytes_per_sphere > 0.0,
+        "{s:?}"
+    );
+    assert_eq!(s.hashes[0], s.hashes[1], "two GPU sphere runs differ");
+    assert!(text.contains("PASS two runs of 100 steps bit-identical at 64 spheres"));
 }

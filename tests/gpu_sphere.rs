@@ -335,6 +335,60 @@ fn gpu_mc_stress_passes_follow_the_cpu() {
     assert!(worst_tr <= 1e-4 * tr_scale, "stress traces differ by {worst_tr}");
 }
 
+/// MC-strain's pass (eq 7) on the GPU: the same 27-sphere case with γ = 1.12 (walls counted)
+/// against the CPU stepper, the per-contact displacement sums Σ δ_{k→c} compared too.
+#[test]
+fn gpu_mc_strain_pass_follows_the_cpu() {
+    use softdem::spheres::cpu_stepper::CpuSpheres;
+    use softdem::spheres::gpu_stepper::GpuSpheres;
+    let ctx = gpu_for_tests();
+    let (p, states, laws, walls) = drop_case();
+    let laws = laws.with_mc_strain(1.12, 0);
+    let steps = 400;
+    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
+    let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
+    let mut classical = CpuSpheres::new(p, states.clone(), drop_case().2, walls.clone());
+    for _ in 0..steps {
+        cpu.step();
+        gpu.step(&ctx).unwrap();
+        classical.step();
+    }
+    let g = gpu.states(&ctx);
+    let r_min = 0.0095f64;
+    let worst_x = cpu
+        .states
+        .iter()
+        .zip(&g)
+        .flat_map(|(a, b)| {
+            let (pa, pb) = (a.position(), b.position());
+            (0..3).map(move |k| (pa[k] - pb[k]).abs())
+        })
+        .fold(0.0, f64::max);
+    let s_gpu = gpu.pair_strain(&ctx);
+    let s_cpu: Vec<f32> = cpu.pair_strain.iter().flatten().copied().collect();
+    let s_scale = s_cpu.iter().map(|t| t.abs()).fold(0.0, f32::max);
+    let worst_s = s_cpu.iter().zip(&s_gpu).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    let moved = cpu
+        .states
+        .iter()
+        .zip(&classical.states)
+        .map(|(a, b)| (a.position()[2] - b.position()[2]).abs())
+        .fold(0.0, f64::max);
+    println!(
+        "MC-strain, {steps} steps: max |Δx| = {:.2e} r, max |Δ Σδ| = {worst_s:.2e} of {s_scale:.2e} m, \
+         MC-strain vs classical differ by {:.2e} r",
+        worst_x / r_min,
+        moved / r_min
+    );
+    assert!(
+        s_scale > 0.0 && moved > 1e-5 * r_min,
+        "MC-strain is active in this case"
+    );
+    // Stated tolerance: positions within 1e-7 r, displacement sums within 1e-4 of the largest.
+    assert!(worst_x < 1e-7 * r_min, "positions differ by {worst_x}");
+    assert!(worst_s <= 1e-4 * s_scale, "strain sums differ by {worst_s}");
+}
+
 /// Double-f32 drift on the GPU (TwoSum behind `sphere_opaque`): increments of 1e-8 of the
 /// coordinate, which plain f32 drops, accumulate bit for bit as on the CPU.
 #[test]

@@ -139,8 +139,8 @@ fn sphere_records_have_identical_layouts() {
         cell_size => "cell_size", grid_origin => "grid_origin", n_cells => "n_cells",
         grid_dims => "grid_dims", n_materials => "n_materials"]);
     check_record!(PlaneWall, "PlaneWall", [point_hi => "point_hi", material => "material", point_lo => "point_lo",
-        _pad0 => "_pad0", normal => "normal", _pad1 => "_pad1", velocity => "velocity", _pad2 => "_pad2",
-        force => "force", _pad3 => "_pad3", torque => "torque", _pad4 => "_pad4"]);
+        kind => "kind", normal => "normal", size => "size", velocity => "velocity", target_stress => "target_stress",
+        force => "force", gain => "gain", torque => "torque", max_speed => "max_speed"]);
     check_record!(HertzParams, "HertzParams", [e_star => "e_star", beta_e => "beta_e"]);
     check_record!(MindlinParams, "MindlinParams", [g_star => "g_star", mu => "mu", beta_e => "beta_e",
         _pad => "_pad"]);

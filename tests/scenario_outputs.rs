@@ -330,3 +330,76 @@ fn every_shipped_scenario_loads_and_builds() {
         std::fs::read_to_string(manifest("scenarios/default.toml")).unwrap()
     );
 }
+
+/// `[output]` counts of 0 mean "only at the end" (docs/scenarios.md): one series row, one frame,
+/// and the end checkpoint, whatever the run's length; with 100 every output is
+/// periodic (8 series rows and frames for 650 steps: steps 0, 100, …, 600, then the end).
+#[test]
+fn output_counts_of_zero_mean_only_at_the_end() {
+    for (every, rows) in [(0u64, 1usize), (100, 8)] {
+        let out = tmp(&format!("every{every}"));
+        let overrides: Vec<(String, toml::Value)> =
+            ["series_every", "frames_every", "snapshots_every", "checkpoint_every"]
+                .iter()
+                .map(|k| (format!("output.{k}"), toml::Value::Integer(every as i64)))
+                .collect();
+        let req = RunRequest {
+            out: Some(out.clone()),
+            steps: Some(650),
+            quiet: true,
+            overrides: overrides.clone(),
+            ..RunRequest::new(Some(manifest("tests/scenarios/stages.toml")), BackendKind::Cpu)
+        };
+        run(&req).unwrap();
+        let series = std::fs::read_to_string(out.join("series.csv")).unwrap();
+        let steps: Vec<&str> = series.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+        assert_eq!(steps.len(), rows, "series_every = {every}: rows at steps {steps:?}");
+        assert_eq!(*steps.last().unwrap(), "650");
+        let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+        let expected = if every == 0 { 1 } else { 8 }; // steps 0, 100, …, 600 and 650
+        assert_eq!(frames, expected, "frames_every = {every}");
+        assert!(out.join("checkpoint.bin").exists());
+    }
+}
+
+/// `.vtp` frames are base64 binary by default and text with `[output] vtk = "ascii"`: both parse
+/// (vtkio) to the same points, point data, cell data and lines, and the binary file is smaller.
+/// `vtk = "hex"` is refused, naming the key.
+#[test]
+fn vtp_frames_binary_by_default_and_ascii_on_request() {
+    let scenario = manifest("tests/scenarios/stages.toml");
+    let mut parsed = vec![];
+    for (name, value) in [("binary", None), ("ascii", Some("ascii"))] {
+        let out = tmp(&format!("vtk-{name}"));
+        let overrides: Vec<(String, toml::Value)> = value
+            .map(|v| ("output.vtk".to_string(), toml::Value::String(v.into())))
+            .into_iter()
+            .collect();
+        let req = RunRequest {
+            out: Some(out.clone()),
+            steps: Some(120),
+            quiet: true,
+            overrides,
+            ..RunRequest::new(Some(scenario.clone()), BackendKind::Cpu)
+        };
+        run(&req).unwrap();
+        let file = out.join("frames/frame_000120.vtp");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.contains("format=\"binary\""), name == "binary", "{name}");
+        assert_eq!(text.contains("format=\"ascii\""), name == "ascii", "{name}");
+        let vtk = vtkio::Vtk::import(&file).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        parsed.push((text.len(), vtk.data));
+    }
+    assert_eq!(parsed[0].1, parsed[1].1, "binary and ascii frames hold different data");
+    assert!(
+        parsed[0].0 < parsed[1].0,
+        "binary {} B, ascii {} B",
+        parsed[0].0,
+        parsed[1].0
+    );
+    let bad = vec![("output.vtk".to_string(), toml::Value::String("hex".into()))];
+    let err = Scenario::load_with_overrides(&scenario, &bad)
+        .and_then(|s| s.build().map(|_| ()))
+        .unwrap_err();
+    assert!(err.to_string().contains("vtk"), "{err}");
+}

@@ -436,28 +436,10 @@ impl CpuBackend {
         x_ref: &mut [[f32; 2]],
     ) {
         let n = nodes.len();
-        // Cut-off from the longest segment now: stretched shells keep their contacts.
-        let longest = (0..n)
-            .into_par_iter()
-            .map(|i| segment_length(i, nodes, pos))
-            .reduce(|| 0.0f32, f32::max);
-        let cutoff = longest + p.contact_reach;
-        let p = &SimParams {
-            cutoff,
-            cell_size: cutoff,
-            ..*p
-        };
-        // Counting sort of the nodes into the hashed grid.
-        let mut bucket_start = vec![0u32; p.grid_buckets as usize + 1];
-        for i in 0..n {
-            grid_count(i, p, pos, &mut bucket_start);
-        }
-        prefix_scan(&mut bucket_start);
-        let mut cursor = bucket_start.clone();
-        let mut bucket_nodes = vec![0u32; n];
-        for i in 0..n {
-            grid_scatter(i, p, pos, &mut cursor, &mut bucket_nodes);
-        }
+        // The grids (cell side from the longest free segment now; wall segments in the segment
+        // grid).
+        let build = GridBuild::new(p, nodes, bodies, pos);
+        let (p, grid) = (&build.params, build.grid());
         // Neighbour lists: each chunk of nodes visits its candidates once (sorted per node), then
         // offsets by a scan, contact slots (friction histories) carried over.
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
@@ -468,7 +450,7 @@ impl CpuBackend {
                 let mut found = Vec::new();
                 for x in c0..c1 {
                     let before = found.len();
-                    neighbor_candidates(x, p, nodes, bodies, pos, &bucket_start, &bucket_nodes, &mut found);
+                    neighbor_candidates(x, p, nodes, bodies, pos, &grid, &mut found);
                     counts.push((found.len() - before) as u32);
                 }
                 (counts, found)

@@ -72,6 +72,54 @@ fn adapter_from_env(instance: &wgpu::Instance) -> Result<wgpu::Adapter, String> 
         .map_err(|e| format!("wgpu: {e}"))
 }
 
+/// Whether `XDG_RUNTIME_DIR` names a usable runtime directory: set, absolute (what Wayland's
+/// client library, which Mesa loads, requires before printing `error: XDG_RUNTIME_DIR is invalid
+/// or not set in the environment`), and an existing directory.
+pub fn runtime_dir_valid(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| {
+        let p = std::path::Path::new(v);
+        p.is_absolute() && p.is_dir()
+    })
+}
+
+/// A private runtime directory for this user, created with mode 0700 (or reused when it exists
+/// with that mode): `<temp dir>/softdem-runtime-<uid>`.
+#[cfg(unix)]
+pub fn private_runtime_dir() -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+    let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("softdem-runtime-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let m = std::fs::symlink_metadata(&dir)?;
+    if !m.is_dir() || m.permissions().mode() & 0o777 != 0o700 || (uid != 0 && m.uid() != uid) {
+        return Err(std::io::Error::other(format!(
+            "{} exists but is not a private (0700) directory of this user",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// Sets `XDG_RUNTIME_DIR` to a private directory (`private_runtime_dir`) when it is unset or
+/// invalid, once, before the first wgpu instance: Mesa's drivers otherwise print
+/// `error: XDG_RUNTIME_DIR is invalid or not set` from a working run.
+fn ensure_runtime_dir() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        #[cfg(unix)]
+        if !runtime_dir_valid(std::env::var_os("XDG_RUNTIME_DIR").as_deref()) {
+            if let Ok(dir) = private_runtime_dir() {
+                // Once, before any wgpu instance (and the driver threads it starts) exists.
+                std::env::set_var("XDG_RUNTIME_DIR", &dir);
+            }
+        }
+    });
+}
+
 /// Limits requested from the device: wgpu's defaults, with the storage-buffer limits raised to
 /// what the adapter offers (at most 16 storage buffers per stage). Workgroup storage and
 /// invocations per workgroup stay at the defaults (16 KiB, 256): our kernels use workgroup sizes
@@ -93,6 +141,7 @@ impl GpuContext {
     /// Errors (rather than panicking) when no adapter exists, when `WGPU_ADAPTER_NAME` matches
     /// none, or when the device cannot be created with the limits of [`required_limits`].
     pub fn new() -> anyhow::Result<GpuContext> {
+        ensure_runtime_dir();
         let mut why = Vec::new();
         let mut found = None;
         for desc in instance_candidates() {
@@ -276,6 +325,7 @@ pub fn validate_kernel(name: &str) -> Result<(), String> {
 
 /// Information about every adapter wgpu finds, on all backends (ignores `WGPU_BACKEND`).
 pub fn enumerate_adapters() -> Vec<wgpu::AdapterInfo> {
+    ensure_runtime_dir();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = wgpu::Backends::all();
     let instance = wgpu::Instance::new(desc);
@@ -340,5 +390,26 @@ pub fn gpu_for_tests() -> GpuContext {
             "GPU test needs a wgpu adapter and none could be used: {e:#}\n\
              (install `mesa-vulkan-drivers libvulkan1` for the software Vulkan driver)"
         ),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod runtime_dir_tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    /// Unset, relative or missing values are invalid (Mesa would print its error line); the
+    /// private directory replacing them exists with mode 0700 and is valid.
+    #[test]
+    fn invalid_runtime_dirs_are_replaced_by_a_private_one() {
+        assert!(!runtime_dir_valid(None));
+        assert!(!runtime_dir_valid(Some("relative/dir".as_ref())));
+        assert!(!runtime_dir_valid(Some("/nonexistent/softdem-xdg".as_ref())));
+        let dir = private_runtime_dir().unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", dir.display());
+        assert!(runtime_dir_valid(Some(dir.as_os_str())));
+        // A second call reuses it.
+        assert_eq!(private_runtime_dir().unwrap(), dir);
     }
 }

@@ -8,11 +8,13 @@
 //!    window of at least `window_s` seconds with every read-back outside it, rebuilds in the
 //!    window, wall µs per step, node-steps/s, GPU bytes per node, and hashes of the node states of
 //!    two runs from the same scene (the same-device bit-identity);
-//! 5. one PASS/FAIL line per target of the GPU work (issue 21): ≥ 2×10⁹ node-steps/s at ≥ 10⁶
-//!    nodes, ≥ 10⁴ steps/s at 500 cells, ≤ 256 B per node, bit-identical reruns.
+//! 5. per size of the 3D sphere bench (`spheres::bench_scene::compressed_lattice`, n³ spheres):
+//!    sphere-steps/s, GPU bytes per sphere and the rerun hashes;
+//! 6. one PASS/FAIL line per target of the GPU work (issues 21, 23): ≥ 2×10⁹ node-steps/s at
+//!    ≥ 10⁶ nodes, ≥ 10⁴ steps/s at 500 cells, ≤ 256 B per node, ≥ 10⁹ sphere-steps/s at ≥ 10⁶
+//!    spheres, ≤ 512 B per sphere, bit-identical reruns.
 //!
-//! Per-kernel GPU times (timestamp queries) are not measured yet. 3D spheres have no GPU stepper
-//! yet; the report says so instead of printing sphere-steps/s.
+//! Per-kernel GPU times (timestamp queries) are not measured yet.
 
 use super::context::GpuContext;
 use super::kernel::Kernel;
@@ -28,6 +30,9 @@ use std::time::Instant;
 /// Cells (of 32 nodes) of the report's sizes: 500 cells, then 10⁵, 10⁶ and 4×10⁶ nodes.
 pub const REPORT_CELLS: [usize; 4] = [500, 3_125, 31_250, 125_000];
 
+/// Lattice sides n of the sphere sizes (n³ ≈ 10⁴, 10⁵, 10⁶ spheres).
+pub const REPORT_SPHERE_SIDES: [usize; 3] = [22, 47, 100];
+
 /// Steps of each determinism run.
 const HASH_STEPS: u32 = 100;
 
@@ -36,6 +41,69 @@ const TARGET_NODE_STEPS: f64 = 2e9;
 const TARGET_NODES_FOR_THROUGHPUT: usize = 1_000_000;
 const TARGET_STEPS_PER_S_500_CELLS: f64 = 1e4;
 const TARGET_BYTES_PER_NODE: f64 = 256.0;
+const TARGET_SPHERE_STEPS: f64 = 1e9;
+const TARGET_SPHERES_FOR_THROUGHPUT: usize = 1_000_000;
+const TARGET_BYTES_PER_SPHERE: f64 = 512.0;
+
+/// One sphere size's measurements.
+#[derive(Clone, Debug)]
+pub struct SphereResult {
+    pub spheres: usize,
+    pub steps: u64,
+    pub seconds: f64,
+    pub rebuilds: u64,
+    pub bytes_per_sphere: f64,
+    pub hashes: [u64; 2],
+}
+
+impl SphereResult {
+    pub fn sphere_steps_per_s(&self) -> f64 {
+        self.spheres as f64 * self.steps as f64 / self.seconds
+    }
+}
+
+fn sphere_system(ctx: &GpuContext, side: usize) -> anyhow::Result<crate::spheres::gpu_stepper::GpuSpheres> {
+    let (p, states, laws, walls) = crate::spheres::bench_scene::compressed_lattice(side);
+    crate::spheres::gpu_stepper::GpuSpheres::new(ctx, p, &states, &laws, &walls)
+}
+
+/// Measures the sphere scene of side `side`: warm-up, then steps until `window_s` has passed;
+/// then two fresh runs of `HASH_STEPS` steps hashed.
+pub fn measure_spheres(ctx: &GpuContext, side: usize, window_s: f64) -> anyhow::Result<SphereResult> {
+    let mut sys = sphere_system(ctx, side)?;
+    let spheres = side * side * side;
+    for _ in 0..5 {
+        sys.step(ctx)?;
+    }
+    let rebuilds0 = sys.rebuilds;
+    let (mut steps, t) = (0u64, Instant::now());
+    while t.elapsed().as_secs_f64() < window_s {
+        sys.step(ctx)?;
+        steps += 1;
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    let rebuilds = sys.rebuilds - rebuilds0;
+    let bytes_per_sphere = sys.bytes_per_sphere();
+    drop(sys);
+    let hash = || -> anyhow::Result<u64> {
+        let mut sys = sphere_system(ctx, side)?;
+        for _ in 0..HASH_STEPS {
+            sys.step(ctx)?;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytemuck::cast_slice::<_, u8>(&sys.states(ctx)).hash(&mut h);
+        Ok(h.finish())
+    };
+    let hashes = [hash()?, hash()?];
+    Ok(SphereResult {
+        spheres,
+        steps,
+        seconds,
+        rebuilds,
+        bytes_per_sphere,
+        hashes,
+    })
+}
 
 /// One size's measurements.
 #[derive(Clone, Debug)]
@@ -138,9 +206,14 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
     })
 }
 
-/// Writes the whole report for `cells` sizes; returns the per-size results and whether every
-/// target that the sizes cover passed.
-pub fn gpu_report(out: &mut dyn Write, cells: &[usize], window_s: f64) -> anyhow::Result<(Vec<SizeResult>, bool)> {
+/// Writes the whole report for `cells` SPD sizes and `sphere_sides` sphere sizes; returns the
+/// per-size results and whether every target that the sizes cover passed.
+pub fn gpu_report(
+    out: &mut dyn Write,
+    cells: &[usize],
+    sphere_sides: &[usize],
+    window_s: f64,
+) -> anyhow::Result<(Vec<SizeResult>, Vec<SphereResult>, bool)> {
     let t0 = Instant::now();
     let ctx = Arc::new(GpuContext::new()?);
     let i = &ctx.info;
@@ -205,8 +278,34 @@ pub fn gpu_report(out: &mut dyn Write, cells: &[usize], window_s: f64) -> anyhow
         out.flush()?;
         results.push(r);
     }
-    writeln!(out, "\n## 3D spheres")?;
-    writeln!(out, "no GPU sphere stepper in this build: sphere-steps/s not measured")?;
+    writeln!(
+        out,
+        "\n## 3D spheres (Hertz–Mindlin lattice under slow compression), read-back outside the window"
+    )?;
+    writeln!(
+        out,
+        "spheres,steps,seconds,rebuilds,us_per_step,sphere_steps_per_s,bytes_per_sphere,hash_run1,hash_run2"
+    )?;
+    out.flush()?;
+    let mut spheres = vec![];
+    for &side in sphere_sides {
+        let r = measure_spheres(&ctx, side, window_s)?;
+        writeln!(
+            out,
+            "{},{},{:.3},{},{:.2},{:.4e},{:.1},{:016x},{:016x}",
+            r.spheres,
+            r.steps,
+            r.seconds,
+            r.rebuilds,
+            r.seconds * 1e6 / r.steps as f64,
+            r.sphere_steps_per_s(),
+            r.bytes_per_sphere,
+            r.hashes[0],
+            r.hashes[1]
+        )?;
+        out.flush()?;
+        spheres.push(r);
+    }
     writeln!(out, "\n## targets")?;
     let mut all = precision.df32_exact();
     let mut verdict = |out: &mut dyn Write, ok: bool, what: String| -> std::io::Result<()> {
@@ -248,6 +347,32 @@ pub fn gpu_report(out: &mut dyn Write, cells: &[usize], window_s: f64) -> anyhow
             format!("two runs of {HASH_STEPS} steps bit-identical at {} nodes", r.nodes),
         )?;
     }
+    for r in &spheres {
+        if r.spheres >= TARGET_SPHERES_FOR_THROUGHPUT {
+            let v = r.sphere_steps_per_s();
+            verdict(
+                out,
+                v >= TARGET_SPHERE_STEPS,
+                format!(
+                    "{v:.3e} sphere-steps/s at {} spheres (target ≥ {TARGET_SPHERE_STEPS:.0e})",
+                    r.spheres
+                ),
+            )?;
+        }
+        verdict(
+            out,
+            r.bytes_per_sphere <= TARGET_BYTES_PER_SPHERE,
+            format!(
+                "{:.1} B/sphere at {} spheres (target ≤ {TARGET_BYTES_PER_SPHERE})",
+                r.bytes_per_sphere, r.spheres
+            ),
+        )?;
+        verdict(
+            out,
+            r.hashes[0] == r.hashes[1],
+            format!("two runs of {HASH_STEPS} steps bit-identical at {} spheres", r.spheres),
+        )?;
+    }
     writeln!(out, "\nreport took {:.1} s", t0.elapsed().as_secs_f64())?;
-    Ok((results, all))
+    Ok((results, spheres, all))
 }

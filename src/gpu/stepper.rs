@@ -130,6 +130,12 @@ pub struct GpuBackend {
     flags: GpuArray<u32>,
     bucket_start: GpuArray<u32>,
     bucket_nodes: GpuArray<u32>,
+    /// The segment grid: item offsets per bucket (as `bucket_start`) and the items (segment,
+    /// cell x, cell y) of the wall segments, `seg_capacity` of them (grown on overflow).
+    seg_start: GpuArray<u32>,
+    seg_items: GpuArray<u32>,
+    seg_capacity: u32,
+    seg_scan: PrefixScan,
     nbr_count: GpuArray<u32>,
     lists: ListBuffers,
     pool: SlotPool,
@@ -154,13 +160,59 @@ const ARG_NEIGHBOR_COUNT: u32 = 4;
 const ARG_NEIGHBOR_FILL: u32 = 5;
 const ARG_REBUILD_COMMIT: u32 = 6;
 const ARG_SEGMENT_MAX: u32 = 7;
-/// First slot of the bucket scan's dispatches; the neighbour scan's follow them.
+/// First slot of the bucket scan's dispatches; the neighbour scan's, then the segment grid's,
+/// follow them.
 const ARG_SCANS: u32 = 8;
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
 /// (see `step_with_retry`). The dense bench packing needs ~1.6 entries per node (`near_shell`).
 fn initial_list_capacity(n_nodes: u32, max_entries: u32) -> u32 {
     (2 * n_nodes).clamp(1024, max_entries.max(1024))
+}
+
+/// Segment-grid items before the first build: a cell whose centre lies within 0.75 of a side of a
+/// segment is in one of at most 4 rows per column of its longer axis, over length/side + 3
+/// columns, at the cell side of the start (it changes with the free segments; the items grow on
+/// overflow, see `step_with_retry`).
+fn initial_item_capacity(scene: &Scene) -> u32 {
+    let h = scene.sim_params().cell_size as f64;
+    let mut items = 0u64;
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if n.next != NONE && scene.bodies[n.body as usize].flags & BODY_FROZEN != 0 {
+            let (a, b) = (scene.init[i].pos(), scene.init[n.next as usize].pos());
+            let len = (b[0] - a[0]).hypot(b[1] - a[1]);
+            items += 4 * ((len / h).ceil() as u64 + 3);
+        }
+    }
+    items.clamp(64, u32::MAX as u64 / 3) as u32
+}
+
+/// The GPU's list build lost entries of the corners of a frozen closed polygon with sides longer
+/// than the longest free segment (nodes joining two long wall segments; lavapipe, not
+/// understood, see docs/performance.md): such scenes are refused rather than run with
+/// incomplete lists. Open walls (a box, subdivided or not) give the CPU's lists (tested).
+fn check_wall_corners(scene: &Scene) -> anyhow::Result<()> {
+    let longest_free = scene.longest_free_segment() as f64;
+    let long = |i: u32| {
+        let n = &scene.nodes[i as usize];
+        n.next != NONE && scene.bodies[n.body as usize].flags & BODY_FROZEN != 0 && {
+            let (a, b) = (scene.init[i as usize].pos(), scene.init[n.next as usize].pos());
+            (b[0] - a[0]).hypot(b[1] - a[1]) > longest_free
+        }
+    };
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let closed = scene.bodies[n.body as usize].flags & BODY_CLOSED != 0;
+        if closed && n.prev != NONE && long(i as u32) && long(n.prev) {
+            anyhow::bail!(
+                "GPU backend: node {i} of the frozen closed body {} joins two segments longer than \
+                 the cells' longest segment ({longest_free:.4}); the GPU list build does not handle \
+                 such corners yet (src/gpu/stepper.rs, check_wall_corners): subdivide that body \
+                 (`segment` or `nodes`) or run with --backend cpu",
+                n.body
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Contact slots before the first step for a list of `list_capacity` entries: one per 16 entries
@@ -187,8 +239,8 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
-    // bucket_start (the cursors share nbr_count).
-    let grid = 4 * sz(scene.sim_params().grid_buckets as usize + 1);
+    // bucket_start and seg_start (the cursors share nbr_count), the segment grid's items.
+    let grid = 2 * 4 * sz(scene.sim_params().grid_buckets as usize + 1) + 12 * initial_item_capacity(scene) as u64;
     n * per_node
         + marks
         + capacity * per_entry
@@ -219,7 +271,19 @@ impl GpuBackend {
         capacity: Option<u32>,
         pool: Option<u32>,
     ) -> anyhow::Result<GpuBackend> {
+        Self::with_all_capacities(ctx, scene, capacity, pool, None)
+    }
+
+    /// As `with_capacities`, with the segment grid's initial item count also given.
+    pub fn with_all_capacities(
+        ctx: Arc<GpuContext>,
+        scene: &Scene,
+        capacity: Option<u32>,
+        pool: Option<u32>,
+        items: Option<u32>,
+    ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
+        check_wall_corners(scene)?;
         let c = &*ctx;
         super::precision::require_df32(c)?;
         let kernels = Kernels::new(c)?;
@@ -241,12 +305,16 @@ impl GpuBackend {
         let params_init = uniform(&SimParams { dt: 0.0, ..params }, "params dt=0");
         let buckets = params.grid_buckets;
         let bucket_start = GpuArray::<u32>::zeroed(c, "bucket_start", buckets as usize + 1)?;
+        let seg_start = GpuArray::<u32>::zeroed(c, "seg_start", buckets as usize + 1)?;
+        let seg_capacity = items.unwrap_or_else(|| initial_item_capacity(scene)).max(1);
+        let seg_items = GpuArray::<u32>::zeroed(c, "seg_items", 3 * seg_capacity as usize)?;
         // Neighbour counts (then offsets) of a build; grid_cursor and grid_scatter use the same
-        // memory before neighbor_count as the buckets' fill cursors (binding `cursor`), so it
-        // holds at least one word per bucket.
-        let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count + cursor", (n as usize + 1).max(buckets as usize))?;
+        // memory before neighbor_count as the buckets' fill cursors (binding `cursor`: nodes,
+        // then segment items), so it holds at least two words per bucket.
+        let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count + cursor", (n as usize + 1).max(2 * buckets as usize))?;
         let bucket_scan = PrefixScan::new(c, bucket_start.buffer(), buckets)?;
         let nbr_scan = PrefixScan::new(c, nbr_count.buffer(), n)?;
+        let seg_scan = PrefixScan::new(c, seg_start.buffer(), buckets)?;
         // Indirect arguments template: full sizes; rebuild_decide copies them or zeroes x.
         let mut template: Vec<[u32; 3]> = vec![[0, 1, 1]; ARG_SCANS as usize];
         let g = |threads: u32| {
@@ -265,6 +333,7 @@ impl GpuBackend {
             .dispatch_sizes()
             .into_iter()
             .chain(nbr_scan.dispatch_sizes())
+            .chain(seg_scan.dispatch_sizes())
         {
             template.push([x, y, 1]);
         }
@@ -310,9 +379,13 @@ impl GpuBackend {
             slot_marks: GpuArray::zeroed(c, "slot_marks", 2 * (n as usize).div_ceil(32))?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
-            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0])?,
+            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0, 0])?,
             bucket_start,
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
+            seg_start,
+            seg_items,
+            seg_capacity,
+            seg_scan,
             nbr_count,
             lists,
             pool,
@@ -447,6 +520,17 @@ impl GpuBackend {
                     "contact-slot pool cannot grow beyond {before} slots"
                 );
                 flags[7] = 0;
+            } else if flags[8] != 0 {
+                // The segment grid outgrew its items in grid_scatter (the cell side shrank, or a
+                // wall stretched): seg_start holds the items the build asked for.
+                let needed = self.seg_start.read(&self.ctx)[self.params.grid_buckets as usize];
+                let before = self.seg_capacity;
+                self.seg_capacity = needed.saturating_add(needed / 2).max(2 * before);
+                self.seg_items = GpuArray::zeroed(&self.ctx, "seg_items", 3 * self.seg_capacity as usize)?;
+                self.make_groups();
+                flags[8] = 0;
+                flags[2] = 1;
+                flags[3] -= 1;
             } else {
                 let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
                 let before = self.lists.capacity;
@@ -567,6 +651,8 @@ impl GpuBackend {
                 (14, self.x_ref.buffer()),
                 (15, self.args.buffer()),
                 (16, self.args_template.buffer()),
+                (17, self.seg_start.buffer()),
+                (18, self.seg_items.buffer()),
             ];
             let broad_phase = [
                 &k.rebuild_decide,
@@ -747,6 +833,9 @@ impl GpuBackend {
         indirect(pass, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
         indirect(pass, &k.grid_count, &bp[3], ARG_GRID_COUNT);
         self.bucket_scan.record_indirect(pass, args, ARG_SCANS);
+        let seg_first =
+            ARG_SCANS + (self.bucket_scan.dispatch_sizes().len() + self.nbr_scan.dispatch_sizes().len()) as u32;
+        self.seg_scan.record_indirect(pass, args, seg_first);
         indirect(pass, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
         indirect(pass, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
         indirect(pass, &k.neighbor_count, &bp[6], ARG_NEIGHBOR_COUNT);
@@ -787,6 +876,11 @@ impl GpuBackend {
         slots_per_entry(&index[..total], &pool)
     }
 
+    /// Current capacity of the segment grid (items).
+    pub fn item_capacity(&self) -> u32 {
+        self.seg_capacity
+    }
+
     /// Current size of the contact-slot pool (slots).
     pub fn pool_capacity(&self) -> u32 {
         self.pool.capacity
@@ -809,6 +903,8 @@ impl GpuBackend {
             self.flags.buffer(),
             self.bucket_start.buffer(),
             self.bucket_nodes.buffer(),
+            self.seg_start.buffer(),
+            self.seg_items.buffer(),
             self.nbr_count.buffer(),
             l.live_start.buffer(),
             l.live_entries.buffer(),

@@ -11,6 +11,7 @@
 
 pub mod hertz;
 pub mod linear_spring_dashpot;
+pub mod mc_strain;
 pub mod mc_stress;
 pub mod mindlin;
 pub mod mixing;

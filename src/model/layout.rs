@@ -196,8 +196,10 @@ pub struct SimParams {
     pub gravity: [f32; 2],
     /// Side of a grid cell at the start (the cut-off); rebuilds use the current cut-off.
     pub cell_size: f32,
-    /// Neighbour cut-off at the start: longest segment + `contact_reach`. Each rebuild uses the
-    /// longest segment *at that time* (see `segment_max`), so stretched shells keep their contacts.
+    /// Neighbour cut-off of the node grid at the start: longest segment of the free bodies +
+    /// `contact_reach`. Each rebuild uses the longest free segment *at that time* (see
+    /// `segment_max`), so stretched shells keep their contacts; wall (frozen) segments of any
+    /// length go into the segment grid (`cpu::broad_phase`).
     pub cutoff: f32,
     /// Contact normal stiffness k_n (eq 6).
     pub k_n: f32,
@@ -212,7 +214,7 @@ pub struct SimParams {
     /// Always 0: the GPU kernels XOR float bits with it to stop inexact compiler algebra
     /// (see `opaque` in shaders/model.wgsl).
     pub opaque_zero: u32,
-    /// 2 r_max + 2 skin: the cut-off is the longest segment plus this (docs/model-to-code.md).
+    /// 2 r_max + 2 skin: the cut-off is the longest free segment plus this (docs/model-to-code.md).
     pub contact_reach: f32,
     pub _pad2: u32,
 }

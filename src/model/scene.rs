@@ -517,6 +517,17 @@ impl Scene {
             .fold(0.0, f32::max)
     }
 
+    /// Longest segment of the free (not frozen) bodies: the grid cell side is this plus
+    /// `contact_reach` (wall segments go into the segment grid, `cpu::broad_phase`).
+    pub fn longest_free_segment(&self) -> f32 {
+        self.init
+            .iter()
+            .zip(&self.nodes)
+            .filter(|(_, n)| n.next != NONE && self.bodies[n.body as usize].flags & BODY_FROZEN == 0)
+            .map(|(s, _)| s.seg_rest)
+            .fold(0.0, f32::max)
+    }
+
     pub fn mean_segment(&self) -> f32 {
         let v: Vec<f32> = self
             .init
@@ -589,7 +600,7 @@ impl Scene {
         // rebuilds, the same total time).
         let skin = self.skin.unwrap_or(DEFAULT_SKIN_FRACTION * self.mean_segment());
         let contact_reach = 2.0 * self.max_radius() + 2.0 * skin;
-        let cutoff = self.longest_segment() + contact_reach;
+        let cutoff = self.longest_free_segment() + contact_reach;
         SimParams {
             n_nodes: self.nodes.len() as u32,
             n_bodies: self.bodies.len() as u32,

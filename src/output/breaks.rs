@@ -66,7 +66,8 @@ impl BreaksWriter {
     pub fn new(path: PathBuf, every: u64, scene: &Scene) -> BreaksWriter {
         BreaksWriter {
             path,
-            every: every.max(1),
+            // 0: checked only at the end (`finish`); the link state keeps each break's step.
+            every,
             seen: vec![false; scene.links.len()],
             rows: vec![],
             dirty: true,
@@ -124,7 +125,7 @@ impl Observer for BreaksWriter {
         if self.seen.is_empty() {
             return u64::MAX;
         }
-        (step / self.every + 1) * self.every
+        crate::run::next_multiple(step, self.every)
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {

@@ -80,7 +80,7 @@ impl SeriesWriter {
                 for l in lines {
                     let step: u64 = l.split(',').next().and_then(|x| x.parse().ok()).unwrap_or(u64::MAX);
                     // Rows on the interval only: an end-of-run row is redone by the resumed run.
-                    if step <= s && step.is_multiple_of(built.settings.series_every.max(1)) {
+                    if step <= s && crate::run::is_due(step, built.settings.series_every) {
                         rows.push((step, l.to_string()));
                     }
                 }
@@ -90,7 +90,8 @@ impl SeriesWriter {
             path,
             header,
             rows,
-            every: built.settings.series_every.max(1),
+            // 0: only the end row (`finish`), as docs/scenarios.md says.
+            every: built.settings.series_every,
             flush_every_step: built.settings.checkpoint_every,
             last_flush: Instant::now(),
             dirty: false,
@@ -163,13 +164,13 @@ impl SeriesWriter {
 
 impl Observer for SeriesWriter {
     fn next_due(&self, step: u64) -> u64 {
-        let a = (step / self.every + 1) * self.every;
+        let a = crate::run::next_multiple(step, self.every);
         step.checked_div(self.flush_every_step)
             .map_or(a, |q| a.min((q + 1) * self.flush_every_step))
     }
 
     fn observe(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
-        if ctx.step.is_multiple_of(self.every) {
+        if crate::run::is_due(ctx.step, self.every) {
             self.push(ctx)?;
         }
         let at_checkpoint = self.flush_every_step > 0 && ctx.step.is_multiple_of(self.flush_every_step);

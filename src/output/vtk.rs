@@ -1,4 +1,5 @@
-//! ParaView output: one VTK XML PolyData file per frame (`frames/frame_NNNNNN.vtp`: every body
+//! ParaView output: one VTK XML PolyData file per frame (`frames/frame_NNNNNN.vtp`, arrays in
+//! base64 binary by default or as text with `[output] vtk = "ascii"`: every body
 //! as a polyline, closed shells repeating their first node; per-node velocity and force, per-body
 //! pressure, area, elastic energy and normalised elastic energy) and `run.pvd`, the collection
 //! listing the frames with their times; in coupled runs also `frames/modal_NNNNNN.vtp`, the
@@ -15,38 +16,120 @@ use std::path::{Path, PathBuf};
 /// A per-body data array: VTK type, name, value of body b.
 type CellArray<'a> = (&'static str, &'static str, Box<dyn Fn(usize) -> String + 'a>);
 
-/// The `.vtp` text of one state.
+/// Standard base64 (RFC 4648, with padding) of `bytes`.
+pub fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let w = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(ABC[(w >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A binary `DataArray` (format="binary"): base64 of a UInt64 byte count followed by the
+/// little-endian values, in one stream (the file declares header_type="UInt64").
+fn binary_array(s: &mut String, ty: &str, name: &str, components: usize, bytes: &[u8]) {
+    let comps = if components > 1 {
+        format!(" NumberOfComponents=\"{components}\"")
+    } else {
+        String::new()
+    };
+    let mut data = (bytes.len() as u64).to_le_bytes().to_vec();
+    data.extend_from_slice(bytes);
+    let _ = writeln!(s, "<DataArray type=\"{ty}\" Name=\"{name}\"{comps} format=\"binary\">");
+    *s += &base64(&data);
+    *s += "\n</DataArray>\n";
+}
+
+fn le_f64(v: impl IntoIterator<Item = f64>) -> Vec<u8> {
+    v.into_iter().flat_map(f64::to_le_bytes).collect()
+}
+
+fn le_f32(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    v.into_iter().flat_map(f32::to_le_bytes).collect()
+}
+
+fn le_i32(v: impl IntoIterator<Item = i32>) -> Vec<u8> {
+    v.into_iter().flat_map(i32::to_le_bytes).collect()
+}
+
+/// The `.vtp` text of one state, its arrays in base64 binary (`polydata_ascii`: as text).
 pub fn polydata(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> String {
+    polydata_as(scene, nodes, bodies, false)
+}
+
+/// The `.vtp` text of one state with every array as ASCII text (`[output] vtk = "ascii"`).
+pub fn polydata_ascii(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> String {
+    polydata_as(scene, nodes, bodies, true)
+}
+
+fn polydata_as(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState], ascii: bool) -> String {
     let n = nodes.len();
     let nb = scene.bodies.len();
     let energy = body_energies(scene, nodes, bodies);
     let mean = mean_cell_energy(scene, &energy);
     let mut s = String::with_capacity(n * 120 + nb * 64);
-    s += "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n";
+    s += if ascii {
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n"
+    } else {
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n<PolyData>\n"
+    };
     let _ = writeln!(s, "<Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"0\" NumberOfLines=\"{nb}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">");
-    s += "<Points>\n<DataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\" format=\"ascii\">\n";
-    for st in nodes {
-        let p = st.pos();
-        let _ = writeln!(s, "{} {} 0", p[0], p[1]);
-    }
-    s += "</DataArray>\n</Points>\n";
-    s += "<PointData Vectors=\"velocity\">\n";
-    for (name, get) in [("velocity", 0usize), ("force", 1)] {
-        let _ = writeln!(
-            s,
-            "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"3\" format=\"ascii\">"
-        );
-        for st in nodes {
-            let v = if get == 0 { st.vel } else { st.force };
-            let _ = writeln!(s, "{} {} 0", v[0], v[1]);
+    if !ascii {
+        s += "<Points>\n";
+        let p = le_f64(nodes.iter().flat_map(|st| {
+            let p = st.pos();
+            [p[0], p[1], 0.0]
+        }));
+        binary_array(&mut s, "Float64", "Points", 3, &p);
+        s += "</Points>\n<PointData Vectors=\"velocity\">\n";
+        for (name, get) in [("velocity", 0usize), ("force", 1)] {
+            let v = le_f32(nodes.iter().flat_map(|st| {
+                let v = if get == 0 { st.vel } else { st.force };
+                [v[0], v[1], 0.0]
+            }));
+            binary_array(&mut s, "Float32", name, 3, &v);
         }
-        s += "</DataArray>\n";
+        binary_array(
+            &mut s,
+            "Int32",
+            "body",
+            1,
+            &le_i32(scene.nodes.iter().map(|nd| nd.body as i32)),
+        );
+        s += "</PointData>\n";
+    } else {
+        s += "<Points>\n<DataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\" format=\"ascii\">\n";
+        for st in nodes {
+            let p = st.pos();
+            let _ = writeln!(s, "{} {} 0", p[0], p[1]);
+        }
+        s += "</DataArray>\n</Points>\n";
+        s += "<PointData Vectors=\"velocity\">\n";
+        for (name, get) in [("velocity", 0usize), ("force", 1)] {
+            let _ = writeln!(
+                s,
+                "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"3\" format=\"ascii\">"
+            );
+            for st in nodes {
+                let v = if get == 0 { st.vel } else { st.force };
+                let _ = writeln!(s, "{} {} 0", v[0], v[1]);
+            }
+            s += "</DataArray>\n";
+        }
+        s += "<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">\n";
+        for nd in &scene.nodes {
+            let _ = write!(s, "{} ", nd.body);
+        }
+        s += "\n</DataArray>\n</PointData>\n";
     }
-    s += "<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">\n";
-    for nd in &scene.nodes {
-        let _ = write!(s, "{} ", nd.body);
-    }
-    s += "\n</DataArray>\n</PointData>\n";
     s += "<CellData Scalars=\"elastic_energy_normalised\">\n";
     let cell_arrays: [CellArray; 6] = [
         ("Int32", "body", Box::new(|b| b.to_string())),
@@ -71,12 +154,38 @@ pub fn polydata(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState]) -> Str
         ),
     ];
     for (ty, name, f) in &cell_arrays {
+        if !ascii {
+            // The same values as the text: parsed from it, so both encodings hold one number.
+            let bytes = match *ty {
+                "Int32" => le_i32((0..nb).map(|b| f(b).parse::<i32>().unwrap_or(0))),
+                "Float32" => le_f32((0..nb).map(|b| f(b).parse::<f32>().unwrap_or(f32::NAN))),
+                _ => le_f64((0..nb).map(|b| f(b).parse::<f64>().unwrap_or(f64::NAN))),
+            };
+            binary_array(&mut s, ty, name, 1, &bytes);
+            continue;
+        }
         let _ = writeln!(s, "<DataArray type=\"{ty}\" Name=\"{name}\" format=\"ascii\">");
         for b in 0..nb {
             s += &f(b);
             s.push(' ');
         }
         s += "\n</DataArray>\n";
+    }
+    if !ascii {
+        let mut conn = vec![];
+        let mut offsets = vec![];
+        for b in &scene.bodies {
+            conn.extend((b.first..b.first + b.count).map(|i| i as i32));
+            if b.flags & BODY_CLOSED != 0 {
+                conn.push(b.first as i32);
+            }
+            offsets.push(conn.len() as i32);
+        }
+        s += "</CellData>\n<Lines>\n";
+        binary_array(&mut s, "Int32", "connectivity", 1, &le_i32(conn));
+        binary_array(&mut s, "Int32", "offsets", 1, &le_i32(offsets));
+        s += "</Lines>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+        return s;
     }
     s += "</CellData>\n<Lines>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n";
     let mut offsets = Vec::with_capacity(nb);
@@ -144,6 +253,9 @@ pub struct FramesWriter {
     frames: Vec<(u64, f64, Vec<String>)>,
     /// Modal bodies of the frame (coupled runs).
     pub modal: Option<OutlineSource>,
+    /// `[output] vtk = "ascii"`: arrays as text (default base64 binary; the modal outlines are
+    /// always text).
+    pub ascii: bool,
 }
 
 impl FramesWriter {
@@ -181,6 +293,7 @@ impl FramesWriter {
             every,
             frames,
             modal: None,
+            ascii: false,
         }
     }
 
@@ -191,7 +304,7 @@ impl FramesWriter {
         let rel = format!("frames/frame_{:06}.vtp", ctx.step);
         atomic::write(
             &self.dir.join(&rel),
-            polydata(&ctx.built.scene, ctx.nodes, ctx.bodies).as_bytes(),
+            polydata_as(&ctx.built.scene, ctx.nodes, ctx.bodies, self.ascii).as_bytes(),
         )?;
         let mut files = vec![rel];
         if let Some(source) = &mut self.modal {

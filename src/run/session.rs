@@ -264,6 +264,7 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     }
     let mut series = SeriesWriter::new(out.join("series.csv"), &driver.built, resume_step)?;
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
+    frames.ascii = settings.vtk_ascii;
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
     if let Some((a, b)) = outlines {

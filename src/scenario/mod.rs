@@ -86,6 +86,8 @@ pub struct Settings {
     pub polygons: bool,
     /// A snapshot when each stage ends.
     pub stage_snapshots: bool,
+    /// `[output] vtk`: the frames' arrays as ASCII text instead of base64 binary.
+    pub vtk_ascii: bool,
 }
 
 /// A parsed and validated scenario file (materials resolved; nothing generated yet).
@@ -251,6 +253,16 @@ impl Scenario {
             plots: out.plots.unwrap_or(true),
             polygons: out.polygons.unwrap_or(false),
             stage_snapshots: out.stage_snapshots.unwrap_or(false),
+            vtk_ascii: match out.vtk.as_deref().unwrap_or("binary") {
+                "binary" => false,
+                "ascii" => true,
+                other => {
+                    return Err(at(Problem::new(
+                        "output.vtk",
+                        format!("vtk = \"{other}\": expected \"binary\" or \"ascii\""),
+                    )))
+                }
+            },
         };
         if sim.dt.is_some() && sim.dt_fraction.is_some() {
             return Err(at(Problem::new(

@@ -96,6 +96,8 @@ pub struct Output {
     pub polygons: Option<bool>,
     /// Also a `snapshots/snapshot_NNNNNN_<stage>.png` when each stage ends (default false).
     pub stage_snapshots: Option<bool>,
+    /// Encoding of the `.vtp` frames' arrays: "binary" (base64, default) or "ascii".
+    pub vtk: Option<String>,
 }
 
 impl Default for Output {

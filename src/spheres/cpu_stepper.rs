@@ -1,6 +1,6 @@
 //! CPU stepper of the sphere kind: one step of translational and rotational velocity Verlet
 //! (paper eq 1) with gravity, global and local damping, the pair laws of the law table, and
-//! moving plane walls with their force and torque. No atomics: each pair's force is written to
+//! moving walls (planes, cylinders, servo planes) with their force and torque. No atomics: each pair's force is written to
 //! its own record, then every sphere gathers its pairs in list order and its walls in wall order,
 //! so a rerun is bit-identical. Passes, in order (each a function the GPU stepper will mirror):
 //!
@@ -10,7 +10,9 @@
 //! With MC-stress in the law table (`laws::mc_stress`, paper eq 9–10 and Appendix), the force
 //! evaluation has the paper's two passes in front: `normal_pass` (classical f_n of every contact,
 //! its l·f terms) and `stress_pass` (tr σ of every sphere, gathered in the same fixed order);
-//! `pair_pass` and `wall_pass` then add the correction β ν A_ij P_ij.
+//! `pair_pass` and `wall_pass` then add the correction β ν A_ij P_ij. With MC-strain
+//! (`laws::mc_strain`, eq 7–8), `strain_pass` follows `normal_pass` and the laws see the overlap
+//! plus the displacements Σ δ_{k→c} of the grains' other contacts.
 //!
 //! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
 //! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
@@ -21,9 +23,10 @@ use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, C
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::wall::{wall_geometry, PlaneWall};
+use super::wall::{servo_velocity, wall_geometry, PlaneWall};
+use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAIN};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
-use crate::laws::vec3::{add, cross, scale, sub, V3};
+use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use rayon::prelude::*;
 
 /// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
@@ -71,6 +74,11 @@ pub struct CpuSpheres {
     pub pair_trace: Vec<[f32; 2]>,
     pub wall_trace: Vec<f32>,
     pub stress_trace: Vec<f32>,
+    /// MC-strain (eq 7–8): whether some pair uses it, and Σ_k δ_{k→c} of each pair contact (on
+    /// i's side, on j's side) and each wall contact, of the last force evaluation.
+    pub strain: bool,
+    pub pair_strain: Vec<[f32; 2]>,
+    pub wall_strain: Vec<f32>,
     pub rebuilds: u64,
     pub steps: u64,
 }
@@ -105,6 +113,9 @@ impl CpuSpheres {
             pair_trace: Vec::new(),
             wall_trace: vec![0.0; n * nw],
             stress_trace: vec![0.0; n],
+            strain: laws.has_mc_strain(),
+            pair_strain: Vec::new(),
+            wall_strain: vec![0.0; n * nw],
             rebuilds: 0,
             steps: 0,
             states,
@@ -138,6 +149,9 @@ impl CpuSpheres {
             normal_pass(self);
             stress_pass(self);
         }
+        if self.strain {
+            strain_pass(self);
+        }
         pair_pass(self);
         wall_pass(self);
         gather(self);
@@ -162,6 +176,7 @@ impl CpuSpheres {
         (self.owner, self.incident_start, self.incident) = incident_lists(&self.list);
         self.pair_out = vec![PairOut::default(); self.list.len()];
         self.pair_trace = vec![[0.0; 2]; self.list.len()];
+        self.pair_strain = vec![[0.0; 2]; self.list.len()];
         self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
         self.rebuilds += 1;
     }
@@ -299,6 +314,86 @@ pub fn stress_pass(sys: &mut CpuSpheres) {
         });
 }
 
+/// Branch vector l and classical f_n (pass 1) of contact `q` of sphere i: q < incident count is
+/// incident entry q (pair << 1 | side), then the walls in order. f_n = −(l·f)/|l| of `normal_pass`.
+fn strain_contact(sys: &CpuSpheres, i: usize, q: usize) -> (V3, f32) {
+    let (start, nw) = (sys.incident_start[i] as usize, sys.walls.len());
+    let n_inc = sys.incident_start[i + 1] as usize - start;
+    let s = &sys.states[i];
+    if q < n_inc {
+        let e = sys.incident[start + q];
+        let k = (e >> 1) as usize;
+        let (a, b) = (
+            &sys.states[sys.owner[k] as usize],
+            &sys.states[sys.list.partner[k] as usize],
+        );
+        let (g, l_i, l_j) = sphere_pair_geometry(a, b);
+        if g.delta <= 0.0 {
+            return ([0.0; 3], 0.0);
+        }
+        let side = (e & 1) as usize;
+        let l = if side == 0 { l_i } else { l_j };
+        (l, -sys.pair_trace[k][side] / norm(l))
+    } else {
+        let w = q - n_inc;
+        let (g, l, _) = wall_geometry(&sys.walls[w], s);
+        if g.delta <= 0.0 {
+            return ([0.0; 3], 0.0);
+        }
+        (l, -sys.wall_trace[i * nw + w] / norm(l))
+    }
+}
+
+/// MC-strain (eq 7): per sphere i, for each of its contacts c, Σ_{k ≠ c} δ_{k→c} over its other
+/// contacts (incident order, then walls), with E, ν, γ of i's material (its self pair). Written
+/// to the pair's slot for i's side, or to the wall contact's.
+pub fn strain_pass(sys: &mut CpuSpheres) {
+    let n = sys.states.len();
+    let nw = sys.walls.len();
+    let mut pair_strain = std::mem::take(&mut sys.pair_strain);
+    let mut wall_strain = std::mem::take(&mut sys.wall_strain);
+    let sums: Vec<Vec<f32>> = (0..n)
+        .into_par_iter()
+        .with_min_len(PAR_MIN)
+        .map(|i| {
+            let n_inc = (sys.incident_start[i + 1] - sys.incident_start[i]) as usize;
+            let m = sys.states[i].material;
+            let law = sys.laws.get(m, m);
+            let nc = n_inc + nw;
+            if law.mc.beta == 0.0 || (law.mc.options & MC_STRAIN) == 0 {
+                return vec![0.0; nc];
+            }
+            let skip_walls = (law.mc.options & MC_EXCLUDE_WALLS) != 0;
+            let young = young_from_self_pair(law.hertz.e_star, law.mc.nu);
+            let contacts: Vec<(V3, f32)> = (0..nc).map(|q| strain_contact(sys, i, q)).collect();
+            (0..nc)
+                .map(|c| {
+                    let mut sum = 0.0f32;
+                    if contacts[c].1 <= 0.0 || (skip_walls && c >= n_inc) {
+                        return 0.0;
+                    }
+                    for (k, &(l_k, f_k)) in contacts.iter().enumerate() {
+                        if k != c && !(skip_walls && k >= n_inc) {
+                            sum += strain_displacement(law.mc.beta, young, law.mc.nu, f_k, l_k, contacts[c].0);
+                        }
+                    }
+                    sum
+                })
+                .collect()
+        })
+        .collect();
+    for (i, s) in sums.iter().enumerate() {
+        let start = sys.incident_start[i] as usize;
+        let n_inc = sys.incident_start[i + 1] as usize - start;
+        for (q, &e) in sys.incident[start..start + n_inc].iter().enumerate() {
+            pair_strain[(e >> 1) as usize][(e & 1) as usize] = s[q];
+        }
+        wall_strain[i * nw..(i + 1) * nw].copy_from_slice(&s[n_inc..]);
+    }
+    sys.pair_strain = pair_strain;
+    sys.wall_strain = wall_strain;
+}
+
 /// Every candidate pair: geometry, law (with the MC-stress correction when on), torques l × f
 /// (plus rolling torques), new history.
 pub fn pair_pass(sys: &mut CpuSpheres) {
@@ -308,6 +403,7 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
     let list = &sys.list;
     let owner = &sys.owner;
     let (mc, trace, pair_trace) = (sys.mc, &sys.stress_trace, &sys.pair_trace);
+    let pair_strain = &sys.pair_strain;
     sys.pair_out
         .par_iter_mut()
         .zip(sys.history.par_iter_mut())
@@ -316,10 +412,13 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
         .for_each(|(k, (out, hist))| {
             let (i, j) = (owner[k] as usize, list.partner[k] as usize);
             let (a, b) = (&states[i], &states[j]);
-            let (g, l_i, l_j) = sphere_pair_geometry(a, b);
+            let (mut g, l_i, l_j) = sphere_pair_geometry(a, b);
             let law = laws.get(a.material, b.material);
             let mut f_mc = 0.0;
-            if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
+            if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_STRAIN) != 0 {
+                // Eq 8: the overlap plus the displacements of both grains' other contacts.
+                g.delta = (g.delta + pair_strain[k][0] + pair_strain[k][1]).max(0.0);
+            } else if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
                 let (mut t_i, mut t_j) = (trace[i], trace[j]);
                 if (law.mc.options & MC_INCLUDE_SELF) == 0 {
                     t_i -= pair_trace[k][0] / sphere_volume(a.radius);
@@ -351,6 +450,7 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
     let laws = &sys.laws;
     let dt = sys.params.dt;
     let (mc, trace, wall_trace) = (sys.mc, &sys.stress_trace, &sys.wall_trace);
+    let wall_strain = &sys.wall_strain;
     sys.wall_out
         .par_iter_mut()
         .zip(sys.wall_history.par_iter_mut())
@@ -358,11 +458,15 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
         .with_min_len(PAR_MIN)
         .for_each(|(k, (out, hist))| {
             let (s, w) = (&states[k / nw], &walls[k % nw]);
-            let (g, l_i, c) = wall_geometry(w, s);
+            let (mut g, l_i, c) = wall_geometry(w, s);
             let law = laws.get(s.material, w.material);
             let mut f_mc = 0.0;
-            // A wall has no stress of its own: P comes from the sphere's alone.
-            if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+            let on = mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0;
+            if on && (law.mc.options & MC_STRAIN) != 0 {
+                // Eq 8: a rigid wall does not deform; only the sphere's other contacts count.
+                g.delta = (g.delta + wall_strain[k]).max(0.0);
+            } else if on {
+                // A wall has no stress of its own: P comes from the sphere's alone.
                 let mut t = trace[k / nw];
                 if (law.mc.options & MC_INCLUDE_SELF) == 0 {
                     t -= wall_trace[k] / sphere_volume(s.radius);
@@ -433,7 +537,7 @@ pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
     out
 }
 
-/// Per wall: minus the sum of its sphere contacts, in sphere order.
+/// Per wall: minus the sum of its sphere contacts, in sphere order; then the servo law.
 pub fn wall_gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let n = sys.states.len();
@@ -447,5 +551,7 @@ pub fn wall_gather(sys: &mut CpuSpheres) {
         }
         sys.walls[w].force = f;
         sys.walls[w].torque = t;
+        // Servo walls: the velocity of the next drift from the stress just measured.
+        sys.walls[w].velocity = servo_velocity(&sys.walls[w]);
     }
 }

@@ -25,6 +25,7 @@ struct StepKernels {
     normal_pass: Kernel,
     wall_normal_pass: Kernel,
     stress_pass: Kernel,
+    strain_pass: Kernel,
     pair_pass: Kernel,
     wall_pass: Kernel,
     gather: Kernel,
@@ -38,6 +39,7 @@ struct ListBuffers {
     history: GpuArray<ContactHistory>,
     pair_out: GpuArray<PairOut>,
     pair_trace: GpuArray<[f32; 2]>,
+    pair_strain: GpuArray<f32>,
     incident_start: GpuArray<u32>,
     incident: GpuArray<u32>,
     x_ref: GpuArray<f32>,
@@ -58,8 +60,11 @@ pub struct GpuSpheres {
     flags: GpuArray<u32>,
     wall_trace: GpuArray<f32>,
     stress_trace: GpuArray<f32>,
-    /// Whether the law table uses MC-stress (its passes then run).
+    wall_strain: GpuArray<f32>,
+    /// Whether the law table uses MC-stress or MC-strain (pass 1 and the stress pass then run).
     pub mc: bool,
+    /// Whether it uses MC-strain (`strain_pass` then runs).
+    pub strain: bool,
     lists: ListBuffers,
     /// Host copy of the candidate list (the key of the history carry).
     pub list: NeighborList,
@@ -90,6 +95,7 @@ impl GpuSpheres {
             normal_pass: kn("normal_pass")?,
             wall_normal_pass: kn("wall_normal_pass")?,
             stress_pass: kn("stress_pass")?,
+            strain_pass: kn("strain_pass")?,
             pair_pass: kn("pair_pass")?,
             wall_pass: kn("wall_pass")?,
             gather: kn("gather")?,
@@ -104,6 +110,7 @@ impl GpuSpheres {
                 history: GpuArray::zeroed(ctx, "history", 0)?,
                 pair_out: GpuArray::zeroed(ctx, "pair out", 0)?,
                 pair_trace: GpuArray::zeroed(ctx, "pair trace", 0)?,
+                pair_strain: GpuArray::zeroed(ctx, "pair strain", 0)?,
                 incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
                 incident: GpuArray::zeroed(ctx, "incident", 0)?,
                 x_ref: GpuArray::zeroed(ctx, "x ref", 3 * n)?,
@@ -123,7 +130,9 @@ impl GpuSpheres {
             flags: GpuArray::zeroed(ctx, "step flags", 4)?,
             wall_trace: GpuArray::zeroed(ctx, "wall trace", n * nw)?,
             stress_trace: GpuArray::zeroed(ctx, "stress trace", n)?,
+            wall_strain: GpuArray::zeroed(ctx, "wall strain", n * nw)?,
             mc: laws.has_mc_stress(),
+            strain: laws.has_mc_strain(),
             lists: empty(ctx)?,
             list: NeighborList::default(),
             bind: Vec::new(),
@@ -169,6 +178,8 @@ impl GpuSpheres {
             (15, l.pair_trace.buffer()),
             (16, self.wall_trace.buffer()),
             (17, self.stress_trace.buffer()),
+            (18, l.pair_strain.buffer()),
+            (19, self.wall_strain.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -183,6 +194,7 @@ impl GpuSpheres {
             &k.normal_pass,
             &k.wall_normal_pass,
             &k.stress_pass,
+            &k.strain_pass,
         ]
         .iter()
         .map(|kernel| kernel.bind(ctx, &table))
@@ -195,6 +207,9 @@ impl GpuSpheres {
             dispatch(pass, &self.k.normal_pass, &self.bind[8], n);
             dispatch(pass, &self.k.wall_normal_pass, &self.bind[9], n * nw);
             dispatch(pass, &self.k.stress_pass, &self.bind[10], n);
+        }
+        if self.strain {
+            dispatch(pass, &self.k.strain_pass, &self.bind[11], n);
         }
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
         dispatch(pass, &self.k.wall_pass, &self.bind[5], n * nw);
@@ -244,6 +259,7 @@ impl GpuSpheres {
             history: GpuArray::new(ctx, "history", &history)?,
             pair_out: GpuArray::zeroed(ctx, "pair out", list.len())?,
             pair_trace: GpuArray::zeroed(ctx, "pair trace", list.len())?,
+            pair_strain: GpuArray::zeroed(ctx, "pair strain", 2 * list.len())?,
             incident_start: GpuArray::new(ctx, "incident start", &incident_start)?,
             incident: GpuArray::new(ctx, "incident", &incident)?,
             x_ref: GpuArray::new(ctx, "x ref", &x_ref)?,
@@ -277,6 +293,8 @@ impl GpuSpheres {
             self.flags.buffer().size(),
             self.wall_trace.buffer().size(),
             self.stress_trace.buffer().size(),
+            self.wall_strain.buffer().size(),
+            l.pair_strain.buffer().size(),
             l.pair_start.buffer().size(),
             l.partner.buffer().size(),
             l.history.buffer().size(),
@@ -294,6 +312,11 @@ impl GpuSpheres {
     /// tr σ of every sphere at the last force evaluation (MC-stress; zeros otherwise).
     pub fn stress_trace(&self, ctx: &GpuContext) -> Vec<f32> {
         self.stress_trace.read(ctx)
+    }
+
+    /// Σ_k δ_{k→c} of every pair contact (i's side, j's side) at the last force evaluation (MC-strain).
+    pub fn pair_strain(&self, ctx: &GpuContext) -> Vec<f32> {
+        self.lists.pair_strain.read(ctx)
     }
 
     pub fn history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {

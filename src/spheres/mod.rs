@@ -5,6 +5,7 @@
 //! The force laws themselves live in `crate::laws`; WGSL twins in `shaders/sphere_*.wgsl`.
 //! Model, equations and choices: docs/spheres.md.
 
+pub mod bench_scene;
 pub mod cell_list;
 pub mod contact;
 pub mod cpu_stepper;
@@ -21,4 +22,4 @@ pub mod wall;
 pub use contact::{ContactGeometry, ContactHistory, PairForce};
 pub use pair_law::{PairLaw, SphereMaterial};
 pub use state::{SphereForce, SphereParams, SphereState};
-pub use wall::PlaneWall;
+pub use wall::{box_walls, PlaneWall, WALL_CYLINDER, WALL_PLANE, WALL_SERVO};

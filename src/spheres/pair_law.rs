@@ -157,7 +157,19 @@ impl LawTable {
         self
     }
 
-    /// Whether some pair uses MC-stress (the stepper then runs its two passes).
+    /// MC-strain (eq 7–8) on every pair with prefactor γ (stored in `mc.beta`, flag `MC_STRAIN`).
+    pub fn with_mc_strain(self, gamma: f64, options: u32) -> LawTable {
+        self.with_mc_stress(gamma, options | crate::laws::mc_strain::MC_STRAIN)
+    }
+
+    /// Whether some pair uses MC-strain (the stepper then runs `strain_pass`).
+    pub fn has_mc_strain(&self) -> bool {
+        self.laws
+            .iter()
+            .any(|l| l.mc.beta != 0.0 && (l.mc.options & crate::laws::mc_strain::MC_STRAIN) != 0)
+    }
+
+    /// Whether some pair uses MC-stress or MC-strain (the stepper then runs their passes).
     pub fn has_mc_stress(&self) -> bool {
         self.laws.iter().any(|l| l.mc.beta != 0.0)
     }

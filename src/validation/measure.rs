@@ -131,6 +131,26 @@ pub fn contact_nodes(forces: &[[f64; 2]], threshold: f64) -> usize {
     forces.iter().filter(|f| f[0].hypot(f[1]) > threshold).count()
 }
 
+/// The four lever arms of the plastic ring's collapse mechanism (docs/validation.md, "The
+/// plastic ring's collapse load"): for each quarter, the horizontal distance from the outermost
+/// contact node of a wall (the contact-edge hinge) to the node of extreme x on that side (the
+/// side hinge), as [top right, top left, bottom right, bottom left]. None while a wall has no
+/// contact node (force above `threshold`).
+pub fn hinge_levers(pos: &[[f64; 2]], bottom: &[[f64; 2]], top: &[[f64; 2]], threshold: f64) -> Option<[f64; 4]> {
+    let xs = |forces: &[[f64; 2]]| -> Option<(f64, f64)> {
+        let touching = pos.iter().zip(forces).filter(|(_, f)| f[0].hypot(f[1]) > threshold);
+        touching.fold(None, |acc, (p, _)| match acc {
+            None => Some((p[0], p[0])),
+            Some((lo, hi)) => Some((f64::min(lo, p[0]), f64::max(hi, p[0]))),
+        })
+    };
+    let (b0, b1) = xs(bottom)?;
+    let (t0, t1) = xs(top)?;
+    let x_min = pos.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
+    let x_max = pos.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max);
+    Some([x_max - t1, t0 - x_min, x_max - b1, b0 - x_min])
+}
+
 /// Pressure profile along a wall: (x_k − x_mid)/R and |F'_k|/F_c for the nodes in contact
 /// (force above `threshold`), sorted by x. See the module documentation.
 pub fn pressure_profile(

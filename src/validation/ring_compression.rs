@@ -29,6 +29,12 @@
 //! measured curves by less than their tolerances (checked while choosing v; see
 //! docs/validation.md).
 //!
+//! **Exact references (issue 19).** The elastic ring is checked against the elastica
+//! (`elastica::at_strain`), the stiff core against the area-constrained extensible elastica
+//! ([`core_reference`]) and the plastic ring's quasi-static force against limit analysis after a
+//! loading-rate study (`plastic_limit.rs`). The paper's eq 30, 33, 36, 37 and the slope 2.1 are
+//! `reference` rows.
+//!
 //! **Time step.** dt = 0.5·√(m/k_max) with k_max the largest of k_s, 4k_b/ℓ², k_n and the
 //! stiffness of the core's breathing mode, K_Ω s² ℓ² N/V0 (the core couples all N nodes; the
 //! scene's `critical_dt` counts only one node's share of it, see docs/validation.md), so the
@@ -93,6 +99,25 @@ pub struct Params {
     pub gpu_prefix: f64,
     /// Fraction of the loading run actually done (1 for the full case; the GPU prefix runs less).
     pub fraction: f64,
+    /// The plastic ring's loading-rate study (`[rate_study]` of its case file; issue 19).
+    pub rate_study: Option<RateStudy>,
+}
+
+/// Three loadings of the plastic ring, each 4× slower than the one before, that show the wall
+/// force converge to its quasi-static value (`plastic_limit.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateStudy {
+    /// Loading times in ovalisation periods (to ε = ε_max; each run stops at `eps_end`).
+    pub load_periods: [f64; 3],
+    /// Global viscous damping c_v / ω_b.
+    pub viscous: f64,
+    /// Local damping α.
+    pub local_damping: f64,
+    /// Strain at which each loading stops.
+    pub eps_end: f64,
+    /// Strain window over which the wall force is averaged.
+    pub window: [f64; 2],
 }
 
 /// The case file of a variant (`scenarios/validation/<prefix>.toml`), as (path, text).
@@ -120,6 +145,7 @@ struct CaseFile {
     particle: ParticleSection,
     walls: WallsSection,
     loading: LoadingSection,
+    rate_study: Option<RateStudy>,
 }
 
 #[derive(serde::Deserialize)]
@@ -192,7 +218,37 @@ impl Params {
                 "unload_speedup ≥ 1, relax_fraction ≥ 0, 0 < gpu_prefix ≤ 1",
             ));
         }
+        if let Some(r) = &f.rate_study {
+            let slower = r.load_periods.windows(2).all(|w| w[1] == 4.0 * w[0]);
+            if !(r.load_periods[0] > 0.0) || !slower {
+                return Err(bad(
+                    "rate_study.load_periods",
+                    "three rates, each 4× slower: [T, 4T, 16T], T > 0",
+                ));
+            }
+            if !(r.viscous >= 0.0) || !(0.0..1.0).contains(&r.local_damping) {
+                return Err(bad("rate_study", "viscous ≥ 0, 0 ≤ local_damping < 1"));
+            }
+            let ordered = r.eps_end > 0.0
+                && r.eps_end <= EPS_MAX
+                && r.window[0] > 0.0
+                && r.window[0] < r.window[1]
+                && r.window[1] <= r.eps_end;
+            if !ordered {
+                return Err(bad(
+                    "rate_study",
+                    "0 < eps_end ≤ eps_max, 0 < window[0] < window[1] ≤ eps_end",
+                ));
+            }
+        }
+        if (variant == Variant::Plastic) != f.rate_study.is_some() {
+            return Err(bad(
+                "rate_study",
+                "the plastic ring has a [rate_study] section, the others none",
+            ));
+        }
         Ok(Params {
+            rate_study: f.rate_study,
             variant,
             n: f.particle.nodes,
             xi: f.particle.xi,
@@ -285,6 +341,9 @@ pub struct Sample {
     pub w_s: f64,
     pub w_b: f64,
     pub kinetic: f64,
+    /// Collapse load of the yielded ring at this geometry, M^Y Σ_quarters 1/Δx_i (limit analysis,
+    /// docs/validation.md); 0 for an elastic ring or while a wall has no contact node.
+    pub limit_force: f64,
 }
 
 /// Everything recorded in one run.
@@ -433,6 +492,10 @@ pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
             let fwb = diagnostics::body_force(&sc, &nodes, 1)[1];
             let fwt = diagnostics::body_force(&sc, &nodes, 2)[1];
             let e = diagnostics::energies(&sc, &nodes, &bodies, &contacts);
+            let limit_force = match measure::hinge_levers(&pos, &fb, &ft, threshold) {
+                Some(dx) if p.gamma.is_finite() => p.gamma * p.m_star() * dx.iter().map(|d| 1.0 / d).sum::<f64>(),
+                _ => 0.0,
+            };
             anyhow::ensure!(e.total().is_finite(), "{}: the state became NaN", p.variant.prefix());
             let s = Sample {
                 step: be.steps_done(),
@@ -446,6 +509,7 @@ pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
                 w_s: e.stretch,
                 w_b: e.bending,
                 kinetic: e.kinetic,
+                limit_force,
             };
             if loading {
                 if let Some(&target) = profile_at.get(run.profiles.len()) {
@@ -468,6 +532,36 @@ pub fn simulate(kind: BackendKind, p: &Params) -> anyhow::Result<RingRun> {
     run.final_b_b0 = measure::extents(&pos).1 / b0;
     run.steps = be.steps_done();
     Ok(run)
+}
+
+/// The stiff core's continuum reference at strains `eps` (increasing), in the simulation's
+/// units: the constrained extensible elastica of `elastica::core_path` for a ring with the
+/// 64-gon's perimeter N ℓ0 = 2π R_e and area, EI = k_b ℓ0, EA = k_s ℓ0, between walls whose
+/// node lines are b = (1 − ε) b0 apart. Returns, per strain, (F/F*, p s ℓ0/F*, flat contact
+/// length in segments 2c/(λ0 ℓ0), edge share of the force, load of an interior contact node
+/// p s ℓ0 λ0/F*).
+pub fn core_reference(p: &Params, eps: &[f64]) -> anyhow::Result<Vec<[f64; 5]>> {
+    let ell = p.ell();
+    let r_e = p.n as f64 * ell / (2.0 * PI);
+    let ring = elastica::CoreRing {
+        ea: p.k_s() * r_e * r_e / p.k_b(),
+        area: p.v0() / (r_e * r_e),
+    };
+    let hs: Vec<f64> = eps.iter().map(|e| (1.0 - e) / r_e).collect();
+    let path = elastica::core_path(&ring, &hs)?;
+    let ei = p.k_b() * ell;
+    Ok(path
+        .iter()
+        .map(|st| {
+            [
+                st.force * ei / (r_e * r_e) / p.f_star(),
+                st.pressure * ei / r_e.powi(3) * ell / p.f_star(),
+                st.flat_ref * r_e / ell,
+                st.edge_share,
+                st.pressure * ei / r_e.powi(3) * ell / p.f_star() * st.stretch,
+            ]
+        })
+        .collect())
 }
 
 /// a/b0 of the constant-perimeter ellipse (eq 28) at strain ε: solves
@@ -553,6 +647,11 @@ pub fn run_variant(
         checks(&p, &run, &mut rep, elastic.map(|e| &e.1));
     }
     figures(&p, &run, &mut rep, elastic.map(|e| &e.1));
+    if extent == Extent::Full && variant == Variant::Plastic {
+        let study = super::plastic_limit::run_study(kind, &p)?;
+        super::plastic_limit::report(&p, &study, &mut rep);
+        rep.seconds = t0.elapsed().as_secs_f64();
+    }
     Ok((rep, run))
 }
 
@@ -657,12 +756,16 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
                 .fold(0.0, f64::max);
             rep.checks
                 .push(Check::at_most(&name("volume_eq31_max_abs_dev"), dv, 0.0, 0.03));
-            rep.checks.push(Check::relative(
-                &name("lc_slope_eps_ge_0.28"),
-                lc_slope(p, run, 0.28),
-                PI / 2.0,
-                0.10,
-            ));
+            // The paper's stadium slope π/2 (eq 30): reported, not asserted (docs/validation.md).
+            rep.checks.push(
+                Check::relative(
+                    &name("lc_slope_eq30_eps_ge_0.28"),
+                    lc_slope(p, run, 0.28),
+                    PI / 2.0,
+                    0.10,
+                )
+                .reference(),
+            );
             // The same contact length against the continuum limit of the model (the inextensible
             // elastica, `elastica.rs`): its flat contact grows with slope I_c/I_s = 2.19.
             rep.checks.push(Check::relative(
@@ -673,7 +776,7 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
             ));
             let (rel, above) = force_deviation(run, p.f_star(), |s| s.lc_ell);
             rep.checks
-                .push(Check::at_most(&name("force_eq33_max_rel_dev"), rel, 0.0, 0.20));
+                .push(Check::at_most(&name("force_eq33_max_rel_dev"), rel, 0.0, 0.20).reference());
             // The wall force against the elastica, F R²/EI with EI = k_b ℓ (the beams' calibration,
             // Fig. 9), for 0.1 ≤ ε ≤ ε_max (below 0.1 the viscous drag of the loading, about
             // 0.05–0.2 EI/R², is not negligible against F).
@@ -690,7 +793,7 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
                 0.05,
             ));
             rep.checks
-                .push(Check::at_most(&name("force_eq33_max_excess"), above, 0.0, 0.0));
+                .push(Check::at_most(&name("force_eq33_max_excess"), above, 0.0, 0.0).reference());
             rep.checks.push(Check::at_most(
                 &name("recovery_max_node_disp_over_r"),
                 run.final_max_disp,
@@ -708,8 +811,10 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
         Variant::Plastic => {
             let f2 = p.gamma * p.m_star() / p.ell();
             let (rel, _) = force_deviation(run, f2, |s| s.lc_ell);
+            // Eq 36 on the case file's damped loading (the force there is set by the damping;
+            // the quasi-static force is in `plastic_limit.rs`).
             rep.checks
-                .push(Check::at_most(&name("force_eq36_max_rel_dev"), rel, 0.0, 0.10));
+                .push(Check::at_most(&name("force_eq36_max_rel_dev"), rel, 0.0, 0.10).reference());
             rep.checks.push(Check::at_least(
                 &name("residual_strain_after_unloading"),
                 1.0 - run.final_b_b0,
@@ -738,17 +843,89 @@ fn checks(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Ring
                 .fold(0.0, f64::max);
             rep.checks
                 .push(Check::at_most(&name("volume_change_max_eps_le_0.3"), dv, 0.0, 0.01));
-            rep.checks.push(Check::relative(
-                &name("lc_slope_eps_ge_0.2"),
-                lc_slope(p, run, 0.2),
-                2.1,
-                0.15,
-            ));
+            // The paper's slope 2.1 (its ξ is not stated; ours is in the name).
+            rep.checks.push(
+                Check::relative(
+                    &name(&format!("lc_slope_paper_2.1_xi_{}_eps_ge_0.2", p.xi)),
+                    lc_slope(p, run, 0.2),
+                    2.1,
+                    0.15,
+                )
+                .reference(),
+            );
             let fs = p.f_star();
             let ell = p.ell();
             let (rel, _) = force_deviation(run, fs, |s| (1.0 + s.pressure * ell / fs) * s.lc_ell);
             rep.checks
-                .push(Check::at_most(&name("force_eq37_max_rel_dev"), rel, 0.0, 0.15));
+                .push(Check::at_most(&name("force_eq37_max_rel_dev"), rel, 0.0, 0.15).reference());
+            // The exact reference: the extensible elastica that keeps its area (`elastica.rs`,
+            // `core_reference`), from ε = 0.2 (the flat contact is then ≥ 4 nodes; below, the
+            // loading's viscous drag is a visible part of the small force).
+            let late: Vec<&Sample> = load.iter().copied().filter(|s| s.eps >= 0.2).collect();
+            let eps: Vec<f64> = late.iter().map(|s| s.eps).collect();
+            match core_reference(p, &eps) {
+                Ok(refs) => {
+                    let dev = |f: &dyn Fn(&Sample, &[f64; 5]) -> f64| {
+                        late.iter().zip(&refs).map(|(s, q)| f(s, q)).fold(0.0, f64::max)
+                    };
+                    rep.checks.push(Check::at_most(
+                        &name("force_elastica_max_rel_dev_eps_ge_0.2"),
+                        dev(&|s, q| (s.force / fs / q[0] - 1.0).abs()),
+                        0.0,
+                        0.05,
+                    ));
+                    rep.checks.push(Check::at_most(
+                        &name("pressure_elastica_max_rel_dev_eps_ge_0.2"),
+                        dev(&|s, q| (s.pressure * ell / fs / q[1] - 1.0).abs()),
+                        0.0,
+                        0.05,
+                    ));
+                    // Contact nodes: the flat's segments + 1 nodes, plus one node beyond each edge
+                    // that shares the edge's point force (docs/validation.md). The count moves in
+                    // steps of two nodes (one per side), hence within one step: ± 2 nodes.
+                    rep.checks.push(Check::at_most(
+                        &name("contact_nodes_elastica_max_abs_dev_eps_ge_0.2"),
+                        dev(&|s, q| (s.lc_ell - (q[2] + 3.0)).abs()),
+                        0.0,
+                        2.0,
+                    ));
+                    // Fig. 25's plateau: the central contact node at the profile of ε ≈ 0.3 carries
+                    // p s ℓ0 λ0 (the flat is stretched by its tension p h), not F* + p s ℓ.
+                    if let Some((e, prof)) = run.profiles.iter().find(|(e, _)| *e >= 0.3 - 1e-3) {
+                        let centre = prof
+                            .iter()
+                            .min_by(|a, b| a.0.abs().total_cmp(&b.0.abs()))
+                            .map(|q| q.1)
+                            .unwrap_or(0.0);
+                        let q = core_reference(p, &[*e]).map(|v| v[0][4]).unwrap_or(f64::NAN);
+                        rep.checks.push(Check::relative(
+                            &name("plateau_node_force_elastica_eps_0.3"),
+                            centre,
+                            q,
+                            0.05,
+                        ));
+                    }
+                    let ref_slope = linear_fit(
+                        &eps.iter()
+                            .zip(&refs)
+                            .map(|(e, q)| (*e, (q[2] + 3.0) * ell / 2.0))
+                            .collect::<Vec<_>>(),
+                    )
+                    .0;
+                    rep.checks.push(Check::relative(
+                        &name("lc_slope_elastica_eps_ge_0.2"),
+                        lc_slope(p, run, 0.2),
+                        ref_slope,
+                        0.10,
+                    ));
+                }
+                Err(e) => rep.checks.push(Check::at_most(
+                    &name(&format!("force_elastica_solver_failed: {e}")),
+                    f64::INFINITY,
+                    0.0,
+                    0.0,
+                )),
+            }
             let growth = ws_wb_at(run, eps_end) / ws_wb_at(run, 0.1);
             rep.checks.push(Check::at_least(
                 &name("ws_over_wb_growth_0.1_to_eps_max"),
@@ -909,12 +1086,20 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                 vec![(-0.6, 1.0), (0.6, 1.0)],
                 Style::Dashed,
             ));
+            if let Some((e, _)) = run.profiles.last() {
+                let half = 0.5 * elastica::at_strain(*e).force * ell;
+                prof.push(series(
+                    &format!("elastica: each edge node F/2 at ε = {e:.2}, interior 0"),
+                    vec![(-0.6, half), (0.6, half)],
+                    Style::Dashed,
+                ));
+            }
             rep.figures.push(figure(
                 file("fig17_pressure"),
-                "Fig. 17: contact pressure p/p* along the bottom wall vs (x − x_mid)/R at four strains; eq 33 assumes p = p*",
-                "Elastic ring (η = 0): contact pressure profile (Fig. 17)",
+                "Fig. 17: per-node contact force F'_k/F* (= p/p*) along the bottom wall vs (x − x_mid)/R at four strains, measured; the paper's plateau F'_k = F* (eq 32–33) and the elastica's edge force",
+                "Elastic ring (η = 0): per-node contact force (Fig. 17)",
                 "(x − x_mid)/R",
-                "p/p*",
+                "F'_k/F* = p/p*",
                 prof,
             ));
         }
@@ -943,10 +1128,10 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
             ));
             rep.figures.push(figure(
                 file("fig19_pressure"),
-                "Fig. 19: contact pressure p/p** along the bottom wall vs (x − x_mid)/R at four strains",
-                "Plastic ring: contact pressure profile (Fig. 19)",
+                "Fig. 19: per-node contact force F'_k/F** (= p/p**) along the bottom wall vs (x − x_mid)/R at four strains, case-file (damped) loading; the paper's plateau F**. The quasi-static profile is plastic_ring_fig19_quasi_static.png",
+                "Plastic ring, damped loading: per-node contact force (Fig. 19)",
                 "(x − x_mid)/R",
-                "p/p**",
+                "F'_k/F** = p/p**",
                 prof,
             ));
             let mut s = vec![series("plastic ring", curve(run, |s| (s.eps, s.v_v0)), Style::Line)];
@@ -969,6 +1154,9 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
         }
         Variant::StiffCore => {
             let fs = p.f_star();
+            let grid: Vec<f64> = (4..=70).map(|i| i as f64 * EPS_MAX / 70.0).collect();
+            let core = core_reference(p, &grid).unwrap_or_default();
+            let core_pts = || grid.iter().copied().zip(core.iter().copied());
             let with_el = |mine: Vec<(f64, f64)>, f: &dyn Fn(&Sample) -> (f64, f64)| {
                 let mut v = vec![series("η = 1e5", mine, Style::Line)];
                 if let Some(el) = elastic {
@@ -1001,6 +1189,11 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                 (0..=35).map(|i| (0.01 * i as f64, stadium(0.01 * i as f64))).collect(),
                 Style::Dashed,
             ));
+            s.push(series(
+                "constrained elastica: flat + 3 nodes",
+                core_pts().map(|(e, q)| (e, (q[2] + 3.0) * ell / b0)).collect(),
+                Style::Dashed,
+            ));
             rep.figures.push(figure(
                 file("fig23_lc"),
                 "Fig. 23: L_c/b0 vs ε for η = 1e5 and η = 0, with the paper's slope 2.1 and the thin-shell limit (incompressible stadium)",
@@ -1022,6 +1215,11 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                 vec![(0.0, 0.0), (lc_max, lc_max)],
                 Style::Dashed,
             ));
+            s.push(series(
+                "constrained elastica (nodes: flat + 3)",
+                core_pts().map(|(_, q)| (q[2] + 3.0, q[0])).collect(),
+                Style::Dashed,
+            ));
             rep.figures.push(figure(
                 file("fig24_force"),
                 "Fig. 24: F/F* vs L_c/ℓ for η = 1e5 and η = 0, with eq 37 evaluated with the measured core pressure",
@@ -1031,22 +1229,29 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                 s,
             ));
             let mut prof = profile_series(run);
-            for (e, _) in &run.profiles {
+            let eps_prof: Vec<f64> = run.profiles.iter().map(|(e, _)| *e).collect();
+            let core_prof = core_reference(p, &eps_prof).unwrap_or_default();
+            for ((e, _), q) in run.profiles.iter().zip(&core_prof) {
                 if let Some(smp) = run.samples.iter().find(|s| s.loading && s.eps >= *e - 1e-12) {
                     let level = 1.0 + smp.pressure * ell / fs;
                     prof.push(series(
-                        &format!("eq 37 level at ε = {e:.2}"),
+                        &format!("paper's plateau (eq 37) at ε = {e:.2}"),
                         vec![(-0.8, level), (0.8, level)],
                         Style::Dashed,
                     ));
                 }
+                prof.push(series(
+                    &format!("elastica: interior p s ℓ0 λ0 at ε = {e:.2}"),
+                    vec![(-0.8, q[4]), (0.8, q[4])],
+                    Style::Dashed,
+                ));
             }
             rep.figures.push(figure(
                 file("fig25_pressure"),
-                "Fig. 25: contact pressure p/p* along the bottom wall at four strains; dashed: 1 + p s ℓ/F* (eq 37 per node)",
-                "Stiff core: contact pressure profile (Fig. 25)",
+                "Fig. 25: per-node contact force F'_k/F* (= p/p*) along the bottom wall at four strains, measured; dashed: the paper's plateau 1 + p s ℓ/F* (eq 37) and the constrained elastica's interior load p s ℓ/F*",
+                "Stiff core: per-node contact force (Fig. 25)",
                 "(x − x_mid)/R",
-                "p/p*",
+                "F'_k/F* = p/p*",
                 prof,
             ));
             let fe = |s: &Sample| (s.eps, s.force / fs);
@@ -1058,6 +1263,11 @@ fn figures(p: &Params, run: &RingRun, rep: &mut CaseReport, elastic: Option<&Rin
                 "F/F*",
                 {
                     let mut s = with_el(curve(run, fe), &fe);
+                    s.push(series(
+                        "constrained elastica, η = ∞",
+                        core_pts().map(|(e, q)| (e, q[0])).collect(),
+                        Style::Dashed,
+                    ));
                     s.push(series(
                         "elastica, η = 0",
                         eps_grid

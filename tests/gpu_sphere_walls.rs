@@ -1,0 +1,152 @@
+//! GPU twins of the walls beyond planes against the CPU stepper (needs a wgpu adapter; lavapipe
+//! is enough: `gpu_for_tests` panics without one):
+//! - spheres falling in a cylinder (axis z) onto a floor under tilted gravity;
+//! - a simple cubic packing in a box pressed by a servo lid, the servo decided on the device
+//!   (no read-back): lid position, velocity and stress against the CPU's.
+
+use softdem::gpu::context::gpu_for_tests;
+use softdem::spheres::cpu_stepper::CpuSpheres;
+use softdem::spheres::gpu_stepper::GpuSpheres;
+use softdem::spheres::pair_law::{LawTable, SphereMaterial};
+use softdem::spheres::{box_walls, PlaneWall, SphereParams, SphereState};
+
+const R: f64 = 0.01;
+
+fn table() -> LawTable {
+    let m = SphereMaterial::RUBBER;
+    LawTable::hertz_mindlin(&[
+        m,
+        SphereMaterial {
+            young: f64::INFINITY,
+            ..m
+        },
+    ])
+}
+
+fn params(gravity: [f32; 3], damping: f32) -> SphereParams {
+    SphereParams {
+        gravity,
+        dt: 2e-5,
+        skin: 1e-3,
+        global_damping: damping,
+        ..Default::default()
+    }
+}
+
+/// Runs both steppers `steps` steps; returns the largest position difference (m) and both.
+fn run(
+    p: SphereParams,
+    states: Vec<SphereState>,
+    walls: Vec<PlaneWall>,
+    steps: usize,
+) -> (f64, CpuSpheres, Vec<PlaneWall>) {
+    let ctx = gpu_for_tests();
+    let mut cpu = CpuSpheres::new(p, states.clone(), table(), walls.clone());
+    let mut gpu = GpuSpheres::new(&ctx, p, &states, &table(), &walls).unwrap();
+    for _ in 0..steps {
+        cpu.step();
+        gpu.step(&ctx).unwrap();
+    }
+    let g = gpu.states(&ctx);
+    let worst = cpu
+        .states
+        .iter()
+        .zip(&g)
+        .flat_map(|(a, b)| {
+            let (pa, pb) = (a.position(), b.position());
+            (0..3).map(move |k| (pa[k] - pb[k]).abs())
+        })
+        .fold(0.0, f64::max);
+    (worst, cpu, gpu.walls(&ctx))
+}
+
+#[test]
+fn gpu_cylinder_wall_follows_the_cpu() {
+    let m = SphereMaterial::RUBBER;
+    let mut states = Vec::new();
+    for (k, &(x, y)) in [(0.0, 0.0), (0.022, 0.0), (-0.011, 0.019), (-0.011, -0.019)]
+        .iter()
+        .enumerate()
+    {
+        for level in 0..2 {
+            let z = R + 0.001 + level as f64 * (2.0 * R + 0.002) + k as f64 * 1e-3;
+            states.push(SphereState::solid([x, y, z], R, m.density, 0));
+        }
+    }
+    let walls = vec![
+        PlaneWall::cylinder([0.0; 3], [0.0, 0.0, 1.0], 0.0319, 1),
+        PlaneWall::new([0.0; 3], [0.0, 0.0, 1.0], [0.0; 3], 1),
+    ];
+    let p = params([-3.0, -2.0, -9.81], 5.0);
+    let (worst, cpu, gw) = run(p, states, walls, 1500);
+    let on_shell = cpu.wall_out.iter().step_by(2).filter(|o| o.f_n > 0.0).count();
+    println!(
+        "cylinder: {on_shell} spheres on the shell, max |Δx| = {worst:.2e} m ({:.2e} r)",
+        worst / R
+    );
+    println!("shell force gpu {:?} cpu {:?}", gw[0].force, cpu.walls[0].force);
+    assert!(on_shell >= 2, "the case presses spheres on the shell");
+    // Stated tolerance: positions within 1e-6 r, wall forces within 1e-3 of their size.
+    assert!(worst < 1e-6 * R, "positions differ by {worst}");
+    for w in 0..2 {
+        let scale = cpu.walls[w].force.iter().map(|f| f.abs()).fold(0.0, f32::max);
+        for k in 0..3 {
+            assert!(
+                (gw[w].force[k] - cpu.walls[w].force[k]).abs() <= 1e-3 * scale,
+                "wall {w} force"
+            );
+            assert!(
+                (gw[w].torque[k] - cpu.walls[w].torque[k]).abs() <= 1e-3 * scale * 0.05,
+                "wall {w} torque"
+            );
+        }
+    }
+}
+
+#[test]
+fn gpu_servo_wall_follows_the_cpu() {
+    let m = SphereMaterial::RUBBER;
+    let mut states = Vec::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            for k in 0..3 {
+                let c = |n: usize| R + 2.0 * R * n as f64;
+                states.push(SphereState::solid([c(i), c(j), c(k)], R, m.density, 0));
+            }
+        }
+    }
+    let side = 6.0 * R;
+    let mut walls = box_walls([0.0; 3], [side, side, side + 2e-4], 1);
+    walls[5] = PlaneWall::servo(
+        [0.0, 0.0, side + 1e-4],
+        [0.0, 0.0, -1.0],
+        side * side,
+        1000.0,
+        3e-5,
+        0.02,
+        1,
+    );
+    let (worst, cpu, gw) = run(params([0.0; 3], 40.0), states, walls, 1200);
+    let (lc, lg) = (&cpu.walls[5], &gw[5]);
+    let z = |w: &PlaneWall| w.point_hi[2] as f64 + w.point_lo[2] as f64;
+    println!(
+        "servo: lid z cpu {:.9} gpu {:.9}, v cpu {:.4e} gpu {:.4e}, stress cpu {:.3} gpu {:.3} Pa; max |Δx| {worst:.2e} m",
+        z(lc),
+        z(lg),
+        lc.velocity[2],
+        lg.velocity[2],
+        lc.stress(),
+        lg.stress()
+    );
+    assert!(lc.stress() > 100.0, "the lid is pressing");
+    assert!(
+        lc.velocity[2] != 0.0 && (lc.velocity[2] as f64).abs() < 0.02,
+        "the servo is acting, below v_max"
+    );
+    // Stated tolerance: lid position and spheres within 1e-6 r, lid speed within 1e-3 of v_max,
+    // stress within 1e-3 of the target.
+    assert!((z(lc) - z(lg)).abs() < 1e-6 * R);
+    assert!(worst < 1e-6 * R, "positions differ by {worst}");
+    assert!((lc.velocity[2] - lg.velocity[2]).abs() < 2e-5);
+    assert!((lc.stress() - lg.stress()).abs() < 1.0);
+}
