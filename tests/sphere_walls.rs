@@ -74,9 +74,9 @@ fn sphere_rests_inside_a_cylinder_with_the_hertz_overlap() {
     // with the contact point c = (ρ + r − δ/2) ĝ + z0 ẑ.
     let w = &sys.walls[0];
     let f_want = gdir.map(|g| g * mass * G);
-    for k in 0..3 {
+    for (k, want) in f_want.iter().enumerate() {
         assert!(
-            (w.force[k] as f64 - f_want[k]).abs() < 1e-4 * mass * G,
+            (w.force[k] as f64 - want).abs() < 1e-4 * mass * G,
             "force {:?}",
             w.force
         );
@@ -118,8 +118,8 @@ fn sphere_rests_in_a_box_corner_on_three_walls() {
     let e_star = effective_young(m.young, m.poisson, f64::INFINITY, m.poisson);
     let want = hertz_overlap(comp, e_star, r);
     let p = sys.states[0].position();
-    for k in 0..3 {
-        let delta = r - p[k];
+    for (k, pk) in p.iter().enumerate() {
+        let delta = r - pk;
         println!(
             "box wall {}: overlap {delta:.6e} (Hertz {want:.6e}), force {:?}",
             2 * k,

@@ -456,13 +456,7 @@ impl GpuBackend {
         }
         c.queue.submit([enc.finish()]);
         self.params.max_entries = capacity;
-        c.queue
-            .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
-        c.queue.write_buffer(
-            &self.params_init,
-            0,
-            bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
-        );
+        self.upload_params();
         self.make_groups();
         Ok(())
     }
@@ -554,6 +548,18 @@ impl GpuBackend {
             counted0 = counted0.wrapping_add(done);
         }
         Ok(())
+    }
+
+    /// Writes `params` to the stepping uniform and, with dt = 0, to the initial-force one.
+    fn upload_params(&self) {
+        let c = &*self.ctx;
+        c.queue
+            .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
+        c.queue.write_buffer(
+            &self.params_init,
+            0,
+            bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
+        );
     }
 
     /// Bind groups for both sides, for the stepping and the dt = 0 parameters.
@@ -1000,14 +1006,7 @@ impl Backend for GpuBackend {
             let needed = saved.entries.len() as u32;
             self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
             self.params.max_entries = self.lists.capacity;
-            let c = &*self.ctx;
-            c.queue
-                .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
-            c.queue.write_buffer(
-                &self.params_init,
-                0,
-                bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
-            );
+            self.upload_params();
             self.make_groups();
         }
         let (index, slots) = slots_from_histories(&saved.hist);
@@ -1043,14 +1042,7 @@ impl Backend for GpuBackend {
 
     fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
         self.params.gravity = g;
-        let c = &*self.ctx;
-        c.queue
-            .write_buffer(&self.params_step, 0, bytemuck::bytes_of(&self.params));
-        c.queue.write_buffer(
-            &self.params_init,
-            0,
-            bytemuck::bytes_of(&SimParams { dt: 0.0, ..self.params }),
-        );
+        self.upload_params();
         Ok(())
     }
 
