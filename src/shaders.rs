@@ -7,7 +7,8 @@
 //! itself. An `#import` line is turned into a `// #import` comment in place, so every line keeps
 //! its number and `gpu::context::locate_in_parts` maps a line of the module back to its file.
 
-/// Helpers every file imports, directly or through `model`/`modal_lib` (`linear_id`, `NONE`).
+/// Helpers shared by the kernels (`linear_id`, `NONE`); imported by `model`, `modal_lib`,
+/// `sphere_state`, `prefix_scan` and `precision_probe`.
 pub const COMMON: &str = include_str!("../shaders/common.wgsl");
 
 /// (stem, source) of every file in `shaders/` except `common.wgsl`; each is validated as a
@@ -128,7 +129,7 @@ pub fn parts(name: &str) -> Result<Vec<(&'static str, String)>, String> {
     compose(name, &all_files())
 }
 
-/// Number of lines `COMMON` adds in front of a kernel without includes.
+/// Lines of `common.wgsl` (a module importing only `common` starts after them and one more).
 pub fn common_lines() -> usize {
     COMMON.lines().count()
 }
