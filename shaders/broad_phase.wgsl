@@ -482,9 +482,10 @@ fn rebuild_decide() {
     }
     // The contact-slot pool fills anew in every step (contact_pairs).
     atomicStore(&flags[6], 0u);
-    let d = bitcast<f32>(atomicLoad(&flags[0]));
-    // NaN compares false: written so that a NaN displacement also rebuilds (as the CPU twin).
-    let rebuild = !(d <= 0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+    // The largest displacement's bits (≥ +0, +∞ before the first build, or NaN) against half the
+    // skin's, as integers: the same as the CPU twin's `d.is_nan() || d > skin / 2`, without a float
+    // comparison that a fast-math compiler could fold for NaN or +∞.
+    let rebuild = atomicLoad(&flags[0]) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
     for (var i = 0u; i < n; i++) {
         args[3u * i] = select(0u, args_template[3u * i], rebuild);
         args[3u * i + 1u] = args_template[3u * i + 1u];

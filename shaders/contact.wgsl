@@ -35,9 +35,11 @@ fn segment_offset(p: NodeState, a: NodeState, b: NodeState) -> vec3<f32> {
     return vec3<f32>(ap.x - w * ab.x, ap.y - w * ab.y, w);
 }
 
+// Distance from p to segment a → b when p is in its interior, else the largest finite f32 (a
+// finite sentinel: a fast-math compiler may assume no infinities); twin: cpu::contact.
 fn interior_distance(p: NodeState, a: NodeState, b: NodeState) -> f32 {
     if (!in_segment_interior(p, a, b)) {
-        return bitcast<f32>(0x7f800000u);
+        return 3.40282347e38;
     }
     let o = segment_offset(p, a, b);
     let d = o.xy;

@@ -86,11 +86,15 @@ fn perp(a: vec2<f32>) -> vec2<f32> {
 
 // ---- Workgroup reduction (kernels of workgroup size 64). ----
 
-var<workgroup> wg_max: array<f32, 64>;
+var<workgroup> wg_max: array<u32, 64>;
 
 // Largest `value` over the 64 invocations of the workgroup; every invocation must call it.
+// `value` is +0 or more (lengths, displacements) or NaN: for those the order of the bits as
+// integers is the order of the values, with NaN above +∞. The reduction compares bits, so a NaN
+// always wins and no float comparison is involved (a fast-math compiler may assume no NaN and
+// drop it from a float max).
 fn workgroup_max(lid: u32, value: f32) -> f32 {
-    wg_max[lid] = value;
+    wg_max[lid] = bitcast<u32>(value);
     workgroupBarrier();
     for (var stride = 32u; stride > 0u; stride >>= 1u) {
         if (lid < stride) {
@@ -98,5 +102,5 @@ fn workgroup_max(lid: u32, value: f32) -> f32 {
         }
         workgroupBarrier();
     }
-    return wg_max[0];
+    return bitcast<f32>(wg_max[0]);
 }

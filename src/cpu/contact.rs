@@ -101,11 +101,13 @@ pub fn in_vertex_region(p: &NodeState, v: u32, nodes: &[NodeRecord], pos: &[Node
     true
 }
 
-/// Distance from P to segment A → B when P is in its interior, else +∞.
+/// Distance from P to segment A → B when P is in its interior, else the largest finite f32 (a
+/// finite sentinel, as in the WGSL twin: a fast-math GPU compiler may assume no infinities).
+/// Callers compare it with the finite distance of an active contact.
 #[inline]
 pub fn interior_distance(p: &NodeState, a: &NodeState, b: &NodeState) -> f32 {
     if !in_segment_interior(p, a, b) {
-        return f32::INFINITY;
+        return f32::MAX;
     }
     let (d, _) = segment_offset(p, a, b);
     dot(d, d).sqrt()
