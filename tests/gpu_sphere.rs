@@ -6,6 +6,7 @@
 //!   4e-6 relative to the largest component of each vector (a few f32 ulp: the driver may fuse
 //!   a product into an FMA and sqrt may differ by 1 ulp).
 
+mod sphere_cases;
 use softdem::gpu::context::gpu_for_tests;
 use softdem::laws::vec3::norm;
 use softdem::spheres::cell_list::{build_neighbor_list, carry_history, fit_grid};
@@ -14,6 +15,7 @@ use softdem::spheres::gpu_cell_list::GpuCellList;
 use softdem::spheres::gpu_contact::GpuPairForce;
 use softdem::spheres::pair_law::{PairLaw, SphereMaterial};
 use softdem::spheres::{ContactGeometry, ContactHistory, SphereParams, SphereState};
+use sphere_cases::largest_position_gap;
 
 /// Deterministic pseudo-random numbers in [0, 1) (splitmix64).
 struct Rng(u64);
@@ -297,15 +299,7 @@ fn gpu_mc_stress_passes_follow_the_cpu() {
     }
     let g = gpu.states(&ctx);
     let r_min = 0.0095f64;
-    let worst_x = cpu
-        .states
-        .iter()
-        .zip(&g)
-        .flat_map(|(a, b)| {
-            let (pa, pb) = (a.position(), b.position());
-            (0..3).map(move |k| (pa[k] - pb[k]).abs())
-        })
-        .fold(0.0, f64::max);
+    let worst_x = largest_position_gap(&cpu.states, &g);
     let tr_gpu = gpu.stress_trace(&ctx);
     let tr_scale = cpu.stress_trace.iter().map(|t| t.abs()).fold(0.0, f32::max);
     let worst_tr = cpu
@@ -355,15 +349,7 @@ fn gpu_mc_strain_pass_follows_the_cpu() {
     }
     let g = gpu.states(&ctx);
     let r_min = 0.0095f64;
-    let worst_x = cpu
-        .states
-        .iter()
-        .zip(&g)
-        .flat_map(|(a, b)| {
-            let (pa, pb) = (a.position(), b.position());
-            (0..3).map(move |k| (pa[k] - pb[k]).abs())
-        })
-        .fold(0.0, f64::max);
+    let worst_x = largest_position_gap(&cpu.states, &g);
     let s_gpu = gpu.pair_strain(&ctx);
     let s_cpu: Vec<f32> = cpu.pair_strain.iter().flatten().copied().collect();
     let s_scale = s_cpu.iter().map(|t| t.abs()).fold(0.0, f32::max);

@@ -4,11 +4,13 @@
 //! - a simple cubic packing in a box pressed by a servo lid, the servo decided on the device
 //!   (no read-back): lid position, velocity and stress against the CPU's.
 
+mod sphere_cases;
 use softdem::gpu::context::gpu_for_tests;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::pair_law::{LawTable, SphereMaterial};
 use softdem::spheres::{box_walls, PlaneWall, SphereParams, SphereState};
+use sphere_cases::largest_position_gap;
 
 const R: f64 = 0.01;
 
@@ -48,15 +50,7 @@ fn run(
         gpu.step(&ctx).unwrap();
     }
     let g = gpu.states(&ctx);
-    let worst = cpu
-        .states
-        .iter()
-        .zip(&g)
-        .flat_map(|(a, b)| {
-            let (pa, pb) = (a.position(), b.position());
-            (0..3).map(move |k| (pa[k] - pb[k]).abs())
-        })
-        .fold(0.0, f64::max);
+    let worst = largest_position_gap(&cpu.states, &g);
     (worst, cpu, gpu.walls(&ctx))
 }
 

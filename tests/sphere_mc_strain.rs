@@ -4,10 +4,12 @@
 //! and three and five aligned hydrogel spheres (§3.4): the central overlap peaks HIGHER than
 //! classical DEM, as the paper states (Figs 7, 9).
 
+mod sphere_cases;
 use softdem::laws::mc_strain::MC_STRAIN;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::pair_law::{LawTable, SphereMaterial};
 use softdem::spheres::{PlaneWall, SphereParams, SphereState};
+use sphere_cases::hydrogel_line;
 
 fn params() -> SphereParams {
     SphereParams {
@@ -60,16 +62,7 @@ fn sphere_between_plates_follows_eq_7_and_8() {
 /// with any other, the largest MC-strain overlap δ + Σ δ_{k→c} of its contacts (eq 8; = the
 /// geometric one in classical DEM), and the final states.
 fn line_collision(laws: LawTable, xs: &[f64], vs: &[f32], watch: usize, steps: usize) -> (f64, f64, Vec<SphereState>) {
-    let m = SphereMaterial::HYDROGEL;
-    let states: Vec<SphereState> = xs
-        .iter()
-        .zip(vs)
-        .map(|(&x, &v)| {
-            let mut s = SphereState::solid([x, 0.0, 0.0], 0.01, m.density, 0);
-            s.vel = [v, 0.0, 0.0];
-            s
-        })
-        .collect();
+    let states = hydrogel_line(xs, vs);
     let mut sys = CpuSpheres::new(params(), states, laws, vec![]);
     let (mut d_max, mut e_max): (f64, f64) = (0.0, 0.0);
     for _ in 0..steps {

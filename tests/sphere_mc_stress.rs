@@ -4,12 +4,14 @@
 //! to classical DEM (as the paper states), and the paper's three-particle case (§3.4, Fig. 7):
 //! MC-stress reaches a lower maximum overlap of the central sphere than classical Hertz.
 
+mod sphere_cases;
 use softdem::laws::hertz::hertz_elastic_force;
 use softdem::laws::mc_stress::{MC_CAP_HERTZ, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF, MC_PRESSURE_EQ10};
 use softdem::spheres::contact::pair_force;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::pair_law::{LawTable, SphereMaterial};
 use softdem::spheres::{ContactGeometry, ContactHistory, PlaneWall, SphereParams, SphereState};
+use sphere_cases::hydrogel_line;
 
 fn params() -> SphereParams {
     SphereParams {
@@ -112,16 +114,7 @@ fn friction_is_capped_by_the_corrected_normal_force_unless_asked_otherwise() {
 /// Spheres of Table 1's hydrogel (r = 1 cm) on the x axis at `xs`, velocities `vs`; returns the
 /// largest overlap of sphere `watch`'s contacts over the run and the final state.
 fn line_collision(laws: LawTable, xs: &[f64], vs: &[f32], watch: usize, steps: usize) -> (f64, Vec<SphereState>) {
-    let m = SphereMaterial::HYDROGEL;
-    let states: Vec<SphereState> = xs
-        .iter()
-        .zip(vs)
-        .map(|(&x, &v)| {
-            let mut s = SphereState::solid([x, 0.0, 0.0], 0.01, m.density, 0);
-            s.vel = [v, 0.0, 0.0];
-            s
-        })
-        .collect();
+    let states = hydrogel_line(xs, vs);
     let mut sys = CpuSpheres::new(params(), states, laws, vec![]);
     let mut d_max: f64 = 0.0;
     for _ in 0..steps {
