@@ -231,6 +231,9 @@ fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
 
 fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
     let sc = Scenario::load(path)?;
+    if sc.is_spheres() {
+        return softdem::run::spheres::check(&sc);
+    }
     if sc.is_modal_only() {
         return softdem::run::modal::check(&sc);
     }
@@ -334,6 +337,7 @@ fn check(path: &Path, kind: BackendKind) -> anyhow::Result<()> {
 fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
     let sc = load(path)?;
     let mut runs = vec![];
+    let mut spheres = vec![];
     for kind in [BackendKind::Cpu, BackendKind::Gpu] {
         let made = session::make_backend(kind, &sc)?;
         let name = made.kind.name();
@@ -342,9 +346,26 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
         d.run(Some(steps), &mut [], &mut sink)?;
         let (nodes, _bodies, _c, m) = d.sample()?;
         let modal = (d.backend.modal_states()?, d.backend.modal_wall_forces()?);
+        spheres.push(d.backend.spheres()?);
         runs.push((name, nodes, m, d.backend.steps_done(), modal));
     }
     let (a, b) = (&runs[0], &runs[1]);
+    if let (Some(x), Some(y)) = (&spheres[0], &spheres[1]) {
+        println!("{} vs {} after {} steps of {}:", a.0, b.0, a.3, sc.name);
+        println!("quantity,cpu,gpu,abs_deviation,rel_deviation");
+        for (q, u, v) in softdem::run::spheres::compare_rows(x, y) {
+            if q.starts_with("max ") {
+                println!("{q},,,{v:.3e},");
+            } else {
+                println!(
+                    "{q},{u:.9e},{v:.9e},{:.3e},{:.3e}",
+                    (u - v).abs(),
+                    (u - v).abs() / u.abs().max(v.abs()).max(1e-300)
+                );
+            }
+        }
+        return Ok(());
+    }
     if a.1.is_empty() {
         // Modal bodies alone: their states and the walls.
         println!("{} vs {} after {} steps of {}:", a.0, b.0, a.3, sc.name);

@@ -57,9 +57,9 @@ const PALETTE: [RGBColor; 8] = [
 ];
 
 /// Family name under which the embedded font is registered.
-const FONT: &str = "softdem-sans";
+pub const FONT: &str = "softdem-sans";
 
-fn register_font() -> anyhow::Result<()> {
+pub fn register_font() -> anyhow::Result<()> {
     static OK: OnceLock<bool> = OnceLock::new();
     let ok =
         *OK.get_or_init(|| plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok());

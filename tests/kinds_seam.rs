@@ -101,7 +101,7 @@ fn coupled_resume_is_bit_exact_on_gpu() {
 
 /// Every check: step, stage, lid height, lid force, disk height.
 #[derive(Default)]
-struct Trace(Vec<(u64, String, f64, [f64; 2], f64)>);
+struct Trace(Vec<(u64, String, f64, [f64; 3], f64)>);
 
 impl Observer for Trace {
     fn next_due(&self, step: u64) -> u64 {

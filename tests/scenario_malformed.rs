@@ -31,6 +31,10 @@ fn first_error(path: &Path) -> Option<ScenarioError> {
     if let Err(e) = sc.check_limits(&wgpu::Limits::default()) {
         return Some(e);
     }
+    // 3D spheres: the sphere kind's build (scenario::spheres) with its stages.
+    if sc.is_spheres() {
+        return sc.build_sphere_run().err();
+    }
     // Modal bodies (`[modal]`, `modal_*.toml` files) are resolved by `build_modal`; a file with
     // modal bodies only has no SPD scene to build.
     if sc.file.modal.is_some() {

@@ -81,7 +81,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         }
         // Gravity is the steppers' here, not a boundary force.
         let spd = Controls {
-            gravity: [0.0, 0.0],
+            gravity: [0.0; 3],
             ..c.clone()
         };
         let bc = self.bc.boundary_conditions(&spd);

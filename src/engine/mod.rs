@@ -5,12 +5,13 @@
 //! ([`Sample`]), checkpoint bytes (`SavedState`) and observables.
 //!
 //! Kinds today: [`spd::SpdKind`] (SPD cells on a `Backend`), [`modal::ModalKind`] (modal bodies
-//! alone) and [`coupled`] (SPD cells + modal bodies: a coupling is a kind of its own). The 3D
-//! spheres (`spheres/`) plug in the same way (docs/architecture.md).
+//! alone), [`coupled`] (SPD cells + modal bodies: a coupling is a kind of its own) and
+//! [`spheres::SphereKind`] (3D spheres; docs/architecture.md).
 
 pub mod coupled;
 pub mod modal;
 pub mod spd;
+pub mod spheres;
 
 use crate::backend::{ContactSnapshot, SavedState};
 use crate::modal::layout::ModalState;
@@ -23,14 +24,15 @@ use bytemuck::Pod;
 /// What the driver imposes at a given step: recomputed at each stage change and servo update.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Controls {
-    /// Body force per unit mass on every free particle.
-    pub gravity: [f64; 2],
+    /// Body force per unit mass on every free particle ((x, y, 0) for 2D kinds).
+    pub gravity: [f64; 3],
     /// Forces that outlive their stage (`persist = true`), per point.
     pub forces: Vec<(u32, [f64; 2])>,
     /// The current stage's force on a set of points (`persist = false`).
     pub stage_force: Option<(Vec<u32>, [f64; 2])>,
-    /// The wall the current stage moves (an id of `Built::geometry.walls`) and its velocity.
-    pub wall: Option<(u32, [f64; 2])>,
+    /// The wall the current stage moves (an id of `Built::geometry.walls`) and its velocity
+    /// ((x, y, 0) for 2D kinds).
+    pub wall: Option<(u32, [f64; 3])>,
 }
 
 /// One read-back state and what the driver measures on it. `nodes`, `bodies` and `contacts` are
@@ -81,6 +83,10 @@ pub trait Kind {
     /// Modal bodies' current outlines (snapshots, frames).
     fn modal_outlines(&mut self) -> anyhow::Result<Vec<crate::output::modal::Outline>> {
         Ok(vec![])
+    }
+    /// The spheres' state at the current step (sphere outputs); none for 2D kinds.
+    fn spheres(&mut self) -> anyhow::Result<Option<std::rc::Rc<crate::spheres::backend::SphereSnapshot>>> {
+        Ok(None)
     }
 }
 

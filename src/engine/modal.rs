@@ -84,7 +84,7 @@ pub fn modal_sample(built: &Built, p: &Packed, states: &[ModalState], wall_force
             let w = &p.walls[*id as usize];
             let x = wall_point(w, t);
             let f = wall_forces[*id as usize];
-            ([x[0] as f64, x[1] as f64], [f[0] as f64, f[1] as f64])
+            ([x[0] as f64, x[1] as f64, 0.0], [f[0] as f64, f[1] as f64, 0.0])
         })
         .collect();
     modal_measures(p, states, &mut m);

@@ -12,6 +12,8 @@ pub mod plots;
 pub mod progress;
 pub mod series;
 pub mod snapshot;
+pub mod sphere_picture;
+pub mod spheres;
 pub mod vtk;
 
 use crate::run::{ObserveCtx, Observer};

@@ -53,9 +53,14 @@ pub fn compaction_columns(ctx: &ObserveCtx) -> (f64, f64) {
     (norm, ratio)
 }
 
+/// A kind's own row maker (`SeriesWriter::with_columns`): the line for a sample.
+pub type RowFn = Box<dyn FnMut(&mut ObserveCtx) -> anyhow::Result<String>>;
+
 pub struct SeriesWriter {
     path: PathBuf,
     header: String,
+    /// The row maker of a kind with its own columns (spheres); `None`: the 2D columns above.
+    row: Option<RowFn>,
     rows: Vec<(u64, String)>,
     every: u64,
     flush_every_step: u64,
@@ -67,7 +72,17 @@ impl SeriesWriter {
     /// A writer for `built`; with `resume_step`, the rows of an existing file up to that step are
     /// kept (a resumed run continues the same table).
     pub fn new(path: PathBuf, built: &Built, resume_step: Option<u64>) -> anyhow::Result<SeriesWriter> {
-        let header = header(built);
+        Self::with_columns(path, header(built), None, built, resume_step)
+    }
+
+    /// A writer with a kind's own header and row maker (`None`: the 2D columns).
+    pub fn with_columns(
+        path: PathBuf,
+        header: String,
+        row: Option<RowFn>,
+        built: &Built,
+        resume_step: Option<u64>,
+    ) -> anyhow::Result<SeriesWriter> {
         let mut rows = vec![];
         if let Some(s) = resume_step {
             if let Ok(text) = std::fs::read_to_string(&path) {
@@ -89,6 +104,7 @@ impl SeriesWriter {
         Ok(SeriesWriter {
             path,
             header,
+            row,
             rows,
             // 0: only the end row (`finish`), as docs/scenarios.md says.
             every: built.settings.series_every,
@@ -135,7 +151,10 @@ impl SeriesWriter {
         if self.rows.last().is_some_and(|r| r.0 >= ctx.step) {
             return Ok(());
         }
-        let row = Self::row(ctx)?;
+        let row = match &mut self.row {
+            Some(f) => f(ctx)?,
+            None => Self::row(ctx)?,
+        };
         self.rows.push((ctx.step, row));
         self.dirty = true;
         Ok(())

@@ -35,7 +35,7 @@ pub fn base64(bytes: &[u8]) -> String {
 
 /// A binary `DataArray` (format="binary"): base64 of a UInt64 byte count followed by the
 /// little-endian values, in one stream (the file declares header_type="UInt64").
-fn binary_array(s: &mut String, ty: &str, name: &str, components: usize, bytes: &[u8]) {
+pub(crate) fn binary_array(s: &mut String, ty: &str, name: &str, components: usize, bytes: &[u8]) {
     let comps = if components > 1 {
         format!(" NumberOfComponents=\"{components}\"")
     } else {
@@ -244,6 +244,10 @@ pub fn collection_parts(frames: &[(f64, Vec<&str>)]) -> String {
     s
 }
 
+/// A kind's own frame maker (`FramesWriter::parts`): the `.vtp` texts of a sample (ASCII arrays
+/// when the flag is set), the first as `frame_NNNNNN.vtp`, the others named by the prefixes.
+pub type PartsFn = Box<dyn FnMut(&mut ObserveCtx, bool) -> anyhow::Result<Vec<String>>>;
+
 /// Writes `frames/frame_NNNNNN.vtp` every `every` steps (and at the end) and keeps `run.pvd`
 /// up to date; with modal bodies also `frames/modal_NNNNNN.vtp` (part 1 of the frame).
 pub struct FramesWriter {
@@ -256,6 +260,9 @@ pub struct FramesWriter {
     /// `[output] vtk = "ascii"`: arrays as text (default base64 binary; the modal outlines are
     /// always text).
     pub ascii: bool,
+    /// A kind with its own frames (spheres): the maker and the file prefixes of its parts
+    /// after the first (`contacts` → `frames/contacts_NNNNNN.vtp`).
+    pub parts: Option<(PartsFn, Vec<&'static str>)>,
 }
 
 impl FramesWriter {
@@ -266,23 +273,27 @@ impl FramesWriter {
             if let Ok(rd) = std::fs::read_dir(dir.join("frames")) {
                 for e in rd.flatten() {
                     let name = e.file_name().to_string_lossy().to_string();
-                    if let Some(step) = name
-                        .strip_prefix("frame_")
-                        .and_then(|x| x.strip_suffix(".vtp"))
-                        .and_then(|x| x.parse::<u64>().ok())
-                    {
-                        if step <= s && (every == 0 || step % every == 0) {
-                            let mut files = vec![format!("frames/{name}")];
-                            // The modal bodies' part of the frame (coupled runs).
-                            let modal = format!("modal_{step:06}.vtp");
-                            if dir.join("frames").join(&modal).exists() {
-                                files.push(format!("frames/{modal}"));
+                    // frame_, modal_ (coupled runs) or contacts_ (sphere runs) NNNNNN.vtp.
+                    let Some((prefix, step)) = ["frame_", "modal_", "contacts_"].iter().find_map(|p| {
+                        let step = name.strip_prefix(p)?.strip_suffix(".vtp")?.parse::<u64>().ok()?;
+                        Some((*p, step))
+                    }) else {
+                        continue;
+                    };
+                    if step > s || (every != 0 && step % every != 0) {
+                        // Past the checkpoint or the end frame of the interrupted run: redone.
+                        std::fs::remove_file(e.path()).ok();
+                        continue;
+                    }
+                    if prefix == "frame_" {
+                        let mut files = vec![format!("frames/{name}")];
+                        for other in ["modal", "contacts"] {
+                            let part = format!("{other}_{step:06}.vtp");
+                            if dir.join("frames").join(&part).exists() {
+                                files.push(format!("frames/{part}"));
                             }
-                            frames.push((step, step as f64 * dt, files));
-                        } else {
-                            // Past the checkpoint or the end frame of the interrupted run: redone.
-                            std::fs::remove_file(e.path()).ok();
                         }
+                        frames.push((step, step as f64 * dt, files));
                     }
                 }
             }
@@ -294,19 +305,31 @@ impl FramesWriter {
             frames,
             modal: None,
             ascii: false,
+            parts: None,
         }
     }
 
-    fn write(&mut self, ctx: &ObserveCtx) -> anyhow::Result<()> {
+    fn write(&mut self, ctx: &mut ObserveCtx) -> anyhow::Result<()> {
         if self.frames.last().is_some_and(|f| f.0 >= ctx.step) {
             return Ok(());
         }
         let rel = format!("frames/frame_{:06}.vtp", ctx.step);
-        atomic::write(
-            &self.dir.join(&rel),
-            polydata_as(&ctx.built.scene, ctx.nodes, ctx.bodies, self.ascii).as_bytes(),
-        )?;
-        let mut files = vec![rel];
+        let mut files = vec![rel.clone()];
+        match &mut self.parts {
+            None => atomic::write(
+                &self.dir.join(&rel),
+                polydata_as(&ctx.built.scene, ctx.nodes, ctx.bodies, self.ascii).as_bytes(),
+            )?,
+            Some((make, prefixes)) => {
+                let texts = make(ctx, self.ascii)?;
+                atomic::write(&self.dir.join(&rel), texts[0].as_bytes())?;
+                for (text, prefix) in texts[1..].iter().zip(prefixes.iter()) {
+                    let rel = format!("frames/{prefix}_{:06}.vtp", ctx.step);
+                    atomic::write(&self.dir.join(&rel), text.as_bytes())?;
+                    files.push(rel);
+                }
+            }
+        }
         if let Some(source) = &mut self.modal {
             let rel = format!("frames/modal_{:06}.vtp", ctx.step);
             atomic::write(&self.dir.join(&rel), super::modal::polydata(&source()?).as_bytes())?;

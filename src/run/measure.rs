@@ -12,8 +12,8 @@ use crate::scenario::Built;
 /// Observables of one state.
 #[derive(Clone, Debug, Default)]
 pub struct Measures {
-    /// Per wall of `Built::geometry.walls`: centroid and total force on it.
-    pub walls: Vec<([f64; 2], [f64; 2])>,
+    /// Per wall of `Built::geometry.walls`: centroid and total force on it ((x, y, 0) in 2D).
+    pub walls: Vec<([f64; 3], [f64; 3])>,
     /// Sample height H and width W between the inner faces of the [measure] walls (NaN if unknown).
     pub height: f64,
     pub width: f64,
@@ -70,10 +70,11 @@ pub fn measure(built: &Built, nodes: &[NodeState], bodies: &[BodyState], contact
         .walls
         .iter()
         .map(|(_, w)| {
-            (
+            let (c, f) = (
                 diagnostics::centroid(sc, nodes, *w),
                 diagnostics::body_force(sc, nodes, *w),
-            )
+            );
+            ([c[0], c[1], 0.0], [f[0], f[1], 0.0])
         })
         .collect();
     let (height, width) = sample_size(built, nodes, &built.measure);

@@ -11,6 +11,7 @@ pub mod coupled;
 pub mod measure;
 pub mod modal;
 pub mod session;
+pub mod spheres;
 
 use crate::backend::SavedState;
 use crate::engine::{Controls, Kind, Sample};
@@ -30,8 +31,9 @@ pub struct DriverState {
     pub stage_end: Option<u64>,
     /// Step at which the stage ends by `max_steps`.
     pub stage_cap: Option<u64>,
-    /// Centroid of the stage's wall at its start.
-    pub wall_start: [f64; 2],
+    /// Centroid of the stage's wall at its start ((x, y, 0) in 2D).
+    #[serde(deserialize_with = "vector3_of_pair")]
+    pub wall_start: [f64; 3],
     /// Strain and stress of the stage's axis at its start (the crossing direction of stops);
     /// NaN (JSON null) where the kind has no such measure.
     #[serde(deserialize_with = "nan_if_null")]
@@ -44,16 +46,27 @@ pub struct DriverState {
     /// Particle area A_p at the strain's origin (for ΔV_s/ΔV, §6).
     #[serde(default)]
     pub a_p0: Option<f64>,
-    pub gravity: [f64; 2],
+    #[serde(deserialize_with = "vector3_of_pair")]
+    pub gravity: [f64; 3],
     /// Forces that outlive their stage (`persist = true`).
     pub forces: Vec<(u32, [f64; 2])>,
-    pub servo_velocity: [f64; 2],
+    #[serde(deserialize_with = "vector3_of_pair")]
+    pub servo_velocity: [f64; 3],
     pub finished: bool,
 }
 
 /// serde_json writes a non-finite f64 as null: read null back as NaN.
 fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+/// A vector of a checkpoint: (x, y, z), or a pair (x, y) as 2D checkpoints wrote it.
+fn vector3_of_pair<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    match v.len() {
+        2 | 3 => Ok(crate::scenario::vector3(&v)),
+        n => Err(serde::de::Error::invalid_length(n, &"a pair or a triple")),
+    }
 }
 
 /// One read-back state handed to observers.
@@ -231,7 +244,7 @@ impl Driver {
             let s = &mut self.state;
             s.stage = idx;
             s.stage_start = step;
-            s.servo_velocity = [0.0, 0.0];
+            s.servo_velocity = [0.0; 3];
             if idx >= self.built.stages.len() {
                 s.finished = !self.built.stages.is_empty();
                 s.stage_end = None;
@@ -354,11 +367,12 @@ impl Driver {
             if let (true, Some(w)) = (stop.touch, st.wall()) {
                 // First contact: any contact force on the wall (cells are otherwise free of it).
                 let f = m.walls[self.wall_index(w)].1;
-                done |= f[0] != 0.0 || f[1] != 0.0;
+                done |= f.iter().any(|&x| x != 0.0);
             }
             if let (Some(d), Some(w)) = (stop.displacement, st.wall()) {
                 let c = m.walls[self.wall_index(w)].0;
-                done |= (c[0] - s.wall_start[0]).hypot(c[1] - s.wall_start[1]) >= d;
+                let moved = (0..3).map(|k| (c[k] - s.wall_start[k]).powi(2)).sum::<f64>().sqrt();
+                done |= moved >= d;
             }
         }
         if !done && s.stage_cap.is_some_and(|c| step >= c) {
@@ -391,11 +405,11 @@ impl Driver {
         {
             let err = (target - stress) / target;
             let speed = (gain * err).clamp(-max_speed, max_speed);
-            let n = Side::inward(side);
+            let n = Side::inward(side, self.built.dimension);
             let v = if stress.is_finite() {
-                [n[0] * speed, n[1] * speed]
+                n.map(|x| x * speed)
             } else {
-                [0.0, 0.0]
+                [0.0; 3]
             };
             if v != self.state.servo_velocity {
                 self.state.servo_velocity = v;
@@ -422,7 +436,7 @@ impl Driver {
                     if m.height.is_finite() =>
                 {
                     let dh = (self.state.h0.unwrap_or(m.height) * (e - self.strain(m, false)).abs()).abs();
-                    let v = velocity[0].hypot(velocity[1]).max(1e-30);
+                    let v = velocity.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-30);
                     Some(step.saturating_sub(from) + (dh / v / self.dt) as u64)
                 }
                 _ => None,

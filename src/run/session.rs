@@ -10,6 +10,7 @@ use crate::coupled::stepper::{CoupledBackend, CoupledRun};
 use crate::engine::coupled::CoupledKind;
 use crate::engine::modal::ModalKind;
 use crate::engine::spd::{SpdControls, SpdKind};
+use crate::engine::spheres::SphereKind;
 use crate::engine::Kind;
 use crate::modal::stepper::ModalRun;
 use crate::output::modal::OutlineSource;
@@ -19,6 +20,7 @@ use crate::output::{
 use crate::run::Observer;
 use crate::scenario::coupled::CoupledBuilt;
 use crate::scenario::modal::ModalBuilt;
+use crate::scenario::spheres::SphereBuilt;
 use crate::scenario::{Built, Scenario};
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
@@ -74,12 +76,17 @@ pub struct Made {
     pub modal: Option<ModalBuilt>,
     /// Coupled runs: the modal outlines drawn over the cells (snapshots, frames).
     pub outlines: Option<(OutlineSource, OutlineSource)>,
+    /// Sphere runs: the resolved `[spheres]` section (their outputs' columns and walls).
+    pub spheres: Option<std::rc::Rc<SphereBuilt>>,
     pub warnings: Vec<String>,
 }
 
 /// Creates the kind a scenario needs (SPD cells, modal bodies alone, or both coupled) on the
 /// backend `kind` (GPU: limits checked first, with a located error).
 pub fn make_backend(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
+    if scenario.is_spheres() {
+        return make_spheres(kind, scenario);
+    }
     if scenario.is_modal_only() {
         return make_modal(kind, scenario);
     }
@@ -108,6 +115,7 @@ pub fn make_backend(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Ma
         built,
         modal: None,
         outlines: None,
+        spheres: None,
         warnings: vec![],
     })
 }
@@ -127,6 +135,7 @@ fn made_coupled<B: CoupledBackend + 'static>(run: CoupledRun<B>, cb: CoupledBuil
         kind: Box::new(k),
         modal: Some(cb.modal),
         outlines,
+        spheres: None,
         warnings: cb.warnings,
     }
 }
@@ -169,6 +178,35 @@ fn make_modal(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
         kind: k,
         modal: Some(mb),
         outlines: None,
+        spheres: None,
+        warnings: vec![],
+    })
+}
+
+/// The sphere kind of a `[spheres]` scenario on the CPU twin or the GPU.
+fn make_spheres(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> {
+    use crate::spheres::backend::{CpuSphereBackend, GpuSphereBackend};
+    use crate::spheres::cpu_stepper::CpuSpheres;
+    use crate::spheres::gpu_stepper::GpuSpheres;
+    let (built, sb) = scenario.build_sphere_run()?;
+    let sb = std::rc::Rc::new(sb);
+    let k: Box<dyn Kind> = match kind {
+        BackendKind::Cpu => {
+            let sys = CpuSpheres::new(sb.params, sb.states.clone(), sb.laws.clone(), sb.walls.clone());
+            Box::new(SphereKind::new(CpuSphereBackend(sys), sb.clone()))
+        }
+        BackendKind::Gpu => {
+            let ctx = crate::gpu::context::GpuContext::new()?;
+            let sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
+            Box::new(SphereKind::new(GpuSphereBackend { ctx, sys }, sb.clone()))
+        }
+    };
+    Ok(Made {
+        built,
+        kind: k,
+        modal: None,
+        outlines: None,
+        spheres: Some(sb),
         warnings: vec![],
     })
 }
@@ -223,6 +261,7 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
         kind: backend,
         modal,
         outlines,
+        spheres,
         warnings,
     } = make_backend(req.backend, scenario)?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -238,7 +277,7 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let n_bodies = built.scene.bodies.len();
     // Modal bodies alone: no SPD outputs, and the run ends at [modal] duration / steps.
     let spd = n_nodes > 0;
-    let cap = match (spd, settings.max_steps) {
+    let cap = match (spd || spheres.is_some(), settings.max_steps) {
         (false, Some(max)) => Some(req.steps.map_or(max, |s| s.min(max))),
         _ => req.steps,
     };
@@ -250,21 +289,48 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut progress = Progress::new(settings.summary_every, req.quiet);
     if !req.quiet {
         eprintln!(
-            "softdem run: {} ({}), {n_bodies} bodies, {n_nodes} nodes{}, dt = {:.4e}, backend {backend_name}{}, writing {}",
+            "softdem run: {} ({}), {}{}, dt = {:.4e}, backend {backend_name}{}, writing {}",
             scenario.name,
             scenario.origin,
+            if spheres.is_some() {
+                String::new()
+            } else {
+                format!("{n_bodies} bodies, {n_nodes} nodes")
+            },
             modal
                 .as_ref()
                 .map(|m| format!(", {} modal bodies", m.scene.bodies.len()))
+                .or(spheres.as_ref().map(|s| format!("{} spheres, {} walls", s.states.len(), s.walls.len())))
                 .unwrap_or_default(),
             driver.dt(),
             resume_step.map(|s| format!(", resuming at step {s}")).unwrap_or_default(),
             out.display()
         );
     }
-    let mut series = SeriesWriter::new(out.join("series.csv"), &driver.built, resume_step)?;
+    let mut series = match &spheres {
+        None => SeriesWriter::new(out.join("series.csv"), &driver.built, resume_step)?,
+        Some(sb) => SeriesWriter::with_columns(
+            out.join("series.csv"),
+            output::spheres::series_header(sb),
+            Some(output::spheres::series_row(sb.clone())),
+            &driver.built,
+            resume_step,
+        )?,
+    };
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
     frames.ascii = settings.vtk_ascii;
+    if spheres.is_some() {
+        frames.parts = Some(output::spheres::frame_parts());
+    }
+    let mut sphere_final = output::spheres::SphereFinalCsv {
+        path: out.join("final.csv"),
+    };
+    let mut sphere_snaps = output::spheres::SphereSnapshots::new(
+        out.join("snapshots"),
+        settings.snapshots_every,
+        settings.snapshot_width,
+    );
+    sphere_snaps.at_stage_end = settings.stage_snapshots;
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
     if let Some((a, b)) = outlines {
@@ -288,6 +354,8 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut pictures = ModalPictures::new(&out, &settings, driver.dt(), resume_step);
     let mut observers: Vec<&mut dyn Observer> = if spd {
         vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin, &mut breaks]
+    } else if spheres.is_some() {
+        vec![&mut series, &mut frames, &mut sphere_snaps, &mut ckpt, &mut sphere_final]
     } else {
         vec![&mut pictures, &mut ckpt]
     };
@@ -306,6 +374,9 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     } else {
         ""
     };
+    if spheres.is_some() && settings.plots {
+        output::spheres::write_plots(&out.join("series.csv"), &out.join("plots"))?;
+    }
     finish(&driver, end, start_step, out, t0, req.quiet, backend_name, note)
 }
 

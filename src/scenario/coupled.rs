@@ -129,8 +129,8 @@ pub(super) fn mixed_checks(
         .file
         .stages
         .iter()
-        .any(|st| st.gravity.is_some_and(|g| g != [0.0, 0.0]));
-    if sc.settings.gravity != [0.0, 0.0] || staged {
+        .any(|st| st.gravity.as_ref().is_some_and(|g| g.iter().any(|&x| x != 0.0)));
+    if sc.settings.gravity != [0.0; 3] || staged {
         for (i, b) in bodies.iter().enumerate() {
             for a in 0..b.modes.len() {
                 if !mode_keeps_centre(b, a) {

@@ -15,6 +15,7 @@ pub mod materials;
 pub mod modal;
 pub mod schema;
 pub mod spans;
+pub mod spheres;
 pub mod stages;
 
 use crate::model::{Scene, TimeStep};
@@ -74,7 +75,8 @@ pub struct Settings {
     pub max_steps: Option<u64>,
     pub max_speed: Option<f64>,
     pub max_kinetic_energy: Option<f64>,
-    pub gravity: [f64; 2],
+    /// (x, y, 0) in 2D scenarios.
+    pub gravity: [f64; 3],
     pub series_every: u64,
     pub frames_every: u64,
     pub snapshots_every: u64,
@@ -125,6 +127,18 @@ pub struct Built {
     pub settings: Settings,
     /// σ* = F*/(2Rs) (eq 39) of the first cell's material, when it has a reference ring.
     pub sigma_star: Option<f64>,
+    /// 2, or 3 for `[spheres]` scenarios (vectors of stages and gravity are then triples, and
+    /// the vertical axis of `[measure]` is z).
+    pub dimension: u32,
+}
+
+/// A pair or triple of the file as (x, y, z) (z = 0 for a pair; empty = zero).
+pub fn vector3(v: &[f64]) -> [f64; 3] {
+    [
+        v.first().copied().unwrap_or(0.0),
+        v.get(1).copied().unwrap_or(0.0),
+        v.get(2).copied().unwrap_or(0.0),
+    ]
 }
 
 /// FNV-1a, 64 bit (the scenario hash stored in checkpoints).
@@ -206,7 +220,9 @@ impl Scenario {
         let file: ScenarioFile = toml::from_str(&text).map_err(|e| toml_error(&origin, &text, Some(&spans), &e))?;
         let at = |p: Problem| locate(&origin, &spans, p);
         check_kinds(&spans, &file).map_err(at)?;
-        // Vectors are pairs (x, y); serde would silently drop a third component.
+        // Vectors are pairs (x, y), or triples in a 3D ([spheres]) scenario for the keys that
+        // stages and gravity share with it; serde would silently drop a third component.
+        let dim = if file.spheres.is_some() { 3 } else { 2 };
         const VEC2: &[&str] = &[
             "gravity",
             "center",
@@ -221,12 +237,32 @@ impl Scenario {
         ];
         for (path, len) in &spans.arrays {
             let last = path.rsplit('.').next().unwrap_or("");
-            if VEC2.contains(&last) && *len != 2 {
+            let shared = path == "simulation.gravity"
+                || (path.starts_with("stages[") && (last == "gravity" || last == "velocity"));
+            let want = if shared || path.starts_with("spheres.") {
+                dim
+            } else {
+                2
+            };
+            let vector = VEC2.contains(&last) || (path.starts_with("spheres.") && spheres::VEC3.contains(&last));
+            if vector && *len != want {
                 return Err(at(Problem::new(
                     path.clone(),
-                    format!("invalid length {len}, expected a pair [x, y]"),
+                    if want == 3 {
+                        format!("invalid length {len}, expected a triple [x, y, z]")
+                    } else {
+                        format!("invalid length {len}, expected a pair [x, y]")
+                    },
                 )));
             }
+        }
+        let g = &file.simulation.gravity;
+        if !g.is_empty() && g.len() != dim {
+            let what = if dim == 3 { "a triple [x, y, z]" } else { "a pair [x, y]" };
+            return Err(at(Problem::new(
+                "simulation.gravity",
+                format!("invalid length {}, expected {what}", g.len()),
+            )));
         }
         let mut materials = BTreeMap::new();
         for (id, (name, spec)) in file.materials.iter().enumerate() {
@@ -243,7 +279,7 @@ impl Scenario {
             max_steps: sim.max_steps,
             max_speed: sim.max_speed,
             max_kinetic_energy: sim.max_kinetic_energy,
-            gravity: sim.gravity,
+            gravity: vector3(&sim.gravity),
             series_every: out.series_every.unwrap_or(500),
             frames_every: out.frames_every.unwrap_or(5000),
             snapshots_every: out.snapshots_every.unwrap_or(0),
@@ -287,9 +323,9 @@ impl Scenario {
         }
         for (key, x) in [
             ("simulation.viscous_damping", sim.viscous_damping),
-            ("contact.k_t", file.contact.k_t),
-            ("contact.mu", file.contact.mu),
-            ("contact.c_n", file.contact.c_n),
+            ("contact.k_t", file.contact().k_t),
+            ("contact.mu", file.contact().mu),
+            ("contact.c_n", file.contact().c_n),
         ] {
             if !(x >= 0.0) {
                 return Err(at(Problem::new(
@@ -298,10 +334,16 @@ impl Scenario {
                 )));
             }
         }
-        if !(file.contact.k_n > 0.0) {
+        if file.contact.is_none() && file.spheres.is_none() {
+            return Err(at(Problem::new(
+                "contact",
+                "missing field `contact`: the table [contact] with the cells' contact law (eq 5–8)",
+            )));
+        }
+        if file.spheres.is_none() && !(file.contact().k_n > 0.0) {
             return Err(at(Problem::new(
                 "contact.k_n",
-                format!("k_n = {} must be > 0", file.contact.k_n),
+                format!("k_n = {} must be > 0", file.contact().k_n),
             )));
         }
         if !(0.0..1.0).contains(&sim.local_damping) {
@@ -397,7 +439,7 @@ impl Scenario {
             let got = scene.add_material(m.material);
             debug_assert_eq!(got, *id);
         }
-        let c = &self.file.contact;
+        let c = self.file.contact();
         scene.contact = crate::model::ContactLaw {
             k_n: c.k_n as f32,
             k_t: c.k_t as f32,
@@ -489,6 +531,7 @@ impl Scenario {
             strain_from,
             settings: self.settings.clone(),
             sigma_star,
+            dimension: 2,
         })
     }
 

@@ -205,6 +205,7 @@ impl Scenario {
             strain_from: None,
             settings,
             sigma_star: None,
+            dimension: 2,
         };
         Ok((built, b))
     }
@@ -226,7 +227,7 @@ fn positive(path: &str, x: f64) -> Result<f64, Problem> {
 }
 
 /// Only the keys of the chosen kind (`table[i].kind_key`) among `all`.
-fn check_kind_keys(
+pub(super) fn check_kind_keys(
     sc: &Scenario,
     prefix: &str,
     kind_key: &str,
@@ -714,7 +715,7 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
         walls.push(rec);
         wall_names.push(name);
     }
-    let c = &sc.file.contact;
+    let c = sc.file.contact();
     if c.mu > 0.0 && !(c.k_t > 0.0) {
         return Err(Problem::new(
             "contact.k_t",

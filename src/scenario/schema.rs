@@ -22,7 +22,8 @@ pub struct ScenarioFile {
     pub simulation: Simulation,
     #[serde(default)]
     pub output: Output,
-    pub contact: Contact,
+    /// Required in 2D scenarios (`ScenarioFile::contact`); absent from `[spheres]` ones.
+    pub contact: Option<Contact>,
     #[serde(default)]
     pub materials: BTreeMap<String, MaterialSpec>,
     #[serde(default)]
@@ -34,6 +35,21 @@ pub struct ScenarioFile {
     pub stages: Vec<StageSpec>,
     /// `[modal]`: modal deformable bodies and their walls (`super::modal`).
     pub modal: Option<super::modal::ModalSection>,
+    /// `[spheres]`: 3D spheres (`super::spheres`); the scenario is then three-dimensional.
+    pub spheres: Option<super::spheres::SpheresSection>,
+}
+
+impl ScenarioFile {
+    /// `[contact]` (all zero when absent: a `[spheres]` scenario; 2D ones are checked to have it).
+    pub fn contact(&self) -> &Contact {
+        static NONE: Contact = Contact {
+            k_n: 0.0,
+            k_t: 0.0,
+            mu: 0.0,
+            c_n: 0.0,
+        };
+        self.contact.as_ref().unwrap_or(&NONE)
+    }
 }
 
 /// `[simulation]`: time step, global forces and damping, run-wide limits.
@@ -44,9 +60,10 @@ pub struct Simulation {
     pub dt: Option<f64>,
     /// Time step as a fraction of the critical δt_c = sqrt(m_min/k_max) (default 0.2).
     pub dt_fraction: Option<f64>,
-    /// Initial gravity [length/time²]; applied as a force m·g on every free node.
+    /// Initial gravity [length/time²]; applied as a force m·g on every free node (a pair; a
+    /// triple in a `[spheres]` scenario). Empty: none.
     #[serde(default)]
-    pub gravity: [f64; 2],
+    pub gravity: Vec<f64>,
     /// Global viscous damping rate [1/time].
     #[serde(default)]
     pub viscous_damping: f64,
@@ -255,9 +272,11 @@ pub struct StageSpec {
     pub min_steps: Option<u64>,
     pub max_steps: Option<u64>,
     // What the stage does.
-    pub gravity: Option<[f64; 2]>,
+    /// A pair (x, y); a triple in a `[spheres]` scenario.
+    pub gravity: Option<Vec<f64>>,
     pub wall: Option<String>,
-    pub velocity: Option<[f64; 2]>,
+    /// A pair (x, y); a triple in a `[spheres]` scenario.
+    pub velocity: Option<Vec<f64>>,
     pub target_stress: Option<f64>,
     pub gain: Option<f64>,
     pub max_speed: Option<f64>,

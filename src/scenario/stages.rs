@@ -19,13 +19,15 @@ pub enum Side {
 }
 
 impl Side {
-    /// Unit vector from the wall into the sample (the compressive direction of motion).
-    pub fn inward(self) -> [f64; 2] {
+    /// Unit vector from the wall into the sample (the compressive direction of motion); the
+    /// vertical axis is y in 2D and z in 3D.
+    pub fn inward(self, dimension: u32) -> [f64; 3] {
+        let up = if dimension == 3 { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
         match self {
-            Side::Top => [0.0, -1.0],
-            Side::Bottom => [0.0, 1.0],
-            Side::Left => [1.0, 0.0],
-            Side::Right => [-1.0, 0.0],
+            Side::Top => up.map(|x| -x),
+            Side::Bottom => up,
+            Side::Left => [1.0, 0.0, 0.0],
+            Side::Right => [-1.0, 0.0, 0.0],
         }
     }
 
@@ -61,15 +63,15 @@ impl MeasureWalls {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Let the sample settle (optionally under a new gravity).
-    Deposit { gravity: Option<[f64; 2]> },
+    Deposit { gravity: Option<[f64; 3]> },
     /// Set gravity from now on (no steps).
-    Gravity([f64; 2]),
+    Gravity([f64; 3]),
     /// Move a wall at constant velocity.
-    MoveWall { wall: u32, velocity: [f64; 2] },
+    MoveWall { wall: u32, velocity: [f64; 3] },
     /// Keep every wall still.
     Hold,
     /// Move a wall back (default: the reverse of its last `move_wall` velocity).
-    Unload { wall: u32, velocity: [f64; 2] },
+    Unload { wall: u32, velocity: [f64; 3] },
     /// Move a wall so that the stress on it approaches a target.
     Servo {
         wall: u32,
@@ -226,7 +228,8 @@ fn wall_id(i: usize, name: &Option<String>, geo: &Geometry) -> Result<u32, Probl
         })
 }
 
-/// Resolves every stage; `check_every` sets the default `min_steps` of `ke_below`.
+/// Resolves every stage; `check_every` sets the default `min_steps` of `ke_below`. Vectors
+/// (checked to have the scenario's dimension when the file was read) become (x, y, z).
 pub fn resolve(
     specs: &[StageSpec],
     geo: &Geometry,
@@ -252,31 +255,35 @@ pub fn resolve(
                 }
             }
         }
-        let vec2 = |v: [f64; 2]| v;
+        let v3 = |v: &Vec<f64>| super::vector3(v);
         let action = match s.kind.as_str() {
             "deposit" => Action::Deposit {
-                gravity: s.gravity.map(vec2),
+                gravity: s.gravity.as_ref().map(v3),
             },
             "gravity" => Action::Gravity(
                 s.gravity
+                    .as_ref()
+                    .map(v3)
                     .ok_or_else(|| Problem::new(p.clone(), "missing field `gravity`"))?,
             ),
             "move_wall" => Action::MoveWall {
                 wall: wall_id(i, &s.wall, geo)?,
                 velocity: s
                     .velocity
+                    .as_ref()
+                    .map(v3)
                     .ok_or_else(|| Problem::new(p.clone(), "missing field `velocity`"))?,
             },
             "hold" => Action::Hold,
             "unload" => {
                 let wall = wall_id(i, &s.wall, geo)?;
-                let velocity = match s.velocity {
-                    Some(v) => v,
+                let velocity = match &s.velocity {
+                    Some(v) => v3(v),
                     None => out
                         .iter()
                         .rev()
                         .find_map(|st| match st.action {
-                            Action::MoveWall { wall: w, velocity } if w == wall => Some([-velocity[0], -velocity[1]]),
+                            Action::MoveWall { wall: w, velocity } if w == wall => Some(velocity.map(|x| -x)),
                             _ => None,
                         })
                         .ok_or_else(|| {

@@ -323,3 +323,69 @@ impl GpuSpheres {
         self.lists.history.read(ctx)
     }
 }
+
+/// What the sphere kind (`spheres::backend`) reads and restores between steps: outputs and
+/// checkpoints. Reads wait for the queue; none of them is on the stepping path.
+impl GpuSpheres {
+    pub fn forces(&self, ctx: &GpuContext) -> Vec<SphereForce> {
+        self.forces.read(ctx)
+    }
+
+    /// Each candidate pair's result of the last force evaluation (pair order of `list`).
+    pub fn pair_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
+        self.lists.pair_out.read(ctx)
+    }
+
+    /// Each sphere–wall result of the last force evaluation, index s · n_walls + w.
+    pub fn wall_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
+        self.wall_out.read(ctx)
+    }
+
+    pub fn wall_history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
+        self.wall_history.read(ctx)
+    }
+
+    /// Replaces the walls (positions, velocities, servo settings) from the next step on.
+    pub fn set_walls(&mut self, ctx: &GpuContext, walls: &[PlaneWall]) -> anyhow::Result<()> {
+        anyhow::ensure!(walls.len() == self.params.n_walls as usize, "wall count changed");
+        self.walls.write(ctx, walls);
+        Ok(())
+    }
+
+    pub fn set_gravity(&mut self, ctx: &GpuContext, g: [f32; 3]) {
+        self.params.gravity = g;
+        ctx.queue
+            .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
+    }
+
+    /// Restores a state exported by the sphere kind: spheres, forces of the last evaluation,
+    /// walls, the history of the pairs of `list` and of the wall contacts, and the counters; the
+    /// candidate list is rebuilt from the restored positions with the history carried by key.
+    #[allow(clippy::too_many_arguments)]
+    pub fn restore(
+        &mut self,
+        ctx: &GpuContext,
+        states: &[SphereState],
+        forces: &[SphereForce],
+        walls: &[PlaneWall],
+        list: NeighborList,
+        history: &[ContactHistory],
+        wall_history: &[ContactHistory],
+        steps: u64,
+        rebuilds: u64,
+    ) -> anyhow::Result<()> {
+        let n = self.params.n_spheres as usize;
+        anyhow::ensure!(states.len() == n && forces.len() == n, "sphere count changed");
+        anyhow::ensure!(wall_history.len() == self.wall_history.len(), "wall count changed");
+        self.spheres.write(ctx, states);
+        self.forces.write(ctx, forces);
+        self.set_walls(ctx, walls)?;
+        self.wall_history.write(ctx, wall_history);
+        self.lists.history = GpuArray::new(ctx, "history", history)?;
+        self.list = list;
+        self.rebuild(ctx)?;
+        self.steps = steps;
+        self.rebuilds = rebuilds;
+        Ok(())
+    }
+}

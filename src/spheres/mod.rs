@@ -5,11 +5,13 @@
 //! The force laws themselves live in `crate::laws`; WGSL twins in `shaders/sphere_*.wgsl`.
 //! Model, equations and choices: docs/spheres.md.
 
+pub mod backend;
 pub mod bench_scene;
 pub mod cell_list;
 pub mod contact;
 pub mod cpu_stepper;
 pub mod generators;
+pub mod observables;
 pub mod gpu_cell_list;
 pub mod gpu_contact;
 pub mod gpu_pass;

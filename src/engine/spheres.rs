@@ -1,0 +1,216 @@
+//! 3D spheres as a kind (`spheres::backend::SphereBackend` on the CPU twin or the GPU). The
+//! driver's controls become: gravity (a triple) on every sphere, and a stage's velocity on a
+//! `[[spheres.walls]]` wall (the others keep the file's velocity; a servo wall keeps its own
+//! law). A wall integrates its own position, so a new velocity never makes it jump.
+//! Measures: the sample walls' positions and forces, the height H between top and bottom
+//! (vertical axis z), σ_zz on the top wall over the cross-section, σ_xx on the right wall,
+//! e = V/V_s − 1, energies, contacts and the fastest sphere (`spheres::observables`).
+
+use super::{Controls, Kind, KindBytes, KindReader, Sample};
+use crate::backend::SavedState;
+use crate::run::measure::Measures;
+use crate::scenario::spheres::SphereBuilt;
+use crate::scenario::Built;
+use crate::spheres::backend::{SphereBackend, SphereSaved, SphereSnapshot};
+use crate::spheres::observables::{sample_box, solid_volume, speed, wall_stress};
+use crate::spheres::precision::df3_value;
+use crate::spheres::{PlaneWall, WALL_SERVO};
+use std::rc::Rc;
+
+/// Tag of a sphere checkpoint (`SavedState::kind`, first word).
+const TAG: u64 = 0x5350_4845_5231; // "SPHER1"
+
+pub struct SphereKind<B: SphereBackend> {
+    pub backend: B,
+    pub built: Rc<SphereBuilt>,
+    /// The last read-back and the step it was taken at (outputs reuse the driver's sample).
+    last: Option<(u64, Rc<SphereSnapshot>)>,
+}
+
+impl<B: SphereBackend> SphereKind<B> {
+    pub fn new(backend: B, built: Rc<SphereBuilt>) -> SphereKind<B> {
+        SphereKind {
+            backend,
+            built,
+            last: None,
+        }
+    }
+
+    /// The state at the current step (read back once per step).
+    pub fn snapshot(&mut self) -> anyhow::Result<Rc<SphereSnapshot>> {
+        let step = self.backend.steps_done();
+        if let Some((s, snap)) = &self.last {
+            if *s == step {
+                return Ok(snap.clone());
+            }
+        }
+        let snap = Rc::new(self.backend.read()?);
+        self.last = Some((step, snap.clone()));
+        Ok(snap)
+    }
+}
+
+/// The driver's measures of a sphere sample.
+pub fn sphere_measures(sb: &SphereBuilt, s: &SphereSnapshot) -> Measures {
+    let walls = s
+        .walls
+        .iter()
+        .map(|w| {
+            (
+                df3_value(w.point_hi, w.point_lo),
+                w.force.map(|x| x as f64),
+            )
+        })
+        .collect();
+    let b = sample_box(&sb.measure, &s.walls);
+    let on = |a: Option<u32>, alt: Option<u32>, area: f64| match a.or(alt) {
+        Some(w) => wall_stress(&s.walls[w as usize], area),
+        None => f64::NAN,
+    };
+    let solid = solid_volume(s);
+    let mut m = Measures {
+        walls,
+        height: b.height,
+        width: b.width_x,
+        stress_yy: on(sb.measure.top, sb.measure.bottom, b.area),
+        stress_xx: on(sb.measure.right, sb.measure.left, b.height * b.width_y),
+        particle_area: solid,
+        void_ratio: b.volume / solid - 1.0,
+        contacts: s.contacts.len(),
+        ..Default::default()
+    };
+    m.energies.kinetic = s
+        .states
+        .iter()
+        .map(|st| {
+            0.5 * st.mass as f64 * speed(st.vel).powi(2) + 0.5 * st.inertia as f64 * speed(st.omega).powi(2)
+        })
+        .sum();
+    m.energies.contact = s.contact_energy();
+    for (i, st) in s.states.iter().enumerate() {
+        let v = speed(st.vel);
+        if v > m.fastest.1 {
+            m.fastest = (i as u32, v);
+        }
+        let finite = st.pos_hi.iter().chain(&st.vel).chain(&st.omega).all(|x| x.is_finite())
+            && s.forces[i].force.iter().all(|x| x.is_finite());
+        if !finite && m.non_finite.is_none() {
+            m.non_finite = Some(i as u32);
+        }
+    }
+    m
+}
+
+/// Walls under `c`: the file's velocities, the stage's wall at its velocity; servo walls keep
+/// the velocity their law gives them.
+pub fn walls_under(current: &[PlaneWall], base: &[PlaneWall], c: &Controls) -> Vec<PlaneWall> {
+    current
+        .iter()
+        .zip(base)
+        .enumerate()
+        .map(|(i, (w, b))| {
+            if w.kind == WALL_SERVO {
+                return *w;
+            }
+            let velocity = match c.wall {
+                Some((id, v)) if id as usize == i => v.map(|x| x as f32),
+                _ => b.velocity,
+            };
+            PlaneWall { velocity, ..*w }
+        })
+        .collect()
+}
+
+impl<B: SphereBackend> Kind for SphereKind<B> {
+    fn name(&self) -> String {
+        format!("{} (spheres)", self.backend.name())
+    }
+    fn step(&mut self, steps: u32) -> anyhow::Result<()> {
+        self.backend.step(steps)
+    }
+    fn steps_done(&self) -> u64 {
+        self.backend.steps_done()
+    }
+    fn device_bytes(&self) -> u64 {
+        self.backend.device_bytes()
+    }
+    fn apply(&mut self, c: &Controls) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            c.forces.is_empty() && c.stage_force.is_none(),
+            "force stages act on SPD nodes; a sphere scene has none"
+        );
+        let g = c.gravity.map(|x| x as f32);
+        if g != self.backend.gravity() {
+            self.backend.set_gravity(g)?;
+        }
+        let current = self.backend.walls()?;
+        let walls = walls_under(&current, &self.built.walls, c);
+        if walls != current {
+            self.backend.set_walls(&walls)?;
+            self.last = None;
+        }
+        Ok(())
+    }
+    fn sample(&mut self, _built: &Built) -> anyhow::Result<Sample> {
+        let snap = self.snapshot()?;
+        Ok(Sample {
+            measures: sphere_measures(&self.built, &snap),
+            ..Default::default()
+        })
+    }
+    fn describe_point(&self, i: u32) -> String {
+        self.built.describe(i)
+    }
+    fn export_state(&mut self) -> anyhow::Result<SavedState> {
+        let s = self.backend.export()?;
+        let mut out = KindBytes::default();
+        out.u64(TAG)
+            .array(&s.states)
+            .array(&s.forces)
+            .array(&s.walls)
+            .array(&s.gravity)
+            .array(&s.keys)
+            .array(&s.history)
+            .array(&s.wall_history);
+        Ok(SavedState {
+            steps: s.steps,
+            kind: out.0,
+            ..Default::default()
+        })
+    }
+    fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
+        let mut r = KindReader::new(&saved.kind);
+        anyhow::ensure!(
+            !saved.kind.is_empty() && r.u64()? == TAG,
+            "the checkpoint is not of a sphere run"
+        );
+        let n = self.built.states.len();
+        let states = r.exact(n, "spheres")?;
+        let forces = r.exact(n, "sphere forces")?;
+        let walls = r.exact(self.built.walls.len(), "walls")?;
+        let g: Vec<f32> = r.exact(3, "gravity components")?;
+        let keys: Vec<[u32; 2]> = r.array()?;
+        let history = r.exact(keys.len(), "pair histories")?;
+        let wall_history = r.exact(n * self.built.walls.len(), "wall-contact histories")?;
+        anyhow::ensure!(
+            keys.iter().all(|k| k[0] < k[1] && (k[1] as usize) < n) && keys.windows(2).all(|w| w[0] < w[1]),
+            "the checkpoint's contact keys are not sorted pairs i < j < {n}"
+        );
+        self.backend.import(&SphereSaved {
+            states,
+            forces,
+            walls,
+            gravity: [g[0], g[1], g[2]],
+            keys,
+            history,
+            wall_history,
+            steps: saved.steps,
+            rebuilds: 0,
+        })?;
+        self.last = None;
+        Ok(())
+    }
+    fn spheres(&mut self) -> anyhow::Result<Option<Rc<SphereSnapshot>>> {
+        self.snapshot().map(Some)
+    }
+}
