@@ -155,3 +155,50 @@ fn gpu_sphere_run_resumes_bit_for_bit_and_follows_the_cpu() {
     std::fs::remove_dir_all(gpu).ok();
     std::fs::remove_dir_all(cpu).ok();
 }
+
+fn softdem() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_softdem"));
+    c.env(
+        "XDG_RUNTIME_DIR",
+        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
+    );
+    c
+}
+
+fn ok(c: &mut std::process::Command) -> String {
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{c:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// A sweep over a sphere material key runs every member through the driver; the friction
+/// changes what the members measure; `check` and `compare` take sphere scenarios.
+#[test]
+fn sweep_check_and_compare_take_sphere_scenarios() {
+    let dir = tmp("sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sw = dir.join("sweep.toml");
+    std::fs::write(
+        &sw,
+        format!(
+            "scenario = \"{}\"\nout = \"{}\"\nbackend = \"cpu\"\nsteps = 400\n[parameters]\n\"spheres.materials.gel.friction\" = [0.0, 0.6]\n",
+            path(SMALL).display(),
+            dir.join("out").display()
+        ),
+    )
+    .unwrap();
+    let out = ok(softdem().arg("sweep").arg(&sw));
+    assert!(out.contains("2 members"), "{out}");
+    let m1 = std::fs::read_to_string(dir.join("out/member_001/scenario.toml")).unwrap();
+    assert!(m1.contains("friction = 0.6"), "{m1}");
+    let e = |m: &str| {
+        let t = Table::read(&dir.join(format!("out/{m}/series.csv"))).unwrap();
+        *t.column("e_kinetic").unwrap().last().unwrap()
+    };
+    assert!(e("member_000") != e("member_001"), "friction changed nothing");
+    let text = ok(softdem().arg("check").arg(path(SMALL)));
+    assert!(text.contains("60 spheres") && text.contains("Rayleigh"), "{text}");
+    let cmp = ok(softdem().arg("compare").arg(path(SMALL)).arg("--steps").arg("60"));
+    assert!(cmp.contains("max |dx| over spheres") && cmp.contains("wall5_fz"), "{cmp}");
+    std::fs::remove_dir_all(dir).ok();
+}
