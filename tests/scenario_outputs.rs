@@ -305,12 +305,17 @@ steps = 200
 #[test]
 fn every_shipped_scenario_loads_and_builds() {
     let mut n = 0;
-    for e in std::fs::read_dir(manifest("scenarios")).unwrap() {
+    let spheres: Vec<_> = std::fs::read_dir(manifest("scenarios/spheres")).unwrap().collect();
+    assert!(spheres.len() >= 5, "the sphere scenarios are shipped");
+    for e in std::fs::read_dir(manifest("scenarios")).unwrap().chain(spheres) {
         let p = e.unwrap().path();
         let text = std::fs::read_to_string(&p).unwrap_or_default();
         if p.extension().is_some_and(|x| x == "toml") && !text.contains("[parameters]") {
             let sc = Scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
-            if sc.is_modal_only() {
+            if sc.is_spheres() {
+                // 3D spheres: the sphere kind's build with its stages.
+                sc.build_sphere_run().unwrap_or_else(|e| panic!("{e}"));
+            } else if sc.is_modal_only() {
                 // Modal bodies only (no SPD cells): the modal builder is the whole scene.
                 sc.build_modal().unwrap_or_else(|e| panic!("{e}"));
             } else if sc.is_mixed() {
