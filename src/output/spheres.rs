@@ -1,6 +1,7 @@
 //! Outputs of sphere runs (`[spheres]`), on the shared writers where the format allows:
 //! - `series.csv` (`series::SeriesWriter` with these columns): `step,time,stage`, per wall
-//!   `<wall>_x,_y,_z,_fx,_fy,_fz` (the wall's point and the spheres' force on it), then
+//!   `<wall>_x,_y,_z,_fx,_fy,_fz,_tx,_ty,_tz` (the wall's point, the spheres' force on it and
+//!   their torque about the point), then
 //!   `height,strain,stress_zz,stress_xx` (the sample walls: σ_zz on the top wall over the
 //!   cross-section, compression positive), `love_xx,love_yy,love_zz,love_xy,love_xz,love_yz`
 //!   (Love–Weber stress of the contacts over the sample volume), `packing_fraction,
@@ -31,7 +32,7 @@ pub fn series_header(sb: &SphereBuilt) -> String {
     let mut h = String::from("step,time,stage");
     for name in &sb.wall_names {
         let c = column_name(name);
-        h += &format!(",{c}_x,{c}_y,{c}_z,{c}_fx,{c}_fy,{c}_fz");
+        h += &format!(",{c}_x,{c}_y,{c}_z,{c}_fx,{c}_fy,{c}_fz,{c}_tx,{c}_ty,{c}_tz");
     }
     h += ",height,strain,stress_zz,stress_xx,love_xx,love_yy,love_zz,love_xy,love_xz,love_yz,packing_fraction,coordination,e_kinetic,e_contact,contacts,wall_contacts";
     h
@@ -49,10 +50,11 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
         let s = snapshot_of(ctx)?;
         let m = ctx.m;
         let mut r = format!("{},{:.9e},{}", ctx.step, ctx.time, ctx.stage.replace([',', '"'], ";"));
-        for (p, f) in &m.walls {
+        for ((p, f), w) in m.walls.iter().zip(&s.walls) {
+            let t = w.torque;
             r += &format!(
-                ",{:.9e},{:.9e},{:.9e},{:.6e},{:.6e},{:.6e}",
-                p[0], p[1], p[2], f[0], f[1], f[2]
+                ",{:.9e},{:.9e},{:.9e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e}",
+                p[0], p[1], p[2], f[0], f[1], f[2], t[0], t[1], t[2]
             );
         }
         let b = sample_box(&sb.measure, &s.walls);

@@ -804,3 +804,51 @@ fn check_initial_overlaps(states: &[SphereState], groups: &[(String, std::ops::R
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::laws::mc_strain::MC_STRAIN;
+    use crate::laws::mc_stress::MC_PRESSURE_APPENDIX;
+
+    fn build(extra: &str) -> Result<SphereBuilt, String> {
+        let text = format!(
+            "[spheres]\ndt = 1e-5\n{extra}\n[spheres.materials.a]\nyoung = 1e6\ndensity = 1000.0\n\
+             [[spheres.particles]]\nkind = \"sphere\"\nmaterial = \"a\"\nradius = 0.01\ncenter = [0.0, 0.0, 0.0]\n"
+        );
+        let sc = Scenario::from_text(&text, "t.toml", std::path::Path::new("."), "t", &[]).map_err(|e| e.to_string())?;
+        sc.build_sphere_run().map(|(_, b)| b).map_err(|e| e.to_string())
+    }
+
+    /// Each documented multi-contact choice reaches the law table (docs/spheres.md, *Choices*).
+    #[test]
+    fn multi_contact_options_reach_the_law_table() {
+        let law = |extra: &str| *build(extra).unwrap().laws.get(0, 0);
+        assert_eq!(law("").mc.beta, 0.0);
+        let s = law("multi_contact = \"stress\"\nbeta = 1.71");
+        assert_eq!((s.mc.beta, s.mc.options, s.mc.pressure_factor), (1.71, 0, MC_PRESSURE_APPENDIX));
+        assert_eq!(law("multi_contact = \"stress\"\nbeta = 1.0\npressure = \"eq10\"").mc.pressure_factor, MC_PRESSURE_EQ10);
+        let o = law("multi_contact = \"stress\"\nbeta = 1.0\ninclude_self = true\nexclude_walls = true\ncap_hertz = true").mc.options;
+        assert_eq!(o, MC_INCLUDE_SELF | MC_EXCLUDE_WALLS | MC_CAP_HERTZ);
+        let g = law("multi_contact = \"strain\"\ngamma = 0.55");
+        assert_eq!((g.mc.beta, g.mc.options), (0.55, MC_STRAIN));
+        assert!(build("multi_contact = \"stress\"").unwrap_err().contains("spheres.beta"));
+        assert!(build("multi_contact = \"strain\"\ngamma = 1.0\npressure = \"eq10\"").unwrap_err().contains("spheres.pressure"));
+        assert!(build("law = \"linear\"").unwrap_err().contains("spheres.k_n"));
+    }
+
+    /// The Rayleigh time and the default dt_fraction of 0.2.
+    #[test]
+    fn default_time_step_is_a_fifth_of_the_rayleigh_time() {
+        let text = "[spheres]\n[spheres.materials.a]\nyoung = 1.85e6\npoisson = 0.46\ndensity = 2000.0\n\
+                    [[spheres.particles]]\nkind = \"sphere\"\nmaterial = \"a\"\nradius = 0.01\ncenter = [0.0, 0.0, 0.0]\n";
+        let sc = Scenario::from_text(text, "t.toml", std::path::Path::new("."), "t", &[]).unwrap();
+        let (_, b) = sc.build_sphere_run().unwrap();
+        // π r sqrt(ρ/G) / (0.1631 ν + 0.8766), G = E / (2 (1 + ν)).
+        let g = 1.85e6 / (2.0 * 1.46);
+        let t_r = std::f64::consts::PI * 0.01 * (2000.0f64 / g).sqrt() / (0.1631 * 0.46 + 0.8766);
+        // (The radius is stored as f32.)
+        assert!((b.rayleigh_dt / t_r - 1.0).abs() < 1e-7);
+        assert!((b.params.dt as f64 / (0.2 * t_r) - 1.0).abs() < 1e-6);
+    }
+}
