@@ -20,13 +20,15 @@
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::wall::{servo_velocity, wall_geometry, PlaneWall};
+use super::wall::{servo_velocity, wall_candidate, wall_geometry, PlaneWall};
 use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAIN};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
+use crate::model::lanes::LANES;
 use rayon::prelude::*;
 
 /// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
@@ -63,11 +65,18 @@ pub struct CpuSpheres {
     /// Per sphere, its pairs as (pair index << 1 | 1 when the sphere is j), in pair order.
     pub incident_start: Vec<u32>,
     pub incident: Vec<u32>,
-    /// Sphere–wall history and result, index s · n_walls + w.
+    /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
+    /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
     pub wall_out: Vec<PairOut>,
-    /// Positions at the last list build.
+    /// The sphere–wall contacts evaluated until the next build: per sphere its candidate walls
+    /// (CSR, in wall order), per wall its candidate spheres (in sphere order).
+    pub wall_cand_start: Vec<u32>,
+    pub wall_cand: Vec<u32>,
+    pub wall_spheres: Vec<Vec<u32>>,
+    /// Positions of the spheres and of the wall points at the last list build.
     pub x_ref: Vec<V3>,
+    pub wall_ref: Vec<V3>,
     /// MC-stress: whether the law table uses it, the l·f terms of each pair (for i, for j) and
     /// each wall contact, and tr σ of each sphere (eq 9), all of the last force evaluation.
     pub mc: bool,
@@ -81,6 +90,8 @@ pub struct CpuSpheres {
     pub wall_strain: Vec<f32>,
     pub rebuilds: u64,
     pub steps: u64,
+    /// Whether the pair pass may use SIMD lanes (`pair_lanes`; the same bits either way).
+    pub use_lanes: bool,
 }
 
 impl CpuSpheres {
@@ -108,7 +119,11 @@ impl CpuSpheres {
             incident: Vec::new(),
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
+            wall_cand_start: Vec::new(),
+            wall_cand: Vec::new(),
+            wall_spheres: Vec::new(),
             x_ref: Vec::new(),
+            wall_ref: Vec::new(),
             mc: laws.has_mc_stress(),
             pair_trace: Vec::new(),
             wall_trace: vec![0.0; n * nw],
@@ -118,6 +133,7 @@ impl CpuSpheres {
             wall_strain: vec![0.0; n * nw],
             rebuilds: 0,
             steps: 0,
+            use_lanes: true,
             states,
             laws,
         };
@@ -131,8 +147,7 @@ impl CpuSpheres {
     /// One time step.
     pub fn step(&mut self) {
         let half = 0.5 * self.params.dt;
-        kick(&mut self.states, &self.forces, half);
-        drift(&mut self.states, self.params.dt);
+        kick_drift(&mut self.states, &self.forces, half, self.params.dt);
         for w in &mut self.walls {
             w.advance(self.params.dt);
         }
@@ -158,13 +173,21 @@ impl CpuSpheres {
         wall_gather(self);
     }
 
-    /// Whether some sphere moved more than half the skin since the last build.
+    /// Whether some sphere or some wall point moved more than half the skin since the last
+    /// build (a pair or a sphere–wall contact then closes by less than the skin).
     pub fn needs_rebuild(&self) -> bool {
         let lim = 0.5 * self.params.skin;
-        self.states.iter().zip(&self.x_ref).any(|(s, r)| {
-            let d = sub(add(s.pos_hi, s.pos_lo), *r);
-            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
-        })
+        let moved = |d: V3| d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim;
+        self.walls
+            .iter()
+            .zip(&self.wall_ref)
+            .any(|(w, r)| moved(sub(add(w.point_hi, w.point_lo), *r)))
+            || self
+                .states
+                .par_iter()
+                .zip(self.x_ref.par_iter())
+                .with_min_len(PAR_MIN)
+                .any(|(s, r)| moved(sub(add(s.pos_hi, s.pos_lo), *r)))
     }
 
     /// New candidate list, history carried by key, incident lists rebuilt.
@@ -178,7 +201,46 @@ impl CpuSpheres {
         self.pair_trace = vec![[0.0; 2]; self.list.len()];
         self.pair_strain = vec![[0.0; 2]; self.list.len()];
         self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
+        self.wall_ref = self.walls.iter().map(|w| add(w.point_hi, w.point_lo)).collect();
+        self.build_wall_candidates();
         self.rebuilds += 1;
+    }
+
+    /// The sphere–wall candidates (`wall_candidate`) and a cleared record for every other
+    /// sphere–wall slot (what evaluating a contact that cannot touch would give).
+    fn build_wall_candidates(&mut self) {
+        let (n, nw, skin) = (self.states.len(), self.walls.len(), self.params.skin);
+        let mut mask = vec![false; n * nw];
+        if nw > 0 {
+            let walls = &self.walls;
+            mask.par_chunks_mut(nw)
+                .zip(self.states.par_iter())
+                .with_min_len(PAR_MIN)
+                .for_each(|(m, s)| {
+                    for (w, m) in m.iter_mut().enumerate() {
+                        *m = wall_candidate(&walls[w], s, skin);
+                    }
+                });
+        }
+        self.wall_cand_start = Vec::with_capacity(n + 1);
+        self.wall_cand.clear();
+        self.wall_spheres = vec![Vec::new(); nw];
+        self.wall_cand_start.push(0);
+        for i in 0..n {
+            for w in 0..nw {
+                let k = i * nw + w;
+                if mask[k] {
+                    self.wall_cand.push(w as u32);
+                    self.wall_spheres[w].push(i as u32);
+                } else {
+                    self.wall_out[k] = PairOut::default();
+                    self.wall_history[k] = ContactHistory::default();
+                    self.wall_trace[k] = 0.0;
+                    self.wall_strain[k] = 0.0;
+                }
+            }
+            self.wall_cand_start.push(self.wall_cand.len() as u32);
+        }
     }
 
     /// Elastic energy stored in all contacts (pairs and walls) at the last force evaluation.
@@ -242,6 +304,21 @@ pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
         });
 }
 
+/// `kick` then `drift`, fused into one pass over the spheres (the same operations).
+pub fn kick_drift(states: &mut [SphereState], forces: &[SphereForce], h: f32, dt: f32) {
+    states
+        .par_iter_mut()
+        .zip(forces.par_iter())
+        .with_min_len(PAR_MIN)
+        .for_each(|(s, f)| {
+            s.vel = add(s.vel, scale(f.force, h / s.mass));
+            s.omega = add(s.omega, scale(f.torque, h / s.inertia));
+            let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, dt));
+            s.pos_hi = hi;
+            s.pos_lo = lo;
+        });
+}
+
 /// x += Δt v in double-f32.
 pub fn drift(states: &mut [SphereState], dt: f32) {
     states.par_iter_mut().with_min_len(PAR_MIN).for_each(|s| {
@@ -277,19 +354,22 @@ pub fn normal_pass(sys: &mut CpuSpheres) {
     if nw == 0 {
         return;
     }
+    let (cand_start, cand) = (&sys.wall_cand_start, &sys.wall_cand);
     sys.wall_trace
-        .par_iter_mut()
+        .par_chunks_mut(nw)
         .enumerate()
         .with_min_len(PAR_MIN)
-        .for_each(|(k, t)| {
-            let (s, w) = (&states[k / nw], &walls[k % nw]);
-            let law = laws.get(s.material, w.material);
-            let (g, _, _) = wall_geometry(w, s);
-            *t = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
-                stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
-            } else {
-                0.0
-            };
+        .for_each(|(i, ts)| {
+            for &w in &cand[cand_start[i] as usize..cand_start[i + 1] as usize] {
+                let (s, w) = (&states[i], w as usize);
+                let law = laws.get(s.material, walls[w].material);
+                let (g, _, _) = wall_geometry(&walls[w], s);
+                ts[w] = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+                    stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
+                } else {
+                    0.0
+                };
+            }
         });
 }
 
@@ -395,7 +475,8 @@ pub fn strain_pass(sys: &mut CpuSpheres) {
 }
 
 /// Every candidate pair: geometry, law (with the MC-stress correction when on), torques l × f
-/// (plus rolling torques), new history.
+/// (plus rolling torques), new history. Groups of eight pairs under one plain Hertz–Mindlin law
+/// run on SIMD lanes (`pair_lanes`, the same bits), the others pair by pair.
 pub fn pair_pass(sys: &mut CpuSpheres) {
     let states = &sys.states;
     let laws = &sys.laws;
@@ -404,42 +485,69 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
     let owner = &sys.owner;
     let (mc, trace, pair_trace) = (sys.mc, &sys.stress_trace, &sys.pair_trace);
     let pair_strain = &sys.pair_strain;
-    sys.pair_out
-        .par_iter_mut()
-        .zip(sys.history.par_iter_mut())
-        .enumerate()
-        .with_min_len(PAR_MIN)
-        .for_each(|(k, (out, hist))| {
-            let (i, j) = (owner[k] as usize, list.partner[k] as usize);
-            let (a, b) = (&states[i], &states[j]);
-            let (mut g, l_i, l_j) = sphere_pair_geometry(a, b);
-            let law = laws.get(a.material, b.material);
-            let mut f_mc = 0.0;
-            if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_STRAIN) != 0 {
-                // Eq 8: the overlap plus the displacements of both grains' other contacts.
-                g.delta = (g.delta + pair_strain[k][0] + pair_strain[k][1]).max(0.0);
-            } else if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
-                let (mut t_i, mut t_j) = (trace[i], trace[j]);
-                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
-                    t_i -= pair_trace[k][0] / sphere_volume(a.radius);
-                    t_j -= pair_trace[k][1] / sphere_volume(b.radius);
-                }
-                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t_i, t_j);
+    let use_lanes = sys.use_lanes;
+    let lanes = PairLaneInputs {
+        states,
+        owner,
+        partner: &list.partner,
+        dt,
+    };
+    let one_pair = |k: usize, out: &mut PairOut, hist: &mut ContactHistory| {
+        let (i, j) = (owner[k] as usize, list.partner[k] as usize);
+        let (a, b) = (&states[i], &states[j]);
+        let (mut g, l_i, l_j) = sphere_pair_geometry(a, b);
+        let law = laws.get(a.material, b.material);
+        let mut f_mc = 0.0;
+        if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_STRAIN) != 0 {
+            // Eq 8: the overlap plus the displacements of both grains' other contacts.
+            g.delta = (g.delta + pair_strain[k][0] + pair_strain[k][1]).max(0.0);
+        } else if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
+            let (mut t_i, mut t_j) = (trace[i], trace[j]);
+            if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                t_i -= pair_trace[k][0] / sphere_volume(a.radius);
+                t_j -= pair_trace[k][1] / sphere_volume(b.radius);
             }
-            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
-            *hist = h;
-            *out = PairOut {
-                force: pf.force,
-                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
-                torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
-                f_n: pf.f_n,
-                energy: pf.energy,
-                _pad: 0.0,
+            f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t_i, t_j);
+        }
+        let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
+        *hist = h;
+        *out = PairOut {
+            force: pf.force,
+            torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+            torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
+            f_n: pf.f_n,
+            energy: pf.energy,
+            _pad: 0.0,
+        };
+    };
+    sys.pair_out
+        .par_chunks_mut(LANES)
+        .zip(sys.history.par_chunks_mut(LANES))
+        .enumerate()
+        .with_min_len(PAR_MIN / LANES)
+        .for_each(|(g, (outs, hists))| {
+            let k0 = g * LANES;
+            let law_of = |k: usize| {
+                (
+                    states[owner[k] as usize].material,
+                    states[list.partner[k] as usize].material,
+                )
             };
+            if use_lanes && outs.len() == LANES {
+                let m = law_of(k0);
+                let law = laws.get(m.0, m.1);
+                if lane_law(law, mc) && (1..LANES).all(|q| law_of(k0 + q) == m) {
+                    pair_group(&lanes, k0, law, outs, hists);
+                    return;
+                }
+            }
+            for (q, (out, hist)) in outs.iter_mut().zip(hists.iter_mut()).enumerate() {
+                one_pair(k0 + q, out, hist);
+            }
         });
 }
 
-/// Every sphere against every wall.
+/// Every sphere against its candidate walls (the other slots stay cleared).
 pub fn wall_pass(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     if nw == 0 {
@@ -451,39 +559,42 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
     let dt = sys.params.dt;
     let (mc, trace, wall_trace) = (sys.mc, &sys.stress_trace, &sys.wall_trace);
     let wall_strain = &sys.wall_strain;
+    let (cand_start, cand) = (&sys.wall_cand_start, &sys.wall_cand);
     sys.wall_out
-        .par_iter_mut()
-        .zip(sys.wall_history.par_iter_mut())
+        .par_chunks_mut(nw)
+        .zip(sys.wall_history.par_chunks_mut(nw))
         .enumerate()
         .with_min_len(PAR_MIN)
-        .for_each(|(k, (out, hist))| {
-            let (s, w) = (&states[k / nw], &walls[k % nw]);
-            let (mut g, l_i, c) = wall_geometry(w, s);
-            let law = laws.get(s.material, w.material);
-            let mut f_mc = 0.0;
-            let on = mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0;
-            if on && (law.mc.options & MC_STRAIN) != 0 {
-                // Eq 8: a rigid wall does not deform; only the sphere's other contacts count.
-                g.delta = (g.delta + wall_strain[k]).max(0.0);
-            } else if on {
-                // A wall has no stress of its own: P comes from the sphere's alone.
-                let mut t = trace[k / nw];
-                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
-                    t -= wall_trace[k] / sphere_volume(s.radius);
+        .for_each(|(i, (outs, hists))| {
+            for &w in &cand[cand_start[i] as usize..cand_start[i + 1] as usize] {
+                let (s, k, w) = (&states[i], i * nw + w as usize, w as usize);
+                let (mut g, l_i, c) = wall_geometry(&walls[w], s);
+                let law = laws.get(s.material, walls[w].material);
+                let mut f_mc = 0.0;
+                let on = mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0;
+                if on && (law.mc.options & MC_STRAIN) != 0 {
+                    // Eq 8: a rigid wall does not deform; only the sphere's other contacts count.
+                    g.delta = (g.delta + wall_strain[k]).max(0.0);
+                } else if on {
+                    // A wall has no stress of its own: P comes from the sphere's alone.
+                    let mut t = trace[i];
+                    if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                        t -= wall_trace[k] / sphere_volume(s.radius);
+                    }
+                    f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
                 }
-                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
+                let (pf, h) = pair_force(law, &g, dt, &hists[w], f_mc);
+                hists[w] = h;
+                outs[w] = PairOut {
+                    force: pf.force,
+                    torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+                    // Torque of the sphere on the wall about the wall's point.
+                    torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
+                    f_n: pf.f_n,
+                    energy: pf.energy,
+                    _pad: 0.0,
+                };
             }
-            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
-            *hist = h;
-            *out = PairOut {
-                force: pf.force,
-                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
-                // Torque of the sphere on the wall about the wall's point.
-                torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
-                f_n: pf.f_n,
-                energy: pf.energy,
-                _pad: 0.0,
-            };
         });
 }
 
@@ -537,21 +648,22 @@ pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
     out
 }
 
-/// Per wall: minus the sum of its sphere contacts, in sphere order; then the servo law.
+/// Per wall (in parallel): minus the sum of its candidate spheres' contacts, in sphere order
+/// (the other spheres' records are zero); then the servo law.
 pub fn wall_gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
-    let n = sys.states.len();
-    for w in 0..nw {
+    let (wall_out, wall_spheres) = (&sys.wall_out, &sys.wall_spheres);
+    sys.walls.par_iter_mut().enumerate().for_each(|(w, wall)| {
         let mut f = [0.0f32; 3];
         let mut t = [0.0f32; 3];
-        for s in 0..n {
-            let o = &sys.wall_out[s * nw + w];
+        for &s in &wall_spheres[w] {
+            let o = &wall_out[s as usize * nw + w];
             f = sub(f, o.force);
             t = add(t, o.torque_j);
         }
-        sys.walls[w].force = f;
-        sys.walls[w].torque = t;
+        wall.force = f;
+        wall.torque = t;
         // Servo walls: the velocity of the next drift from the stress just measured.
-        sys.walls[w].velocity = servo_velocity(&sys.walls[w]);
-    }
+        wall.velocity = servo_velocity(wall);
+    });
 }

@@ -14,6 +14,7 @@ pub mod gpu_cell_list;
 pub mod gpu_contact;
 pub mod gpu_pass;
 pub mod gpu_stepper;
+pub mod pair_lanes;
 pub mod pair_law;
 pub mod precision;
 pub mod state;
