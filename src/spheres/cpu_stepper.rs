@@ -69,10 +69,9 @@ pub struct CpuSpheres {
     /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
     pub wall_out: Vec<PairOut>,
-    /// The sphere–wall contacts evaluated until the next build: per sphere its candidate walls
-    /// (CSR, in wall order), per wall its candidate spheres (in sphere order).
-    pub wall_cand_start: Vec<u32>,
-    pub wall_cand: Vec<u32>,
+    /// The sphere–wall contacts evaluated until the next build: their slots s · n_walls + w
+    /// (increasing), and per wall its candidate spheres (in sphere order).
+    pub wall_slots: Vec<u32>,
     pub wall_spheres: Vec<Vec<u32>>,
     /// Positions of the spheres and of the wall points at the last list build.
     pub x_ref: Vec<V3>,
@@ -119,8 +118,7 @@ impl CpuSpheres {
             incident: Vec::new(),
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
-            wall_cand_start: Vec::new(),
-            wall_cand: Vec::new(),
+            wall_slots: Vec::new(),
             wall_spheres: Vec::new(),
             x_ref: Vec::new(),
             wall_ref: Vec::new(),
@@ -147,11 +145,12 @@ impl CpuSpheres {
     /// One time step.
     pub fn step(&mut self) {
         let half = 0.5 * self.params.dt;
-        kick_drift(&mut self.states, &self.forces, half, self.params.dt);
+        let lim = 0.5 * self.params.skin;
+        let moved = kick_drift(&mut self.states, &self.forces, half, self.params.dt, &self.x_ref, lim);
         for w in &mut self.walls {
             w.advance(self.params.dt);
         }
-        if self.needs_rebuild() {
+        if moved || self.walls_moved() {
             self.rebuild();
         }
         self.compute_forces();
@@ -174,20 +173,26 @@ impl CpuSpheres {
     }
 
     /// Whether some sphere or some wall point moved more than half the skin since the last
-    /// build (a pair or a sphere–wall contact then closes by less than the skin).
+    /// build (a pair or a sphere–wall contact then closes by less than the skin). `step` gets
+    /// the spheres' half from `kick_drift`.
     pub fn needs_rebuild(&self) -> bool {
         let lim = 0.5 * self.params.skin;
-        let moved = |d: V3| d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim;
-        self.walls
-            .iter()
-            .zip(&self.wall_ref)
-            .any(|(w, r)| moved(sub(add(w.point_hi, w.point_lo), *r)))
+        self.walls_moved()
             || self
                 .states
                 .par_iter()
                 .zip(self.x_ref.par_iter())
                 .with_min_len(PAR_MIN)
-                .any(|(s, r)| moved(sub(add(s.pos_hi, s.pos_lo), *r)))
+                .any(|(s, r)| moved_beyond(add(s.pos_hi, s.pos_lo), *r, lim))
+    }
+
+    /// Whether some wall point moved more than half the skin since the last build.
+    pub fn walls_moved(&self) -> bool {
+        let lim = 0.5 * self.params.skin;
+        self.walls
+            .iter()
+            .zip(&self.wall_ref)
+            .any(|(w, r)| moved_beyond(add(w.point_hi, w.point_lo), *r, lim))
     }
 
     /// New candidate list, history carried by key, incident lists rebuilt.
@@ -222,15 +227,13 @@ impl CpuSpheres {
                     }
                 });
         }
-        self.wall_cand_start = Vec::with_capacity(n + 1);
-        self.wall_cand.clear();
+        self.wall_slots.clear();
         self.wall_spheres = vec![Vec::new(); nw];
-        self.wall_cand_start.push(0);
         for i in 0..n {
             for w in 0..nw {
                 let k = i * nw + w;
                 if mask[k] {
-                    self.wall_cand.push(w as u32);
+                    self.wall_slots.push(k as u32);
                     self.wall_spheres[w].push(i as u32);
                 } else {
                     self.wall_out[k] = PairOut::default();
@@ -239,7 +242,6 @@ impl CpuSpheres {
                     self.wall_strain[k] = 0.0;
                 }
             }
-            self.wall_cand_start.push(self.wall_cand.len() as u32);
         }
     }
 
@@ -304,19 +306,30 @@ pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
         });
 }
 
-/// `kick` then `drift`, fused into one pass over the spheres (the same operations).
-pub fn kick_drift(states: &mut [SphereState], forces: &[SphereForce], h: f32, dt: f32) {
+/// |x − x_ref| > lim.
+#[inline]
+fn moved_beyond(x: V3, x_ref: V3, lim: f32) -> bool {
+    let d = sub(x, x_ref);
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
+}
+
+/// `kick` then `drift`, fused into one pass over the spheres (the same operations); returns
+/// whether some sphere is now farther than `lim` from its `x_ref` (the rebuild check).
+pub fn kick_drift(states: &mut [SphereState], forces: &[SphereForce], h: f32, dt: f32, x_ref: &[V3], lim: f32) -> bool {
     states
         .par_iter_mut()
         .zip(forces.par_iter())
+        .zip(x_ref.par_iter())
         .with_min_len(PAR_MIN)
-        .for_each(|(s, f)| {
+        .map(|((s, f), r)| {
             s.vel = add(s.vel, scale(f.force, h / s.mass));
             s.omega = add(s.omega, scale(f.torque, h / s.inertia));
             let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, dt));
             s.pos_hi = hi;
             s.pos_lo = lo;
-        });
+            moved_beyond(add(hi, lo), *r, lim)
+        })
+        .reduce(|| false, |a, b| a | b)
 }
 
 /// x += Δt v in double-f32.
@@ -354,23 +367,24 @@ pub fn normal_pass(sys: &mut CpuSpheres) {
     if nw == 0 {
         return;
     }
-    let (cand_start, cand) = (&sys.wall_cand_start, &sys.wall_cand);
-    sys.wall_trace
-        .par_chunks_mut(nw)
-        .enumerate()
-        .with_min_len(PAR_MIN)
-        .for_each(|(i, ts)| {
-            for &w in &cand[cand_start[i] as usize..cand_start[i + 1] as usize] {
-                let (s, w) = (&states[i], w as usize);
-                let law = laws.get(s.material, walls[w].material);
-                let (g, _, _) = wall_geometry(&walls[w], s);
-                ts[w] = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
-                    stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
-                } else {
-                    0.0
-                };
+    let traces: Vec<f32> = sys
+        .wall_slots
+        .par_iter()
+        .with_min_len(PAR_MIN / 8)
+        .map(|&k| {
+            let (s, w) = (&states[k as usize / nw], &walls[k as usize % nw]);
+            let law = laws.get(s.material, w.material);
+            let (g, _, _) = wall_geometry(w, s);
+            if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+                stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
+            } else {
+                0.0
             }
-        });
+        })
+        .collect();
+    for (&k, t) in sys.wall_slots.iter().zip(traces) {
+        sys.wall_trace[k as usize] = t;
+    }
 }
 
 /// MC-stress: tr σ_i = (1/V_i) Σ l·f over i's pairs (list order) and walls (wall order).
@@ -559,43 +573,46 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
     let dt = sys.params.dt;
     let (mc, trace, wall_trace) = (sys.mc, &sys.stress_trace, &sys.wall_trace);
     let wall_strain = &sys.wall_strain;
-    let (cand_start, cand) = (&sys.wall_cand_start, &sys.wall_cand);
-    sys.wall_out
-        .par_chunks_mut(nw)
-        .zip(sys.wall_history.par_chunks_mut(nw))
-        .enumerate()
-        .with_min_len(PAR_MIN)
-        .for_each(|(i, (outs, hists))| {
-            for &w in &cand[cand_start[i] as usize..cand_start[i + 1] as usize] {
-                let (s, k, w) = (&states[i], i * nw + w as usize, w as usize);
-                let (mut g, l_i, c) = wall_geometry(&walls[w], s);
-                let law = laws.get(s.material, walls[w].material);
-                let mut f_mc = 0.0;
-                let on = mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0;
-                if on && (law.mc.options & MC_STRAIN) != 0 {
-                    // Eq 8: a rigid wall does not deform; only the sphere's other contacts count.
-                    g.delta = (g.delta + wall_strain[k]).max(0.0);
-                } else if on {
-                    // A wall has no stress of its own: P comes from the sphere's alone.
-                    let mut t = trace[i];
-                    if (law.mc.options & MC_INCLUDE_SELF) == 0 {
-                        t -= wall_trace[k] / sphere_volume(s.radius);
-                    }
-                    f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
+    let wall_history = &sys.wall_history;
+    let results: Vec<(PairOut, ContactHistory)> = sys
+        .wall_slots
+        .par_iter()
+        .with_min_len(PAR_MIN / 8)
+        .map(|&k| {
+            let (k, i) = (k as usize, k as usize / nw);
+            let (s, w) = (&states[i], &walls[k % nw]);
+            let (mut g, l_i, c) = wall_geometry(w, s);
+            let law = laws.get(s.material, w.material);
+            let mut f_mc = 0.0;
+            let on = mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0;
+            if on && (law.mc.options & MC_STRAIN) != 0 {
+                // Eq 8: a rigid wall does not deform; only the sphere's other contacts count.
+                g.delta = (g.delta + wall_strain[k]).max(0.0);
+            } else if on {
+                // A wall has no stress of its own: P comes from the sphere's alone.
+                let mut t = trace[i];
+                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                    t -= wall_trace[k] / sphere_volume(s.radius);
                 }
-                let (pf, h) = pair_force(law, &g, dt, &hists[w], f_mc);
-                hists[w] = h;
-                outs[w] = PairOut {
-                    force: pf.force,
-                    torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
-                    // Torque of the sphere on the wall about the wall's point.
-                    torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
-                    f_n: pf.f_n,
-                    energy: pf.energy,
-                    _pad: 0.0,
-                };
+                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
             }
-        });
+            let (pf, h) = pair_force(law, &g, dt, &wall_history[k], f_mc);
+            let out = PairOut {
+                force: pf.force,
+                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+                // Torque of the sphere on the wall about the wall's point.
+                torque_j: sub(cross(c, scale(pf.force, -1.0)), pf.rolling_torque),
+                f_n: pf.f_n,
+                energy: pf.energy,
+                _pad: 0.0,
+            };
+            (out, h)
+        })
+        .collect();
+    for (&k, (out, h)) in sys.wall_slots.iter().zip(results) {
+        sys.wall_out[k as usize] = out;
+        sys.wall_history[k as usize] = h;
+    }
 }
 
 /// Per sphere: m g + its pairs in list order + its walls in order, then damping.
@@ -603,7 +620,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let p = sys.params;
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
-    let (start, incident) = (&sys.incident_start, &sys.incident);
+    let (start, incident, list) = (&sys.incident_start, &sys.incident, &sys.list);
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -612,15 +629,18 @@ pub fn gather(sys: &mut CpuSpheres) {
             let s = &states[i];
             let mut f = scale(p.gravity, s.mass);
             let mut t = [0.0f32; 3];
-            for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+            // Incident order = pair order: first the pairs where i is j (owners < i), then i's
+            // own row, contiguous in the pair arrays (two loops, no branch on the side).
+            let own = list.start[i] as usize..list.start[i + 1] as usize;
+            let inc = &incident[start[i] as usize..start[i + 1] as usize];
+            for &e in &inc[..inc.len() - own.len()] {
                 let o = &pair_out[(e >> 1) as usize];
-                if e & 1 == 0 {
-                    f = add(f, o.force);
-                    t = add(t, o.torque_i);
-                } else {
-                    f = sub(f, o.force);
-                    t = add(t, o.torque_j);
-                }
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+            for o in &pair_out[own] {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
             }
             for o in &wall_out[i * nw..(i + 1) * nw] {
                 f = add(f, o.force);
