@@ -245,6 +245,34 @@ impl CpuSpheres {
         }
     }
 
+    /// Host memory held per sphere: every state, list, history and output array of the stepper
+    /// (allocated lengths) divided by the number of spheres.
+    pub fn bytes_per_sphere(&self) -> f64 {
+        fn b<T>(v: &[T]) -> usize {
+            std::mem::size_of_val(v)
+        }
+        let bytes = b(&self.states)
+            + b(&self.forces)
+            + b(&self.list.start)
+            + b(&self.list.partner)
+            + b(&self.owner)
+            + b(&self.history)
+            + b(&self.pair_out)
+            + b(&self.incident_start)
+            + b(&self.incident)
+            + b(&self.wall_history)
+            + b(&self.wall_out)
+            + b(&self.wall_slots)
+            + self.wall_spheres.iter().map(|w| b(w)).sum::<usize>()
+            + b(&self.x_ref)
+            + b(&self.pair_trace)
+            + b(&self.wall_trace)
+            + b(&self.stress_trace)
+            + b(&self.pair_strain)
+            + b(&self.wall_strain);
+        bytes as f64 / self.states.len().max(1) as f64
+    }
+
     /// Elastic energy stored in all contacts (pairs and walls) at the last force evaluation.
     pub fn contact_energy(&self) -> f64 {
         self.pair_out

@@ -238,6 +238,14 @@ impl GpuSpheres {
         Ok(())
     }
 
+    /// `k` steps.
+    pub fn steps_batched(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
+        for _ in 0..k {
+            self.step(ctx)?;
+        }
+        Ok(())
+    }
+
     /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU.
     pub fn rebuild(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
         let states = self.spheres.read(ctx);

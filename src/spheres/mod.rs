@@ -5,6 +5,7 @@
 //! The force laws themselves live in `crate::laws`; WGSL twins in `shaders/sphere_*.wgsl`.
 //! Model, equations and choices: docs/spheres.md.
 
+pub mod bench_run;
 pub mod bench_scene;
 pub mod cell_list;
 pub mod contact;
