@@ -1,11 +1,13 @@
 //! Criterion benches of one sphere step on the CPU stepper (`spheres::cpu_stepper`), Hertz–Mindlin,
 //! on `spheres::bench_scene::compressed_lattice` (a dense packing under slow compression).
-//! Throughput in sphere-steps.
-//! Run: `cargo bench --bench spheres` (the 10⁵-sphere case is n = 47).
+//! Throughput in sphere-steps. `sphere_pass_cpu` times each pass of a step alone at 10⁵ spheres
+//! (where the time of a step goes).
+//! Run: `cargo bench --bench spheres -- --noplot` (the 10⁵-sphere case is n = 47);
+//! threads with RAYON_NUM_THREADS.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use softdem::spheres::bench_scene::compressed_lattice;
-use softdem::spheres::cpu_stepper::CpuSpheres;
+use softdem::spheres::cpu_stepper::{self as cs, CpuSpheres};
 
 fn packing(n: usize) -> CpuSpheres {
     let (p, states, laws, walls) = compressed_lattice(n);
@@ -30,5 +32,32 @@ fn step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step);
+fn passes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sphere_pass_cpu");
+    group.sample_size(10);
+    let mut sys = packing(47);
+    for _ in 0..20 {
+        sys.step();
+    }
+    group.throughput(Throughput::Elements(sys.states.len() as u64));
+    let dt = sys.params.dt;
+    group.bench_function("kick", |b| b.iter(|| cs::kick(&mut sys.states, &sys.forces, 0.0)));
+    group.bench_function("drift", |b| b.iter(|| cs::drift(&mut sys.states, 0.0 * dt)));
+    group.bench_function("needs_rebuild", |b| b.iter(|| sys.needs_rebuild()));
+    group.bench_function("pair_pass", |b| b.iter(|| cs::pair_pass(&mut sys)));
+    group.bench_function("wall_pass", |b| b.iter(|| cs::wall_pass(&mut sys)));
+    group.bench_function("gather", |b| b.iter(|| cs::gather(&mut sys)));
+    group.bench_function("wall_gather", |b| b.iter(|| cs::wall_gather(&mut sys)));
+    let pairs = sys.list.len();
+    let touching = sys.pair_out.iter().filter(|o| o.f_n > 0.0).count();
+    let walls = sys.wall_out.iter().filter(|o| o.f_n > 0.0).count();
+    println!(
+        "{} spheres, {pairs} candidate pairs, {touching} touching, {walls} wall contacts",
+        sys.states.len()
+    );
+    group.bench_function("rebuild", |b| b.iter(|| sys.rebuild()));
+    group.finish();
+}
+
+criterion_group!(benches, step, passes);
 criterion_main!(benches);

@@ -38,6 +38,14 @@
 
 const STEP_WG: u32 = 64u;
 
+// Several steps are recorded per submission (`GpuSpheres::steps`): once `displacement_check`
+// has raised step_flags[0] (the list is stale), every later kernel of the batch returns at
+// once, so the batch stops after that step's drift; the host rebuilds the list and finishes
+// the step. step_flags[1] counts the drifts that ran (the steps begun).
+fn list_stale() -> bool {
+    return atomicLoad(&step_flags[0]) != 0u;
+}
+
 fn law_of(a: u32, b: u32) -> PairLaw {
     return laws[a * sp.n_materials + b];
 }
@@ -46,6 +54,9 @@ fn law_of(a: u32, b: u32) -> PairLaw {
 @compute @workgroup_size(64)
 fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -60,8 +71,14 @@ fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 @compute @workgroup_size(64)
 fn drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
+    }
+    if (i == 0u) {
+        atomicAdd(&step_flags[1], 1u);
     }
     var s = spheres[i];
     let x = df3_add(s.pos_hi, s.pos_lo, s.vel * sp.dt);
@@ -73,6 +90,9 @@ fn drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
 @compute @workgroup_size(64)
 fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let w = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (w >= sp.n_walls) {
         return;
     }
@@ -87,6 +107,9 @@ fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
 @compute @workgroup_size(64)
 fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -102,6 +125,9 @@ fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
 @compute @workgroup_size(64)
 fn normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -121,6 +147,9 @@ fn normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 @compute @workgroup_size(64)
 fn wall_normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (k >= sp.n_spheres * sp.n_walls) {
         return;
     }
@@ -139,6 +168,9 @@ fn wall_normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
 @compute @workgroup_size(64)
 fn stress_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -210,6 +242,9 @@ fn partner_owner(k: u32) -> u32 {
 @compute @workgroup_size(64)
 fn strain_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -246,6 +281,9 @@ fn strain_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 @compute @workgroup_size(64)
 fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -280,6 +318,9 @@ fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 @compute @workgroup_size(64)
 fn wall_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (k >= sp.n_spheres * sp.n_walls) {
         return;
     }
@@ -321,6 +362,9 @@ fn damp(f: vec3<f32>, v: vec3<f32>, c: f32, alpha: f32) -> vec3<f32> {
 @compute @workgroup_size(64)
 fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (i >= sp.n_spheres) {
         return;
     }
@@ -351,6 +395,9 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
 @compute @workgroup_size(64)
 fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let w = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
     if (w >= sp.n_walls) {
         return;
     }

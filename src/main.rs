@@ -97,7 +97,8 @@ enum Command {
         #[arg(long, default_value_t = 2e7)]
         node_steps: f64,
         /// Scenes to run, in order: `compaction`, `deposit` (the realistic scene), `fall` (the older
-        /// packing falling under gravity).
+        /// packing falling under gravity), `spheres` (3D Hertz–Mindlin spheres, its own CSV:
+        /// `spheres::bench_run`).
         #[arg(long, value_delimiter = ',', default_value = "compaction,deposit")]
         scene: Vec<String>,
         /// `deposit`: segment length of the box walls; 0 subdivides them at the cells' mean
@@ -115,6 +116,18 @@ enum Command {
         /// Lattice sides n of the --gpu-report sphere sizes, n³ spheres (default 22,47,100).
         #[arg(long, value_delimiter = ',')]
         report_sphere_sides: Vec<usize>,
+        /// `spheres`: sphere counts to run (n³ lattices, n = round(∛count); default 1e3,1e4,1e5,1e6).
+        #[arg(long, value_delimiter = ',')]
+        spheres: Vec<f64>,
+        /// `spheres`: largest size run on the CPU backend.
+        #[arg(long, default_value_t = 1e6)]
+        max_spheres_cpu: f64,
+        /// `spheres`: largest size run on the GPU backend.
+        #[arg(long, default_value_t = 1e6)]
+        max_spheres_gpu: f64,
+        /// `spheres`: work per size when --steps is not given.
+        #[arg(long, default_value_t = 2e7)]
+        sphere_steps: f64,
         /// Seconds of timed stepping per --gpu-report size.
         #[arg(long, default_value_t = 2.0)]
         window: f64,
@@ -191,12 +204,32 @@ fn main() {
             node_steps,
             scene,
             wall_segment,
+            spheres,
+            max_spheres_cpu,
+            max_spheres_gpu,
+            sphere_steps,
             ..
         } => {
-            println!(
-                "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
-            );
+            if scene.iter().any(|s| s != "spheres") {
+                println!(
+                    "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
+                );
+            }
             scene.iter().try_for_each(|name| {
+                if name == "spheres" {
+                    let gpu = backend == BackendKind::Gpu;
+                    return softdem::spheres::bench_run::run(&softdem::spheres::bench_run::SphereBench {
+                        gpu,
+                        spheres: if spheres.is_empty() {
+                            vec![1e3, 1e4, 1e5, 1e6]
+                        } else {
+                            spheres.clone()
+                        },
+                        max_spheres: if gpu { max_spheres_gpu } else { max_spheres_cpu },
+                        steps,
+                        sphere_steps,
+                    });
+                }
                 let cells = if !cells.is_empty() {
                     cells.clone()
                 } else if !nodes.is_empty() {

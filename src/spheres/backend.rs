@@ -232,10 +232,7 @@ impl SphereBackend for GpuSphereBackend {
         format!("gpu: {}", self.ctx.info.name)
     }
     fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        for _ in 0..steps {
-            self.sys.step(&self.ctx)?;
-        }
-        Ok(())
+        self.sys.steps_batched(&self.ctx, steps)
     }
     fn steps_done(&self) -> u64 {
         self.sys.steps

@@ -13,6 +13,7 @@ use super::precision::df3_sub;
 use super::state::{SphereParams, SphereState};
 use crate::cpu::scan::prefix_scan;
 use crate::laws::vec3::dot;
+use rayon::prelude::*;
 
 /// Candidate pairs in CSR form: the partners of sphere i are `partner[start[i]..start[i + 1]]`,
 /// all > i, increasing.
@@ -191,21 +192,37 @@ pub fn candidate_fill(
     }
 }
 
-/// The candidate list of `states` on the grid of `p`: bin → count → scan → fill.
+/// The rows `v[start[i]..start[i + 1]]` of a CSR array as separate mutable slices (so rows can
+/// be filled in parallel, each by its own task).
+pub fn split_rows<'a, T>(mut v: &'a mut [T], start: &[u32]) -> Vec<&'a mut [T]> {
+    let mut rows = Vec::with_capacity(start.len().saturating_sub(1));
+    for w in start.windows(2) {
+        let (row, rest) = std::mem::take(&mut v).split_at_mut((w[1] - w[0]) as usize);
+        rows.push(row);
+        v = rest;
+    }
+    rows
+}
+
+/// The candidate list of `states` on the grid of `p`: bin → count → scan → fill (count and
+/// fill in parallel over the spheres; each row is computed alone, so the split does not matter).
 pub fn build_neighbor_list(p: &SphereParams, states: &[SphereState]) -> NeighborList {
     let (cell_start, cell_spheres) = bin_spheres(p, states);
     let n = states.len();
     let mut start: Vec<u32> = (0..n)
+        .into_par_iter()
+        .with_min_len(256)
         .map(|i| candidate_count(p, states, &cell_start, &cell_spheres, i))
         .collect();
     start.push(0);
     let total = prefix_scan(&mut start[..n]);
     start[n] = total;
     let mut partner = vec![0u32; total as usize];
-    for i in 0..n {
-        let (a, b) = (start[i] as usize, start[i + 1] as usize);
-        candidate_fill(p, states, &cell_start, &cell_spheres, i, &mut partner[a..b]);
-    }
+    split_rows(&mut partner, &start)
+        .into_par_iter()
+        .enumerate()
+        .with_min_len(256)
+        .for_each(|(i, row)| candidate_fill(p, states, &cell_start, &cell_spheres, i, row));
     NeighborList { start, partner }
 }
 
@@ -213,16 +230,21 @@ pub fn build_neighbor_list(p: &SphereParams, states: &[SphereState]) -> Neighbor
 /// binary search in i's old row), a new pair starts from zero.
 pub fn carry_history(old: &NeighborList, old_history: &[ContactHistory], new: &NeighborList) -> Vec<ContactHistory> {
     let mut out = vec![ContactHistory::default(); new.len()];
-    for i in 0..new.start.len().saturating_sub(1) {
-        if i + 1 >= old.start.len() {
-            break;
-        }
-        let row = &old.partner[old.start[i] as usize..old.start[i + 1] as usize];
-        for k in new.start[i]..new.start[i + 1] {
-            if let Ok(pos) = row.binary_search(&new.partner[k as usize]) {
-                out[k as usize] = old_history[old.start[i] as usize + pos];
+    split_rows(&mut out, &new.start)
+        .into_par_iter()
+        .enumerate()
+        .with_min_len(256)
+        .for_each(|(i, out_row)| {
+            if i + 1 >= old.start.len() {
+                return;
             }
-        }
-    }
+            let row = &old.partner[old.start[i] as usize..old.start[i + 1] as usize];
+            let new_row = &new.partner[new.start[i] as usize..new.start[i + 1] as usize];
+            for (o, j) in out_row.iter_mut().zip(new_row) {
+                if let Ok(pos) = row.binary_search(j) {
+                    *o = old_history[old.start[i] as usize + pos];
+                }
+            }
+        });
     out
 }

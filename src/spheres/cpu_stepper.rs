@@ -20,13 +20,15 @@
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::wall::{servo_velocity, wall_geometry, PlaneWall};
+use super::wall::{servo_velocity, wall_candidate, wall_geometry, PlaneWall};
 use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAIN};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
+use crate::model::lanes::LANES;
 use rayon::prelude::*;
 
 /// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
@@ -63,11 +65,17 @@ pub struct CpuSpheres {
     /// Per sphere, its pairs as (pair index << 1 | 1 when the sphere is j), in pair order.
     pub incident_start: Vec<u32>,
     pub incident: Vec<u32>,
-    /// Sphere–wall history and result, index s · n_walls + w.
+    /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
+    /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
     pub wall_out: Vec<PairOut>,
-    /// Positions at the last list build.
+    /// The sphere–wall contacts evaluated until the next build: their slots s · n_walls + w
+    /// (increasing), and per wall its candidate spheres (in sphere order).
+    pub wall_slots: Vec<u32>,
+    pub wall_spheres: Vec<Vec<u32>>,
+    /// Positions of the spheres and of the wall points at the last list build.
     pub x_ref: Vec<V3>,
+    pub wall_ref: Vec<V3>,
     /// MC-stress: whether the law table uses it, the l·f terms of each pair (for i, for j) and
     /// each wall contact, and tr σ of each sphere (eq 9), all of the last force evaluation.
     pub mc: bool,
@@ -81,6 +89,8 @@ pub struct CpuSpheres {
     pub wall_strain: Vec<f32>,
     pub rebuilds: u64,
     pub steps: u64,
+    /// Whether the pair pass may use SIMD lanes (`pair_lanes`; the same bits either way).
+    pub use_lanes: bool,
 }
 
 impl CpuSpheres {
@@ -108,7 +118,10 @@ impl CpuSpheres {
             incident: Vec::new(),
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
+            wall_slots: Vec::new(),
+            wall_spheres: Vec::new(),
             x_ref: Vec::new(),
+            wall_ref: Vec::new(),
             mc: laws.has_mc_stress(),
             pair_trace: Vec::new(),
             wall_trace: vec![0.0; n * nw],
@@ -118,6 +131,7 @@ impl CpuSpheres {
             wall_strain: vec![0.0; n * nw],
             rebuilds: 0,
             steps: 0,
+            use_lanes: true,
             states,
             laws,
         };
@@ -131,12 +145,12 @@ impl CpuSpheres {
     /// One time step.
     pub fn step(&mut self) {
         let half = 0.5 * self.params.dt;
-        kick(&mut self.states, &self.forces, half);
-        drift(&mut self.states, self.params.dt);
+        let lim = 0.5 * self.params.skin;
+        let moved = kick_drift(&mut self.states, &self.forces, half, self.params.dt, &self.x_ref, lim);
         for w in &mut self.walls {
             w.advance(self.params.dt);
         }
-        if self.needs_rebuild() {
+        if moved || self.walls_moved() {
             self.rebuild();
         }
         self.compute_forces();
@@ -158,13 +172,27 @@ impl CpuSpheres {
         wall_gather(self);
     }
 
-    /// Whether some sphere moved more than half the skin since the last build.
+    /// Whether some sphere or some wall point moved more than half the skin since the last
+    /// build (a pair or a sphere–wall contact then closes by less than the skin). `step` gets
+    /// the spheres' half from `kick_drift`.
     pub fn needs_rebuild(&self) -> bool {
         let lim = 0.5 * self.params.skin;
-        self.states.iter().zip(&self.x_ref).any(|(s, r)| {
-            let d = sub(add(s.pos_hi, s.pos_lo), *r);
-            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
-        })
+        self.walls_moved()
+            || self
+                .states
+                .par_iter()
+                .zip(self.x_ref.par_iter())
+                .with_min_len(PAR_MIN)
+                .any(|(s, r)| moved_beyond(add(s.pos_hi, s.pos_lo), *r, lim))
+    }
+
+    /// Whether some wall point moved more than half the skin since the last build.
+    pub fn walls_moved(&self) -> bool {
+        let lim = 0.5 * self.params.skin;
+        self.walls
+            .iter()
+            .zip(&self.wall_ref)
+            .any(|(w, r)| moved_beyond(add(w.point_hi, w.point_lo), *r, lim))
     }
 
     /// New candidate list, history carried by key, incident lists rebuilt.
@@ -178,7 +206,71 @@ impl CpuSpheres {
         self.pair_trace = vec![[0.0; 2]; self.list.len()];
         self.pair_strain = vec![[0.0; 2]; self.list.len()];
         self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
+        self.wall_ref = self.walls.iter().map(|w| add(w.point_hi, w.point_lo)).collect();
+        self.build_wall_candidates();
         self.rebuilds += 1;
+    }
+
+    /// The sphere–wall candidates (`wall_candidate`) and a cleared record for every other
+    /// sphere–wall slot (what evaluating a contact that cannot touch would give).
+    fn build_wall_candidates(&mut self) {
+        let (n, nw, skin) = (self.states.len(), self.walls.len(), self.params.skin);
+        let mut mask = vec![false; n * nw];
+        if nw > 0 {
+            let walls = &self.walls;
+            mask.par_chunks_mut(nw)
+                .zip(self.states.par_iter())
+                .with_min_len(PAR_MIN)
+                .for_each(|(m, s)| {
+                    for (w, m) in m.iter_mut().enumerate() {
+                        *m = wall_candidate(&walls[w], s, skin);
+                    }
+                });
+        }
+        self.wall_slots.clear();
+        self.wall_spheres = vec![Vec::new(); nw];
+        for i in 0..n {
+            for w in 0..nw {
+                let k = i * nw + w;
+                if mask[k] {
+                    self.wall_slots.push(k as u32);
+                    self.wall_spheres[w].push(i as u32);
+                } else {
+                    self.wall_out[k] = PairOut::default();
+                    self.wall_history[k] = ContactHistory::default();
+                    self.wall_trace[k] = 0.0;
+                    self.wall_strain[k] = 0.0;
+                }
+            }
+        }
+    }
+
+    /// Host memory held per sphere: every state, list, history and output array of the stepper
+    /// (allocated lengths) divided by the number of spheres.
+    pub fn bytes_per_sphere(&self) -> f64 {
+        fn b<T>(v: &[T]) -> usize {
+            std::mem::size_of_val(v)
+        }
+        let bytes = b(&self.states)
+            + b(&self.forces)
+            + b(&self.list.start)
+            + b(&self.list.partner)
+            + b(&self.owner)
+            + b(&self.history)
+            + b(&self.pair_out)
+            + b(&self.incident_start)
+            + b(&self.incident)
+            + b(&self.wall_history)
+            + b(&self.wall_out)
+            + b(&self.wall_slots)
+            + self.wall_spheres.iter().map(|w| b(w)).sum::<usize>()
+            + b(&self.x_ref)
+            + b(&self.pair_trace)
+            + b(&self.wall_trace)
+            + b(&self.stress_trace)
+            + b(&self.pair_strain)
+            + b(&self.wall_strain);
+        bytes as f64 / self.states.len().max(1) as f64
     }
 
     /// Elastic energy stored in all contacts (pairs and walls) at the last force evaluation.
@@ -242,6 +334,32 @@ pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
         });
 }
 
+/// |x − x_ref| > lim.
+#[inline]
+fn moved_beyond(x: V3, x_ref: V3, lim: f32) -> bool {
+    let d = sub(x, x_ref);
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
+}
+
+/// `kick` then `drift`, fused into one pass over the spheres (the same operations); returns
+/// whether some sphere is now farther than `lim` from its `x_ref` (the rebuild check).
+pub fn kick_drift(states: &mut [SphereState], forces: &[SphereForce], h: f32, dt: f32, x_ref: &[V3], lim: f32) -> bool {
+    states
+        .par_iter_mut()
+        .zip(forces.par_iter())
+        .zip(x_ref.par_iter())
+        .with_min_len(PAR_MIN)
+        .map(|((s, f), r)| {
+            s.vel = add(s.vel, scale(f.force, h / s.mass));
+            s.omega = add(s.omega, scale(f.torque, h / s.inertia));
+            let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, dt));
+            s.pos_hi = hi;
+            s.pos_lo = lo;
+            moved_beyond(add(hi, lo), *r, lim)
+        })
+        .reduce(|| false, |a, b| a | b)
+}
+
 /// x += Δt v in double-f32.
 pub fn drift(states: &mut [SphereState], dt: f32) {
     states.par_iter_mut().with_min_len(PAR_MIN).for_each(|s| {
@@ -277,20 +395,24 @@ pub fn normal_pass(sys: &mut CpuSpheres) {
     if nw == 0 {
         return;
     }
-    sys.wall_trace
-        .par_iter_mut()
-        .enumerate()
-        .with_min_len(PAR_MIN)
-        .for_each(|(k, t)| {
-            let (s, w) = (&states[k / nw], &walls[k % nw]);
+    let traces: Vec<f32> = sys
+        .wall_slots
+        .par_iter()
+        .with_min_len(PAR_MIN / 8)
+        .map(|&k| {
+            let (s, w) = (&states[k as usize / nw], &walls[k as usize % nw]);
             let law = laws.get(s.material, w.material);
             let (g, _, _) = wall_geometry(w, s);
-            *t = if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
+            if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
                 stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
             } else {
                 0.0
-            };
-        });
+            }
+        })
+        .collect();
+    for (&k, t) in sys.wall_slots.iter().zip(traces) {
+        sys.wall_trace[k as usize] = t;
+    }
 }
 
 /// MC-stress: tr σ_i = (1/V_i) Σ l·f over i's pairs (list order) and walls (wall order).
@@ -395,7 +517,8 @@ pub fn strain_pass(sys: &mut CpuSpheres) {
 }
 
 /// Every candidate pair: geometry, law (with the MC-stress correction when on), torques l × f
-/// (plus rolling torques), new history.
+/// (plus rolling torques), new history. Groups of eight pairs under one plain Hertz–Mindlin law
+/// run on SIMD lanes (`pair_lanes`, the same bits), the others pair by pair.
 pub fn pair_pass(sys: &mut CpuSpheres) {
     let states = &sys.states;
     let laws = &sys.laws;
@@ -404,42 +527,69 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
     let owner = &sys.owner;
     let (mc, trace, pair_trace) = (sys.mc, &sys.stress_trace, &sys.pair_trace);
     let pair_strain = &sys.pair_strain;
-    sys.pair_out
-        .par_iter_mut()
-        .zip(sys.history.par_iter_mut())
-        .enumerate()
-        .with_min_len(PAR_MIN)
-        .for_each(|(k, (out, hist))| {
-            let (i, j) = (owner[k] as usize, list.partner[k] as usize);
-            let (a, b) = (&states[i], &states[j]);
-            let (mut g, l_i, l_j) = sphere_pair_geometry(a, b);
-            let law = laws.get(a.material, b.material);
-            let mut f_mc = 0.0;
-            if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_STRAIN) != 0 {
-                // Eq 8: the overlap plus the displacements of both grains' other contacts.
-                g.delta = (g.delta + pair_strain[k][0] + pair_strain[k][1]).max(0.0);
-            } else if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
-                let (mut t_i, mut t_j) = (trace[i], trace[j]);
-                if (law.mc.options & MC_INCLUDE_SELF) == 0 {
-                    t_i -= pair_trace[k][0] / sphere_volume(a.radius);
-                    t_j -= pair_trace[k][1] / sphere_volume(b.radius);
-                }
-                f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t_i, t_j);
+    let use_lanes = sys.use_lanes;
+    let lanes = PairLaneInputs {
+        states,
+        owner,
+        partner: &list.partner,
+        dt,
+    };
+    let one_pair = |k: usize, out: &mut PairOut, hist: &mut ContactHistory| {
+        let (i, j) = (owner[k] as usize, list.partner[k] as usize);
+        let (a, b) = (&states[i], &states[j]);
+        let (mut g, l_i, l_j) = sphere_pair_geometry(a, b);
+        let law = laws.get(a.material, b.material);
+        let mut f_mc = 0.0;
+        if mc && law.mc.beta != 0.0 && g.delta > 0.0 && (law.mc.options & MC_STRAIN) != 0 {
+            // Eq 8: the overlap plus the displacements of both grains' other contacts.
+            g.delta = (g.delta + pair_strain[k][0] + pair_strain[k][1]).max(0.0);
+        } else if mc && law.mc.beta != 0.0 && g.delta > 0.0 {
+            let (mut t_i, mut t_j) = (trace[i], trace[j]);
+            if (law.mc.options & MC_INCLUDE_SELF) == 0 {
+                t_i -= pair_trace[k][0] / sphere_volume(a.radius);
+                t_j -= pair_trace[k][1] / sphere_volume(b.radius);
             }
-            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
-            *hist = h;
-            *out = PairOut {
-                force: pf.force,
-                torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
-                torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
-                f_n: pf.f_n,
-                energy: pf.energy,
-                _pad: 0.0,
+            f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t_i, t_j);
+        }
+        let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
+        *hist = h;
+        *out = PairOut {
+            force: pf.force,
+            torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
+            torque_j: sub(cross(l_j, scale(pf.force, -1.0)), pf.rolling_torque),
+            f_n: pf.f_n,
+            energy: pf.energy,
+            _pad: 0.0,
+        };
+    };
+    sys.pair_out
+        .par_chunks_mut(LANES)
+        .zip(sys.history.par_chunks_mut(LANES))
+        .enumerate()
+        .with_min_len(PAR_MIN / LANES)
+        .for_each(|(g, (outs, hists))| {
+            let k0 = g * LANES;
+            let law_of = |k: usize| {
+                (
+                    states[owner[k] as usize].material,
+                    states[list.partner[k] as usize].material,
+                )
             };
+            if use_lanes && outs.len() == LANES {
+                let m = law_of(k0);
+                let law = laws.get(m.0, m.1);
+                if lane_law(law, mc) && (1..LANES).all(|q| law_of(k0 + q) == m) {
+                    pair_group(&lanes, k0, law, outs, hists);
+                    return;
+                }
+            }
+            for (q, (out, hist)) in outs.iter_mut().zip(hists.iter_mut()).enumerate() {
+                one_pair(k0 + q, out, hist);
+            }
         });
 }
 
-/// Every sphere against every wall.
+/// Every sphere against its candidate walls (the other slots stay cleared).
 pub fn wall_pass(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     if nw == 0 {
@@ -451,13 +601,14 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
     let dt = sys.params.dt;
     let (mc, trace, wall_trace) = (sys.mc, &sys.stress_trace, &sys.wall_trace);
     let wall_strain = &sys.wall_strain;
-    sys.wall_out
-        .par_iter_mut()
-        .zip(sys.wall_history.par_iter_mut())
-        .enumerate()
-        .with_min_len(PAR_MIN)
-        .for_each(|(k, (out, hist))| {
-            let (s, w) = (&states[k / nw], &walls[k % nw]);
+    let wall_history = &sys.wall_history;
+    let results: Vec<(PairOut, ContactHistory)> = sys
+        .wall_slots
+        .par_iter()
+        .with_min_len(PAR_MIN / 8)
+        .map(|&k| {
+            let (k, i) = (k as usize, k as usize / nw);
+            let (s, w) = (&states[i], &walls[k % nw]);
             let (mut g, l_i, c) = wall_geometry(w, s);
             let law = laws.get(s.material, w.material);
             let mut f_mc = 0.0;
@@ -467,15 +618,14 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
                 g.delta = (g.delta + wall_strain[k]).max(0.0);
             } else if on {
                 // A wall has no stress of its own: P comes from the sphere's alone.
-                let mut t = trace[k / nw];
+                let mut t = trace[i];
                 if (law.mc.options & MC_INCLUDE_SELF) == 0 {
                     t -= wall_trace[k] / sphere_volume(s.radius);
                 }
                 f_mc = mc_stress_force(&law.mc, g.r_star, g.delta, t, 0.0);
             }
-            let (pf, h) = pair_force(law, &g, dt, hist, f_mc);
-            *hist = h;
-            *out = PairOut {
+            let (pf, h) = pair_force(law, &g, dt, &wall_history[k], f_mc);
+            let out = PairOut {
                 force: pf.force,
                 torque_i: add(cross(l_i, pf.force), pf.rolling_torque),
                 // Torque of the sphere on the wall about the wall's point.
@@ -484,7 +634,13 @@ pub fn wall_pass(sys: &mut CpuSpheres) {
                 energy: pf.energy,
                 _pad: 0.0,
             };
-        });
+            (out, h)
+        })
+        .collect();
+    for (&k, (out, h)) in sys.wall_slots.iter().zip(results) {
+        sys.wall_out[k as usize] = out;
+        sys.wall_history[k as usize] = h;
+    }
 }
 
 /// Per sphere: m g + its pairs in list order + its walls in order, then damping.
@@ -492,7 +648,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let p = sys.params;
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
-    let (start, incident) = (&sys.incident_start, &sys.incident);
+    let (start, incident, list) = (&sys.incident_start, &sys.incident, &sys.list);
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -501,15 +657,18 @@ pub fn gather(sys: &mut CpuSpheres) {
             let s = &states[i];
             let mut f = scale(p.gravity, s.mass);
             let mut t = [0.0f32; 3];
-            for &e in &incident[start[i] as usize..start[i + 1] as usize] {
+            // Incident order = pair order: first the pairs where i is j (owners < i), then i's
+            // own row, contiguous in the pair arrays (two loops, no branch on the side).
+            let own = list.start[i] as usize..list.start[i + 1] as usize;
+            let inc = &incident[start[i] as usize..start[i + 1] as usize];
+            for &e in &inc[..inc.len() - own.len()] {
                 let o = &pair_out[(e >> 1) as usize];
-                if e & 1 == 0 {
-                    f = add(f, o.force);
-                    t = add(t, o.torque_i);
-                } else {
-                    f = sub(f, o.force);
-                    t = add(t, o.torque_j);
-                }
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+            for o in &pair_out[own] {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
             }
             for o in &wall_out[i * nw..(i + 1) * nw] {
                 f = add(f, o.force);
@@ -537,21 +696,22 @@ pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
     out
 }
 
-/// Per wall: minus the sum of its sphere contacts, in sphere order; then the servo law.
+/// Per wall (in parallel): minus the sum of its candidate spheres' contacts, in sphere order
+/// (the other spheres' records are zero); then the servo law.
 pub fn wall_gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
-    let n = sys.states.len();
-    for w in 0..nw {
+    let (wall_out, wall_spheres) = (&sys.wall_out, &sys.wall_spheres);
+    sys.walls.par_iter_mut().enumerate().for_each(|(w, wall)| {
         let mut f = [0.0f32; 3];
         let mut t = [0.0f32; 3];
-        for s in 0..n {
-            let o = &sys.wall_out[s * nw + w];
+        for &s in &wall_spheres[w] {
+            let o = &wall_out[s as usize * nw + w];
             f = sub(f, o.force);
             t = add(t, o.torque_j);
         }
-        sys.walls[w].force = f;
-        sys.walls[w].torque = t;
+        wall.force = f;
+        wall.torque = t;
         // Servo walls: the velocity of the next drift from the stress just measured.
-        sys.walls[w].velocity = servo_velocity(&sys.walls[w]);
-    }
+        wall.velocity = servo_velocity(wall);
+    });
 }

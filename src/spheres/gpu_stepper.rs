@@ -1,9 +1,9 @@
 //! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
-//! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. The list rebuild is host-driven in this
-//! first form: `displacement_check` raises a flag on the GPU, the host reads it each step and,
-//! when set, rebuilds the list with `GpuCellList` (history carried by key on the GPU) and the
-//! incident lists with `cpu_stepper::incident_lists`. A GPU-decided rebuild with indirect
-//! dispatches (as the 2D broad phase) is the next step; so is batching many steps per submission.
+//! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
+//! steps are recorded per submission (`steps_batched`); the device decides when the list is
+//! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
+//! host reads the flag once per batch and then rebuilds the list with `GpuCellList` (history
+//! carried by key on the GPU) and the incident lists with `cpu_stepper::incident_lists`.
 
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
@@ -71,6 +71,8 @@ pub struct GpuSpheres {
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
+    /// Steps recorded per submission by `steps_batched` (the result does not depend on it).
+    pub batch: u32,
 }
 
 impl GpuSpheres {
@@ -138,6 +140,7 @@ impl GpuSpheres {
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
+            batch: 32,
         };
         sys.rebuild(ctx)?;
         let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
@@ -217,24 +220,50 @@ impl GpuSpheres {
         dispatch(pass, &self.k.wall_gather, &self.bind[7], nw);
     }
 
-    /// One time step (two submissions and a read of the rebuild flag).
+    /// One time step (`steps_batched` with one step).
     pub fn step(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
+        self.steps_batched(ctx, 1)
+    }
+
+    /// `k` time steps, `batch` per submission with one read-back per batch. The device decides
+    /// when the list is stale: `displacement_check` raises a flag and every later kernel of the
+    /// batch returns at once (`list_stale` in `shaders/sphere_step.wgsl`), so a batch stops
+    /// right after the drift of the step that needs a rebuild. The host then rebuilds the list
+    /// and finishes that step. The same kernels run in the same order on the same data as step
+    /// by step, so the result does not depend on `batch` (test `gpu_sphere_batch.rs`).
+    pub fn steps_batched(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
-        self.flags.write(ctx, &[0; 4]);
-        self.submit(ctx, |s, pass| {
-            dispatch(pass, &s.k.kick, &s.bind[0], n);
-            dispatch(pass, &s.k.drift, &s.bind[1], n);
-            dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
-            dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
-        });
-        if self.flags.read(ctx)[0] != 0 {
+        let mut left = k;
+        while left > 0 {
+            let b = left.min(self.batch.max(1));
+            self.flags.write(ctx, &[0; 4]);
+            self.submit(ctx, |s, pass| {
+                for _ in 0..b {
+                    dispatch(pass, &s.k.kick, &s.bind[0], n);
+                    dispatch(pass, &s.k.drift, &s.bind[1], n);
+                    dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
+                    dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+                    s.record_forces(pass);
+                    dispatch(pass, &s.k.kick, &s.bind[0], n);
+                }
+            });
+            let flags = self.flags.read(ctx);
+            if flags[0] == 0 {
+                self.steps += b as u64;
+                left -= b;
+                continue;
+            }
+            // Step `begun` (counted from 1 in this batch) stopped after its drift.
+            let begun = flags[1].clamp(1, b);
             self.rebuild(ctx)?;
+            self.flags.write(ctx, &[0; 4]);
+            self.submit(ctx, |s, pass| {
+                s.record_forces(pass);
+                dispatch(pass, &s.k.kick, &s.bind[0], n);
+            });
+            self.steps += begun as u64;
+            left -= begun;
         }
-        self.submit(ctx, |s, pass| {
-            s.record_forces(pass);
-            dispatch(pass, &s.k.kick, &s.bind[0], n);
-        });
-        self.steps += 1;
         Ok(())
     }
 

@@ -6,6 +6,7 @@
 //! Model, equations and choices: docs/spheres.md.
 
 pub mod backend;
+pub mod bench_run;
 pub mod bench_scene;
 pub mod cell_list;
 pub mod contact;
@@ -16,6 +17,7 @@ pub mod gpu_cell_list;
 pub mod gpu_contact;
 pub mod gpu_pass;
 pub mod gpu_stepper;
+pub mod pair_lanes;
 pub mod pair_law;
 pub mod precision;
 pub mod state;

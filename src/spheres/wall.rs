@@ -133,6 +133,20 @@ pub fn servo_velocity(w: &PlaneWall) -> V3 {
     scale(w.normal, u)
 }
 
+/// Whether sphere s is a candidate of wall w at a list build: its gap to the wall is below the
+/// skin (δ > −skin, δ as in `wall_geometry`). Between builds a sphere and a wall each move less
+/// than skin/2 (`CpuSpheres::needs_rebuild`), so a sphere that is not a candidate cannot touch.
+#[inline]
+pub fn wall_candidate(w: &PlaneWall, s: &SphereState, skin: f32) -> bool {
+    let d = df3_sub(s.pos_hi, s.pos_lo, w.point_hi, w.point_lo);
+    let gap = if w.kind == WALL_CYLINDER {
+        w.size - norm(sub(d, scale(w.normal, dot(d, w.normal))))
+    } else {
+        dot(d, w.normal)
+    };
+    s.radius + skin - gap > 0.0
+}
+
 /// Geometry of sphere s against wall w (δ ≤ 0 when apart), the sphere's branch vector, and the
 /// contact point relative to the wall point (for the wall torque).
 #[inline]
