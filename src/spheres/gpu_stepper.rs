@@ -278,6 +278,19 @@ impl GpuSpheres {
         self.walls.read(ctx)
     }
 
+    /// Replaces the walls (same count): a driver moves, stops or reverses them between steps.
+    pub fn set_walls(&mut self, ctx: &GpuContext, walls: &[PlaneWall]) {
+        assert_eq!(walls.len(), self.params.n_walls as usize, "set_walls keeps the wall count");
+        if !walls.is_empty() {
+            self.walls.write(ctx, walls);
+        }
+    }
+
+    /// Force and torque gathered on every sphere at the last force evaluation.
+    pub fn forces(&self, ctx: &GpuContext) -> Vec<SphereForce> {
+        self.forces.read(ctx)
+    }
+
     /// GPU memory held per sphere (bytes of every state, list, history and output buffer of the
     /// stepper divided by the number of spheres; the law table and walls included, the cell
     /// list's build buffers, freed after a build, not).

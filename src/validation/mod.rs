@@ -21,6 +21,11 @@ pub mod pressure_ring;
 pub mod report;
 pub mod ring_compression;
 pub mod simply_supported;
+pub mod sphere_sim;
+pub mod spheres_collisions;
+pub mod spheres_eq11;
+pub mod spheres_hertz;
+pub mod spheres_mindlin;
 
 use crate::backend::BackendKind;
 use crate::plot::PlotSpec;
@@ -245,6 +250,17 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
     }
     // Modal deformable bodies (issue 7): rows modal_* (src/modal/validation.rs).
     for r in crate::modal::validation::run_all(kind)? {
+        log(&r);
+        reports.push(r);
+    }
+    // 3D spheres (issue 23): rows spheres_* (src/validation/spheres_*.rs, docs/spheres.md).
+    for case in [
+        spheres_hertz::run as fn(BackendKind, Extent) -> anyhow::Result<CaseReport>,
+        spheres_mindlin::run,
+        spheres_eq11::run,
+        spheres_collisions::run,
+    ] {
+        let r = case(kind, Extent::Full)?;
         log(&r);
         reports.push(r);
     }
