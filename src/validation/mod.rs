@@ -26,6 +26,8 @@ pub mod spheres_collisions;
 pub mod spheres_eq11;
 pub mod spheres_hertz;
 pub mod spheres_mindlin;
+pub mod spheres_oedometer;
+pub mod spheres_plates;
 
 use crate::backend::BackendKind;
 use crate::plot::PlotSpec;
@@ -259,6 +261,8 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         spheres_mindlin::run,
         spheres_eq11::run,
         spheres_collisions::run,
+        spheres_plates::run,
+        spheres_oedometer::run,
     ] {
         let r = case(kind, Extent::Full)?;
         log(&r);
