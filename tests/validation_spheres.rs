@@ -4,7 +4,9 @@
 
 use softdem::backend::BackendKind;
 use softdem::validation::sphere_sim::relative_gap;
-use softdem::validation::{spheres_collisions, spheres_eq11, spheres_hertz, spheres_mindlin, CaseReport, Extent};
+use softdem::validation::{
+    spheres_collisions, spheres_eq11, spheres_hertz, spheres_mindlin, spheres_plates, CaseReport, Extent,
+};
 
 /// Every trace of `cpu` against `gpu`: largest difference relative to the largest CPU value.
 fn compare(cpu: &CaseReport, gpu: &CaseReport, tol: f64) {
@@ -13,7 +15,12 @@ fn compare(cpu: &CaseReport, gpu: &CaseReport, tol: f64) {
         let g = gpu.trace(&t.name);
         let gap = relative_gap(&t.values, &g.values);
         println!("{} {}: GPU vs CPU {gap:.2e}", cpu.case, t.name);
-        assert!(gap <= tol, "{} {}: GPU vs CPU differ by {gap:e} (tolerance {tol:e})", cpu.case, t.name);
+        assert!(
+            gap <= tol,
+            "{} {}: GPU vs CPU differ by {gap:e} (tolerance {tol:e})",
+            cpu.case,
+            t.name
+        );
     }
 }
 
@@ -40,7 +47,11 @@ fn spheres_hertz_cpu_and_gpu() {
     let gpu = spheres_hertz::run(BackendKind::Gpu, Extent::Prefix).unwrap();
     show(&gpu);
     gpu.assert_all_pass();
-    compare(&spheres_hertz::run(BackendKind::Cpu, Extent::Prefix).unwrap(), &gpu, 1e-5);
+    compare(
+        &spheres_hertz::run(BackendKind::Cpu, Extent::Prefix).unwrap(),
+        &gpu,
+        1e-5,
+    );
 }
 
 #[test]
@@ -51,7 +62,11 @@ fn spheres_mindlin_cpu_and_gpu() {
     let gpu = spheres_mindlin::run(BackendKind::Gpu, Extent::Prefix).unwrap();
     show(&gpu);
     gpu.assert_all_pass();
-    compare(&spheres_mindlin::run(BackendKind::Cpu, Extent::Prefix).unwrap(), &gpu, 1e-4);
+    compare(
+        &spheres_mindlin::run(BackendKind::Cpu, Extent::Prefix).unwrap(),
+        &gpu,
+        1e-4,
+    );
 }
 
 #[test]
@@ -76,4 +91,15 @@ fn spheres_collisions_cpu_and_gpu() {
     gpu.assert_all_pass();
     let cpu2 = spheres_collisions::run(BackendKind::Cpu, Extent::Prefix).unwrap();
     compare(&cpu2, &gpu, 1e-4);
+}
+
+#[test]
+fn spheres_plates_cpu_and_gpu() {
+    let cpu = spheres_plates::run(BackendKind::Cpu, Extent::Full).unwrap();
+    show(&cpu);
+    cpu.assert_all_pass();
+    let gpu = spheres_plates::run(BackendKind::Gpu, Extent::Prefix).unwrap();
+    show(&gpu);
+    gpu.assert_all_pass();
+    compare(&cpu, &gpu, 1e-5);
 }

@@ -280,7 +280,11 @@ impl GpuSpheres {
 
     /// Replaces the walls (same count): a driver moves, stops or reverses them between steps.
     pub fn set_walls(&mut self, ctx: &GpuContext, walls: &[PlaneWall]) {
-        assert_eq!(walls.len(), self.params.n_walls as usize, "set_walls keeps the wall count");
+        assert_eq!(
+            walls.len(),
+            self.params.n_walls as usize,
+            "set_walls keeps the wall count"
+        );
         if !walls.is_empty() {
             self.walls.write(ctx, walls);
         }

@@ -27,6 +27,8 @@ pub mod spheres_eq11;
 pub mod spheres_hertz;
 pub mod spheres_mindlin;
 pub mod spheres_oedometer;
+pub mod spheres_oedometer_glass;
+pub mod spheres_oedometer_rubber;
 pub mod spheres_plates;
 
 use crate::backend::BackendKind;
@@ -263,6 +265,8 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         spheres_collisions::run,
         spheres_plates::run,
         spheres_oedometer::run,
+        spheres_oedometer_rubber::run,
+        spheres_oedometer_glass::run,
     ] {
         let r = case(kind, Extent::Full)?;
         log(&r);

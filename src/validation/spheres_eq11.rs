@@ -100,7 +100,12 @@ fn squeeze(f: &SimFactory, beta: f64, stages: usize) -> anyhow::Result<(Vec<(f64
     p.global_damping = 1000.0;
     let mut sim = f.make(p, states, laws, walls)?;
     let speed = 0.04f32;
-    let moving = [[-speed, 0.0, 0.0], [speed, 0.0, 0.0], [0.0, -speed, 0.0], [0.0, speed, 0.0]];
+    let moving = [
+        [-speed, 0.0, 0.0],
+        [speed, 0.0, 0.0],
+        [0.0, -speed, 0.0],
+        [0.0, speed, 0.0],
+    ];
     let (mut ends, mut curve) = (Vec::new(), Vec::new());
     for _ in 0..stages {
         sim.set_wall_velocities(&moving);
@@ -186,7 +191,10 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
         .map(|k| {
             let a = 0.03 - (0.03 - a_end) * k as f64 / 50.0;
             let fw = chain_statics(a, 0.0).1;
-            (strain(a), fw * eq11_printed_factor(BETA, r / 2.0, 0.25 * (0.06 - 2.0 * a)))
+            (
+                strain(a),
+                fw * eq11_printed_factor(BETA, r / 2.0, 0.25 * (0.06 - 2.0 * a)),
+            )
         })
         .collect();
     rep.figures.push(Figure {

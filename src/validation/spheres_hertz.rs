@@ -86,7 +86,12 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
         worst = worst.max((got / expect - 1.0).abs());
         curve.push(got);
     }
-    rep.checks.push(Check::at_most("spheres_hertz_force_overlap_max_rel_err", worst, 0.0, 1e-3));
+    rep.checks.push(Check::at_most(
+        "spheres_hertz_force_overlap_max_rel_err",
+        worst,
+        0.0,
+        1e-3,
+    ));
     rep.traces.push(Trace {
         name: "force_overlap".into(),
         values: curve,
@@ -94,7 +99,10 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
 
     // Undamped collisions: duration and largest overlap.
     let speeds = [0.1, 1.0, 10.0];
-    let elastic = SphereMaterial { restitution: 1.0, ..rub };
+    let elastic = SphereMaterial {
+        restitution: 1.0,
+        ..rub
+    };
     let m_ij = 0.5 * SphereState::solid([0.0; 3], r, rub.density, 0).mass as f64;
     let t_c: Vec<f64> = speeds
         .iter()
@@ -147,23 +155,22 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
     let mats = [rub, hyd];
     let e_hyd = effective_young(hyd.young, hyd.poisson, hyd.young, hyd.poisson);
     let m_hyd = 0.5 * SphereState::solid([0.0; 3], r, hyd.density, 0).mass as f64;
-    let tc_slowest = hertz_contact_duration(e_star, r / 2.0, m_ij, 0.1).max(hertz_contact_duration(
-        e_hyd,
-        r / 2.0,
-        m_hyd,
-        0.1,
-    ));
-    let tc_fastest = hertz_contact_duration(e_star, r / 2.0, m_ij, 10.0).min(hertz_contact_duration(
-        e_hyd,
-        r / 2.0,
-        m_hyd,
-        10.0,
-    ));
+    let tc_slowest =
+        hertz_contact_duration(e_star, r / 2.0, m_ij, 0.1).max(hertz_contact_duration(e_hyd, r / 2.0, m_hyd, 0.1));
+    let tc_fastest =
+        hertz_contact_duration(e_star, r / 2.0, m_ij, 10.0).min(hertz_contact_duration(e_hyd, r / 2.0, m_hyd, 10.0));
     let dt = tc_fastest / per_tc;
     let mut states = Vec::new();
     for (mi, m) in mats.iter().enumerate() {
         for (k, &v) in speeds.iter().enumerate() {
-            states.extend(pair(0.1 * (3 * mi + k) as f64, r, 3.0 * v * dt, v, m.density, mi as u32));
+            states.extend(pair(
+                0.1 * (3 * mi + k) as f64,
+                r,
+                3.0 * v * dt,
+                v,
+                m.density,
+                mi as u32,
+            ));
         }
     }
     let mut sim = f.make(params(dt, [0.0; 3]), states, LawTable::hertz_mindlin(&mats), vec![])?;
@@ -182,8 +189,15 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
                 3e-3,
             ));
             if k == 1 {
-                rep.checks
-                    .push(Check::relative(&format!("spheres_hertz_restitution_{name}_vs_stated_e"), e, m.restitution, 0.03).reference());
+                rep.checks.push(
+                    Check::relative(
+                        &format!("spheres_hertz_restitution_{name}_vs_stated_e"),
+                        e,
+                        m.restitution,
+                        0.03,
+                    )
+                    .reference(),
+                );
             }
         }
     }

@@ -155,10 +155,30 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
             curve.push(f_t);
         }
     }
-    rep.checks.push(Check::at_most("spheres_mindlin_stick_secant_vs_k_t_max_rel_err", secant_worst, 0.0, 5e-3));
-    rep.checks.push(Check::relative("spheres_mindlin_slip_force_vs_mu_f_n", f_t_last, rub.friction * f_n_last, 1e-3));
-    rep.checks.push(Check::relative("spheres_mindlin_slip_onset_displacement", onset.unwrap_or(f64::NAN), u_star, 0.02));
-    rep.checks.push(Check::relative("spheres_mindlin_normal_force_vs_m_g", f_n_last, weight, 1e-3));
+    rep.checks.push(Check::at_most(
+        "spheres_mindlin_stick_secant_vs_k_t_max_rel_err",
+        secant_worst,
+        0.0,
+        5e-3,
+    ));
+    rep.checks.push(Check::relative(
+        "spheres_mindlin_slip_force_vs_mu_f_n",
+        f_t_last,
+        rub.friction * f_n_last,
+        1e-3,
+    ));
+    rep.checks.push(Check::relative(
+        "spheres_mindlin_slip_onset_displacement",
+        onset.unwrap_or(f64::NAN),
+        u_star,
+        0.02,
+    ));
+    rep.checks.push(Check::relative(
+        "spheres_mindlin_normal_force_vs_m_g",
+        f_n_last,
+        weight,
+        1e-3,
+    ));
     rep.traces.push(Trace {
         name: "tangential_force".into(),
         values: curve,
@@ -176,13 +196,33 @@ pub fn run(kind: BackendKind, extent: Extent) -> anyhow::Result<CaseReport> {
     let bound = 2.0 * mass * G * th20.sin() / k_t(&rub, r, d20);
     let x_max = stick.iter().map(|p| p.1.abs()).fold(0.0, f64::max);
     let drift = (stick[stick.len() - 1].1 - stick[stick.len() / 2].1).abs();
-    rep.checks.push(Check::at_most("spheres_mindlin_incline_stick_20deg_max_displacement", x_max, bound, 0.0));
-    rep.checks.push(Check::at_most("spheres_mindlin_incline_stick_20deg_drift", drift, 0.0, 0.05 * bound));
+    rep.checks.push(Check::at_most(
+        "spheres_mindlin_incline_stick_20deg_max_displacement",
+        x_max,
+        bound,
+        0.0,
+    ));
+    rep.checks.push(Check::at_most(
+        "spheres_mindlin_incline_stick_20deg_drift",
+        drift,
+        0.0,
+        0.05 * bound,
+    ));
     let roll = &runs[1];
     let a = slope(&roll.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(), t_fit);
     let alpha = slope(&roll.iter().map(|p| (p.0, p.3)).collect::<Vec<_>>(), t_fit);
-    rep.checks.push(Check::relative("spheres_mindlin_incline_roll_20deg_acceleration", a, 5.0 / 7.0 * G * th20.sin(), 0.01));
-    rep.checks.push(Check::relative("spheres_mindlin_incline_roll_20deg_no_slip", alpha * r, a, 0.01));
+    rep.checks.push(Check::relative(
+        "spheres_mindlin_incline_roll_20deg_acceleration",
+        a,
+        5.0 / 7.0 * G * th20.sin(),
+        0.01,
+    ));
+    rep.checks.push(Check::relative(
+        "spheres_mindlin_incline_roll_20deg_no_slip",
+        alpha * r,
+        a,
+        0.01,
+    ));
     rep.traces.push(Trace {
         name: "roll_velocity".into(),
         values: roll.iter().map(|p| p.2).collect(),

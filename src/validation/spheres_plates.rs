@@ -148,7 +148,12 @@ pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
             .zip(forces)
             .map(|(&d, &got)| (got / model(d) - 1.0).abs())
             .fold(0.0, f64::max);
-        rep.checks.push(Check::at_most(&format!("spheres_plates_{name}_force_vs_equations_max_rel_err"), worst, 0.0, 0.01));
+        rep.checks.push(Check::at_most(
+            &format!("spheres_plates_{name}_force_vs_equations_max_rel_err"),
+            worst,
+            0.0,
+            0.01,
+        ));
         for (k, x) in [(9usize, "0.1"), (39, "0.4")] {
             rep.checks.push(
                 Check::relative(
@@ -167,8 +172,24 @@ pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
     }
     let d4 = 0.4 * R;
     let target = tatara_force(d4);
-    rep.checks.push(Check::relative("spheres_plates_beta_matching_tatara_d0.4", fit(mc_stress, d4, target), BETA, 0.1).reference());
-    rep.checks.push(Check::relative("spheres_plates_gamma_matching_tatara_d0.4", fit(mc_strain, d4, target), GAMMA, 0.1).reference());
+    rep.checks.push(
+        Check::relative(
+            "spheres_plates_beta_matching_tatara_d0.4",
+            fit(mc_stress, d4, target),
+            BETA,
+            0.1,
+        )
+        .reference(),
+    );
+    rep.checks.push(
+        Check::relative(
+            "spheres_plates_gamma_matching_tatara_d0.4",
+            fit(mc_strain, d4, target),
+            GAMMA,
+            0.1,
+        )
+        .reference(),
+    );
     let curve = |forces: &[f64]| -> Vec<(f64, f64)> { deltas.iter().zip(forces).map(|(d, f)| (d / R, *f)).collect() };
     let fine: Vec<f64> = (0..=80).map(|k| 0.005 * k as f64 * R).collect();
     let line = |g: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> { fine.iter().map(|&d| (d / R, g(d))).collect() };
