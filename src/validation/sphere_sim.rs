@@ -12,6 +12,9 @@ use crate::spheres::gpu_stepper::GpuSpheres;
 use crate::spheres::pair_law::{LawTable, SphereMaterial};
 use crate::spheres::{PlaneWall, SphereForce, SphereParams, SphereState};
 
+/// (x, y) samples of a curve (strain–stress, strain–force).
+pub type Curve = Vec<(f64, f64)>;
+
 /// Makes systems on one backend; holds the GPU context a case's systems share.
 pub struct SimFactory {
     pub kind: BackendKind,

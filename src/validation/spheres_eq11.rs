@@ -20,7 +20,7 @@
 //! from eq 9–10 in any one reading (docs/spheres.md gives the factor 10.7 and its parts).
 //! `Extent::Prefix` (the GPU tests) runs the first stage.
 
-use super::sphere_sim::{params, with_rigid_wall, SimFactory};
+use super::sphere_sim::{params, with_rigid_wall, Curve, SimFactory};
 use super::{CaseReport, Check, Extent, Figure, Trace};
 use crate::backend::BackendKind;
 use crate::laws::mixing::effective_young;
@@ -74,7 +74,7 @@ pub fn eq11_printed_factor(beta: f64, r_ij: f64, delta: f64) -> f64 {
 
 /// Runs the squeeze with MC-stress β (0: classical); (a, wall force) at the end of each stage,
 /// and (strain, force) samples along the way.
-fn squeeze(f: &SimFactory, beta: f64, stages: usize) -> anyhow::Result<(Vec<(f64, f64)>, Vec<(f64, f64)>)> {
+fn squeeze(f: &SimFactory, beta: f64, stages: usize) -> anyhow::Result<(Curve, Curve)> {
     let m = SphereMaterial::HYDROGEL;
     let r = 0.01;
     let mut laws = LawTable::hertz_mindlin(&with_rigid_wall(m));

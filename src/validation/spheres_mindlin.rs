@@ -27,6 +27,9 @@ use crate::spheres::{PlaneWall, SphereState};
 
 const G: f64 = 9.81;
 
+/// (t, x, v_x, ω_y) samples of one sphere.
+type Samples = Vec<(f64, f64, f64, f64)>;
+
 /// Hertz overlap of a sphere of radius r pressed on a rigid plane by force F.
 fn hertz_overlap(m: &SphereMaterial, r: f64, force: f64) -> f64 {
     let e_star = effective_young(m.young, m.poisson, f64::INFINITY, 0.0);
@@ -60,7 +63,7 @@ fn incline(
     locked: &[bool],
     steps: usize,
     dt: f64,
-) -> anyhow::Result<Vec<Vec<(f64, f64, f64, f64)>>> {
+) -> anyhow::Result<Vec<Samples>> {
     let r = 0.01;
     let every = (0.005 / dt).round() as usize;
     let th = theta_deg.to_radians();

@@ -30,7 +30,7 @@
 //! `reference` rows, never asserted (timing on a shared machine); `pass` says whether softdem's
 //! ratio is below LIGGGHTS'.
 
-use super::sphere_sim::{params, with_rigid_wall, SimFactory, SphereSim};
+use super::sphere_sim::{params, with_rigid_wall, Curve, SimFactory, SphereSim};
 use super::{CaseReport, Check, Extent, Figure, Trace};
 use crate::backend::BackendKind;
 use crate::laws::vec3::V3;
@@ -161,7 +161,7 @@ pub(super) fn compress(
     m: SphereMaterial,
     strain_max: f64,
     unload_too: bool,
-) -> anyhow::Result<(Vec<(f64, f64)>, Vec<(f64, f64)>, f64)> {
+) -> anyhow::Result<(Curve, Curve, f64)> {
     let mut walls: Vec<PlaneWall> = box_walls([0.0; 3], [SIDE, SIDE, h0], 1);
     walls[LID].velocity = [0.0, 0.0, -LID_SPEED as f32];
     let mut p = params(DT, [0.0, 0.0, -9.81]);

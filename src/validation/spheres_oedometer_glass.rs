@@ -100,10 +100,7 @@ pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
     sim.run((0.03 / DT_PREP) as usize)?;
     let mut st = sim.states();
     st.iter_mut().for_each(|s| (s.vel, s.omega) = ([0.0; 3], [0.0; 3]));
-    let top = st
-        .iter()
-        .map(|s| s.position()[2] + s.radius as f64)
-        .fold(0.0, f64::max);
+    let top = st.iter().map(|s| s.position()[2] + s.radius as f64).fold(0.0, f64::max);
     // The lid onto the deposit at 5 cm/s until it has carried σ0 for 200 steps, then 1 ms at rest.
     let mut w = walls(top);
     w[LID].velocity = [0.0, 0.0, -0.05];
