@@ -256,7 +256,9 @@ impl SphereBackend for GpuSphereBackend {
         Ok(self.sys.walls(&self.ctx))
     }
     fn set_walls(&mut self, walls: &[PlaneWall]) -> anyhow::Result<()> {
-        self.sys.set_walls(&self.ctx, walls)
+        anyhow::ensure!(walls.len() == self.sys.params.n_walls as usize, "wall count changed");
+        self.sys.set_walls(&self.ctx, walls);
+        Ok(())
     }
     fn gravity(&self) -> [f32; 3] {
         self.sys.params.gravity

@@ -307,6 +307,23 @@ impl GpuSpheres {
         self.walls.read(ctx)
     }
 
+    /// Replaces the walls (same count): a driver moves, stops or reverses them between steps.
+    pub fn set_walls(&mut self, ctx: &GpuContext, walls: &[PlaneWall]) {
+        assert_eq!(
+            walls.len(),
+            self.params.n_walls as usize,
+            "set_walls keeps the wall count"
+        );
+        if !walls.is_empty() {
+            self.walls.write(ctx, walls);
+        }
+    }
+
+    /// Force and torque gathered on every sphere at the last force evaluation.
+    pub fn forces(&self, ctx: &GpuContext) -> Vec<SphereForce> {
+        self.forces.read(ctx)
+    }
+
     /// GPU memory held per sphere (bytes of every state, list, history and output buffer of the
     /// stepper divided by the number of spheres; the law table and walls included, the cell
     /// list's build buffers, freed after a build, not).
@@ -356,10 +373,6 @@ impl GpuSpheres {
 /// What the sphere kind (`spheres::backend`) reads and restores between steps: outputs and
 /// checkpoints. Reads wait for the queue; none of them is on the stepping path.
 impl GpuSpheres {
-    pub fn forces(&self, ctx: &GpuContext) -> Vec<SphereForce> {
-        self.forces.read(ctx)
-    }
-
     /// Each candidate pair's result of the last force evaluation (pair order of `list`).
     pub fn pair_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
         self.lists.pair_out.read(ctx)
@@ -372,13 +385,6 @@ impl GpuSpheres {
 
     pub fn wall_history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
         self.wall_history.read(ctx)
-    }
-
-    /// Replaces the walls (positions, velocities, servo settings) from the next step on.
-    pub fn set_walls(&mut self, ctx: &GpuContext, walls: &[PlaneWall]) -> anyhow::Result<()> {
-        anyhow::ensure!(walls.len() == self.params.n_walls as usize, "wall count changed");
-        self.walls.write(ctx, walls);
-        Ok(())
     }
 
     pub fn set_gravity(&mut self, ctx: &GpuContext, g: [f32; 3]) {
@@ -405,10 +411,13 @@ impl GpuSpheres {
     ) -> anyhow::Result<()> {
         let n = self.params.n_spheres as usize;
         anyhow::ensure!(states.len() == n && forces.len() == n, "sphere count changed");
-        anyhow::ensure!(wall_history.len() == self.wall_history.len(), "wall count changed");
+        anyhow::ensure!(
+            wall_history.len() == self.wall_history.len() && walls.len() == self.params.n_walls as usize,
+            "wall count changed"
+        );
         self.spheres.write(ctx, states);
         self.forces.write(ctx, forces);
-        self.set_walls(ctx, walls)?;
+        self.set_walls(ctx, walls);
         self.wall_history.write(ctx, wall_history);
         self.lists.history = GpuArray::new(ctx, "history", history)?;
         self.list = list;

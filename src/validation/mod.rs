@@ -21,6 +21,15 @@ pub mod pressure_ring;
 pub mod report;
 pub mod ring_compression;
 pub mod simply_supported;
+pub mod sphere_sim;
+pub mod spheres_collisions;
+pub mod spheres_eq11;
+pub mod spheres_hertz;
+pub mod spheres_mindlin;
+pub mod spheres_oedometer;
+pub mod spheres_oedometer_glass;
+pub mod spheres_oedometer_rubber;
+pub mod spheres_plates;
 
 use crate::backend::BackendKind;
 use crate::plot::PlotSpec;
@@ -245,6 +254,21 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
     }
     // Modal deformable bodies (issue 7): rows modal_* (src/modal/validation.rs).
     for r in crate::modal::validation::run_all(kind)? {
+        log(&r);
+        reports.push(r);
+    }
+    // 3D spheres (issue 23): rows spheres_* (src/validation/spheres_*.rs, docs/spheres.md).
+    for case in [
+        spheres_hertz::run as fn(BackendKind, Extent) -> anyhow::Result<CaseReport>,
+        spheres_mindlin::run,
+        spheres_eq11::run,
+        spheres_collisions::run,
+        spheres_plates::run,
+        spheres_oedometer::run,
+        spheres_oedometer_rubber::run,
+        spheres_oedometer_glass::run,
+    ] {
+        let r = case(kind, Extent::Full)?;
         log(&r);
         reports.push(r);
     }

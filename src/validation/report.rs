@@ -38,10 +38,11 @@ pub fn markdown(reports: &[CaseReport]) -> String {
     let _ = writeln!(s, "# softdem validation report\n");
     let _ = writeln!(
         s,
-        "Cases of issue 4 against the SPD paper (Trivino et al. 2026, §4–5). {passed} of {total} asserted checks pass; \
-         {refs} `reference` rows report the paper's approximate formulas (eq 30, 33, 36, 37, the slope 2.1) with their \
-         deviation and never fail the run. How the quantities are measured: `src/validation/measure.rs`; discussion: \
-         `docs/validation.md`.\n"
+        "Cases of issue 4 against the SPD paper (Trivino et al. 2026, §4–5) and rows `spheres_*` of issue 23 against \
+         the multi-contact stress DEM paper (docs/spheres.md). {passed} of {total} asserted checks pass; \
+         {refs} `reference` rows report the papers' approximate formulas and claims (eq 30, 33, 36, 37, the slope 2.1; \
+         eq 11, Tatara, Table 2's timings) with their deviation and never fail the run. How the quantities are \
+         measured: `src/validation/measure.rs`; discussion: `docs/validation.md`.\n"
     );
     let _ = writeln!(s, "| check | measured | expected | tolerance | rule | pass | kind |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|");
