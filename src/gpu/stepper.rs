@@ -187,34 +187,6 @@ fn initial_item_capacity(scene: &Scene) -> u32 {
     items.clamp(64, u32::MAX as u64 / 3) as u32
 }
 
-/// The GPU's list build lost entries of the corners of a frozen closed polygon with sides longer
-/// than the longest free segment (nodes joining two long wall segments; lavapipe, not
-/// understood, see docs/performance.md): such scenes are refused rather than run with
-/// incomplete lists. Open walls (a box, subdivided or not) give the CPU's lists (tested).
-fn check_wall_corners(scene: &Scene) -> anyhow::Result<()> {
-    let longest_free = scene.longest_free_segment() as f64;
-    let long = |i: u32| {
-        let n = &scene.nodes[i as usize];
-        n.next != NONE && scene.bodies[n.body as usize].flags & BODY_FROZEN != 0 && {
-            let (a, b) = (scene.init[i as usize].pos(), scene.init[n.next as usize].pos());
-            (b[0] - a[0]).hypot(b[1] - a[1]) > longest_free
-        }
-    };
-    for (i, n) in scene.nodes.iter().enumerate() {
-        let closed = scene.bodies[n.body as usize].flags & BODY_CLOSED != 0;
-        if closed && n.prev != NONE && long(i as u32) && long(n.prev) {
-            anyhow::bail!(
-                "GPU backend: node {i} of the frozen closed body {} joins two segments longer than \
-                 the cells' longest segment ({longest_free:.4}); the GPU list build does not handle \
-                 such corners yet (src/gpu/stepper.rs, check_wall_corners): subdivide that body \
-                 (`segment` or `nodes`) or run with --backend cpu",
-                n.body
-            );
-        }
-    }
-    Ok(())
-}
-
 /// Contact slots before the first step for a list of `list_capacity` entries: one per 16 entries
 /// (~2 % of the entries of the dense bench packing hold a contact); the pool grows on overflow
 /// (see `step_with_retry`).
@@ -283,7 +255,6 @@ impl GpuBackend {
         items: Option<u32>,
     ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
-        check_wall_corners(scene)?;
         let c = &*ctx;
         super::precision::require_df32(c)?;
         let kernels = Kernels::new(c)?;
@@ -379,7 +350,7 @@ impl GpuBackend {
             slot_marks: GpuArray::zeroed(c, "slot_marks", 2 * (n as usize).div_ceil(32))?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
-            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0, 0])?,
+            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0, 0, 0])?,
             bucket_start,
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             seg_start,
@@ -498,6 +469,14 @@ impl GpuBackend {
             if flags[1] == 0 {
                 return Ok(());
             }
+            anyhow::ensure!(
+                flags[9] == 0,
+                "GPU list build: a loop of the wall walk stopped before its end (flags[9]; \
+                 shaders/broad_phase.wgsl, cut_short). The driver caps the loop iterations of one \
+                 invocation (lavapipe: 65535 for all loops together), and a wall node's walk of its \
+                 long segments needed more: subdivide the long walls (`segment`) or run with \
+                 --backend cpu"
+            );
             // Steps completed before the overflowing one (the step counter stopped at it).
             let done = if init { 0 } else { flags[5].wrapping_sub(counted0) - 1 };
             self.side = side0 ^ (done as usize & 1);
