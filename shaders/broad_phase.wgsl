@@ -1,6 +1,8 @@
 // broad_phase.wgsl: neighbour lists from a hashed uniform grid built by counting sort; twin of
-// src/cpu/broad_phase.rs. No all-pairs stage. Every kernel here is dispatched indirectly with
-// arguments written by `rebuild_decide`, so a step that needs no rebuild costs no host round trip.
+// src/cpu/broad_phase.rs. No all-pairs stage. By default a step records only `rebuild_check`;
+// when it finds a rebuild due, the host redoes that step with the kernels below as direct
+// dispatches. Alternatively (coupled runs, SOFTDEM_GPU_REBUILD=gpu) every step records them all
+// as indirect dispatches with arguments written by `rebuild_decide` (zero when no rebuild is due).
 //
 // Order: rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
 // grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
@@ -44,6 +46,8 @@
 // rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start), scan(seg_start) →
 // grid_cursor → grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
 // flags[8] = 1: more items than seg_items holds (host: grow it, redo the step, as for the lists).
+// flags[9] = 1: a loop of the list build stopped short (`cut_short`); flags[10] = 1: a rebuild is
+// due in a step recorded without it (`rebuild_check`).
 @group(0) @binding(17) var<storage, read_write> seg_start: array<atomic<u32>>;
 @group(0) @binding(18) var<storage, read_write> seg_items: array<u32>;
 
@@ -534,6 +538,39 @@ fn find_live(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 }
 
 
+// What every step's first broad-phase kernel does: counts the step (flags[5]) and empties the
+// contact-slot pool, which fills anew in every step (contact_pairs).
+fn step_begins() {
+    if (params.dt > 0.0) {
+        atomicAdd(&flags[5], 1u);
+    }
+    atomicStore(&flags[6], 0u);
+}
+
+// A rebuild is due: some node moved more than half the skin, or the host forced it (flags[2]).
+// The largest displacement's bits (≥ +0, +∞ before the first build, or NaN) against half the
+// skin's, as integers: the same as the CPU twin's `d.is_nan() || d > skin / 2`, without a float
+// comparison that a fast-math compiler could fold for NaN or +∞.
+fn rebuild_due() -> bool {
+    return atomicLoad(&flags[0]) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+}
+
+// Single thread, host-driven rebuilds (GpuBackend's default): the steps record no broad-phase
+// kernel but this one. When a rebuild is due it stops the batch as an overflow does (flags[1],
+// every later kernel of the batch does nothing) and sets flags[10]: the host redoes this step
+// with the build recorded as direct dispatches (rebuild_decide first) and goes on from there.
+@compute @workgroup_size(1)
+fn rebuild_check() {
+    if (atomicLoad(&flags[1]) != 0u) {
+        return;
+    }
+    step_begins();
+    if (rebuild_due()) {
+        atomicStore(&flags[10], 1u);
+        atomicStore(&flags[1], 1u);
+    }
+}
+
 // Single thread: rebuild when some node moved more than half the skin (or when forced). Writes
 // the x workgroup counts of every indirect dispatch of the rebuild: the template or zero.
 @compute @workgroup_size(1)
@@ -547,15 +584,8 @@ fn rebuild_decide() {
         }
         return;
     }
-    if (params.dt > 0.0) {
-        atomicAdd(&flags[5], 1u);
-    }
-    // The contact-slot pool fills anew in every step (contact_pairs).
-    atomicStore(&flags[6], 0u);
-    // The largest displacement's bits (≥ +0, +∞ before the first build, or NaN) against half the
-    // skin's, as integers: the same as the CPU twin's `d.is_nan() || d > skin / 2`, without a float
-    // comparison that a fast-math compiler could fold for NaN or +∞.
-    let rebuild = atomicLoad(&flags[0]) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+    step_begins();
+    let rebuild = rebuild_due();
     for (var i = 0u; i < n; i++) {
         args[3u * i] = select(0u, args_template[3u * i], rebuild);
         args[3u * i + 1u] = args_template[3u * i + 1u];

@@ -376,3 +376,34 @@ fn deposit_bench_400_cells_agrees_with_the_cpu() {
     lists_agree_where_positions_do("deposit 400, step 300", &mut gpu, &mut cpu);
     assert_close(&gpu.read_nodes().unwrap(), &cpu.read_nodes().unwrap());
 }
+
+/// The two ways of deciding list builds (src/gpu/stepper.rs, `BroadPhase`): host-driven (steps
+/// record `rebuild_check` only; a due build stops the batch and is redone with direct
+/// dispatches) and GPU-driven (every step records the build as indirect dispatches sized by
+/// `rebuild_decide`) give the same run bit for bit, with the same builds, on cells that fall
+/// apart and land (many builds); the host-driven steps record fewer dispatches.
+#[test]
+fn host_and_gpu_driven_rebuilds_give_the_same_run() {
+    let scene = small_packing();
+    let ctx = Arc::new(gpu_for_tests());
+    let mut host = GpuBackend::new(ctx.clone(), &scene).unwrap();
+    let mut gpu = GpuBackend::new(ctx, &scene).unwrap();
+    host.set_host_driven_rebuilds(true);
+    gpu.set_host_driven_rebuilds(false);
+    let (h0, g0) = (host.dispatches_recorded(), gpu.dispatches_recorded());
+    host.step(1500).unwrap();
+    gpu.step(1500).unwrap();
+    assert!(host.rebuilds() > 5, "only {} builds", host.rebuilds());
+    assert_eq!(host.rebuilds(), gpu.rebuilds(), "different builds");
+    assert_eq!(host.read_nodes().unwrap(), gpu.read_nodes().unwrap());
+    let per_step = |d: u64| d as f64 / 1500.0;
+    let (h, g) = (
+        per_step(host.dispatches_recorded() - h0),
+        per_step(gpu.dispatches_recorded() - g0),
+    );
+    println!("dispatches per step: host-driven {h:.2}, GPU-driven {g:.2}");
+    assert!(
+        h < 0.6 * g,
+        "host-driven {h:.2} vs GPU-driven {g:.2} dispatches per step"
+    );
+}

@@ -113,6 +113,8 @@ pub struct SizeResult {
     pub steps: u64,
     pub seconds: f64,
     pub rebuilds: u64,
+    /// Dispatches recorded per step in the window (redone steps included).
+    pub dispatches_per_step: f64,
     pub bytes_per_node: f64,
     pub hashes: [u64; 2],
 }
@@ -179,12 +181,12 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
     let nodes = scene.nodes.len();
     let mut be = GpuBackend::new(ctx.clone(), &scene)?;
     be.step(10)?; // pipelines, first list build
-    let rebuilds0 = be.rebuilds();
-    // Batches sized to about a tenth of the window from the warm-up's speed.
+                  // Batches sized to about a tenth of the window from the warm-up's speed.
     let t = Instant::now();
     be.step(10)?;
     let per_step = t.elapsed().as_secs_f64() / 10.0;
     let batch = ((window_s / 10.0 / per_step.max(1e-9)) as u32).clamp(1, 100_000);
+    let (rebuilds0, dispatches0) = (be.rebuilds(), be.dispatches_recorded());
     let (mut steps, t) = (0u64, Instant::now());
     while t.elapsed().as_secs_f64() < window_s {
         be.step(batch)?;
@@ -192,6 +194,7 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
     }
     let seconds = t.elapsed().as_secs_f64();
     let rebuilds = be.rebuilds() - rebuilds0;
+    let dispatches_per_step = (be.dispatches_recorded() - dispatches0) as f64 / steps as f64;
     let bytes_per_node = be.device_bytes() as f64 / nodes as f64;
     drop(be);
     let hashes = [rerun_hash(ctx, &scene)?, rerun_hash(ctx, &scene)?];
@@ -201,6 +204,7 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
         steps,
         seconds,
         rebuilds,
+        dispatches_per_step,
         bytes_per_node,
         hashes,
     })
@@ -222,11 +226,7 @@ pub fn gpu_report(
     writeln!(out, "driver: {} {}", i.driver, i.driver_info)?;
     writeln!(out, "vendor/device id: {:#06x}/{:#06x}", i.vendor, i.device)?;
     writeln!(out, "softdem {}, wgpu {}", env!("CARGO_PKG_VERSION"), wgpu_version())?;
-    writeln!(
-        out,
-        "instance flags: {:?}",
-        wgpu::InstanceDescriptor::new_without_display_handle_from_env().flags
-    )?;
+    writeln!(out, "instance flags: {:?}", super::context::instance_flags(i.backend))?;
     writeln!(out, "adapter features: {:?}", ctx.adapter.features())?;
     let l = &ctx.limits;
     writeln!(
@@ -254,7 +254,7 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
-        "cells,nodes,steps,seconds,rebuilds,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
+        "cells,nodes,steps,seconds,rebuilds,dispatches_per_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
     )?;
     out.flush()?;
     let mut results = vec![];
@@ -262,12 +262,13 @@ pub fn gpu_report(
         let r = measure_size(&ctx, c, window_s)?;
         writeln!(
             out,
-            "{},{},{},{:.3},{},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
+            "{},{},{},{:.3},{},{:.2},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
             r.cells,
             r.nodes,
             r.steps,
             r.seconds,
             r.rebuilds,
+            r.dispatches_per_step,
             r.seconds * 1e6 / r.steps as f64,
             r.steps_per_s(),
             r.node_steps_per_s(),
