@@ -6,8 +6,10 @@
 //! 3. the cost of an empty dispatch, direct and indirect (`dispatch_probe.wgsl`);
 //! 4. per size of the standard compaction bench (`scenes::compaction_bench`): steps timed in a
 //!    window of at least `window_s` seconds with every read-back outside it, rebuilds in the
-//!    window, wall µs per step, node-steps/s, GPU bytes per node, and hashes of the node states of
-//!    two runs from the same scene (the same-device bit-identity);
+//!    window, dispatches per step, wall µs per step, node-steps/s, GPU bytes per node, and hashes
+//!    of the node states of two runs from the same scene (the same-device bit-identity); list
+//!    builds decided by the host (the default), and the first size again with GPU-driven builds
+//!    (`rebuild_mode` gpu) to say which is faster on the device;
 //! 5. per size of the 3D sphere bench (`spheres::bench_scene::compressed_lattice`, n³ spheres):
 //!    sphere-steps/s, GPU bytes per sphere and the rerun hashes;
 //! 6. one PASS/FAIL line per target of the GPU work (issues 21, 23): ≥ 2×10⁹ node-steps/s at
@@ -115,6 +117,8 @@ pub struct SizeResult {
     pub rebuilds: u64,
     /// Dispatches recorded per step in the window (redone steps included).
     pub dispatches_per_step: f64,
+    /// "host" or "gpu": who decided the list builds (`measure_size`).
+    pub rebuild_mode: &'static str,
     pub bytes_per_node: f64,
     pub hashes: [u64; 2],
 }
@@ -175,11 +179,19 @@ fn rerun_hash(ctx: &Arc<GpuContext>, scene: &crate::model::Scene) -> anyhow::Res
 }
 
 /// Measures one size: warm-up, then batches of steps until `window_s` has passed.
-pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyhow::Result<SizeResult> {
+/// `host_rebuilds`: list builds decided by the host (the default) or on the GPU (indirect
+/// dispatches every step), see `GpuBackend::set_host_driven_rebuilds`.
+pub fn measure_size(
+    ctx: &Arc<GpuContext>,
+    cells: usize,
+    window_s: f64,
+    host_rebuilds: bool,
+) -> anyhow::Result<SizeResult> {
     let (scene, _) = crate::scenes::compaction_bench(cells);
     let cells = scene.bodies.iter().filter(|b| b.flags & BODY_CLOSED != 0).count();
     let nodes = scene.nodes.len();
     let mut be = GpuBackend::new(ctx.clone(), &scene)?;
+    be.set_host_driven_rebuilds(host_rebuilds);
     be.step(10)?; // pipelines, first list build
                   // Batches sized to about a tenth of the window from the warm-up's speed.
     let t = Instant::now();
@@ -205,6 +217,7 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
         seconds,
         rebuilds,
         dispatches_per_step,
+        rebuild_mode: if host_rebuilds { "host" } else { "gpu" },
         bytes_per_node,
         hashes,
     })
@@ -254,17 +267,24 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
-        "cells,nodes,steps,seconds,rebuilds,dispatches_per_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
+        "cells,nodes,rebuild_mode,steps,seconds,rebuilds,dispatches_per_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
     )?;
     out.flush()?;
     let mut results = vec![];
-    for &c in cells {
-        let r = measure_size(&ctx, c, window_s)?;
+    // Every size with host-driven builds (the default), and the first again with GPU-driven ones:
+    // which of the two is faster on this device (`SOFTDEM_GPU_REBUILD`).
+    let runs = cells
+        .iter()
+        .map(|&c| (c, true))
+        .chain(cells.first().map(|&c| (c, false)));
+    for (i, (c, host)) in runs.enumerate() {
+        let r = measure_size(&ctx, c, window_s, host)?;
         writeln!(
             out,
-            "{},{},{},{:.3},{},{:.2},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
+            "{},{},{},{},{:.3},{},{:.2},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
             r.cells,
             r.nodes,
+            r.rebuild_mode,
             r.steps,
             r.seconds,
             r.rebuilds,
@@ -277,7 +297,9 @@ pub fn gpu_report(
             r.hashes[1]
         )?;
         out.flush()?;
-        results.push(r);
+        if i < cells.len() {
+            results.push(r);
+        }
     }
     writeln!(
         out,
