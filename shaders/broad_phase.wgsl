@@ -1,6 +1,8 @@
 // broad_phase.wgsl: neighbour lists from a hashed uniform grid built by counting sort; twin of
-// src/cpu/broad_phase.rs. No all-pairs stage. Every kernel here is dispatched indirectly with
-// arguments written by `rebuild_decide`, so a step that needs no rebuild costs no host round trip.
+// src/cpu/broad_phase.rs. No all-pairs stage. By default a step records only `rebuild_check`;
+// when it finds a rebuild due, the host redoes that step with the kernels below as direct
+// dispatches. Alternatively (coupled runs, SOFTDEM_GPU_REBUILD=gpu) every step records them all
+// as indirect dispatches with arguments written by `rebuild_decide` (zero when no rebuild is due).
 //
 // Order: rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start) → grid_cursor →
 // grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
@@ -44,6 +46,8 @@
 // rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start), scan(seg_start) →
 // grid_cursor → grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
 // flags[8] = 1: more items than seg_items holds (host: grow it, redo the step, as for the lists).
+// flags[9] = 1: a loop of the list build stopped short (`cut_short`); flags[10] = 1: a rebuild is
+// due in a step recorded without it (`rebuild_check`).
 @group(0) @binding(17) var<storage, read_write> seg_start: array<atomic<u32>>;
 @group(0) @binding(18) var<storage, read_write> seg_items: array<u32>;
 
@@ -133,45 +137,71 @@ fn near_shell(c: u32, d: u32, reach2: f32) -> bool {
     if (dot_rounded(dc, dc) < reach2) {
         return true;
     }
+    // The two segments one after the other, not in a loop (see the loop cap above neighbor_buckets).
     let nd = nodes[d];
-    let ends = array<u32, 2>(nd.prev, nd.next);
-    for (var k = 0u; k < 2u; k++) {
-        let e = ends[k];
-        if (e != NONE) {
-            let de = df_sub(pos[e], pos[d]);
-            // Closest point of the segment d → e to c: d + t (e − d), t clamped to [0, 1].
-            let len2 = dot_rounded(de, de);
-            var t = 0.0;
-            if (len2 > 0.0) {
-                t = clamp(dot_rounded(dc, de) / len2, 0.0, 1.0);
-            }
-            let off = vec2<f32>(dc.x - opaque(t * de.x), dc.y - opaque(t * de.y));
-            if (dot_rounded(off, off) < reach2) {
-                return true;
-            }
-        }
-    }
-    return false;
+    return near_segment(dc, d, nd.prev, reach2) || near_segment(dc, d, nd.next, reach2);
 }
 
-// The 9 buckets around a cell, hash-collision duplicates replaced by NONE.
-fn neighbor_buckets(cell: vec2<i32>) -> array<u32, 9> {
-    var out: array<u32, 9>;
-    var k = 0u;
-    for (var dy = -1; dy <= 1; dy++) {
-        for (var dx = -1; dx <= 1; dx++) {
-            let b = bucket_of(vec2<i32>(cell.x + dx, cell.y + dy));
-            var seen = false;
-            for (var q = 0u; q < k; q++) {
-                if (out[q] == b) {
-                    seen = true;
-                }
-            }
-            out[k] = select(b, NONE, seen);
-            k++;
-        }
+// True when the point d + dc is within sqrt(reach2) of the segment d → e (e may be NONE): the
+// loop body of the twin's near_shell.
+fn near_segment(dc: vec2<f32>, d: u32, e: u32, reach2: f32) -> bool {
+    if (e == NONE) {
+        return false;
     }
-    return out;
+    let de = df_sub(pos[e], pos[d]);
+    // Closest point of the segment d → e to c: d + t (e − d), t clamped to [0, 1].
+    let len2 = dot_rounded(de, de);
+    var t = 0.0;
+    if (len2 > 0.0) {
+        t = clamp(dot_rounded(dc, de) / len2, 0.0, 1.0);
+    }
+    let off = vec2<f32>(dc.x - opaque(t * de.x), dc.y - opaque(t * de.y));
+    return dot_rounded(off, off) < reach2;
+}
+
+// lavapipe (llvmpipe's gallivm) ends every loop of an invocation once all loops of that
+// invocation together have run 65535 iterations (LP_MAX_TGSI_LOOP_ITERATIONS, one counter per
+// shader call, shared by every loop): an invocation past it skips work silently. A wall node
+// walks its long segments' cells, so the fixed-size loops of the list build (the 3×3 cells,
+// anchor, the two segments of near_shell) are written out, and every remaining loop checks that it
+// ran to its end (`cut_short` sets flags[9]; the host then stops with an error). Real GPUs have
+// no such cap.
+
+// The 9 buckets around a cell (rows, then columns), hash-collision duplicates replaced by NONE.
+fn neighbor_buckets(cell: vec2<i32>) -> array<u32, 9> {
+    let b0 = bucket_of(vec2<i32>(cell.x - 1, cell.y - 1));
+    let b1 = bucket_of(vec2<i32>(cell.x, cell.y - 1));
+    let b2 = bucket_of(vec2<i32>(cell.x + 1, cell.y - 1));
+    let b3 = bucket_of(vec2<i32>(cell.x - 1, cell.y));
+    let b4 = bucket_of(cell);
+    let b5 = bucket_of(vec2<i32>(cell.x + 1, cell.y));
+    let b6 = bucket_of(vec2<i32>(cell.x - 1, cell.y + 1));
+    let b7 = bucket_of(vec2<i32>(cell.x, cell.y + 1));
+    let b8 = bucket_of(vec2<i32>(cell.x + 1, cell.y + 1));
+    return array<u32, 9>(
+        b0,
+        select(b1, NONE, b1 == b0),
+        select(b2, NONE, b2 == b0 || b2 == b1),
+        select(b3, NONE, b3 == b0 || b3 == b1 || b3 == b2),
+        select(b4, NONE, b4 == b0 || b4 == b1 || b4 == b2 || b4 == b3),
+        select(b5, NONE, b5 == b0 || b5 == b1 || b5 == b2 || b5 == b3 || b5 == b4),
+        select(b6, NONE, b6 == b0 || b6 == b1 || b6 == b2 || b6 == b3 || b6 == b4 || b6 == b5),
+        select(b7, NONE, b7 == b0 || b7 == b1 || b7 == b2 || b7 == b3 || b7 == b4 || b7 == b5 || b7 == b6),
+        select(b8, NONE, b8 == b0 || b8 == b1 || b8 == b2 || b8 == b3 || b8 == b4 || b8 == b5 || b8 == b6 || b8 == b7),
+    );
+}
+
+// True when bucket b is one of bs (no loop).
+fn holds_bucket(bs: array<u32, 9>, b: u32) -> bool {
+    return bs[0] == b || bs[1] == b || bs[2] == b || bs[3] == b || bs[4] == b || bs[5] == b || bs[6] == b
+        || bs[7] == b || bs[8] == b;
+}
+
+// Flags a loop that stopped before its end (see above): flags[9], and the overflow flag so that
+// the rest of the batch does nothing.
+fn cut_short() {
+    atomicStore(&flags[9], 1u);
+    atomicStore(&flags[1], 1u);
 }
 
 fn is_frozen(x: u32) -> bool {
@@ -264,15 +294,34 @@ fn seg_cell(w: SegWalk, i: i32, j: i32) -> vec2<i32> {
 }
 
 // Index of the first cell of the 3×3 around `cell` that holds a → b, or 9 (twin of anchor).
+// Written out, no loop (see the loop cap above neighbor_buckets).
 fn anchor(a: vec2<f32>, b: vec2<f32>, cell: vec2<i32>) -> u32 {
-    var q = 0u;
-    for (var dy = -1; dy <= 1; dy++) {
-        for (var dx = -1; dx <= 1; dx++) {
-            if (segment_in_cell(a, b, vec2<i32>(cell.x + dx, cell.y + dy))) {
-                return q;
-            }
-            q++;
-        }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x - 1, cell.y - 1))) {
+        return 0u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x, cell.y - 1))) {
+        return 1u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x + 1, cell.y - 1))) {
+        return 2u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x - 1, cell.y))) {
+        return 3u;
+    }
+    if (segment_in_cell(a, b, cell)) {
+        return 4u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x + 1, cell.y))) {
+        return 5u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x - 1, cell.y + 1))) {
+        return 6u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x, cell.y + 1))) {
+        return 7u;
+    }
+    if (segment_in_cell(a, b, vec2<i32>(cell.x + 1, cell.y + 1))) {
+        return 8u;
     }
     return 9u;
 }
@@ -287,17 +336,10 @@ fn index_in_3x3(cell: vec2<i32>, c: vec2<i32>) -> u32 {
     return u32((dy + 1) * 3 + dx + 1);
 }
 
-// True when the node grid's visit of x's 3×3 cells finds d (twin of found_in_grid).
-fn found_in_grid(x: u32, d: u32) -> bool {
-    let b = bucket_of(cell_of(pos[d]));
-    let bs = neighbor_buckets(cell_of(pos[x]));
-    var hit = false;
-    for (var q = 0u; q < 9u; q++) {
-        if (bs[q] == b) {
-            hit = true;
-        }
-    }
-    return hit && within_cutoff(x, d);
+// True when the node grid's visit of x's 3×3 cells finds d (twin of found_in_grid); bs: x's
+// neighbor_buckets, computed once by the caller.
+fn found_in_grid(x: u32, bs: array<u32, 9>, d: u32) -> bool {
+    return holds_bucket(bs, bucket_of(cell_of(pos[d]))) && within_cutoff(x, d);
 }
 
 // Adds neighbour d to node x's k entries: only counts it, or (fill) inserts it into the sorted
@@ -309,35 +351,47 @@ fn add_neighbor(fill: bool, base: u32, k: u32, d: u32) -> u32 {
             new_neighbors[base + j] = new_neighbors[base + j - 1u];
             j--;
         }
+        if (j > 0u && new_neighbors[base + j - 1u] > d) {
+            cut_short();
+        }
         new_neighbors[base + j] = d;
     }
     return k + 1u;
 }
 
+// The nodes of bucket b: [start, end) of bucket_nodes.
+fn bucket_range(b: u32) -> vec2<u32> {
+    return vec2<u32>(atomicLoad(&bucket_start[b]), atomicLoad(&bucket_start[b + 1u]));
+}
+
 // Wall node x, long segment sa → sb of its two: the free nodes of the 3×3 cells around each cell
 // of the segment, from the segment's anchor cell around each one's cell only; through x − 1 → x
 // (`via_prev`) only when x → x+1 is short or does not reach the node's cells (twin of the loop
-// body of free_nodes_along_wall). Returns the new count k.
-fn free_nodes_along_segment(x: u32, sa: u32, sb: u32, via_prev: bool, next_long: bool, fill: bool, base: u32, k_in: u32) -> u32 {
+// body of free_nodes_along_wall). bs_x: x's neighbor_buckets. Returns the new count k.
+fn free_nodes_along_segment(x: u32, bs_x: array<u32, 9>, sa: u32, sb: u32, via_prev: bool, next_long: bool, fill: bool, base: u32, k_in: u32) -> u32 {
     var k = k_in;
     let pa = pos[sa].pos_hi;
     let pb = pos[sb].pos_hi;
     let w = seg_walk(pa, pb);
-    for (var i = w.i0; i <= w.i1; i++) {
+    var i = w.i0;
+    for (; i <= w.i1; i++) {
         let r = seg_rows(w, i);
-        for (var j = r.x; j <= r.y; j++) {
+        var j = r.x;
+        for (; j <= r.y; j++) {
             let c = seg_cell(w, i, j);
             if (!segment_in_cell(pa, pb, c)) {
                 continue;
             }
             let cb = neighbor_buckets(c);
-            for (var q = 0u; q < 9u; q++) {
+            var q = 0u;
+            for (; q < 9u; q++) {
                 let b = cb[q];
                 if (b == NONE) {
                     continue;
                 }
-                let hi = atomicLoad(&bucket_start[b + 1u]);
-                for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
+                let range = bucket_range(b);
+                var kk = range.x;
+                for (; kk < range.y; kk++) {
                     let d = bucket_nodes[kk];
                     if (is_frozen(d)) {
                         continue;
@@ -352,12 +406,24 @@ fn free_nodes_along_segment(x: u32, sa: u32, sb: u32, via_prev: bool, next_long:
                             continue;
                         }
                     }
-                    if (!found_in_grid(x, d) && pair_listed(x, d)) {
+                    if (!found_in_grid(x, bs_x, d) && pair_listed(x, d)) {
                         k = add_neighbor(fill, base, k, d);
                     }
                 }
+                if (kk < range.y) {
+                    cut_short();
+                }
+            }
+            if (q < 9u) {
+                cut_short();
             }
         }
+        if (j <= r.y) {
+            cut_short();
+        }
+    }
+    if (i <= w.i1) {
+        cut_short();
     }
     return k;
 }
@@ -369,29 +435,39 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
     let cx = cell_of(pos[x]);
     let bs = neighbor_buckets(cx);
     var k = 0u;
-    for (var q = 0u; q < 9u; q++) {
+    var q = 0u;
+    for (; q < 9u; q++) {
         let b = bs[q];
         if (b == NONE) {
             continue;
         }
-        let hi = atomicLoad(&bucket_start[b + 1u]);
-        for (var kk = atomicLoad(&bucket_start[b]); kk < hi; kk++) {
+        let range = bucket_range(b);
+        var kk = range.x;
+        for (; kk < range.y; kk++) {
             let d = bucket_nodes[kk];
             if (is_neighbor(x, d)) {
                 k = add_neighbor(fill, base, k, d);
             }
         }
+        if (kk < range.y) {
+            cut_short();
+        }
+    }
+    if (q < 9u) {
+        cut_short();
     }
     if (!is_frozen(x)) {
         // Free node: the ends of the wall segments its 3×3 cells hold (twin of
         // wall_items_of_free_node).
-        for (var q = 0u; q < 9u; q++) {
-            let b = bs[q];
+        var q2 = 0u;
+        for (; q2 < 9u; q2++) {
+            let b = bs[q2];
             if (b == NONE) {
                 continue;
             }
             let hi = atomicLoad(&seg_start[b + 1u]);
-            for (var kk = atomicLoad(&seg_start[b]); kk < hi; kk++) {
+            var kk = atomicLoad(&seg_start[b]);
+            for (; kk < hi; kk++) {
                 let s = seg_items[3u * kk];
                 let c = vec2<i32>(bitcast<i32>(seg_items[3u * kk + 1u]), bitcast<i32>(seg_items[3u * kk + 2u]));
                 let qi = index_in_3x3(cx, c);
@@ -402,43 +478,41 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
                 if (anchor(pos[s].pos_hi, pos[s1].pos_hi, cx) != qi) {
                     continue;
                 }
-                for (var t = 0u; t < 2u; t++) {
-                    let d = select(s, s1, t == 1u);
-                    if (t == 1u) {
-                        let e = nodes[d].next;
-                        if (e != NONE) {
-                            if (is_long_wall_segment(d) && anchor(pos[d].pos_hi, pos[e].pos_hi, cx) < 9u) {
-                                continue;
-                            }
-                        }
-                    }
-                    if (!found_in_grid(x, d) && pair_listed(x, d)) {
-                        k = add_neighbor(fill, base, k, d);
-                    }
+                // The segment's two ends, written out (see the loop cap above neighbor_buckets): s, then s1 unless it is
+                // taken through its next segment s1 → e.
+                if (!found_in_grid(x, bs, s) && pair_listed(x, s)) {
+                    k = add_neighbor(fill, base, k, s);
+                }
+                let e = nodes[s1].next;
+                var via_next = false;
+                if (e != NONE) {
+                    via_next = is_long_wall_segment(s1) && anchor(pos[s1].pos_hi, pos[e].pos_hi, cx) < 9u;
+                }
+                if (!via_next && !found_in_grid(x, bs, s1) && pair_listed(x, s1)) {
+                    k = add_neighbor(fill, base, k, s1);
                 }
             }
+            if (kk < hi) {
+                cut_short();
+            }
+        }
+        if (q2 < 9u) {
+            cut_short();
         }
     } else {
         // Wall node with a long segment: the free nodes near its long segments (twin of
-        // free_nodes_along_wall).
+        // free_nodes_along_wall): x → x+1, then x−1 → x.
         let nx = nodes[x];
         let next_long = is_long_wall_segment(x);
         var prev_long = false;
         if (nx.prev != NONE) {
             prev_long = is_long_wall_segment(nx.prev);
         }
-        // One call for the first long segment (x → x+1, else x−1 → x), a second for x−1 → x
-        // when both are long. (Not a loop over the two segments, nor a call per segment: on
-        // lavapipe, lanes that ran the walk in different iterations or call sites lost entries.
-        // Nodes with two long segments, the corners of a frozen polygon with long sides, still
-        // lose some, not understood: GpuBackend refuses such scenes, see docs/performance.md.)
-        if (next_long || prev_long) {
-            let sa = select(nx.prev, x, next_long);
-            let sb = select(x, nx.next, next_long);
-            k = free_nodes_along_segment(x, sa, sb, !next_long, false, fill, base, k);
+        if (next_long) {
+            k = free_nodes_along_segment(x, bs, x, nx.next, false, next_long, fill, base, k);
         }
-        if (next_long && prev_long) {
-            k = free_nodes_along_segment(x, nx.prev, x, true, true, fill, base, k);
+        if (prev_long) {
+            k = free_nodes_along_segment(x, bs, nx.prev, x, true, next_long, fill, base, k);
         }
     }
     return k;
@@ -464,6 +538,39 @@ fn find_live(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 }
 
 
+// What every step's first broad-phase kernel does: counts the step (flags[5]) and empties the
+// contact-slot pool, which fills anew in every step (contact_pairs).
+fn step_begins() {
+    if (params.dt > 0.0) {
+        atomicAdd(&flags[5], 1u);
+    }
+    atomicStore(&flags[6], 0u);
+}
+
+// A rebuild is due: some node moved more than half the skin, or the host forced it (flags[2]).
+// The largest displacement's bits (≥ +0, +∞ before the first build, or NaN) against half the
+// skin's, as integers: the same as the CPU twin's `d.is_nan() || d > skin / 2`, without a float
+// comparison that a fast-math compiler could fold for NaN or +∞.
+fn rebuild_due() -> bool {
+    return atomicLoad(&flags[0]) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+}
+
+// Single thread, host-driven rebuilds (GpuBackend's default): the steps record no broad-phase
+// kernel but this one. When a rebuild is due it stops the batch as an overflow does (flags[1],
+// every later kernel of the batch does nothing) and sets flags[10]: the host redoes this step
+// with the build recorded as direct dispatches (rebuild_decide first) and goes on from there.
+@compute @workgroup_size(1)
+fn rebuild_check() {
+    if (atomicLoad(&flags[1]) != 0u) {
+        return;
+    }
+    step_begins();
+    if (rebuild_due()) {
+        atomicStore(&flags[10], 1u);
+        atomicStore(&flags[1], 1u);
+    }
+}
+
 // Single thread: rebuild when some node moved more than half the skin (or when forced). Writes
 // the x workgroup counts of every indirect dispatch of the rebuild: the template or zero.
 @compute @workgroup_size(1)
@@ -477,15 +584,8 @@ fn rebuild_decide() {
         }
         return;
     }
-    if (params.dt > 0.0) {
-        atomicAdd(&flags[5], 1u);
-    }
-    // The contact-slot pool fills anew in every step (contact_pairs).
-    atomicStore(&flags[6], 0u);
-    // The largest displacement's bits (≥ +0, +∞ before the first build, or NaN) against half the
-    // skin's, as integers: the same as the CPU twin's `d.is_nan() || d > skin / 2`, without a float
-    // comparison that a fast-math compiler could fold for NaN or +∞.
-    let rebuild = atomicLoad(&flags[0]) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+    step_begins();
+    let rebuild = rebuild_due();
     for (var i = 0u; i < n; i++) {
         args[3u * i] = select(0u, args_template[3u * i], rebuild);
         args[3u * i + 1u] = args_template[3u * i + 1u];

@@ -5,6 +5,13 @@
 //! of the CPU case it says so.
 //!
 //! These tests fail (never skip) when no GPU adapter exists (`gpu_for_tests` panics with a hint).
+//!
+//! Precision contract: nothing here asserts CPU == GPU bit for bit (lavapipe gives that, a device
+//! that fuses multiply-adds does not). Continuous quantities are compared within the stated
+//! tolerances; discrete decisions (a stage ends on the first step whose force changes sign, a
+//! contact is active) may differ only where the CPU's deciding value lies within the tolerance of
+//! its threshold (`samples_before_fork`: the series are compared up to there) or on a stated share
+//! of steps (`steps_differing`).
 
 mod common;
 
@@ -19,6 +26,33 @@ fn assert_close(what: &str, gpu: &[NodeState], cpu: &[NodeState], tol: f64) {
         d <= tol,
         "{what}: GPU deviates from CPU by {d:e} R (tolerance {tol:e} R)"
     );
+}
+
+/// Samples of two runs to compare: all when the stage sequences are equal. Otherwise the runs
+/// took different branches at the sign decision that ends the unloading (it stops on the first
+/// sample whose `decider` reaches zero, e.g. exactly 0 where the force returns to zero), which is
+/// allowed only where the CPU's deciding value lies within `tol` of zero (a rounding fork); the
+/// samples before the fork are compared, and each run has passed the physics `check` on its own.
+fn samples_before_fork(what: &str, g: &[u8], c: &[u8], decider: &[f64], tol: f64) -> usize {
+    let Some(i) = (0..g.len().min(c.len())).find(|&i| g[i] != c[i]) else {
+        assert_eq!(g.len(), c.len(), "{what}: stage sequences of different lengths");
+        return g.len();
+    };
+    let fork = i.saturating_sub(3)..i;
+    assert!(
+        fork.clone().any(|j| decider[j].abs() <= tol),
+        "{what}: stages differ from sample {i}, where the CPU's decision is clear: {:?}",
+        &decider[fork.clone()]
+    );
+    println!("{what}: the runs fork at sample {i} (decided within {tol:e} of zero)");
+    fork.start
+}
+
+/// Steps on which two per-step records differ (contact counts, cap flags): a contact that opens
+/// or closes within rounding of its threshold can do so one step apart on two devices.
+fn steps_differing<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    assert_eq!(a.len(), b.len(), "records of different lengths");
+    a.iter().zip(b).filter(|(x, y)| x != y).count()
 }
 
 /// Largest element-wise difference of two series of the same length.
@@ -90,9 +124,13 @@ fn joint_case(joint: joint_drag::Joint) {
     let g = joint_drag::run(&mut *gpu_backend(&sc), &sc, joint, joint_drag::STEPS);
     joint_drag::check(&g);
     let c = joint_drag::run(&mut *cpu_backend(&sc), &sc, joint, joint_drag::STEPS);
-    // Same contact topology at every step; force series within 1e-4 F.
-    assert_eq!(g.active, c.active, "active contact counts differ");
-    assert_eq!(g.cap, c.cap, "cap contact steps differ");
+    // Same contact topology at all but 1 % of the steps (contact onsets within rounding); force
+    // series within 1e-4 F.
+    let allowed = g.active.len() / 100;
+    let (da, dc) = (steps_differing(&g.active, &c.active), steps_differing(&g.cap, &c.cap));
+    println!("joint drag {joint:?}: active counts differ on {da} steps, cap on {dc} (allowed {allowed})");
+    assert!(da <= allowed, "active contact counts differ on {da} steps");
+    assert!(dc <= allowed, "cap contact steps differ on {dc} steps");
     let (dfy, dfn) = (series_diff(&g.fy, &c.fy), series_diff(&g.f_n, &c.f_n));
     println!("joint drag {joint:?}: max |ΔF_y| = {dfy:e}, max |Δf_n| = {dfn:e}");
     assert!(dfy < 1e-4 * joint_drag::F && dfn < 1e-4 * joint_drag::F);
@@ -115,13 +153,15 @@ fn plastic_segment_gpu_matches_cpu() {
     let g = plastic_segment::run(&mut *gpu_backend(&sc), &sc);
     plastic_segment::check(&g);
     let c = plastic_segment::run(&mut *cpu_backend(&sc), &sc);
-    // Same stage lengths (the unloading stops on the first step with N ≥ 0), axial force series
-    // within 1e-4 F_Y, rest lengths within 1e-6 ℓ0.
-    assert_eq!(g.stage, c.stage, "stage sequences differ");
-    let dn = series_diff(&g.n, &c.n);
-    let dr = series_diff(&g.rest, &c.rest);
+    // Same stage lengths (the unloading stops on the first step with N ≥ 0; it reaches exactly 0
+    // here, so a device that rounds differently may stop a step apart: `samples_before_fork`),
+    // axial force series within 1e-4 F_Y, rest lengths within 1e-6 ℓ0.
+    let tol_n = 1e-4 * plastic_segment::F_Y as f64;
+    let k = samples_before_fork("plastic segment", &g.stage, &c.stage, &c.n, tol_n);
+    let dn = series_diff(&g.n[..k], &c.n[..k]);
+    let dr = series_diff(&g.rest[..k], &c.rest[..k]);
     println!("plastic segment: max |ΔN| = {dn:e}, max |Δℓ_p| = {dr:e}");
-    assert!(dn < 1e-4 * plastic_segment::F_Y as f64);
+    assert!(dn < tol_n);
     assert!(dr < 1e-6 * plastic_segment::L0);
 }
 
@@ -131,12 +171,14 @@ fn plastic_bending_gpu_matches_cpu() {
     let g = plastic_bending::run(&mut *gpu_backend(&sc), &sc);
     plastic_bending::check(&g);
     let c = plastic_bending::run(&mut *cpu_backend(&sc), &sc);
-    // Same stage lengths, moment series within 1e-4 M_Y, θ_p within 1e-6 rad.
-    assert_eq!(g.stage, c.stage, "stage sequences differ");
-    let dm = series_diff(&g.moment, &c.moment);
-    let dt = series_diff(&g.theta_p, &c.theta_p);
+    // Same stage lengths (decided by the moment's sign; `samples_before_fork`), moment series
+    // within 1e-4 M_Y, θ_p within 1e-6 rad.
+    let tol_m = 1e-4 * plastic_bending::M_Y as f64;
+    let k = samples_before_fork("plastic bending", &g.stage, &c.stage, &c.moment, tol_m);
+    let dm = series_diff(&g.moment[..k], &c.moment[..k]);
+    let dt = series_diff(&g.theta_p[..k], &c.theta_p[..k]);
     println!("plastic bending: max |ΔM| = {dm:e}, max |Δθ_p| = {dt:e}");
-    assert!(dm < 1e-4 * plastic_bending::M_Y as f64);
+    assert!(dm < tol_m);
     assert!(dt < 1e-6);
 }
 

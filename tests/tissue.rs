@@ -1,7 +1,7 @@
 //! Tissue generator (§7, Fig. 31): the Laguerre–Voronoi cells fill the box, the shells neither
 //! overlap nor carry any force at the start, every interface is bonded, the construction is
 //! deterministic, polygon input gives the same tissue, and a small tissue pulled apart breaks its
-//! links in the same sequence on the CPU and the GPU.
+//! links in the same sequence on the CPU and the GPU (within a stated tolerance).
 
 use softdem::backend::Backend;
 use softdem::cpu::CpuBackend;
@@ -281,8 +281,9 @@ fn polygon_input_with_t_junction() {
 
 /// A tissue of 18 cells glued (by 100× stronger links) to a fixed bottom wall and a top wall that
 /// moves up at 0.02: interface links start to break after ~600 steps. 1000 steps on the CPU and
-/// the GPU give the same link states (break steps, modes, forces) bit for bit, with ≥ 3 breaks;
-/// a second GPU run repeats the first bit for bit (link states and node positions).
+/// the GPU break the same links (≥ 3) in the same modes within 2 steps, forces within 1e-3 (bit for
+/// bit where the nodes are, as on lavapipe); a second GPU run repeats the first bit for bit (link
+/// states and node positions).
 #[test]
 fn pulled_tissue_breaks_links_identically_on_cpu_and_gpu() {
     let (mut sc, m, law) = base_scene();
@@ -327,8 +328,31 @@ fn pulled_tissue_breaks_links_identically_on_cpu_and_gpu() {
         seq.iter().all(|b| cell_links.contains(&(b.1 as u32))),
         "a wall link broke"
     );
-    assert_eq!(seq, breaks(&on_gpu), "CPU and GPU break sequences differ");
-    assert_eq!(on_cpu, on_gpu, "CPU and GPU link states differ");
+    // CPU vs GPU within a stated tolerance (a device that fuses multiply-adds rounds
+    // differently): the same links break, in the same modes, each within 2 steps of the CPU's
+    // step; every link's forces within 1e-3 of the largest |f_n|. Bit for bit where the two runs'
+    // nodes are bit-identical (lavapipe: nothing fused).
+    let gpu_seq = breaks(&on_gpu);
+    let key = |b: &[(u32, usize, u32)]| {
+        let mut k: Vec<(usize, u32)> = b.iter().map(|x| (x.1, x.2)).collect();
+        k.sort();
+        k
+    };
+    assert_eq!(key(&seq), key(&gpu_seq), "CPU and GPU break different links or modes");
+    for (c, g) in on_cpu.iter().zip(&on_gpu) {
+        assert!(c.broken_step.abs_diff(g.broken_step) <= 2, "break steps {c:?} vs {g:?}");
+    }
+    let scale = on_cpu.iter().map(|l| l.f_n.abs()).fold(0.0f32, f32::max);
+    for (c, g) in on_cpu.iter().zip(&on_gpu) {
+        let d = (c.f_n - g.f_n).abs().max((c.f_t - g.f_t).abs());
+        assert!(d <= 1e-3 * scale, "link forces {c:?} vs {g:?}");
+    }
+    if cpu.read_nodes().unwrap() == gpu.read_nodes().unwrap() {
+        assert_eq!(
+            on_cpu, on_gpu,
+            "bit-identical nodes, but CPU and GPU link states differ"
+        );
+    }
     let mut rerun = GpuBackend::new(Arc::new(gpu_for_tests()), &sc).unwrap();
     rerun.step(steps).unwrap();
     assert_eq!(on_gpu, rerun.read_links().unwrap(), "two GPU runs: link states differ");

@@ -285,7 +285,16 @@ fn gpu_prefix_of_the_elastic_tissue_matches_the_cpu() {
     assert!(cpu.last().unwrap().broken > 0, "no break in the prefix");
     for (c, g) in cpu.iter().zip(&gpu) {
         assert_eq!(c.step, g.step);
-        assert_eq!(c.broken, g.broken, "step {}", c.step);
+        // Broken-link counts within 1 + 2 % (a break within rounding of its threshold may come a
+        // step apart on a device that fuses multiply-adds; lavapipe gives equal counts).
+        let allowed = 1 + c.broken / 50;
+        assert!(
+            c.broken.abs_diff(g.broken) <= allowed,
+            "step {}: {} links broken (CPU) vs {} (GPU)",
+            c.step,
+            c.broken,
+            g.broken
+        );
         assert!((c.strain - g.strain).abs() < 1e-5, "step {}", c.step);
         assert!(
             (c.stress - g.stress).abs() < 1e-3 * scale,

@@ -99,7 +99,7 @@ impl CpuBackend {
             nodes: device.0,
             bcs: device.1,
             bodies: scene.bodies.clone(),
-            materials: scene.materials.clone(),
+            materials: scene.materials.iter().map(|m| m.for_kernels()).collect(),
             state: [scene.init.clone(), scene.init.clone()],
             side: 0,
             preintegrated: None,

@@ -30,18 +30,47 @@ pub struct GpuContext {
 }
 
 /// Instance descriptors to try, in order. With `WGPU_BACKEND` set: exactly what it names.
-/// Otherwise the primary backends (Vulkan, Metal, DX12) first, then all (adds GL), so that GL/EGL
-/// is only initialised when no primary adapter exists. (Mesa prints a harmless
-/// `XDG_RUNTIME_DIR is invalid` line when it initialises, once per instance for lavapipe.)
+/// Otherwise the primary backends, Vulkan and Metal, then DX12 (kept apart, see
+/// [`without_indirect_validation`]), then the rest (adds GL), so that GL/EGL is only initialised
+/// when no primary adapter exists. (Mesa prints a harmless `XDG_RUNTIME_DIR is invalid` line when
+/// it initialises, once per instance for lavapipe.)
 fn instance_candidates() -> Vec<wgpu::InstanceDescriptor> {
     let from_env = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
+    let with = |backends: wgpu::Backends| {
+        let mut d = from_env();
+        d.backends = backends;
+        without_indirect_validation(d)
+    };
     if std::env::var_os("WGPU_BACKEND").is_some() {
-        vec![from_env()]
+        vec![without_indirect_validation(from_env())]
     } else {
-        let mut primary = from_env();
-        primary.backends = wgpu::Backends::PRIMARY;
-        vec![primary, from_env()]
+        vec![
+            with(wgpu::Backends::VULKAN | wgpu::Backends::METAL),
+            with(wgpu::Backends::DX12),
+            with(wgpu::Backends::all() - wgpu::Backends::PRIMARY),
+        ]
     }
+}
+
+/// The instance flags softdem uses for an adapter of `backend` (printed by the GPU report).
+pub fn instance_flags(backend: wgpu::Backend) -> wgpu::InstanceFlags {
+    let mut d = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    d.backends = backend.into();
+    without_indirect_validation(d).flags
+}
+
+/// `desc` without `VALIDATION_INDIRECT_CALL` (wgpu keeps it on by default, also in release: a
+/// validation dispatch and barriers per indirect dispatch), unless `WGPU_VALIDATION_INDIRECT_CALL`
+/// is set (then it decides) or the backends include DX12, where `@builtin(num_workgroups)` reads 0
+/// in indirect dispatches without it (`linear_id` needs it past 65535 workgroups). softdem's only
+/// indirect dispatches are the SPD list build's (`GpuBackend`, coupled runs and
+/// `SOFTDEM_GPU_REBUILD=gpu`), whose arguments are a host-computed template or zero, within the
+/// device limits, and the report's empty-dispatch probe (1, 1, 1): the validation guards nothing.
+fn without_indirect_validation(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
+    if std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none() && !desc.backends.contains(wgpu::Backends::DX12) {
+        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+    desc
 }
 
 /// The adapter chosen by `initialize_adapter_from_env_or_default` on `instance`, or why none.

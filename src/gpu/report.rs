@@ -6,8 +6,10 @@
 //! 3. the cost of an empty dispatch, direct and indirect (`dispatch_probe.wgsl`);
 //! 4. per size of the standard compaction bench (`scenes::compaction_bench`): steps timed in a
 //!    window of at least `window_s` seconds with every read-back outside it, rebuilds in the
-//!    window, wall µs per step, node-steps/s, GPU bytes per node, and hashes of the node states of
-//!    two runs from the same scene (the same-device bit-identity);
+//!    window, dispatches per step, wall µs per step, node-steps/s, GPU bytes per node, and hashes
+//!    of the node states of two runs from the same scene (the same-device bit-identity); list
+//!    builds decided by the host (the default), and the first size again with GPU-driven builds
+//!    (`rebuild_mode` gpu) to say which is faster on the device;
 //! 5. per size of the 3D sphere bench (`spheres::bench_scene::compressed_lattice`, n³ spheres):
 //!    sphere-steps/s, GPU bytes per sphere and the rerun hashes;
 //! 6. one PASS/FAIL line per target of the GPU work (issues 21, 23): ≥ 2×10⁹ node-steps/s at
@@ -113,6 +115,10 @@ pub struct SizeResult {
     pub steps: u64,
     pub seconds: f64,
     pub rebuilds: u64,
+    /// Dispatches recorded per step in the window (redone steps included).
+    pub dispatches_per_step: f64,
+    /// "host" or "gpu": who decided the list builds (`measure_size`).
+    pub rebuild_mode: &'static str,
     pub bytes_per_node: f64,
     pub hashes: [u64; 2],
 }
@@ -173,18 +179,26 @@ fn rerun_hash(ctx: &Arc<GpuContext>, scene: &crate::model::Scene) -> anyhow::Res
 }
 
 /// Measures one size: warm-up, then batches of steps until `window_s` has passed.
-pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyhow::Result<SizeResult> {
+/// `host_rebuilds`: list builds decided by the host (the default) or on the GPU (indirect
+/// dispatches every step), see `GpuBackend::set_host_driven_rebuilds`.
+pub fn measure_size(
+    ctx: &Arc<GpuContext>,
+    cells: usize,
+    window_s: f64,
+    host_rebuilds: bool,
+) -> anyhow::Result<SizeResult> {
     let (scene, _) = crate::scenes::compaction_bench(cells);
     let cells = scene.bodies.iter().filter(|b| b.flags & BODY_CLOSED != 0).count();
     let nodes = scene.nodes.len();
     let mut be = GpuBackend::new(ctx.clone(), &scene)?;
+    be.set_host_driven_rebuilds(host_rebuilds);
     be.step(10)?; // pipelines, first list build
-    let rebuilds0 = be.rebuilds();
-    // Batches sized to about a tenth of the window from the warm-up's speed.
+                  // Batches sized to about a tenth of the window from the warm-up's speed.
     let t = Instant::now();
     be.step(10)?;
     let per_step = t.elapsed().as_secs_f64() / 10.0;
     let batch = ((window_s / 10.0 / per_step.max(1e-9)) as u32).clamp(1, 100_000);
+    let (rebuilds0, dispatches0) = (be.rebuilds(), be.dispatches_recorded());
     let (mut steps, t) = (0u64, Instant::now());
     while t.elapsed().as_secs_f64() < window_s {
         be.step(batch)?;
@@ -192,6 +206,7 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
     }
     let seconds = t.elapsed().as_secs_f64();
     let rebuilds = be.rebuilds() - rebuilds0;
+    let dispatches_per_step = (be.dispatches_recorded() - dispatches0) as f64 / steps as f64;
     let bytes_per_node = be.device_bytes() as f64 / nodes as f64;
     drop(be);
     let hashes = [rerun_hash(ctx, &scene)?, rerun_hash(ctx, &scene)?];
@@ -201,6 +216,8 @@ pub fn measure_size(ctx: &Arc<GpuContext>, cells: usize, window_s: f64) -> anyho
         steps,
         seconds,
         rebuilds,
+        dispatches_per_step,
+        rebuild_mode: if host_rebuilds { "host" } else { "gpu" },
         bytes_per_node,
         hashes,
     })
@@ -222,11 +239,7 @@ pub fn gpu_report(
     writeln!(out, "driver: {} {}", i.driver, i.driver_info)?;
     writeln!(out, "vendor/device id: {:#06x}/{:#06x}", i.vendor, i.device)?;
     writeln!(out, "softdem {}, wgpu {}", env!("CARGO_PKG_VERSION"), wgpu_version())?;
-    writeln!(
-        out,
-        "instance flags: {:?}",
-        wgpu::InstanceDescriptor::new_without_display_handle_from_env().flags
-    )?;
+    writeln!(out, "instance flags: {:?}", super::context::instance_flags(i.backend))?;
     writeln!(out, "adapter features: {:?}", ctx.adapter.features())?;
     let l = &ctx.limits;
     writeln!(
@@ -254,20 +267,28 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
-        "cells,nodes,steps,seconds,rebuilds,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
+        "cells,nodes,rebuild_mode,steps,seconds,rebuilds,dispatches_per_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
     )?;
     out.flush()?;
     let mut results = vec![];
-    for &c in cells {
-        let r = measure_size(&ctx, c, window_s)?;
+    // Every size with host-driven builds (the default), and the first again with GPU-driven ones:
+    // which of the two is faster on this device (`SOFTDEM_GPU_REBUILD`).
+    let runs = cells
+        .iter()
+        .map(|&c| (c, true))
+        .chain(cells.first().map(|&c| (c, false)));
+    for (i, (c, host)) in runs.enumerate() {
+        let r = measure_size(&ctx, c, window_s, host)?;
         writeln!(
             out,
-            "{},{},{},{:.3},{},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
+            "{},{},{},{},{:.3},{},{:.2},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
             r.cells,
             r.nodes,
+            r.rebuild_mode,
             r.steps,
             r.seconds,
             r.rebuilds,
+            r.dispatches_per_step,
             r.seconds * 1e6 / r.steps as f64,
             r.steps_per_s(),
             r.node_steps_per_s(),
@@ -276,7 +297,9 @@ pub fn gpu_report(
             r.hashes[1]
         )?;
         out.flush()?;
-        results.push(r);
+        if i < cells.len() {
+            results.push(r);
+        }
     }
     writeln!(
         out,

@@ -36,6 +36,7 @@ struct Kernels {
     neighbor_count: Kernel,
     neighbor_fill: Kernel,
     rebuild_commit: Kernel,
+    rebuild_check: Kernel,
 }
 
 impl Kernels {
@@ -57,6 +58,7 @@ impl Kernels {
             neighbor_count: bp("neighbor_count")?,
             neighbor_fill: bp("neighbor_fill")?,
             rebuild_commit: bp("rebuild_commit")?,
+            rebuild_check: bp("rebuild_check")?,
         })
     }
 }
@@ -142,6 +144,20 @@ pub struct GpuBackend {
     links: LinkBuffers,
     args: GpuArray<u32>,
     args_template: GpuArray<u32>,
+    /// The template's workgroup counts (x, y) per slot: the direct dispatches of a host-driven
+    /// rebuild.
+    arg_sizes: Vec<(u32, u32)>,
+    /// Rebuilds decided by the host (default): steps record `rebuild_check` only and a due
+    /// rebuild is redone with direct dispatches. false: every step records the whole broad
+    /// phase as indirect dispatches (`SOFTDEM_GPU_REBUILD=gpu`; coupled runs always).
+    host_rebuild: bool,
+    /// The next recorded step must run the build (host-driven mode): at the start, after
+    /// `rebuild_check` stopped a batch, after a list or segment-grid overflow.
+    rebuild_next: bool,
+    /// Dispatches recorded so far (`dispatches_recorded`, for the bench report).
+    dispatches: std::cell::Cell<u64>,
+    /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
+    flag_staging: [wgpu::Buffer; 2],
     bucket_scan: PrefixScan,
     nbr_scan: PrefixScan,
     /// Bind groups per ping-pong side, for stepping and for the dt = 0 initial force pass.
@@ -149,6 +165,29 @@ pub struct GpuBackend {
     groups_init: Vec<SideGroups>,
     side: usize,
     steps: u64,
+}
+
+/// Words of the flags buffer (their meaning: `shaders/broad_phase.wgsl`, binding 13).
+const FLAG_WORDS: usize = 11;
+
+/// `SOFTDEM_GPU_REBUILD`: `host` (default) or `gpu` (see `GpuBackend::host_rebuild`).
+fn rebuild_mode_from_env() -> anyhow::Result<bool> {
+    match std::env::var("SOFTDEM_GPU_REBUILD").as_deref() {
+        Err(_) | Ok("host") => Ok(true),
+        Ok("gpu") => Ok(false),
+        Ok(other) => anyhow::bail!("SOFTDEM_GPU_REBUILD={other:?}: expected `host` or `gpu`"),
+    }
+}
+
+/// How a step records the neighbour-list build.
+#[derive(Clone, Copy, PartialEq)]
+enum BroadPhase {
+    /// Every kernel, as indirect dispatches sized by `rebuild_decide` (zero when no rebuild).
+    Indirect,
+    /// Every kernel, as direct dispatches: the host knows a rebuild is due.
+    Direct,
+    /// `rebuild_check` only: it stops the batch when a rebuild is due.
+    Check,
 }
 
 /// Order of the indirect dispatches of a rebuild (index into the args buffer, 12 bytes each).
@@ -185,34 +224,6 @@ fn initial_item_capacity(scene: &Scene) -> u32 {
         }
     }
     items.clamp(64, u32::MAX as u64 / 3) as u32
-}
-
-/// The GPU's list build lost entries of the corners of a frozen closed polygon with sides longer
-/// than the longest free segment (nodes joining two long wall segments; lavapipe, not
-/// understood, see docs/performance.md): such scenes are refused rather than run with
-/// incomplete lists. Open walls (a box, subdivided or not) give the CPU's lists (tested).
-fn check_wall_corners(scene: &Scene) -> anyhow::Result<()> {
-    let longest_free = scene.longest_free_segment() as f64;
-    let long = |i: u32| {
-        let n = &scene.nodes[i as usize];
-        n.next != NONE && scene.bodies[n.body as usize].flags & BODY_FROZEN != 0 && {
-            let (a, b) = (scene.init[i as usize].pos(), scene.init[n.next as usize].pos());
-            (b[0] - a[0]).hypot(b[1] - a[1]) > longest_free
-        }
-    };
-    for (i, n) in scene.nodes.iter().enumerate() {
-        let closed = scene.bodies[n.body as usize].flags & BODY_CLOSED != 0;
-        if closed && n.prev != NONE && long(i as u32) && long(n.prev) {
-            anyhow::bail!(
-                "GPU backend: node {i} of the frozen closed body {} joins two segments longer than \
-                 the cells' longest segment ({longest_free:.4}); the GPU list build does not handle \
-                 such corners yet (src/gpu/stepper.rs, check_wall_corners): subdivide that body \
-                 (`segment` or `nodes`) or run with --backend cpu",
-                n.body
-            );
-        }
-    }
-    Ok(())
 }
 
 /// Contact slots before the first step for a list of `list_capacity` entries: one per 16 entries
@@ -283,7 +294,6 @@ impl GpuBackend {
         items: Option<u32>,
     ) -> anyhow::Result<GpuBackend> {
         scene.validate().map_err(anyhow::Error::msg)?;
-        check_wall_corners(scene)?;
         let c = &*ctx;
         super::precision::require_df32(c)?;
         let kernels = Kernels::new(c)?;
@@ -337,6 +347,7 @@ impl GpuBackend {
         {
             template.push([x, y, 1]);
         }
+        let arg_sizes: Vec<(u32, u32)> = template.iter().map(|t| (t[0], t[1])).collect();
         let template: Vec<u32> = template.concat();
         let args_template = GpuArray::new(c, "args_template", &template)?;
         let args = GpuArray::new_indirect(c, "args", &template)?;
@@ -368,7 +379,11 @@ impl GpuBackend {
             bcs: GpuArray::new(c, "node bcs", &device.1)?,
             nodes_host: scene.nodes.clone(),
             bodies: GpuArray::new(c, "bodies", &scene.bodies)?,
-            materials: GpuArray::new(c, "materials", &scene.materials)?,
+            materials: GpuArray::new(
+                c,
+                "materials",
+                &scene.materials.iter().map(|m| m.for_kernels()).collect::<Vec<_>>(),
+            )?,
             state: [
                 GpuArray::new(c, "state 0", &scene.init)?,
                 GpuArray::new(c, "state 1", &scene.init)?,
@@ -379,7 +394,13 @@ impl GpuBackend {
             slot_marks: GpuArray::zeroed(c, "slot_marks", 2 * (n as usize).div_ceil(32))?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
-            flags: GpuArray::new(c, "flags", &[f32::INFINITY.to_bits(), 0, 1, 0, 0, 0, 0, 0, 0])?,
+            flags: GpuArray::new(c, "flags", &{
+                let mut f = [0u32; FLAG_WORDS];
+                // No displacement bound yet (+∞: rebuild), a build forced (flags[2]).
+                f[0] = f32::INFINITY.to_bits();
+                f[2] = 1;
+                f
+            })?,
             bucket_start,
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             seg_start,
@@ -392,6 +413,18 @@ impl GpuBackend {
             links,
             args,
             args_template,
+            arg_sizes,
+            host_rebuild: rebuild_mode_from_env()?,
+            rebuild_next: true,
+            dispatches: std::cell::Cell::new(0),
+            flag_staging: [0, 1].map(|_| {
+                c.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("flags staging"),
+                    size: FLAG_WORDS as u64 * 4,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            }),
             bucket_scan,
             nbr_scan,
             groups: vec![],
@@ -488,66 +521,162 @@ impl GpuBackend {
     /// step's counters and runs the remaining steps from there: the result is as if the capacity
     /// had been enough, with no snapshot copy of the state.
     fn step_with_retry(&mut self, steps: u32, init: bool) -> anyhow::Result<()> {
+        if self.host_rebuild {
+            return self.step_host_driven(steps, init);
+        }
         let mut left = steps;
         // The GPU's step counter (flags[5]) equals the host's at the start of a call.
         let mut counted0 = self.steps as u32;
         while left > 0 {
             let side0 = self.side;
             self.record_and_submit(left, init);
-            let mut flags = self.flags.read(&self.ctx);
+            let flags = self.flags.read(&self.ctx);
             if flags[1] == 0 {
                 return Ok(());
             }
-            // Steps completed before the overflowing one (the step counter stopped at it).
-            let done = if init { 0 } else { flags[5].wrapping_sub(counted0) - 1 };
-            self.side = side0 ^ (done as usize & 1);
-            if flags[7] != 0 {
-                // The contact-slot pool overflowed in contact_pairs (flags[6]: the slots that step
-                // asked for; threads that started after the overflow stopped early, so the redo
-                // may overflow again and grow again). The step's list build, if any, had
-                // committed and is kept: the redo, from the same positions, finds no reason to
-                // rebuild.
-                let (needed, before) = (flags[6], self.pool.capacity);
-                self.grow_pool(needed)?;
-                anyhow::ensure!(
-                    self.pool.capacity > before,
-                    "contact-slot pool cannot grow beyond {before} slots"
-                );
-                flags[7] = 0;
-            } else if flags[8] != 0 {
-                // The segment grid outgrew its items in grid_scatter (the cell side shrank, or a
-                // wall stretched): seg_start holds the items the build asked for.
-                let needed = self.seg_start.read(&self.ctx)[self.params.grid_buckets as usize];
-                let before = self.seg_capacity;
-                self.seg_capacity = needed.saturating_add(needed / 2).max(2 * before);
-                self.seg_items = GpuArray::zeroed(&self.ctx, "seg_items", 3 * self.seg_capacity as usize)?;
-                self.make_groups();
-                flags[8] = 0;
-                flags[2] = 1;
-                flags[3] -= 1;
-            } else {
-                let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
-                let before = self.lists.capacity;
-                self.grow_lists(needed)?;
-                anyhow::ensure!(
-                    self.lists.capacity > before,
-                    "neighbour list cannot grow beyond {before} entries"
-                );
-                // Undo the overflowing step's rebuild_decide: rebuild forced again, rebuild
-                // counter back by one.
-                flags[2] = 1;
-                flags[3] -= 1;
-            }
-            // Overflow off, step counter back by one.
-            flags[1] = 0;
-            if !init {
-                flags[5] -= 1;
-            }
-            self.flags.write(&self.ctx, &flags);
+            let done = self.handle_stop(flags, side0, counted0, init)?;
             left -= done;
             counted0 = counted0.wrapping_add(done);
         }
         Ok(())
+    }
+
+    /// `step_with_retry` with host-driven rebuilds: batches of `STEPS_PER_SUBMIT` steps, two in
+    /// flight, each ending with a copy of the flags into its own staging buffer; the host reads a
+    /// batch's flags while the next one runs. When a batch stopped (a due rebuild, an
+    /// overflow), the batch after it did nothing (every kernel tests flags[1]); the host handles
+    /// the stop and records from the stopping step.
+    fn step_host_driven(&mut self, steps: u32, init: bool) -> anyhow::Result<()> {
+        let mut left = steps;
+        let mut counted0 = self.steps as u32;
+        let mut flight = std::collections::VecDeque::new();
+        let mut queued = 0;
+        let mut staging = 0;
+        while left > 0 {
+            while flight.len() < 2 && queued < left {
+                let batch = (left - queued).min(STEPS_PER_SUBMIT);
+                let side0 = self.side;
+                let index = self.submit_batch(batch, init, Some(staging));
+                flight.push_back((batch, side0, index, staging));
+                queued += batch;
+                staging ^= 1;
+            }
+            let (batch, side0, index, k) = flight.pop_front().expect("a batch in flight");
+            let flags = self.read_staged_flags(k, index);
+            if flags[1] == 0 {
+                left -= batch;
+                queued -= batch;
+                if !init {
+                    counted0 = counted0.wrapping_add(batch);
+                }
+                continue;
+            }
+            if let Some((_, _, last, _)) = flight.back() {
+                self.ctx
+                    .device
+                    .poll(wgpu::PollType::Wait {
+                        submission_index: Some(last.clone()),
+                        timeout: None,
+                    })
+                    .expect("wgpu device poll failed (device lost?)");
+            }
+            flight.clear();
+            queued = 0;
+            let done = self.handle_stop(flags, side0, counted0, init)?;
+            left -= done;
+            counted0 = counted0.wrapping_add(done);
+        }
+        Ok(())
+    }
+
+    /// The flags as batch `index` left them in staging buffer `k` (waits for that batch only).
+    fn read_staged_flags(&self, k: usize, index: wgpu::SubmissionIndex) -> Vec<u32> {
+        let buf = &self.flag_staging[k];
+        let (tx, rx) = std::sync::mpsc::channel();
+        buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.ctx
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .expect("wgpu device poll failed (device lost?)");
+        rx.recv()
+            .expect("map_async callback was not called")
+            .expect("mapping the flags' staging buffer failed");
+        let flags = bytemuck::cast_slice::<u8, u32>(&buf.slice(..).get_mapped_range().expect("mapped flags")).to_vec();
+        buf.unmap();
+        flags
+    }
+
+    /// After a batch stopped (flags[1]) at the step the step counter flags[5] stopped at: undoes
+    /// that step's counters, grows what overflowed or marks the build due (`rebuild_next`),
+    /// writes the flags back, puts the ping-pong side at the start of that step and returns the
+    /// steps of the batch (begun on side `side0` with the counter at `counted0`) done before it.
+    fn handle_stop(&mut self, mut flags: Vec<u32>, side0: usize, counted0: u32, init: bool) -> anyhow::Result<u32> {
+        anyhow::ensure!(
+            flags[9] == 0,
+            "GPU list build: a loop of the wall walk stopped before its end (flags[9]; \
+             shaders/broad_phase.wgsl, cut_short). The driver caps the loop iterations of one \
+             invocation (lavapipe: 65535 for all loops together), and a wall node's walk of its \
+             long segments needed more: subdivide the long walls (`segment`) or run with \
+             --backend cpu"
+        );
+        // Steps completed before the overflowing one (the step counter stopped at it).
+        let done = if init { 0 } else { flags[5].wrapping_sub(counted0) - 1 };
+        self.side = side0 ^ (done as usize & 1);
+        if flags[10] != 0 {
+            // rebuild_check found a rebuild due: redo that step with the build recorded.
+            flags[10] = 0;
+            self.rebuild_next = true;
+        } else if flags[7] != 0 {
+            // The contact-slot pool overflowed in contact_pairs (flags[6]: the slots that step
+            // asked for; threads that started after the overflow stopped early, so the redo
+            // may overflow again and grow again). The step's list build, if any, had
+            // committed and is kept: the redo, from the same positions, finds no reason to
+            // rebuild.
+            let (needed, before) = (flags[6], self.pool.capacity);
+            self.grow_pool(needed)?;
+            anyhow::ensure!(
+                self.pool.capacity > before,
+                "contact-slot pool cannot grow beyond {before} slots"
+            );
+            flags[7] = 0;
+        } else if flags[8] != 0 {
+            // The segment grid outgrew its items in grid_scatter (the cell side shrank, or a
+            // wall stretched): seg_start holds the items the build asked for.
+            let needed = self.seg_start.read(&self.ctx)[self.params.grid_buckets as usize];
+            let before = self.seg_capacity;
+            self.seg_capacity = needed.saturating_add(needed / 2).max(2 * before);
+            self.seg_items = GpuArray::zeroed(&self.ctx, "seg_items", 3 * self.seg_capacity as usize)?;
+            self.make_groups();
+            flags[8] = 0;
+            flags[2] = 1;
+            flags[3] -= 1;
+            self.rebuild_next = true;
+        } else {
+            let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
+            let before = self.lists.capacity;
+            self.grow_lists(needed)?;
+            anyhow::ensure!(
+                self.lists.capacity > before,
+                "neighbour list cannot grow beyond {before} entries"
+            );
+            // Undo the overflowing step's rebuild_decide: rebuild forced again, rebuild
+            // counter back by one.
+            flags[2] = 1;
+            flags[3] -= 1;
+            self.rebuild_next = true;
+        }
+        // Overflow off, step counter back by one.
+        flags[1] = 0;
+        if !init {
+            flags[5] -= 1;
+        }
+        self.flags.write(&self.ctx, &flags);
+        Ok(done)
     }
 
     /// Writes `params` to the stepping uniform and, with dt = 0, to the initial-force one.
@@ -670,6 +799,7 @@ impl GpuBackend {
                 &k.neighbor_count,
                 &k.neighbor_fill,
                 &k.rebuild_commit,
+                &k.rebuild_check,
             ]
             .iter()
             .map(|kk| kk.bind(c, &table))
@@ -695,23 +825,61 @@ impl GpuBackend {
         let mut left = steps;
         while left > 0 {
             let batch = left.min(STEPS_PER_SUBMIT);
-            let mut enc = self
-                .ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("steps") });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("steps"),
-                    timestamp_writes: None,
-                });
-                for _ in 0..batch {
-                    self.record_step(&mut pass, init);
-                    self.side = 1 - self.side;
-                }
-            }
-            self.ctx.queue.submit([enc.finish()]);
+            self.submit_batch(batch, init, None);
             left -= batch;
         }
+    }
+
+    /// Records `batch` steps into one command buffer and submits it; with `staging` = Some(k),
+    /// the flags are copied into `flag_staging[k]` at its end.
+    fn submit_batch(&mut self, batch: u32, init: bool, staging: Option<usize>) -> wgpu::SubmissionIndex {
+        let mut enc = self
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("steps") });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("steps"),
+                timestamp_writes: None,
+            });
+            for _ in 0..batch {
+                let bp = if !self.host_rebuild {
+                    BroadPhase::Indirect
+                } else if std::mem::take(&mut self.rebuild_next) {
+                    BroadPhase::Direct
+                } else {
+                    BroadPhase::Check
+                };
+                self.record_step(&mut pass, init, bp);
+                self.side = 1 - self.side;
+            }
+        }
+        if let Some(k) = staging {
+            let bytes = self.flag_staging[k].size();
+            enc.copy_buffer_to_buffer(self.flags.buffer(), 0, &self.flag_staging[k], 0, bytes);
+        }
+        self.ctx.queue.submit([enc.finish()])
+    }
+
+    /// Dispatches recorded so far (all steps, redone ones included).
+    pub fn dispatches_recorded(&self) -> u64 {
+        self.dispatches.get()
+    }
+
+    /// Whether rebuilds are decided by the host (see `host_rebuild`).
+    pub fn host_driven_rebuilds(&self) -> bool {
+        self.host_rebuild
+    }
+
+    /// Chooses host-driven (true, the default) or GPU-driven rebuilds for the next steps; both
+    /// give the same run bit for bit (test `host_and_gpu_driven_rebuilds_give_the_same_run`).
+    pub fn set_host_driven_rebuilds(&mut self, on: bool) {
+        if on && !self.host_rebuild {
+            // A build forced on the GPU (flags[2]) is found by rebuild_check, which stops the
+            // batch; the host then records it.
+            self.rebuild_next = false;
+        }
+        self.host_rebuild = on;
     }
 
     /// The bindings of node_forces for ping-pong side `s` (it writes side 1 − s).
@@ -769,7 +937,7 @@ impl GpuBackend {
                     timestamp_writes: None,
                 });
                 for _ in 0..batch {
-                    self.record_step_begin(&mut pass, init);
+                    self.record_step_begin(&mut pass, init, BroadPhase::Indirect);
                     couple(&mut pass, self.side);
                     self.side = 1 - self.side;
                 }
@@ -791,8 +959,8 @@ impl GpuBackend {
         Ok(())
     }
 
-    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
-        self.record_step_begin(pass, init);
+    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, bp: BroadPhase) {
+        self.record_step_begin(pass, init, bp);
         self.record_step_end(pass, init);
     }
 
@@ -807,10 +975,11 @@ impl GpuBackend {
         pass.set_pipeline(&self.kernels.node_forces.pipeline);
         pass.set_bind_group(0, &g.node_forces, &[]);
         pass.dispatch_workgroups(nodes.0, nodes.1, 1);
+        self.dispatches.set(self.dispatches.get() + 1);
     }
 
     /// Every kernel of a step before node_forces.
-    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
+    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, mode: BroadPhase) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
@@ -820,35 +989,55 @@ impl GpuBackend {
         let nodes = dispatch_size(self.n_nodes, WG);
         let bodies = dispatch_size(self.n_bodies, WG);
         let args = self.args.buffer();
+        let count = |d: u64| self.dispatches.set(self.dispatches.get() + d);
         let direct = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, d: (u32, u32)| {
             pass.set_pipeline(&kern.pipeline);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(d.0, d.1, 1);
+            count(1);
         };
-        let indirect = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
+        // A kernel of the build: indirect (sized by rebuild_decide) or direct (the template's size).
+        let build = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
             pass.set_pipeline(&kern.pipeline);
             pass.set_bind_group(0, group, &[]);
-            pass.dispatch_workgroups_indirect(args, slot as u64 * 12);
+            if mode == BroadPhase::Indirect {
+                pass.dispatch_workgroups_indirect(args, slot as u64 * 12);
+            } else {
+                let d = self.arg_sizes[slot as usize];
+                pass.dispatch_workgroups(d.0, d.1, 1);
+            }
+            count(1);
+        };
+        let scan = |pass: &mut wgpu::ComputePass<'_>, sc: &PrefixScan, first: u32| {
+            if mode == BroadPhase::Indirect {
+                sc.record_indirect(pass, args, first);
+            } else {
+                sc.record(pass);
+            }
+            count(sc.dispatch_sizes().len() as u64);
         };
         direct(pass, &k.integrate, &g.integrate, nodes);
         direct(pass, &k.core_area, &g.core_area, bodies);
-        // Neighbour list, rebuilt only when rebuild_decide says so (indirect dispatches).
         let bp = &g.broad_phase;
-        direct(pass, &k.rebuild_decide, &bp[0], (1, 1));
-        indirect(pass, &k.segment_max, &bp[1], ARG_SEGMENT_MAX);
-        indirect(pass, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
-        indirect(pass, &k.grid_count, &bp[3], ARG_GRID_COUNT);
-        self.bucket_scan.record_indirect(pass, args, ARG_SCANS);
-        let seg_first =
-            ARG_SCANS + (self.bucket_scan.dispatch_sizes().len() + self.nbr_scan.dispatch_sizes().len()) as u32;
-        self.seg_scan.record_indirect(pass, args, seg_first);
-        indirect(pass, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
-        indirect(pass, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
-        indirect(pass, &k.neighbor_count, &bp[6], ARG_NEIGHBOR_COUNT);
-        self.nbr_scan
-            .record_indirect(pass, args, ARG_SCANS + self.bucket_scan.dispatch_sizes().len() as u32);
-        indirect(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
-        indirect(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
+        if mode == BroadPhase::Check {
+            direct(pass, &k.rebuild_check, &bp[9], (1, 1));
+        } else {
+            // Neighbour list: rebuild_decide decides (Indirect) or confirms (Direct) the build.
+            direct(pass, &k.rebuild_decide, &bp[0], (1, 1));
+            build(pass, &k.segment_max, &bp[1], ARG_SEGMENT_MAX);
+            build(pass, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
+            build(pass, &k.grid_count, &bp[3], ARG_GRID_COUNT);
+            scan(pass, &self.bucket_scan, ARG_SCANS);
+            let nbr_first = ARG_SCANS + self.bucket_scan.dispatch_sizes().len() as u32;
+            let seg_first = nbr_first + self.nbr_scan.dispatch_sizes().len() as u32;
+            scan(pass, &self.seg_scan, seg_first);
+            build(pass, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
+            build(pass, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
+            build(pass, &k.neighbor_count, &bp[6], ARG_NEIGHBOR_COUNT);
+            scan(pass, &self.nbr_scan, nbr_first);
+            build(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
+            build(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
+        }
         direct(pass, &k.shell_forces, &g.shell_forces, nodes);
         direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
         if self.links.count > 0 {
@@ -1036,6 +1225,9 @@ impl Backend for GpuBackend {
         flags[5] = saved.steps as u32;
         flags[1] = 0;
         flags[2] = 0;
+        // The imported list is live; rebuild_check decides the next build from the imported
+        // displacement.
+        self.rebuild_next = false;
         self.flags.write(c, &flags);
         Ok(())
     }

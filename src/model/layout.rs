@@ -160,13 +160,15 @@ pub struct Body {
 pub struct Material {
     /// Stretch stiffness k_s (eq 1), force per unit length change.
     pub k_s: f32,
-    /// Stretch plastic threshold F_s^Y (eq 1); `f32::INFINITY` for purely elastic.
+    /// Stretch plastic threshold F_s^Y (eq 1); `f32::INFINITY` for purely elastic (the kernels
+    /// read [`ELASTIC_THRESHOLD`] instead, see [`Material::for_kernels`]).
     pub f_s_yield: f32,
     /// Segment dashpot coefficient (force per unit elongation rate).
     pub c_s: f32,
     /// Bending stiffness k_b (eq 3), moment per radian.
     pub k_b: f32,
-    /// Bending plastic threshold M_b^Y (eq 3); `f32::INFINITY` for purely elastic.
+    /// Bending plastic threshold M_b^Y (eq 3); `f32::INFINITY` for purely elastic (kernels: as
+    /// `f_s_yield`).
     pub m_b_yield: f32,
     /// Bending dashpot coefficient (moment per unit angular rate); not accumulated plastically.
     pub c_b: f32,
@@ -174,6 +176,25 @@ pub struct Material {
     pub k_core: f32,
     /// Out-of-plane depth s: pressure force s·ℓ·p, volume V = s·A.
     pub depth: f32,
+}
+
+/// Plastic threshold (F_s^Y, M_b^Y) of a purely elastic material as the kernels of both backends
+/// read it: the largest finite f32 instead of +∞. A compiler allowed to assume no infinities
+/// (fast-math drivers) may fold `|F| > F^Y` against +∞ arbitrarily; against this finite value the
+/// comparison is false for every finite |F|, as it was against +∞, so results do not change.
+pub const ELASTIC_THRESHOLD: f32 = f32::MAX;
+
+impl Material {
+    /// This material as the kernels read it: thresholds of +∞ (the scenario's "no yield")
+    /// replaced by [`ELASTIC_THRESHOLD`]. Both backends upload or copy materials through it.
+    pub fn for_kernels(self) -> Material {
+        let finite = |y: f32| if y == f32::INFINITY { ELASTIC_THRESHOLD } else { y };
+        Material {
+            f_s_yield: finite(self.f_s_yield),
+            m_b_yield: finite(self.m_b_yield),
+            ..self
+        }
+    }
 }
 
 /// Everything a step needs that is the same for all nodes. One copy lives in a uniform buffer.
@@ -361,4 +382,57 @@ pub struct LinkState {
     pub broken_step: u32,
     /// `LINK_*` mode.
     pub mode: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::bending::bending;
+    use crate::cpu::stretch::stretch;
+    use crate::model::lanes::{Point, ShellMaterial};
+
+    /// The kernels' finite "no yield" gives the laws' results under +∞ bit for bit: stretch and
+    /// bending over strains from 1e-6 to 1e30 (forces up to ~1e33) and both signs never yield.
+    #[test]
+    fn elastic_threshold_gives_the_results_of_infinity() {
+        let m = Material {
+            k_s: 1e3,
+            f_s_yield: f32::INFINITY,
+            c_s: 0.5,
+            k_b: 1.0,
+            m_b_yield: f32::INFINITY,
+            c_b: 0.1,
+            k_core: 0.0,
+            depth: 1.0,
+        };
+        let finite = m.for_kernels();
+        assert_eq!(
+            (finite.f_s_yield, finite.m_b_yield),
+            (ELASTIC_THRESHOLD, ELASTIC_THRESHOLD)
+        );
+        assert_eq!(Material { f_s_yield: 2.0, ..m }.for_kernels().f_s_yield, 2.0);
+        let (inf, fin) = (ShellMaterial::from(&m), ShellMaterial::from(&finite));
+        let p = |x: f32, y: f32| Point {
+            hi: [x, y],
+            lo: [0.0; 2],
+            vel: [0.1, -0.2],
+        };
+        for e in -6..=30 {
+            for sign in [-1.0f32, 1.0] {
+                let s = sign * 10f32.powi(e);
+                let (a, b) = (p(0.0, 0.0), p(1.0, 0.0));
+                let (si, sf) = (stretch(&inf, &a, &b, 1.0 + s), stretch(&fin, &a, &b, 1.0 + s));
+                assert_eq!(si.rest.to_bits(), sf.rest.to_bits(), "stretch rest at {s}");
+                assert_eq!(
+                    si.force_on_b.map(f32::to_bits),
+                    sf.force_on_b.map(f32::to_bits),
+                    "stretch at {s}"
+                );
+                let c = p(2.0, 0.3);
+                let (bi, bf) = (bending(&inf, &a, &b, &c, s), bending(&fin, &a, &b, &c, s));
+                assert_eq!(bi.moment.to_bits(), bf.moment.to_bits(), "bending at θ_p = {s}");
+                assert_eq!(bi.theta_p.to_bits(), bf.theta_p.to_bits(), "bending θ_p at {s}");
+            }
+        }
+    }
 }
