@@ -22,6 +22,8 @@ pub struct SphereBench {
     /// Steps per size (None: about `sphere_steps` sphere-steps, at least 5 steps).
     pub steps: Option<u32>,
     pub sphere_steps: f64,
+    /// GPU: steps per submission (`GpuSpheres::batch`).
+    pub batch: u32,
 }
 
 /// User + system CPU seconds of this process (Linux /proc/self/stat; None elsewhere).
@@ -88,7 +90,11 @@ pub fn run(b: &SphereBench) -> anyhow::Result<()> {
         let n = states.len();
         let mut stepper = match &ctx {
             None => Stepper::Cpu(Box::new(CpuSpheres::new(p, states, laws, walls))),
-            Some(c) => Stepper::Gpu(Box::new(GpuSpheres::new(c, p, &states, &laws, &walls)?), c.clone()),
+            Some(c) => {
+                let mut g = GpuSpheres::new(c, p, &states, &laws, &walls)?;
+                g.batch = b.batch;
+                Stepper::Gpu(Box::new(g), c.clone())
+            }
         };
         let steps = b.steps.unwrap_or(((b.sphere_steps / n as f64).round() as u32).max(5));
         stepper.steps(3)?; // warm-up (pipelines, caches)
