@@ -19,7 +19,7 @@ fn main() {
     let steps: u64 = args.get(2).map_or(20, |a| a.parse().unwrap());
     let (p, states, laws, walls) = compressed_lattice(n);
     let mut sys = CpuSpheres::new(p, states, laws, walls);
-    sys.use_lanes = args.get(3).map_or(true, |a| a != "scalar");
+    sys.use_lanes = args.get(3).is_none_or(|a| a != "scalar");
     let c = cpu_seconds();
     let t = std::time::Instant::now();
     for _ in 0..steps {

@@ -125,6 +125,9 @@ enum Command {
         /// `spheres`: largest size run on the GPU backend.
         #[arg(long, default_value_t = 1e6)]
         max_spheres_gpu: f64,
+        /// `spheres`, GPU backend: steps recorded per submission.
+        #[arg(long, default_value_t = 32)]
+        sphere_batch: u32,
         /// `spheres`: work per size when --steps is not given.
         #[arg(long, default_value_t = 2e7)]
         sphere_steps: f64,
@@ -208,6 +211,7 @@ fn main() {
             max_spheres_cpu,
             max_spheres_gpu,
             sphere_steps,
+            sphere_batch,
             ..
         } => {
             if scene.iter().any(|s| s != "spheres") {
@@ -228,6 +232,7 @@ fn main() {
                         max_spheres: if gpu { max_spheres_gpu } else { max_spheres_cpu },
                         steps,
                         sphere_steps,
+                        batch: sphere_batch,
                     });
                 }
                 let cells = if !cells.is_empty() {

@@ -22,6 +22,8 @@ pub struct SphereBench {
     /// Steps per size (None: about `sphere_steps` sphere-steps, at least 5 steps).
     pub steps: Option<u32>,
     pub sphere_steps: f64,
+    /// GPU: steps per submission (`GpuSpheres::batch`).
+    pub batch: u32,
 }
 
 /// User + system CPU seconds of this process (Linux /proc/self/stat; None elsewhere).
@@ -88,7 +90,11 @@ pub fn run(b: &SphereBench) -> anyhow::Result<()> {
         let n = states.len();
         let mut stepper = match &ctx {
             None => Stepper::Cpu(Box::new(CpuSpheres::new(p, states, laws, walls))),
-            Some(c) => Stepper::Gpu(Box::new(GpuSpheres::new(c, p, &states, &laws, &walls)?), c.clone()),
+            Some(c) => {
+                let mut g = GpuSpheres::new(c, p, &states, &laws, &walls)?;
+                g.batch = b.batch;
+                Stepper::Gpu(Box::new(g), c.clone())
+            }
         };
         let steps = b.steps.unwrap_or(((b.sphere_steps / n as f64).round() as u32).max(5));
         stepper.steps(3)?; // warm-up (pipelines, caches)
@@ -97,7 +103,10 @@ pub fn run(b: &SphereBench) -> anyhow::Result<()> {
         let s = t.elapsed().as_secs_f64();
         let cpu = process_cpu_seconds().zip(c0).map_or(f64::NAN, |(a, b)| a - b);
         cost.push((n as f64, s / steps as f64));
-        cpu_cost.push((n as f64, cpu / steps as f64));
+        if cpu > 0.0 {
+            // (CPU time is counted in 10 ms ticks: a short run may read 0.)
+            cpu_cost.push((n as f64, cpu / steps as f64));
+        }
         let (bytes, pairs, contacts, rebuilds) = match &stepper {
             Stepper::Cpu(s) => (
                 s.bytes_per_sphere(),

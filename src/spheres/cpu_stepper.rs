@@ -124,11 +124,12 @@ impl CpuSpheres {
             wall_ref: Vec::new(),
             mc: laws.has_mc_stress(),
             pair_trace: Vec::new(),
-            wall_trace: vec![0.0; n * nw],
-            stress_trace: vec![0.0; n],
+            // MC arrays only with MC in the law table (the passes read them only then).
+            wall_trace: vec![0.0; if laws.has_mc_stress() { n * nw } else { 0 }],
+            stress_trace: vec![0.0; if laws.has_mc_stress() { n } else { 0 }],
             strain: laws.has_mc_strain(),
             pair_strain: Vec::new(),
-            wall_strain: vec![0.0; n * nw],
+            wall_strain: vec![0.0; if laws.has_mc_strain() { n * nw } else { 0 }],
             rebuilds: 0,
             steps: 0,
             use_lanes: true,
@@ -203,8 +204,8 @@ impl CpuSpheres {
         self.list = new;
         (self.owner, self.incident_start, self.incident) = incident_lists(&self.list);
         self.pair_out = vec![PairOut::default(); self.list.len()];
-        self.pair_trace = vec![[0.0; 2]; self.list.len()];
-        self.pair_strain = vec![[0.0; 2]; self.list.len()];
+        self.pair_trace = vec![[0.0; 2]; if self.mc { self.list.len() } else { 0 }];
+        self.pair_strain = vec![[0.0; 2]; if self.strain { self.list.len() } else { 0 }];
         self.x_ref = self.states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
         self.wall_ref = self.walls.iter().map(|w| add(w.point_hi, w.point_lo)).collect();
         self.build_wall_candidates();
@@ -238,8 +239,12 @@ impl CpuSpheres {
                 } else {
                     self.wall_out[k] = PairOut::default();
                     self.wall_history[k] = ContactHistory::default();
-                    self.wall_trace[k] = 0.0;
-                    self.wall_strain[k] = 0.0;
+                    if self.mc {
+                        self.wall_trace[k] = 0.0;
+                    }
+                    if self.strain {
+                        self.wall_strain[k] = 0.0;
+                    }
                 }
             }
         }

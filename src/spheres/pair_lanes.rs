@@ -23,7 +23,8 @@ use crate::model::lanes::{Lanes, Real, F8, LANES};
 /// MC correction in effect (`mc`: the law table uses MC-stress or MC-strain).
 pub fn lane_law(law: &PairLaw, mc: bool) -> bool {
     law.kind == LAW_HERTZ_MINDLIN
-        && !(law.rolling.mu_r > 0.0)
+        // `pair_force` adds rolling only when μ_r > 0 (so a NaN μ_r counts as none, too).
+        && law.rolling.mu_r.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
         && !(mc && law.mc.beta != 0.0)
         && (law.mc.options & MC_CAP_HERTZ) == 0
 }
