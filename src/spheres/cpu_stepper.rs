@@ -81,6 +81,9 @@ pub struct CpuSpheres {
     pub wall_strain: Vec<f32>,
     pub rebuilds: u64,
     pub steps: u64,
+    /// Forces and torques from other kinds (a membrane, bonds), one per sphere or empty, written
+    /// by their own passes between `step_drift` and `step_forces` and added in `gather`.
+    pub external: Vec<SphereForce>,
 }
 
 impl CpuSpheres {
@@ -118,6 +121,7 @@ impl CpuSpheres {
             wall_strain: vec![0.0; n * nw],
             rebuilds: 0,
             steps: 0,
+            external: Vec::new(),
             states,
             laws,
         };
@@ -130,8 +134,14 @@ impl CpuSpheres {
 
     /// One time step.
     pub fn step(&mut self) {
-        let half = 0.5 * self.params.dt;
-        kick(&mut self.states, &self.forces, half);
+        self.step_drift();
+        self.step_forces();
+    }
+
+    /// First half of a step: kick(Δt/2), drift, walls, list rebuild. Other kinds write
+    /// `external` from the new positions before `step_forces`.
+    pub fn step_drift(&mut self) {
+        kick(&mut self.states, &self.forces, 0.5 * self.params.dt);
         drift(&mut self.states, self.params.dt);
         for w in &mut self.walls {
             w.advance(self.params.dt);
@@ -139,12 +149,18 @@ impl CpuSpheres {
         if self.needs_rebuild() {
             self.rebuild();
         }
+    }
+
+    /// Second half of a step: forces (with `external`), kick(Δt/2).
+    pub fn step_forces(&mut self) {
         self.compute_forces();
-        kick(&mut self.states, &self.forces, half);
+        kick(&mut self.states, &self.forces, 0.5 * self.params.dt);
         self.steps += 1;
     }
 
-    fn compute_forces(&mut self) {
+    /// Every force pass and the gathers (contact histories advance: a caller that only wants
+    /// the forces saves and restores them, as `new` does).
+    pub fn compute_forces(&mut self) {
         if self.mc {
             normal_pass(self);
             stress_pass(self);
@@ -493,6 +509,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
     let (start, incident) = (&sys.incident_start, &sys.incident);
+    let external = &sys.external;
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -514,6 +531,10 @@ pub fn gather(sys: &mut CpuSpheres) {
             for o in &wall_out[i * nw..(i + 1) * nw] {
                 f = add(f, o.force);
                 t = add(t, o.torque_i);
+            }
+            if let Some(x) = external.get(i) {
+                f = add(f, x.force);
+                t = add(t, x.torque);
             }
             f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
             t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);

@@ -1,0 +1,190 @@
+//! The validation cases of issue 25 built from plain parameters, shared by `softdem validate`
+//! (rows `membrane_*`), the tests and the GPU comparison. Membrane parameters of Table 2 unless
+//! stated: thickness 0.3 mm, E = 1.25 MPa, ν = 1/3, μ = 1.2.
+
+use super::mesh::MembraneMesh;
+use super::model::{MembraneContact, MembraneSpec};
+use super::system::MembraneSpheres;
+use crate::spheres::pair_law::SphereMaterial;
+use crate::spheres::{SphereParams, SphereState};
+
+/// Table 2's membrane on `mesh` (density 1000 kg/m³, γ = 0.15, no bending stiffness unless set).
+pub fn table2_membrane(mesh: MembraneMesh, contact: MembraneContact, vertex_radius: f64) -> MembraneSpec {
+    MembraneSpec {
+        mesh,
+        young: 1.25e6,
+        poisson: 1.0 / 3.0,
+        thickness: 0.3e-3,
+        density: 1000.0,
+        friction: 1.2,
+        restitution: 0.5,
+        damping_ratio: 0.15,
+        k_el: 0.0,
+        k_diss: 0.0,
+        sigma: 0.0,
+        contact,
+        vertex_radius,
+    }
+}
+
+/// Table 2's grains: E = 46 GPa, ν = 0.245, μ = 0.25 (density 2650 kg/m³, e = 0.5).
+pub const TABLE2_GRAIN: SphereMaterial = SphereMaterial {
+    young: 4.6e10,
+    poisson: 0.245,
+    restitution: 0.5,
+    friction: 0.25,
+    rolling_friction: 0.0,
+    density: 2650.0,
+};
+
+/// Result of `cylinder_under_pressure`.
+#[derive(Clone, Debug)]
+pub struct CylinderPressure {
+    /// p r²/(E h), the thin-shell radial expansion of an open cylinder (no axial stress).
+    pub expected: f64,
+    /// Mean radial displacement of the vertices off the two rims, and the largest deviation of
+    /// one of them from it. A rim vertex carries the pressure of half the area of an interior one
+    /// but has a full hoop spring on each side, so a free rim expands by half (`rings`).
+    pub mean: f64,
+    pub spread: f64,
+    /// Mean radial velocity at the end (settled when ≪ expected/time).
+    pub mean_speed: f64,
+    pub n_vertices: usize,
+    /// Mean radial displacement of each ring, bottom to top.
+    pub rings: Vec<f64>,
+}
+
+/// Case 4 of the issue: an open membrane cylinder (radius R, patches of side ≈ s, height 12
+/// rows), free ends, internal pressure p (σ = −p), damped to rest over `steps` steps of Δt.
+pub fn cylinder_under_pressure(
+    radius: f64,
+    spacing: f64,
+    p: f64,
+    k_el: f64,
+    dt: f64,
+    steps: usize,
+) -> CylinderPressure {
+    let n = (2.0 * std::f64::consts::PI * radius / spacing).round();
+    let chord = 2.0 * radius * (std::f64::consts::PI / n).sin();
+    let height = 12.0 * 0.5 * 3f64.sqrt() * chord;
+    let mesh = MembraneMesh::cylinder([0.0; 3], radius, height, chord);
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
+    spec.sigma = -p;
+    spec.k_el = k_el;
+    // Breathing mode ω = sqrt(E/ρ)/R: global damping of the same order settles it in a few periods.
+    let omega = (spec.young / spec.density).sqrt() / radius;
+    let params = SphereParams {
+        dt: dt as f32,
+        skin: 1e-3,
+        global_damping: omega as f32,
+        ..Default::default()
+    };
+    let mut sys = MembraneSpheres::new(params, Vec::new(), &[TABLE2_GRAIN], Vec::new(), &spec);
+    for _ in 0..steps {
+        sys.step();
+    }
+    let x = sys.vertex_positions();
+    let dr: Vec<f64> = x.iter().map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt() - radius).collect();
+    let per_ring = n as usize;
+    let inner = &dr[per_ring..dr.len() - per_ring];
+    let mean = inner.iter().sum::<f64>() / inner.len() as f64;
+    let spread = inner.iter().map(|d| (d - mean).abs()).fold(0.0, f64::max);
+    let mean_speed = (0..x.len())
+        .map(|v| {
+            let s = &sys.spheres.states[sys.vertex_sphere(v as u32)];
+            let (px, py) = (x[v][0], x[v][1]);
+            (s.vel[0] as f64 * px + s.vel[1] as f64 * py) / (px * px + py * py).sqrt()
+        })
+        .sum::<f64>()
+        / x.len() as f64;
+    let rings = dr
+        .chunks(per_ring)
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect();
+    CylinderPressure {
+        rings,
+        expected: p * radius * radius / (spec.young * spec.thickness),
+        mean,
+        spread,
+        mean_speed,
+        n_vertices: x.len(),
+    }
+}
+
+/// Time series of `sliding`: horizontal position x, height z, horizontal (friction) and
+/// vertical force on the sphere from the membrane, sampled every step of the dragging phase.
+#[derive(Clone, Debug, Default)]
+pub struct Sliding {
+    pub x: Vec<f64>,
+    pub z: Vec<f64>,
+    pub friction: Vec<f64>,
+    pub normal: Vec<f64>,
+}
+
+/// (max − min)/|mean| of a series.
+pub fn relative_fluctuation(v: &[f64]) -> f64 {
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    (hi - lo) / mean.abs()
+}
+
+/// Case 1 of the issue (the paper's friction test, §3.2): a grain (r = 2.5 mm, Table 2, rotation
+/// suppressed) pressed on a flat membrane of side 1.33 mm by gravity (`g` m/s²) and dragged along
+/// x at `speed` over `distance`. MSS_patch: patches; MSS_particle: vertex particles of radius
+/// 0.67 mm. The membrane's vertices are pinned (a flat, rigid sheet: the test is about how
+/// smooth the contact surface is, not about the sheet's deflection).
+pub fn sliding(contact: MembraneContact, g: f64, speed: f64, distance: f64, dt: f64) -> Sliding {
+    let s = 1.33e-3;
+    let (nx, ny) = (20usize, 16usize);
+    let mesh = MembraneMesh::sheet([0.0; 3], nx, ny, s);
+    let vr = if contact == MembraneContact::Patches {
+        0.15e-3
+    } else {
+        0.67e-3
+    };
+    let mut spec = table2_membrane(mesh, contact, vr);
+    // Pinned vertices are a rigid sheet; their mass only enters the contacts' effective mass
+    // (and so the dashpots): heavy enough that the grain's own mass sets it, as on a wall.
+    spec.density = 1e6;
+    let r = 2.5e-3;
+    let z0 = if contact == MembraneContact::Patches {
+        r
+    } else {
+        r + vr + 0.2e-3
+    };
+    let x0 = 5.3 * s;
+    let y0 = 0.5 * 3f64.sqrt() * s * 7.3;
+    let grain = SphereState::solid([x0, y0, z0], r, TABLE2_GRAIN.density, 0);
+    let params = SphereParams {
+        gravity: [0.0, 0.0, -g as f32],
+        dt: dt as f32,
+        skin: 0.3e-3,
+        ..Default::default()
+    };
+    let mut sys = MembraneSpheres::new(params, vec![grain], &[TABLE2_GRAIN], Vec::new(), &spec);
+    let all: Vec<u32> = (0..(nx * ny) as u32).collect();
+    sys.pin(&all, [0.0; 3]);
+    // Settle under g with damping, then drag.
+    sys.spheres.params.global_damping = 2000.0;
+    for _ in 0..(0.02 / dt) as usize {
+        sys.step();
+        sys.spheres.states[0].omega = [0.0; 3];
+    }
+    sys.spheres.params.global_damping = 0.0;
+    let mut out = Sliding::default();
+    let steps = (distance / (speed * dt)) as usize;
+    for _ in 0..steps {
+        sys.spheres.states[0].vel[0] = speed as f32;
+        sys.spheres.states[0].vel[1] = 0.0;
+        sys.spheres.states[0].omega = [0.0; 3];
+        sys.step();
+        let st = &sys.spheres.states[0];
+        let f = sys.spheres.forces[0].force;
+        let x = st.position();
+        out.x.push(x[0]);
+        out.z.push(x[2]);
+        out.friction.push(f[0] as f64);
+        out.normal.push(f[2] as f64 + g * st.mass as f64);
+    }
+    out
+}
