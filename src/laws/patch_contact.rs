@@ -106,13 +106,13 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
 /// Whether patches with vertex ids `a`, `b` have a common vertex (Table 1 applies only then).
 #[inline]
 pub fn patches_share_vertex(a: [u32; 3], b: [u32; 3]) -> bool {
-    let mut shared = false;
+    let mut found = false;
     for x in a {
         for y in b {
-            shared = shared || x == y;
+            found = found || x == y;
         }
     }
-    shared
+    found
 }
 
 /// Table 1: whether contact c (class, patch index) is dropped because of contact o of the same

@@ -134,6 +134,33 @@ pub fn relative_fluctuation(v: &[f64]) -> f64 {
 /// 0.67 mm. The membrane's vertices are pinned (a flat, rigid sheet: the test is about how
 /// smooth the contact surface is, not about the sheet's deflection).
 pub fn sliding(contact: MembraneContact, g: f64, speed: f64, distance: f64, dt: f64) -> Sliding {
+    let mut sys = sliding_system(contact, g, dt);
+    let mut out = Sliding::default();
+    let steps = (distance / (speed * dt)) as usize;
+    for _ in 0..steps {
+        drag_step(&mut sys, speed);
+        let st = &sys.spheres.states[0];
+        let f = sys.spheres.forces[0].force;
+        let x = st.position();
+        out.x.push(x[0]);
+        out.z.push(x[2]);
+        out.friction.push(f[0] as f64);
+        out.normal.push(f[2] as f64 + g * st.mass as f64);
+    }
+    out
+}
+
+/// One step of `sliding`'s dragging phase: the grain (sphere 0) moved at `speed` along x,
+/// rotation suppressed.
+pub fn drag_step(sys: &mut MembraneSpheres, speed: f64) {
+    sys.spheres.states[0].vel[0] = speed as f32;
+    sys.spheres.states[0].vel[1] = 0.0;
+    sys.spheres.states[0].omega = [0.0; 3];
+    sys.step();
+}
+
+/// `sliding`'s system: the pinned sheet and the grain (sphere 0) settled on it under g.
+pub fn sliding_system(contact: MembraneContact, g: f64, dt: f64) -> MembraneSpheres {
     let s = 1.33e-3;
     let (nx, ny) = (20usize, 16usize);
     let mesh = MembraneMesh::sheet([0.0; 3], nx, ny, s);
@@ -171,20 +198,41 @@ pub fn sliding(contact: MembraneContact, g: f64, speed: f64, distance: f64, dt: 
         sys.spheres.states[0].omega = [0.0; 3];
     }
     sys.spheres.params.global_damping = 0.0;
-    let mut out = Sliding::default();
-    let steps = (distance / (speed * dt)) as usize;
-    for _ in 0..steps {
-        sys.spheres.states[0].vel[0] = speed as f32;
-        sys.spheres.states[0].vel[1] = 0.0;
-        sys.spheres.states[0].omega = [0.0; 3];
-        sys.step();
-        let st = &sys.spheres.states[0];
-        let f = sys.spheres.forces[0].force;
-        let x = st.position();
-        out.x.push(x[0]);
-        out.z.push(x[2]);
-        out.friction.push(f[0] as f64);
-        out.normal.push(f[2] as f64 + g * st.mass as f64);
-    }
-    out
+    sys
+}
+
+/// A membrane cylinder (radius R, patches of side ≈ s, 8 rings, rims pinned) under confining
+/// stress σ around a ring of grains of radius r pressed into it by δ0 (Table 2 materials, grains
+/// softened to E = 1e8 Pa so the contact steps stay few), bending on: every kind of membrane
+/// force at once, for the CPU/GPU comparison.
+pub fn confined_ring(radius: f64, spacing: f64, sigma: f64, r: f64, delta0: f64, n_grains: usize) -> MembraneSpheres {
+    let mesh = MembraneMesh::cylinder([0.0; 3], radius, 7.0 * 0.5 * 3f64.sqrt() * spacing, spacing);
+    let height = mesh.vertices.iter().map(|v| v[2]).fold(0.0, f64::max);
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
+    spec.sigma = sigma;
+    spec.k_el = 1e-5;
+    spec.k_diss = 1e-7;
+    let grain = SphereMaterial {
+        young: 1e8,
+        ..TABLE2_GRAIN
+    };
+    let grains: Vec<SphereState> = (0..n_grains)
+        .map(|k| {
+            let phi = 2.0 * std::f64::consts::PI * (k as f64 + 0.3) / n_grains as f64;
+            let rr = radius - r + delta0;
+            let z = 0.5 * height + 0.3 * r * (3.0 * phi).sin();
+            SphereState::solid([rr * phi.cos(), rr * phi.sin(), z], r, grain.density, 0)
+        })
+        .collect();
+    let params = SphereParams {
+        dt: 1e-6,
+        skin: 0.5e-3,
+        ..Default::default()
+    };
+    let mut sys = MembraneSpheres::new(params, grains, &[grain], Vec::new(), &spec);
+    let nv = sys.membrane.params.n_vertices;
+    let per_ring = (2.0 * std::f64::consts::PI * radius / spacing).round() as u32;
+    let rims: Vec<u32> = (0..per_ring).chain(nv - per_ring..nv).collect();
+    sys.pin(&rims, [0.0; 3]);
+    sys
 }

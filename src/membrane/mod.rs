@@ -8,6 +8,7 @@
 
 pub mod cases;
 pub mod forces;
+pub mod gpu;
 pub mod mesh;
 pub mod model;
 pub mod patch_list;
