@@ -36,3 +36,9 @@ fn pressurised_cylinder_expands_by_p_r2_over_e_h() {
         assert!(c.mean_speed.abs() * 1e-3 < 1e-3 * c.expected, "not settled");
     }
 }
+
+#[test]
+fn validation_row_membrane_cylinder_passes() {
+    let r = softdem::validation::membrane_cylinder::run().unwrap();
+    r.assert_all_pass();
+}

@@ -16,6 +16,8 @@ pub mod cantilever;
 pub mod case_file;
 pub mod elastica;
 pub mod measure;
+pub mod membrane_cylinder;
+pub mod membrane_sliding;
 pub mod plastic_limit;
 pub mod pressure_ring;
 pub mod report;
@@ -245,6 +247,15 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
     }
     // Modal deformable bodies (issue 7): rows modal_* (src/modal/validation.rs).
     for r in crate::modal::validation::run_all(kind)? {
+        log(&r);
+        reports.push(r);
+    }
+    // Membranes with patch contacts (issue 25): rows membrane_* (CPU stepper on either backend).
+    for case in [
+        membrane_cylinder::run as fn() -> anyhow::Result<CaseReport>,
+        membrane_sliding::run,
+    ] {
+        let r = case()?;
         log(&r);
         reports.push(r);
     }
