@@ -236,3 +236,145 @@ pub fn confined_ring(radius: f64, spacing: f64, sigma: f64, r: f64, delta0: f64,
     sys.pin(&rims, [0.0; 3]);
     sys
 }
+
+/// Result of `hydrostatic`.
+#[derive(Clone, Debug)]
+pub struct Hydrostatic {
+    /// Mean stress of the granulate −(1/3V) Σ_grains Σ_contacts l·f (Love–Weber, V the volume
+    /// enclosed by the membrane and the platens), and the confining stress σ_c.
+    pub mean_stress: f64,
+    pub sigma_c: f64,
+    /// Axial stress on the bottom and top platens, radial stress (mean stress without the axial part).
+    pub platen_stress: [f64; 2],
+    pub volume: f64,
+    pub n_grains: usize,
+    pub n_vertices: usize,
+    /// Largest grain speed at the end (m/s).
+    pub max_speed: f64,
+}
+
+/// Case 2 of the issue, scaled down: 5 layers of 19 grains (r = 2.5 mm; rings of 12, 6 and 1;
+/// Table 2 grains softened to E = 1 GPa so Δt can be 2 µs) stacked in a membrane cylinder
+/// (R = 12.55 mm, patches of side ≈ 4 mm, Table 2 membrane, rims pinned to the platens) between a
+/// fixed bottom platen and a top platen servo-controlled to σ_c, confining stress σ_c on the
+/// membrane, damped to rest over `steps` steps.
+pub fn hydrostatic(sigma_c: f64, steps: usize) -> Hydrostatic {
+    let r = 2.5e-3;
+    let layers = 5usize;
+    let height = 2.0 * r * layers as f64;
+    let radius = 12.55e-3;
+    let grain = SphereMaterial { young: 1e9, ..TABLE2_GRAIN };
+    let platen = SphereMaterial { young: f64::INFINITY, ..TABLE2_GRAIN };
+    let mut grains = Vec::new();
+    for k in 0..layers {
+        let z = r + 2.0 * r * k as f64;
+        grains.push(SphereState::solid([0.0, 0.0, z], r, grain.density, 0));
+        for (n, rr) in [(6usize, 2.0 * r), (12, 4.0 * r)] {
+            for i in 0..n {
+                let phi = 2.0 * std::f64::consts::PI * (i as f64 + 0.25 * k as f64) / n as f64;
+                grains.push(SphereState::solid([rr * phi.cos(), rr * phi.sin(), z], r, grain.density, 0));
+            }
+        }
+    }
+    let n_grains = grains.len();
+    let area = std::f64::consts::PI * radius * radius;
+    let walls = vec![
+        crate::spheres::PlaneWall::new([0.0; 3], [0.0, 0.0, 1.0], [0.0; 3], 1),
+        crate::spheres::PlaneWall::servo([0.0, 0.0, height], [0.0, 0.0, -1.0], area, sigma_c, 2e-7, 0.05, 1),
+    ];
+    let mesh = MembraneMesh::cylinder([0.0; 3], radius, height, 4e-3);
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
+    spec.sigma = sigma_c;
+    let params = SphereParams {
+        dt: 2e-6,
+        skin: 0.5e-3,
+        global_damping: 1000.0,
+        ..Default::default()
+    };
+    let mut sys = MembraneSpheres::new(params, grains, &[grain, platen], walls, &spec);
+    let nv = sys.membrane.params.n_vertices;
+    let per_ring = (2.0 * std::f64::consts::PI * radius / 4e-3).round() as u32;
+    let bottom: Vec<u32> = (0..per_ring).collect();
+    let top: Vec<u32> = (nv - per_ring..nv).collect();
+    sys.pin(&bottom, [0.0; 3]);
+    for _ in 0..steps {
+        sys.step();
+        // The top rim follows the top platen.
+        let wt = &sys.spheres.walls[1];
+        let zt = crate::spheres::precision::df3_value(wt.point_hi, wt.point_lo)[2];
+        for &v in &top {
+            let s = sys.vertex_sphere(v);
+            let x = sys.spheres.states[s].position();
+            let (hi, lo) = crate::spheres::precision::df3_split([x[0], x[1], zt]);
+            let st = &mut sys.spheres.states[s];
+            st.pos_hi = hi;
+            st.pos_lo = lo;
+            st.vel = [0.0, 0.0, 0.0];
+        }
+    }
+    let volume = sys.enclosed_volume([0.0, 0.0]);
+    let virial = grain_virial(&sys, n_grains);
+    let max_speed = sys.spheres.states[..n_grains]
+        .iter()
+        .map(|s| (s.vel[0] as f64).hypot(s.vel[1] as f64).hypot(s.vel[2] as f64))
+        .fold(0.0, f64::max);
+    let w = &sys.spheres.walls;
+    Hydrostatic {
+        mean_stress: -virial / (3.0 * volume),
+        sigma_c,
+        platen_stress: [w[0].force[2] as f64 / area * -1.0, w[1].force[2] as f64 / area],
+        volume,
+        n_grains,
+        n_vertices: nv as usize,
+        max_speed,
+    }
+}
+
+/// Σ over grains 0..n of Σ over their contacts of l·f (l from the grain's centre to the contact
+/// point: the middle of the overlap for grains and walls, the nearest patch point for patches).
+pub fn grain_virial(sys: &MembraneSpheres, n: usize) -> f64 {
+    use crate::laws::patch_contact::closest_on_patch;
+    use crate::laws::vec3::dot;
+    use crate::spheres::contact::sphere_pair_geometry;
+    use crate::spheres::precision::df3_sub;
+    use crate::spheres::wall::wall_geometry;
+    let sp = &sys.spheres;
+    let mut sum = 0.0f64;
+    for (k, o) in sp.pair_out.iter().enumerate() {
+        let (i, j) = (sp.owner[k] as usize, sp.list.partner[k] as usize);
+        if i >= n || j >= n || o.f_n == 0.0 {
+            continue;
+        }
+        let (g, l_i, l_j) = sphere_pair_geometry(&sp.states[i], &sp.states[j]);
+        if g.delta > 0.0 {
+            sum += dot(l_i, o.force) as f64 - dot(l_j, o.force) as f64;
+        }
+    }
+    let nw = sp.walls.len();
+    for s in 0..n {
+        for w in 0..nw {
+            let o = &sp.wall_out[s * nw + w];
+            let (g, l, _) = wall_geometry(&sp.walls[w], &sp.states[s]);
+            if g.delta > 0.0 {
+                sum += dot(l, o.force) as f64;
+            }
+        }
+    }
+    let m = &sys.membrane;
+    let first = m.params.first as usize;
+    for s in 0..n.min(m.list.start.len().saturating_sub(1)) {
+        for c in m.list.start[s] as usize..m.list.start[s + 1] as usize {
+            let o = &m.patch_out[c];
+            if o.active == 0 {
+                continue;
+            }
+            let g = &sp.states[s];
+            let x = m.patches[m.list.patch[c] as usize]
+                .v
+                .map(|v| df3_sub(sp.states[first + v as usize].pos_hi, sp.states[first + v as usize].pos_lo, g.pos_hi, g.pos_lo));
+            let q = closest_on_patch([0.0; 3], x[0], x[1], x[2]);
+            sum += dot(q.point, o.force) as f64;
+        }
+    }
+    sum
+}
