@@ -253,26 +253,44 @@ pub struct Hydrostatic {
     pub max_speed: f64,
 }
 
-/// Case 2 of the issue, scaled down: 5 layers of 19 grains (r = 2.5 mm; rings of 12, 6 and 1;
+/// Case 2 of the issue, scaled down: 5 layers of 19 grains stacked in columns (r = 2.5 mm; rings of 12, 6 and 1;
 /// Table 2 grains softened to E = 1 GPa so Δt can be 2 µs) stacked in a membrane cylinder
 /// (R = 12.55 mm, patches of side ≈ 4 mm, Table 2 membrane, rims pinned to the platens) between a
 /// fixed bottom platen and a top platen servo-controlled to σ_c, confining stress σ_c on the
 /// membrane, damped to rest over `steps` steps.
+///
+/// NOT a passing validation yet (docs/membrane.md, "Not done"): after 50 000 steps (100 ms) the
+/// packing is at rest (grain speeds ≤ 4e-5 m/s) and the top platen at σ_c, but the membrane,
+/// compressed axially as its top rim followed the platen down, carries part of the axial load by
+/// friction: bottom platen 125 kPa, mean grain stress 110.7 kPa for σ_c = 100 kPa. A frictionless
+/// membrane lets the stacked columns collapse. Kept for the follow-up (a random packing, rims
+/// free to slide on the platens).
 pub fn hydrostatic(sigma_c: f64, steps: usize) -> Hydrostatic {
     let r = 2.5e-3;
     let layers = 5usize;
     let height = 2.0 * r * layers as f64;
     let radius = 12.55e-3;
-    let grain = SphereMaterial { young: 1e9, ..TABLE2_GRAIN };
-    let platen = SphereMaterial { young: f64::INFINITY, ..TABLE2_GRAIN };
+    let grain = SphereMaterial {
+        young: 1e9,
+        ..TABLE2_GRAIN
+    };
+    let platen = SphereMaterial {
+        young: f64::INFINITY,
+        ..TABLE2_GRAIN
+    };
     let mut grains = Vec::new();
     for k in 0..layers {
         let z = r + 2.0 * r * k as f64;
         grains.push(SphereState::solid([0.0, 0.0, z], r, grain.density, 0));
         for (n, rr) in [(6usize, 2.0 * r), (12, 4.0 * r)] {
             for i in 0..n {
-                let phi = 2.0 * std::f64::consts::PI * (i as f64 + 0.25 * k as f64) / n as f64;
-                grains.push(SphereState::solid([rr * phi.cos(), rr * phi.sin(), z], r, grain.density, 0));
+                let phi = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+                grains.push(SphereState::solid(
+                    [rr * phi.cos(), rr * phi.sin(), z],
+                    r,
+                    grain.density,
+                    0,
+                ));
             }
         }
     }
@@ -369,9 +387,14 @@ pub fn grain_virial(sys: &MembraneSpheres, n: usize) -> f64 {
                 continue;
             }
             let g = &sp.states[s];
-            let x = m.patches[m.list.patch[c] as usize]
-                .v
-                .map(|v| df3_sub(sp.states[first + v as usize].pos_hi, sp.states[first + v as usize].pos_lo, g.pos_hi, g.pos_lo));
+            let x = m.patches[m.list.patch[c] as usize].v.map(|v| {
+                df3_sub(
+                    sp.states[first + v as usize].pos_hi,
+                    sp.states[first + v as usize].pos_lo,
+                    g.pos_hi,
+                    g.pos_lo,
+                )
+            });
             let q = closest_on_patch([0.0; 3], x[0], x[1], x[2]);
             sum += dot(q.point, o.force) as f64;
         }
