@@ -340,7 +340,7 @@ pub fn hydrostatic(sigma_c: f64, steps: usize) -> Hydrostatic {
     Hydrostatic {
         mean_stress: -virial / (3.0 * volume),
         sigma_c,
-        platen_stress: [w[0].force[2] as f64 / area * -1.0, w[1].force[2] as f64 / area],
+        platen_stress: [-(w[0].force[2] as f64) / area, w[1].force[2] as f64 / area],
         volume,
         n_grains,
         n_vertices: nv as usize,

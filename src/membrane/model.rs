@@ -244,9 +244,10 @@ impl Membrane {
         if !self.list.start.is_empty() {
             for s in 0..states.len() {
                 let old_row = &self.list.patch[self.list.start[s] as usize..self.list.start[s + 1] as usize];
-                for c in new.start[s] as usize..new.start[s + 1] as usize {
-                    if let Ok(k) = old_row.binary_search(&new.patch[c]) {
-                        hist[c] = self.patch_history[self.list.start[s] as usize + k];
+                let (c0, c1) = (new.start[s] as usize, new.start[s + 1] as usize);
+                for (h, p) in hist[c0..c1].iter_mut().zip(&new.patch[c0..c1]) {
+                    if let Ok(k) = old_row.binary_search(p) {
+                        *h = self.patch_history[self.list.start[s] as usize + k];
                     }
                 }
             }
