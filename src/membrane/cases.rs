@@ -260,11 +260,10 @@ pub struct Hydrostatic {
 /// membrane, damped to rest over `steps` steps.
 ///
 /// NOT a passing validation yet (docs/membrane.md, "Not done"): after 50 000 steps (100 ms) the
-/// packing is at rest (grain speeds ≤ 4e-5 m/s) and the top platen at σ_c, but the membrane,
-/// compressed axially as its top rim followed the platen down, carries part of the axial load by
-/// friction: bottom platen 125 kPa, mean grain stress 110.7 kPa for σ_c = 100 kPa. A frictionless
-/// membrane lets the stacked columns collapse. Kept for the follow-up (a random packing, rims
-/// free to slide on the platens).
+/// packing is at rest (grain speeds ≤ 4e-5 m/s) and the top platen at σ_c, but the bottom platen
+/// carries 125 kPa and the mean grain stress is 110.7 kPa for σ_c = 100 kPa: the membrane pushes
+/// the granulate down by friction (cause not identified; a free top rim gives the same). A
+/// frictionless membrane lets the stacked columns collapse. Kept for the follow-up.
 pub fn hydrostatic(sigma_c: f64, steps: usize) -> Hydrostatic {
     let r = 2.5e-3;
     let layers = 5usize;
