@@ -11,6 +11,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod gpu;
 pub mod laws;
+pub mod membrane;
 pub mod modal;
 pub mod model;
 pub mod output;

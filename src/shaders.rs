@@ -50,6 +50,11 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("sphere_law_batch", include_str!("../shaders/sphere_law_batch.wgsl")),
     ("sphere_wall", include_str!("../shaders/sphere_wall.wgsl")),
     ("sphere_step", include_str!("../shaders/sphere_step.wgsl")),
+    ("membrane_stretch", include_str!("../shaders/membrane_stretch.wgsl")),
+    ("membrane_bending", include_str!("../shaders/membrane_bending.wgsl")),
+    ("membrane_pressure", include_str!("../shaders/membrane_pressure.wgsl")),
+    ("patch_contact", include_str!("../shaders/patch_contact.wgsl")),
+    ("membrane_step", include_str!("../shaders/membrane_step.wgsl")),
 ];
 
 /// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`): not

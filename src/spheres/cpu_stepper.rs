@@ -91,6 +91,9 @@ pub struct CpuSpheres {
     pub steps: u64,
     /// Whether the pair pass may use SIMD lanes (`pair_lanes`; the same bits either way).
     pub use_lanes: bool,
+    /// Forces and torques from other kinds (a membrane, bonds), one per sphere or empty, written
+    /// by their own passes between `step_drift` and `step_forces` and added in `gather`.
+    pub external: Vec<SphereForce>,
 }
 
 impl CpuSpheres {
@@ -133,6 +136,7 @@ impl CpuSpheres {
             rebuilds: 0,
             steps: 0,
             use_lanes: true,
+            external: Vec::new(),
             states,
             laws,
         };
@@ -145,6 +149,13 @@ impl CpuSpheres {
 
     /// One time step.
     pub fn step(&mut self) {
+        self.step_drift();
+        self.step_forces();
+    }
+
+    /// First half of a step: kick(Δt/2), drift (one fused pass with the rebuild check), walls,
+    /// list rebuild. Other kinds write `external` from the new positions before `step_forces`.
+    pub fn step_drift(&mut self) {
         let half = 0.5 * self.params.dt;
         let lim = 0.5 * self.params.skin;
         let moved = kick_drift(&mut self.states, &self.forces, half, self.params.dt, &self.x_ref, lim);
@@ -154,12 +165,18 @@ impl CpuSpheres {
         if moved || self.walls_moved() {
             self.rebuild();
         }
+    }
+
+    /// Second half of a step: forces (with `external`), kick(Δt/2).
+    pub fn step_forces(&mut self) {
         self.compute_forces();
-        kick(&mut self.states, &self.forces, half);
+        kick(&mut self.states, &self.forces, 0.5 * self.params.dt);
         self.steps += 1;
     }
 
-    fn compute_forces(&mut self) {
+    /// Every force pass and the gathers (contact histories advance: a caller that only wants
+    /// the forces saves and restores them, as `new` does).
+    pub fn compute_forces(&mut self) {
         if self.mc {
             normal_pass(self);
             stress_pass(self);
@@ -654,6 +671,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
     let (start, incident, list) = (&sys.incident_start, &sys.incident, &sys.list);
+    let external = &sys.external;
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -678,6 +696,10 @@ pub fn gather(sys: &mut CpuSpheres) {
             for o in &wall_out[i * nw..(i + 1) * nw] {
                 f = add(f, o.force);
                 t = add(t, o.torque_i);
+            }
+            if let Some(x) = external.get(i) {
+                f = add(f, x.force);
+                t = add(t, x.torque);
             }
             f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
             t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);

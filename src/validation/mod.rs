@@ -16,6 +16,8 @@ pub mod cantilever;
 pub mod case_file;
 pub mod elastica;
 pub mod measure;
+pub mod membrane_cylinder;
+pub mod membrane_sliding;
 pub mod plastic_limit;
 pub mod pressure_ring;
 pub mod report;
@@ -269,6 +271,15 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         spheres_oedometer_glass::run,
     ] {
         let r = case(kind, Extent::Full)?;
+        log(&r);
+        reports.push(r);
+    }
+    // Membranes with patch contacts (issue 25): rows membrane_* (CPU stepper on either backend).
+    for case in [
+        membrane_cylinder::run as fn() -> anyhow::Result<CaseReport>,
+        membrane_sliding::run,
+    ] {
+        let r = case()?;
         log(&r);
         reports.push(r);
     }

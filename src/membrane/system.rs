@@ -1,0 +1,170 @@
+//! Grains and one membrane stepped together on the CPU: a `CpuSpheres` holding the grains and
+//! the membrane's vertex particles (so one integrator moves both), plus the membrane's passes,
+//! which write the sphere stepper's `external` forces between its two half steps:
+//!
+//!   spheres.step_drift (kick, drift, walls, sphere list) → membrane.compute (candidate list,
+//!   edges, hinges, pressure, patch contacts, gather → external) → spheres.step_forces (pair and
+//!   wall laws, gather + external, kick) → pinned vertices put on their prescribed path.
+//!
+//! Why composition rather than passes inside the sphere stepper: the sphere stepper stays
+//! unaware of membranes (a field `external` added in its gather and a step split in two are
+//! its whole change), and the same seam carries bonds or any other kind.
+//!
+//! The law table gets one material more, the membrane's: against grains the Hertz–Mindlin law
+//! of the two materials (MSS_particle) or a zero law (MSS_patch: grains meet the patches, whose
+//! law is `Membrane::patch_laws`); against itself and rigid walls a zero law (self-contact is
+//! not modelled yet; the rims are pinned to the platens).
+
+use super::model::{Membrane, MembraneContact, MembraneSpec};
+use crate::spheres::cpu_stepper::CpuSpheres;
+use crate::spheres::pair_law::{LawTable, PairLaw, SphereMaterial};
+use crate::spheres::precision::df3_split;
+use crate::spheres::{PlaneWall, SphereParams, SphereState};
+
+/// A vertex moved along a prescribed path x0 + v (t − t0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pin {
+    pub sphere: u32,
+    pub x0: [f64; 3],
+    pub t0: f64,
+    pub velocity: [f64; 3],
+}
+
+/// Grains + a membrane, stepped together on the CPU.
+pub struct MembraneSpheres {
+    pub spheres: CpuSpheres,
+    pub membrane: Membrane,
+    pub pins: Vec<Pin>,
+    pub time: f64,
+}
+
+/// A law that never acts (zero stiffness, zero damping, zero friction).
+pub fn no_contact_law() -> PairLaw {
+    PairLaw::linear(0.0, 0.0, 0.5, 0.0)
+}
+
+impl MembraneSpheres {
+    /// Grains of `materials` (walls' materials among them, E = ∞), walls and the membrane of
+    /// `spec`. The vertex spheres follow the grains (index `grains.len()` ..).
+    pub fn new(
+        params: SphereParams,
+        grains: Vec<SphereState>,
+        materials: &[SphereMaterial],
+        walls: Vec<PlaneWall>,
+        spec: &MembraneSpec,
+    ) -> MembraneSpheres {
+        let mm = spec.material();
+        let n = materials.len();
+        let mut all = materials.to_vec();
+        all.push(mm);
+        let mut laws = LawTable::hertz_mindlin(&all);
+        for (k, m) in materials.iter().enumerate() {
+            let law = if spec.contact == MembraneContact::Particles && m.young.is_finite() {
+                PairLaw::hertz_mindlin(m, &mm)
+            } else {
+                no_contact_law()
+            };
+            laws.laws[k * (n + 1) + n] = law;
+            laws.laws[n * (n + 1) + k] = law;
+        }
+        laws.laws[n * (n + 1) + n] = no_contact_law();
+        let first = grains.len();
+        let mut states = grains;
+        let mesh = &spec.mesh;
+        // Vertex mass: density · thickness · A/3 of each of its patches.
+        let mut mass = vec![0.0f64; mesh.vertices.len()];
+        for t in &mesh.triangles {
+            let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
+            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+            let cr = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let area = 0.5 * (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt();
+            for i in t {
+                mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
+            }
+        }
+        for (v, x) in mesh.vertices.iter().enumerate() {
+            let (hi, lo) = df3_split(*x);
+            let r = spec.vertex_radius;
+            states.push(SphereState {
+                pos_hi: hi,
+                radius: r as f32,
+                pos_lo: lo,
+                mass: mass[v] as f32,
+                vel: [0.0; 3],
+                inertia: (0.4 * mass[v] * r * r) as f32,
+                omega: [0.0; 3],
+                material: n as u32,
+            });
+        }
+        let patch_laws: Vec<PairLaw> = materials.iter().map(|m| PairLaw::hertz_mindlin(m, &mm)).collect();
+        let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
+        let spheres = CpuSpheres::new(params, states, laws, walls);
+        let mut sys = MembraneSpheres {
+            spheres,
+            membrane,
+            pins: Vec::new(),
+            time: 0.0,
+        };
+        // Initial forces with the membrane's, histories untouched (as CpuSpheres::new).
+        sys.membrane.rebuild(&sys.spheres.states);
+        let saved = (sys.spheres.history.clone(), sys.spheres.wall_history.clone());
+        let saved_patch = sys.membrane.patch_history.clone();
+        sys.membrane.compute(&sys.spheres.states, &mut sys.spheres.external);
+        sys.spheres.compute_forces();
+        (sys.spheres.history, sys.spheres.wall_history) = saved;
+        sys.membrane.patch_history = saved_patch;
+        sys
+    }
+
+    /// Sphere index of local vertex v.
+    pub fn vertex_sphere(&self, v: u32) -> usize {
+        (self.membrane.params.first + v) as usize
+    }
+
+    /// Pins the vertices `vs` to move at `velocity` from where they are now.
+    pub fn pin(&mut self, vs: &[u32], velocity: [f64; 3]) {
+        for &v in vs {
+            let s = self.vertex_sphere(v);
+            self.pins.push(Pin {
+                sphere: s as u32,
+                x0: self.spheres.states[s].position(),
+                t0: self.time,
+                velocity,
+            });
+        }
+    }
+
+    /// One time step (module doc).
+    pub fn step(&mut self) {
+        self.spheres.step_drift();
+        self.membrane.compute(&self.spheres.states, &mut self.spheres.external);
+        self.spheres.step_forces();
+        self.time += self.spheres.params.dt as f64;
+        for p in &self.pins {
+            let dt = self.time - p.t0;
+            let x = [0, 1, 2].map(|k| p.x0[k] + p.velocity[k] * dt);
+            let s = &mut self.spheres.states[p.sphere as usize];
+            (s.pos_hi, s.pos_lo) = df3_split(x);
+            s.vel = p.velocity.map(|v| v as f32);
+            s.omega = [0.0; 3];
+        }
+    }
+
+    /// Current positions of the membrane's vertices (f64).
+    pub fn vertex_positions(&self) -> Vec<[f64; 3]> {
+        (0..self.membrane.params.n_vertices)
+            .map(|v| self.spheres.states[self.vertex_sphere(v)].position())
+            .collect()
+    }
+
+    /// Volume enclosed by the membrane and two platens normal to z, about the axis (x, y).
+    pub fn enclosed_volume(&self, axis: [f64; 2]) -> f64 {
+        let tris: Vec<[u32; 3]> = self.membrane.patches.iter().map(|p| p.v).collect();
+        super::mesh::MembraneMesh::volume_about_z(&self.vertex_positions(), &tris, axis)
+    }
+}

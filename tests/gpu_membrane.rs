@@ -1,0 +1,99 @@
+//! GPU twins of the membrane passes (`shaders/membrane_step.wgsl`) against the CPU reference
+//! (`membrane::forces`), on lavapipe. Needs a wgpu adapter: `gpu_for_tests` panics without one.
+//! One force evaluation from the same records, list, history and states: every sphere's membrane
+//! force and torque within 2e-5 of the largest (a few f32 ulp: the driver may fuse products and
+//! sqrt may differ by 1 ulp), the Table 1 selection (active flags) identical, the contact
+//! histories within the same tolerance; two GPU runs bit-identical.
+
+use softdem::gpu::context::{gpu_for_tests, GpuContext};
+use softdem::membrane::cases::{confined_ring, drag_step, sliding_system};
+use softdem::membrane::gpu::GpuMembraneForces;
+use softdem::membrane::{MembraneContact, MembraneSpheres};
+use softdem::spheres::SphereForce;
+
+fn largest(v: &[SphereForce]) -> (f32, f32) {
+    let m = |x: [f32; 3]| x.iter().fold(0.0f32, |a, b| a.max(b.abs()));
+    v.iter()
+        .fold((0.0f32, 0.0f32), |(a, b), f| (a.max(m(f.force)), b.max(m(f.torque))))
+}
+
+fn compare(ctx: &GpuContext, name: &str, sys: &MembraneSpheres, gpu: &GpuMembraneForces) {
+    let mut m = sys.membrane.clone();
+    let states = sys.spheres.states.clone();
+    if m.needs_rebuild(&states) {
+        m.rebuild(&states);
+    }
+    let before = m.clone();
+    let mut cpu_ext = Vec::new();
+    m.compute(&states, &mut cpu_ext);
+    let got = gpu.run(ctx, &before, &states).unwrap();
+    let again = gpu.run(ctx, &before, &states).unwrap();
+    assert!(
+        got.external == again.external && got.patch_history == again.patch_history,
+        "{name}: two GPU runs differ"
+    );
+    let (fmax, tmax) = largest(&cpu_ext);
+    let mut worst = (0.0f32, 0.0f32);
+    for (c, g) in cpu_ext.iter().zip(&got.external) {
+        for k in 0..3 {
+            worst.0 = worst.0.max((c.force[k] - g.force[k]).abs());
+            worst.1 = worst.1.max((c.torque[k] - g.torque[k]).abs());
+        }
+    }
+    let active: Vec<u32> = m.patch_out.iter().map(|o| o.active).collect();
+    let n_active = active.iter().filter(|&&a| a != 0).count();
+    assert_eq!(
+        active,
+        got.patch_out.iter().map(|o| o.active).collect::<Vec<_>>(),
+        "{name}: Table 1 selection differs"
+    );
+    let hmax = m
+        .patch_history
+        .iter()
+        .flat_map(|h| h.tangential)
+        .fold(0.0f32, |a, b| a.max(b.abs()));
+    let hgap = m
+        .patch_history
+        .iter()
+        .zip(&got.patch_history)
+        .flat_map(|(a, b)| (0..3).map(move |k| (a.tangential[k] - b.tangential[k]).abs()))
+        .fold(0.0f32, f32::max);
+    println!(
+        "{name}: {} spheres, {} candidates, {n_active} active; force gap {:.2e} of {:.2e}, torque gap {:.2e} of {:.2e}, history gap {:.2e} of {:.2e}",
+        states.len(),
+        m.list.patch.len(),
+        worst.0,
+        fmax,
+        worst.1,
+        tmax,
+        hgap,
+        hmax
+    );
+    assert!(n_active > 0, "{name}: no patch contact to compare");
+    assert!(
+        worst.0 <= 2e-5 * fmax,
+        "{name}: forces differ by {:.2e} of {:.2e}",
+        worst.0,
+        fmax
+    );
+    assert!(worst.1 <= 2e-5 * tmax.max(1e-30), "{name}: torques differ");
+    assert!(hgap <= 2e-5 * hmax.max(1e-30), "{name}: histories differ");
+}
+
+#[test]
+fn gpu_membrane_passes_follow_the_cpu() {
+    let ctx = gpu_for_tests();
+    let gpu = GpuMembraneForces::new(&ctx).unwrap();
+    // A grain sliding on a patch sheet (friction history live, hand-overs between patches).
+    let mut slide = sliding_system(MembraneContact::Patches, 9.81, 1e-5);
+    for _ in 0..300 {
+        drag_step(&mut slide, 0.02);
+    }
+    compare(&ctx, "sliding", &slide, &gpu);
+    // A confined cylinder with a ring of grains pressed into it, bending on, moving.
+    let mut ring = confined_ring(0.012, 4e-3, 2e3, 3e-3, 0.2e-3, 10);
+    for _ in 0..300 {
+        ring.step();
+    }
+    compare(&ctx, "confined ring", &ring, &gpu);
+}
