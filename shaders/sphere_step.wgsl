@@ -38,6 +38,13 @@
 
 const STEP_WG: u32 = 64u;
 
+// Loop bounds are min(count, arrayLength(array the loop reads)), never a bare uniform: lavapipe
+// (Mesa 22.3) inlines the uniform values into a kernel whose loop bound is a uniform and
+// compiles a new shader variant at every bind of its pipeline, never freed (gather's wall loop
+// cost ~175 KB of host memory and a shader compile per step). The array holds at least `count`
+// records (n_spheres · n_walls per wall array; one dummy record when empty, when count is 0), so
+// the loops run the same iterations (test gpu_sphere_host_memory.rs).
+
 // Several steps are recorded per submission (`GpuSpheres::steps`): once `displacement_check`
 // has raised step_flags[0] (the list is stale), every later kernel of the batch returns at
 // once, so the batch stops after that step's drift; the host rebuilds the list and finishes
@@ -179,7 +186,8 @@ fn stress_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         let e = incident[q];
         sum += pair_trace[e >> 1u][e & 1u];
     }
-    for (var w = 0u; w < sp.n_walls; w++) {
+    let nw = min(sp.n_walls, arrayLength(&wall_trace));
+    for (var w = 0u; w < nw; w++) {
         sum += wall_trace[i * sp.n_walls + w];
     }
     stress_trace[i] = sum / sphere_volume(spheres[i].radius);
@@ -382,7 +390,8 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             t = t + o.torque_j;
         }
     }
-    for (var w = 0u; w < sp.n_walls; w++) {
+    let nw = min(sp.n_walls, arrayLength(&wall_out));
+    for (var w = 0u; w < nw; w++) {
         let o = wall_out[i * sp.n_walls + w];
         f = f + o.force;
         t = t + o.torque_i;
@@ -403,7 +412,8 @@ fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     var f = vec3<f32>(0.0);
     var t = vec3<f32>(0.0);
-    for (var s = 0u; s < sp.n_spheres; s++) {
+    let n = min(sp.n_spheres, arrayLength(&spheres));
+    for (var s = 0u; s < n; s++) {
         let o = wall_out[s * sp.n_walls + w];
         f = f - o.force;
         t = t + o.torque_j;
