@@ -50,6 +50,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("sphere_law_batch", include_str!("../shaders/sphere_law_batch.wgsl")),
     ("sphere_wall", include_str!("../shaders/sphere_wall.wgsl")),
     ("sphere_step", include_str!("../shaders/sphere_step.wgsl")),
+    ("kelvin_voigt", include_str!("../shaders/kelvin_voigt.wgsl")),
+    ("plane_repulsion", include_str!("../shaders/plane_repulsion.wgsl")),
+    ("beads", include_str!("../shaders/beads.wgsl")),
 ];
 
 /// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`): not

@@ -10,10 +10,12 @@
 //! and vector forces are the force on i (j gets the opposite).
 
 pub mod hertz;
+pub mod kelvin_voigt;
 pub mod linear_spring_dashpot;
 pub mod mc_strain;
 pub mod mc_stress;
 pub mod mindlin;
 pub mod mixing;
+pub mod plane_repulsion;
 pub mod rolling_resistance;
 pub mod vec3;

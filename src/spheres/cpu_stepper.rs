@@ -23,6 +23,7 @@ use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, C
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
+use super::extra_force::ExtraForces;
 use super::wall::{servo_velocity, wall_geometry, PlaneWall};
 use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAIN};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
@@ -81,6 +82,9 @@ pub struct CpuSpheres {
     pub wall_strain: Vec<f32>,
     pub rebuilds: u64,
     pub steps: u64,
+    /// Extra force sources (bonds, membranes; `extra_force`) and their summed force per sphere.
+    pub extra: Vec<Box<dyn ExtraForces>>,
+    pub extra_force: Vec<V3>,
 }
 
 impl CpuSpheres {
@@ -118,6 +122,8 @@ impl CpuSpheres {
             wall_strain: vec![0.0; n * nw],
             rebuilds: 0,
             steps: 0,
+            extra: Vec::new(),
+            extra_force: Vec::new(),
             states,
             laws,
         };
@@ -144,7 +150,24 @@ impl CpuSpheres {
         self.steps += 1;
     }
 
+    /// Attaches an extra force source and recomputes the current forces with it (history kept).
+    pub fn add_extra(&mut self, source: Box<dyn ExtraForces>) {
+        self.extra.push(source);
+        self.extra_force = vec![[0.0; 3]; self.states.len()];
+        let saved = (self.history.clone(), self.wall_history.clone());
+        self.compute_forces();
+        (self.history, self.wall_history) = saved;
+    }
+
     fn compute_forces(&mut self) {
+        // --- extra force sources (extra_force.rs): one pass per source, before the gather ---
+        if !self.extra.is_empty() {
+            self.extra_force.iter_mut().for_each(|f| *f = [0.0; 3]);
+            for src in &mut self.extra {
+                src.add_forces(&self.states, self.params.dt, &mut self.extra_force);
+            }
+        }
+        // --- end extra ---
         if self.mc {
             normal_pass(self);
             stress_pass(self);
@@ -493,6 +516,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
     let (start, incident) = (&sys.incident_start, &sys.incident);
+    let extra = &sys.extra_force;
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -514,6 +538,9 @@ pub fn gather(sys: &mut CpuSpheres) {
             for o in &wall_out[i * nw..(i + 1) * nw] {
                 f = add(f, o.force);
                 t = add(t, o.torque_i);
+            }
+            if !extra.is_empty() {
+                f = add(f, extra[i]);
             }
             f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
             t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);

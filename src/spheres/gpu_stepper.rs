@@ -7,6 +7,7 @@
 
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
+use super::extra_force::GpuExtraForces;
 use super::cpu_stepper::{incident_lists, PairOut};
 use super::gpu_cell_list::GpuCellList;
 use super::gpu_pass::{dispatch, params_uniform};
@@ -71,6 +72,10 @@ pub struct GpuSpheres {
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
+    /// Extra force sources (`extra_force`) and the per-sphere buffer they add to (one vec4 per
+    /// sphere; a one-element placeholder, skipped by the gather, until a source is attached).
+    extra: Vec<Box<dyn GpuExtraForces>>,
+    extra_force: GpuArray<[f32; 4]>,
 }
 
 impl GpuSpheres {
@@ -138,6 +143,8 @@ impl GpuSpheres {
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
+            extra: Vec::new(),
+            extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
         sys.rebuild(ctx)?;
         let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
@@ -180,6 +187,7 @@ impl GpuSpheres {
             (17, self.stress_trace.buffer()),
             (18, l.pair_strain.buffer()),
             (19, self.wall_strain.buffer()),
+            (20, self.extra_force.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -211,6 +219,11 @@ impl GpuSpheres {
         if self.strain {
             dispatch(pass, &self.k.strain_pass, &self.bind[11], n);
         }
+        // --- extra force sources (extra_force.rs), before the gather ---
+        for src in &self.extra {
+            src.record(pass);
+        }
+        // --- end extra ---
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
         dispatch(pass, &self.k.wall_pass, &self.bind[5], n * nw);
         dispatch(pass, &self.k.gather, &self.bind[6], n);
@@ -230,12 +243,39 @@ impl GpuSpheres {
         if self.flags.read(ctx)[0] != 0 {
             self.rebuild(ctx)?;
         }
+        for src in &mut self.extra {
+            src.prepare(ctx, self.params.dt);
+        }
         self.submit(ctx, |s, pass| {
             s.record_forces(pass);
             dispatch(pass, &s.k.kick, &s.bind[0], n);
         });
         self.steps += 1;
         Ok(())
+    }
+
+    /// Attaches an extra force source (bound to the sphere and extra-force buffers) and
+    /// recomputes the current forces with it, history kept (as `CpuSpheres::add_extra`).
+    pub fn add_extra(&mut self, ctx: &GpuContext, mut source: Box<dyn GpuExtraForces>) -> anyhow::Result<()> {
+        if self.extra.is_empty() {
+            self.extra_force = GpuArray::zeroed(ctx, "extra force", self.params.n_spheres as usize)?;
+        }
+        source.bind(ctx, self.spheres.buffer(), self.extra_force.buffer())?;
+        self.extra.push(source);
+        self.make_bind_groups(ctx);
+        let saved = (self.lists.history.read(ctx), self.wall_history.read(ctx));
+        for src in &mut self.extra {
+            src.prepare(ctx, self.params.dt);
+        }
+        self.submit(ctx, |s, pass| s.record_forces(pass));
+        self.lists.history.write(ctx, &saved.0);
+        self.wall_history.write(ctx, &saved.1);
+        Ok(())
+    }
+
+    /// The attached extra force sources (to read what they measured).
+    pub fn extra(&self) -> &[Box<dyn GpuExtraForces>] {
+        &self.extra
     }
 
     /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU.

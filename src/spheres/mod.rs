@@ -8,6 +8,7 @@
 pub mod bench_scene;
 pub mod cell_list;
 pub mod contact;
+pub mod extra_force;
 pub mod cpu_stepper;
 pub mod generators;
 pub mod gpu_cell_list;
