@@ -144,6 +144,10 @@ pub fn bead_force(
 }
 
 impl ExtraForces for BeadForces {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn add_forces(&mut self, states: &[SphereState], dt: f32, out: &mut [V3]) {
         self.evaluations += 1;
         let t = self.time(dt);

@@ -121,6 +121,10 @@ impl GpuBeadForces {
 }
 
 impl GpuExtraForces for GpuBeadForces {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
         let table = [
             (0, &self.sphere_params),

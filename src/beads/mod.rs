@@ -8,6 +8,7 @@ pub mod bonds;
 pub mod forces;
 pub mod generators;
 pub mod gpu;
+pub mod scenes;
 pub mod stress;
 
 pub use bonds::{Bond, BondList, BreakEvent};

@@ -13,6 +13,8 @@ use crate::laws::vec3::V3;
 /// source), from the states of this evaluation (positions at the new time, half-step velocities).
 pub trait ExtraForces: Send + Sync {
     fn add_forces(&mut self, states: &[SphereState], dt: f32, out: &mut [V3]);
+    /// The source itself, to read what it measured (`downcast_ref`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A GPU source. `bind` is called once when attached, with the stepper's sphere buffer and the
@@ -24,4 +26,6 @@ pub trait GpuExtraForces {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()>;
     fn prepare(&mut self, ctx: &GpuContext, dt: f32);
     fn record(&self, pass: &mut wgpu::ComputePass<'_>);
+    /// The source itself, to read what it measured (`downcast_ref`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
