@@ -8,6 +8,7 @@ pub mod bonds;
 pub mod forces;
 pub mod generators;
 pub mod gpu;
+pub mod moduli;
 pub mod scenes;
 pub mod stress;
 
