@@ -15,7 +15,7 @@ fn spec(shape: BodyShape) -> BodySpec {
         k: 200.0,
         b: 0.0,
         shell: None,
-        bead_mass: 1.953125e-12,
+        bead_mass: 1.953125e-12, contact_radius: 0.5 * 12.5e-6,
         material: 0,
         center: [0.0; 3],
     }

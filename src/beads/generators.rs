@@ -13,8 +13,7 @@
 //!
 //! Every bond's rest length is its initial length (the body starts unstressed). A core–shell body
 //! (`Shell`) gives the bonds whose middle lies at more than R − h from the centre the shell's
-//! k and b. Beads have mass `bead_mass` and contact radius l/2 (they touch at rest; the planes
-//! act on that surface, so the body's outer radius is R + l/2).
+//! k and b. Beads have mass `bead_mass` and a contact radius (`BodySpec::contact_radius`).
 
 use super::bonds::{Bond, BondList};
 use crate::scenes::SplitMix;
@@ -49,6 +48,11 @@ pub struct BodySpec {
     pub b: f64,
     pub shell: Option<Shell>,
     pub bead_mass: f64,
+    /// Contact radius of the beads (m): l/2 makes neighbours touch at rest; the planes of eq 6
+    /// act on centre + this radius, and it sets the stepper's contact candidates (the beads of a
+    /// body do not touch each other, `no_contact_table`). A small value (l/100) is the paper's
+    /// law on the bead centres and leaves the contact list empty (fastest).
+    pub contact_radius: f64,
     /// Material index of the beads in the stepper's law table.
     pub material: u32,
     pub center: [f64; 3],
@@ -59,7 +63,7 @@ pub struct BodySpec {
 pub struct BeadBody {
     pub states: Vec<SphereState>,
     pub bonds: BondList,
-    /// Outer radius (largest centre distance + l/2) for spheres; 0 for a block.
+    /// Outer radius (largest centre distance + contact radius) for spheres; 0 for a block.
     pub outer_radius: f64,
     /// Volume each bead stands for (l³ on the lattice; body volume / beads when disordered).
     pub bead_volume: f64,
@@ -69,7 +73,7 @@ const NEAREST: [[i64; 3]; 3] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 const FACE_DIAGONALS: [[i64; 3]; 6] = [[1, 1, 0], [1, -1, 0], [1, 0, 1], [1, 0, -1], [0, 1, 1], [0, 1, -1]];
 
 fn bead(pos: [f64; 3], spec: &BodySpec) -> SphereState {
-    let r = 0.5 * spec.spacing;
+    let r = spec.contact_radius;
     let (hi, lo) = crate::spheres::precision::df3_split(pos);
     SphereState {
         pos_hi: hi,
@@ -147,7 +151,7 @@ pub fn build_body(spec: &BodySpec) -> BeadBody {
         })
         .collect();
     let outer = if radius > 0.0 {
-        pos.iter().map(|p| dist(*p, spec.center)).fold(0.0, f64::max) + 0.5 * l
+        pos.iter().map(|p| dist(*p, spec.center)).fold(0.0, f64::max) + spec.contact_radius
     } else {
         0.0
     };
@@ -302,6 +306,7 @@ pub fn parse_body(text: &str, name: &str, bead_mass: f64, radius: f64, material:
         b: 0.0,
         shell: None,
         bead_mass,
+        contact_radius: radius,
         material,
         center: [0.0; 3],
     };

@@ -147,8 +147,8 @@ pub fn single_bond_scene(k: f64, b: f64, m: f64, force: f64, profile: LoadProfil
     }
 }
 
-/// Diametric compression: a body between two eq-6 planes tangent to its outer surface at
-/// z = ±R_o, both moving towards the centre at `speed`/2 (relative speed `speed`) until the
+/// Diametric compression: a body between two eq-6 planes tangent to its beads' surfaces (centre
+/// ± l/2) at its top and bottom, both moving towards the centre at `speed`/2 (relative speed `speed`) until the
 /// plates' displacement δ reaches `strain` · 2 R_o, then held. Beads of mass `body.bead_mass`,
 /// bonds of the body's k, b; global damping `damping` (1/s, 0 for none).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,20 +171,23 @@ impl CompressionSpec {
 /// The scene of `spec` and the body it built.
 pub fn compression_scene(spec: &CompressionSpec) -> (BeadScene, BeadBody) {
     let body = build_body(&spec.body);
-    let r_o = body.outer_radius;
     let c = spec.body.center;
-    let t_stop = spec.stop_time(r_o);
+    let t_stop = spec.stop_time(body.outer_radius);
     let v = 0.5 * spec.speed;
+    // Tangent to the beads' surfaces along z (the pole of a lattice sphere may lie below R_o).
+    let r = spec.body.contact_radius;
+    let z_top = body.states.iter().map(|s| s.position()[2]).fold(f64::MIN, f64::max) + r;
+    let z_bottom = body.states.iter().map(|s| s.position()[2]).fold(f64::MAX, f64::min) - r;
     let planes = vec![
         BeadPlane {
-            point: [c[0], c[1], c[2] + r_o],
+            point: [c[0], c[1], z_top],
             normal: [0.0, 0.0, -1.0],
             velocity: [0.0, 0.0, -v],
             stop_time: t_stop,
             s: spec.s as f32,
         },
         BeadPlane {
-            point: [c[0], c[1], c[2] - r_o],
+            point: [c[0], c[1], z_bottom],
             normal: [0.0, 0.0, 1.0],
             velocity: [0.0, 0.0, v],
             stop_time: t_stop,
@@ -261,4 +264,26 @@ pub fn hertz_fit(samples: &[CompressionSample], lo: f64, hi: f64, radius: f64, n
     }
     let a = num / den;
     (a, 3.0 * (1.0 - nu * nu) * a / (2.0 * radius).sqrt())
+}
+
+/// Hertz fit with an offset, F = A (δ − δ₀)^{3/2}: a straight line through F^{2/3} against δ
+/// over the samples with δ in [lo, hi] (least squares); returns (A, δ₀, E). The offset absorbs
+/// the lattice sphere's surface, rough at the scale of l (a single bead or a small facet at the
+/// pole touches first), which eq 1's smooth sphere does not have.
+pub fn hertz_fit_offset(samples: &[CompressionSample], lo: f64, hi: f64, radius: f64, nu: f64) -> (f64, f64, f64) {
+    let pts: Vec<(f64, f64)> = samples
+        .iter()
+        .filter(|s| s.delta >= lo && s.delta <= hi && s.force() > 0.0)
+        .map(|s| (s.delta, s.force().powf(2.0 / 3.0)))
+        .collect();
+    let n = pts.len() as f64;
+    let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    let (mx, my) = (sx / n, sy / n);
+    let (sxy, sxx) = pts
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + (p.0 - mx) * (p.1 - my), a.1 + (p.0 - mx) * (p.0 - mx)));
+    let slope = sxy / sxx;
+    let a = slope.powf(1.5);
+    let d0 = mx - my / slope;
+    (a, d0, 3.0 * (1.0 - nu * nu) * a / (2.0 * radius).sqrt())
 }
