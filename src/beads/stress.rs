@@ -120,3 +120,50 @@ mod tests {
         assert_eq!(e, [5.0, 1.0, -2.0]);
     }
 }
+
+/// |σ1 − σ3|/2 of the beads within `half_width` of the vertical line through (x, y) = `axis`,
+/// as (depth below `z_surface`, shear), deepest last: the profile under a contact (Fig. 7).
+pub fn axis_shear_profile(
+    states: &[SphereState],
+    forces: &BeadForces,
+    t: f64,
+    volume: f64,
+    axis: [f64; 2],
+    half_width: f64,
+    z_surface: f64,
+) -> Vec<(f64, f64)> {
+    let shear = max_shear(&bead_stress(states, forces, t, volume));
+    let mut out: Vec<(f64, f64)> = states
+        .iter()
+        .zip(&shear)
+        .filter_map(|(s, &tau)| {
+            let p = s.position();
+            let r2 = (p[0] - axis[0]).powi(2) + (p[1] - axis[1]).powi(2);
+            (r2 <= half_width * half_width).then_some((z_surface - p[2], tau))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// Depth of the maximum of a profile (depth, value), refined by the parabola through the
+/// largest sample and its two neighbours (the sample itself at an end of the profile).
+pub fn peak_depth(profile: &[(f64, f64)]) -> f64 {
+    let k = (0..profile.len())
+        .max_by(|&a, &b| profile[a].1.total_cmp(&profile[b].1))
+        .unwrap_or(0);
+    if k == 0 || k + 1 >= profile.len() {
+        return profile.get(k).map_or(0.0, |p| p.0);
+    }
+    let (x0, y0) = profile[k - 1];
+    let (x1, y1) = profile[k];
+    let (x2, y2) = profile[k + 1];
+    let den = (x0 - x1) * (x0 - x2) * (x1 - x2);
+    let a = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / den;
+    let b = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / den;
+    if a >= 0.0 {
+        x1
+    } else {
+        -b / (2.0 * a)
+    }
+}

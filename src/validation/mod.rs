@@ -12,6 +12,9 @@
 //! [`run_all`] runs every case and writes `validation.csv` and `report.md` (`report.rs`).
 //! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
 
+pub mod beads_kv;
+pub mod beads_lattice;
+pub mod beads_sphere;
 pub mod cantilever;
 pub mod case_file;
 pub mod elastica;
@@ -245,6 +248,11 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
     }
     // Modal deformable bodies (issue 7): rows modal_* (src/modal/validation.rs).
     for r in crate::modal::validation::run_all(kind)? {
+        log(&r);
+        reports.push(r);
+    }
+    for case in [beads_kv::run as fn(BackendKind) -> anyhow::Result<CaseReport>, beads_lattice::run, beads_sphere::run] {
+        let r = case(kind)?;
         log(&r);
         reports.push(r);
     }
