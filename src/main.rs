@@ -97,7 +97,7 @@ enum Command {
         #[arg(long, default_value_t = 2e7)]
         node_steps: f64,
         /// Scenes to run, in order: `compaction`, `deposit` (the realistic scene), `fall` (the older
-        /// packing falling under gravity).
+        /// packing falling under gravity), `beads` (bonded-bead spheres of 10⁴–1.4×10⁵ beads).
         #[arg(long, value_delimiter = ',', default_value = "compaction,deposit")]
         scene: Vec<String>,
         /// `deposit`: segment length of the box walls; 0 subdivides them at the cells' mean
@@ -197,6 +197,10 @@ fn main() {
                 "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
             );
             scene.iter().try_for_each(|name| {
+                if name == "beads" {
+                    // Bonded-bead spheres (issue 24): n = 13.4, 28.8, 32 lattice spacings per radius.
+                    return softdem::beads::bench::run(backend, &[13.4, 28.8, 32.0], steps.unwrap_or(200));
+                }
                 let cells = if !cells.is_empty() {
                     cells.clone()
                 } else if !nodes.is_empty() {

@@ -5,7 +5,7 @@
 
 use super::bonds::{Bond, BondList};
 use super::forces::{BeadForces, BeadPlane, LoadProfile, PointLoad};
-use super::generators::{build_body, BeadBody, BodySpec};
+use super::generators::{build_body, BeadBody, BodyShape, BodySpec};
 use super::gpu::GpuBeadForces;
 use super::no_contact_table;
 use crate::gpu::context::GpuContext;
@@ -286,4 +286,33 @@ pub fn hertz_fit_offset(samples: &[CompressionSample], lo: f64, hi: f64, radius:
     let a = slope.powf(1.5);
     let d0 = mx - my / slope;
     (a, d0, 3.0 * (1.0 - nu * nu) * a / (2.0 * radius).sqrt())
+}
+
+/// The compression of validation row 3 for a sphere of n lattice spacings: k = 200 N/m,
+/// l = 12.5 µm (E = 40 MPa by eq 5), all lattice points with |x|² ≤ (n² − 1) l² (the six poles of
+/// the n l shell excluded: n = 32 gives the paper's 137,059 beads), beads of 1000 kg/m³ · l³ with
+/// contact radius l/100 (eq 6 on the centres), b = 10⁻⁵ N s/m, S = 10¹⁰ N/m², plates at 2 m/s
+/// relative to δ/2R = 10 %, Δt = 2 ns (docs/beads.md, choices).
+pub fn paper_compression_spec(n: f64) -> CompressionSpec {
+    let l = 12.5e-6;
+    CompressionSpec {
+        body: BodySpec {
+            shape: BodyShape::CubicSphere {
+                radius: (n * n - 1.0).sqrt() * l,
+            },
+            spacing: l,
+            k: 200.0,
+            b: 1e-5,
+            shell: None,
+            bead_mass: 1000.0 * l * l * l,
+            contact_radius: 0.01 * l,
+            material: 0,
+            center: [0.0; 3],
+        },
+        speed: 2.0,
+        strain: 0.1,
+        s: 1e10,
+        dt: 2e-9,
+        damping: 0.0,
+    }
 }

@@ -17,34 +17,9 @@ use super::{CaseReport, Check};
 use crate::backend::BackendKind;
 use crate::beads::scenes::{compression_scene, hertz_fit, run_compression, BeadRun, CompressionSpec};
 use crate::beads::stress::{axis_shear_profile, peak_depth};
-use crate::beads::{BodyShape, BodySpec};
 use crate::gpu::context::GpuContext;
 
-/// The compression of validation row 3 for a sphere of n lattice spacings.
-pub fn spec(n: f64) -> CompressionSpec {
-    let l = 12.5e-6;
-    CompressionSpec {
-        body: BodySpec {
-            // |x|² ≤ n² − 1 (in l²): the six poles (±n, 0, 0)… excluded.
-            shape: BodyShape::CubicSphere {
-                radius: (n * n - 1.0).sqrt() * l,
-            },
-            spacing: l,
-            k: 200.0,
-            b: 1e-5,
-            shell: None,
-            bead_mass: 1000.0 * l * l * l,
-            contact_radius: 0.01 * l,
-            material: 0,
-            center: [0.0; 3],
-        },
-        speed: 2.0,
-        strain: 0.1,
-        s: 1e10,
-        dt: 2e-9,
-        damping: 0.0,
-    }
-}
+pub use crate::beads::scenes::paper_compression_spec as spec;
 
 /// Measured figures of one compression.
 #[derive(Clone, Copy, Debug, PartialEq)]
