@@ -10,6 +10,7 @@
 use softdem::beads::scenes::{single_bond_scene, BeadRun};
 use softdem::beads::LoadProfile;
 use softdem::laws::kelvin_voigt::{creep_displacement, sine_steady_state};
+use softdem::validation::beads_kv::sine_fit;
 
 const M: f64 = 1e-5;
 const K: f64 = 0.2;
@@ -38,8 +39,14 @@ fn reference(b: f64, f: impl Fn(f64) -> f64, times: &[f64]) -> Vec<f64> {
         while t < ts - 0.5 * h {
             let hh = h.min(ts - t);
             let (k1x, k1v) = (v, acc(t, x, v));
-            let (k2x, k2v) = (v + 0.5 * hh * k1v, acc(t + 0.5 * hh, x + 0.5 * hh * k1x, v + 0.5 * hh * k1v));
-            let (k3x, k3v) = (v + 0.5 * hh * k2v, acc(t + 0.5 * hh, x + 0.5 * hh * k2x, v + 0.5 * hh * k2v));
+            let (k2x, k2v) = (
+                v + 0.5 * hh * k1v,
+                acc(t + 0.5 * hh, x + 0.5 * hh * k1x, v + 0.5 * hh * k1v),
+            );
+            let (k3x, k3v) = (
+                v + 0.5 * hh * k2v,
+                acc(t + 0.5 * hh, x + 0.5 * hh * k2x, v + 0.5 * hh * k2v),
+            );
             let (k4x, k4v) = (v + hh * k3v, acc(t + hh, x + hh * k3x, v + hh * k3v));
             x += hh / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
             v += hh / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
@@ -54,7 +61,10 @@ fn reference(b: f64, f: impl Fn(f64) -> f64, times: &[f64]) -> Vec<f64> {
 fn creep_follows_eq_4_for_several_dashpots() {
     for (b, dt) in [(0.02, 2e-5), (0.1, 2e-5)] {
         let t_end = 3.0 * b / K;
-        let step = LoadProfile::Step { on: 0.0, off: f64::INFINITY };
+        let step = LoadProfile::Step {
+            on: 0.0,
+            off: f64::INFINITY,
+        };
         let x = simulate(b, step, dt, t_end);
         let times: Vec<f64> = x.iter().map(|p| p.0).collect();
         let exact = reference(b, |_| F, &times);
@@ -63,7 +73,11 @@ fn creep_follows_eq_4_for_several_dashpots() {
             e4 = e4.max((xs - creep_displacement(F, K, b, *t)).abs());
             ode = ode.max((xs - xr).abs());
         }
-        println!("b = {b}: max |X − eq 4| = {:.2e} F/k, max |X − ODE| = {:.2e} F/k", e4 * K / F, ode * K / F);
+        println!(
+            "b = {b}: max |X − eq 4| = {:.2e} F/k, max |X − ODE| = {:.2e} F/k",
+            e4 * K / F,
+            ode * K / F
+        );
         assert!(e4 * K / F < 0.01, "b = {b}: eq 4 off by {e4}");
         assert!(ode * K / F < 2e-4, "b = {b}: ODE off by {ode}");
         let last = x.last().unwrap();
@@ -88,8 +102,16 @@ fn creep_and_recovery_after_release_at_6_s() {
         }
         ode = ode.max((xs - xr).abs());
     }
-    println!("creep {:.2e}, recovery {:.2e}, ODE {:.2e} (F/k)", creep * K / F, recovery * K / F, ode * K / F);
-    assert!(creep * K / F < 0.01 && recovery * K / F < 0.01, "creep {creep}, recovery {recovery}");
+    println!(
+        "creep {:.2e}, recovery {:.2e}, ODE {:.2e} (F/k)",
+        creep * K / F,
+        recovery * K / F,
+        ode * K / F
+    );
+    assert!(
+        creep * K / F < 0.01 && recovery * K / F < 0.01,
+        "creep {creep}, recovery {recovery}"
+    );
     assert!(ode * K / F < 2e-4, "ODE {ode}");
     // Recovers towards zero: at 12 s, X(6) e^{−6} ≈ 0.0124 m.
     assert!(x.last().unwrap().1 < 0.02);
@@ -101,48 +123,15 @@ fn sinusoidal_force_amplitude_and_phase_lag() {
     let period = 2.0 * std::f64::consts::PI / omega;
     let t0 = 12.0;
     let x = simulate(b, LoadProfile::Sine { omega }, 2e-5, t0 + 2.0 * period);
-    // Least squares x ≈ c + p sin ωt + q cos ωt over two periods after the transient (e^{−12}).
-    let mut a = [[0.0f64; 3]; 3];
-    let mut r = [0.0f64; 3];
-    for (t, xs) in x.iter().filter(|p| p.0 >= t0) {
-        let phi = [1.0, (omega * t).sin(), (omega * t).cos()];
-        for i in 0..3 {
-            r[i] += phi[i] * xs;
-            for j in 0..3 {
-                a[i][j] += phi[i] * phi[j];
-            }
-        }
-    }
     let times: Vec<f64> = x.iter().map(|p| p.0).collect();
     let exact = reference(b, |t| F * (omega * t).sin(), &times);
     let ode = x.iter().zip(&exact).map(|(p, e)| (p.1 - e).abs()).fold(0.0, f64::max);
     println!("max |X − ODE| = {ode:.3e} m");
     assert!(ode < 1e-3, "ODE {ode}");
-    let sol = solve3(a, r);
-    let amp = (sol[1] * sol[1] + sol[2] * sol[2]).sqrt();
-    let lag = (-sol[2]).atan2(sol[1]);
+    // Least squares x ≈ c + A sin(ωt − φ) over two periods after the transient (e^{−12}).
+    let (amp, lag) = sine_fit(&x, omega, t0);
     let (amp_ref, lag_ref) = sine_steady_state(F, M, K, b, omega);
     println!("amplitude {amp:.6} vs {amp_ref:.6}, lag {lag:.6} vs {lag_ref:.6} rad");
     assert!((amp - amp_ref).abs() < 0.01 * amp_ref);
     assert!((lag - lag_ref).abs() < 0.01);
-}
-
-fn solve3(mut a: [[f64; 3]; 3], mut r: [f64; 3]) -> [f64; 3] {
-    for c in 0..3 {
-        let p = (c..3).max_by(|&i, &j| a[i][c].abs().partial_cmp(&a[j][c].abs()).unwrap()).unwrap();
-        a.swap(c, p);
-        r.swap(c, p);
-        for i in c + 1..3 {
-            let f = a[i][c] / a[c][c];
-            for j in c..3 {
-                a[i][j] -= f * a[c][j];
-            }
-            r[i] -= f * r[c];
-        }
-    }
-    let mut x = [0.0; 3];
-    for c in (0..3).rev() {
-        x[c] = (r[c] - (c + 1..3).map(|j| a[c][j] * x[j]).sum::<f64>()) / a[c][c];
-    }
-    x
 }

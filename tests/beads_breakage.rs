@@ -14,7 +14,17 @@ use softdem::spheres::SphereParams;
 #[test]
 fn a_stretched_bond_breaks_once_at_the_stated_stretch() {
     let (k, b, m, f, dt) = (0.2, 0.1, 1e-5, 1.0, 2e-5);
-    let mut scene = single_bond_scene(k, b, m, f, LoadProfile::Step { on: 0.0, off: f64::INFINITY }, dt);
+    let mut scene = single_bond_scene(
+        k,
+        b,
+        m,
+        f,
+        LoadProfile::Step {
+            on: 0.0,
+            off: f64::INFINITY,
+        },
+        dt,
+    );
     scene.forces.break_stretch = 0.2;
     let mut run = BeadRun::cpu(scene);
     let steps = (0.4 / dt) as usize;
@@ -30,7 +40,10 @@ fn a_stretched_bond_breaks_once_at_the_stated_stretch() {
     let e = log[0];
     let t_break = BeadForces::time_of(e.evaluation, dt as f32);
     let t_star = -(b / k) * (1.0 - 0.2 * 10.0 * k / f).ln();
-    println!("break at t = {t_break:.5} s (eq 4: {t_star:.5} s), stretch {:.6}", e.stretch);
+    println!(
+        "break at t = {t_break:.5} s (eq 4: {t_star:.5} s), stretch {:.6}",
+        e.stretch
+    );
     assert!((t_break / t_star - 1.0).abs() < 0.01);
     assert!(e.stretch > 0.2 && e.stretch < 0.2 + 1e-3);
     assert_eq!((e.bond, e.i, e.j), (0, 0, 1));
@@ -50,7 +63,8 @@ fn bonded_beads_feel_only_their_bonds() {
         k: 200.0,
         b: 0.0,
         shell: None,
-        bead_mass: 2e-12, contact_radius: 0.5 * 12.5e-6,
+        bead_mass: 2e-12,
+        contact_radius: 0.5 * 12.5e-6,
         material: 0,
         center: [0.0; 3],
     };
@@ -67,8 +81,16 @@ fn bonded_beads_feel_only_their_bonds() {
     };
     let mut sys = CpuSpheres::new(params, states, no_contact_table(1), Vec::new());
     let overlapping = sys.list.len();
-    sys.add_extra(Box::new(BeadForces::new(body.bonds.clone(), Vec::new(), Vec::new(), f32::INFINITY)));
-    assert!(overlapping >= body.bonds.len(), "the neighbours are contact candidates ({overlapping})");
+    sys.add_extra(Box::new(BeadForces::new(
+        body.bonds.clone(),
+        Vec::new(),
+        Vec::new(),
+        f32::INFINITY,
+    )));
+    assert!(
+        overlapping >= body.bonds.len(),
+        "the neighbours are contact candidates ({overlapping})"
+    );
     let src = sys.extra[0].as_any().downcast_ref::<BeadForces>().unwrap();
     let mut nonzero = 0;
     for (i, f) in sys.forces.iter().enumerate() {

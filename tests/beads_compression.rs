@@ -25,7 +25,11 @@ fn lattice_sphere_compression_is_balanced_and_monotone() {
     let mean_held = held.iter().map(|h| h.force()).sum::<f64>() / held.len() as f64;
     println!("force at the stop {:.4e} N, held {mean_held:.4e} N", last.force());
     assert!((mean_held / last.force() - 1.0).abs() < 0.03);
-    assert!((last.delta / (2.0 * r) - 0.1).abs() < 1e-3, "δ/2R = {}", last.delta / (2.0 * r));
+    assert!(
+        (last.delta / (2.0 * r) - 0.1).abs() < 1e-3,
+        "δ/2R = {}",
+        last.delta / (2.0 * r)
+    );
     let balance = (last.f_top - last.f_bottom).abs() / last.force();
     println!("F = {:.4e} N at δ/2R = 10 %, balance {balance:.2e}", last.force());
     assert!(balance < 0.03);
@@ -52,7 +56,9 @@ fn lattice_sphere_compression_is_balanced_and_monotone() {
         .filter(|p| p.0 < r)
         .collect();
     println!("shear on the axis: {prof:?}");
-    let k = (0..prof.len()).max_by(|&a, &b| prof[a].1.total_cmp(&prof[b].1)).unwrap();
+    let k = (0..prof.len())
+        .max_by(|&a, &b| prof[a].1.total_cmp(&prof[b].1))
+        .unwrap();
     assert!(k > 0, "the largest shear lies below the surface bead");
 }
 
@@ -64,6 +70,10 @@ fn lattice_sphere_compression_is_balanced_and_monotone() {
 fn paper_sphere_137059_beads() {
     let t0 = std::time::Instant::now();
     let f = softdem::validation::beads_sphere::compress(None, &spec(32.0)).unwrap();
-    println!("{f:?}, E/40 MPa = {:.4}, {:.0} s", f.young / 40e6, t0.elapsed().as_secs_f64());
+    println!(
+        "{f:?}, E/40 MPa = {:.4}, {:.0} s",
+        f.young / 40e6,
+        t0.elapsed().as_secs_f64()
+    );
     assert_eq!(f.beads, 137_059);
 }

@@ -28,7 +28,17 @@ fn gpu_bond_with_breakage_follows_the_cpu() {
     let ctx = gpu_for_tests();
     let dt = 2e-5;
     let scene = || {
-        let mut s = single_bond_scene(0.2, 0.1, 1e-5, 1.0, LoadProfile::Step { on: 0.0, off: f64::INFINITY }, dt);
+        let mut s = single_bond_scene(
+            0.2,
+            0.1,
+            1e-5,
+            1.0,
+            LoadProfile::Step {
+                on: 0.0,
+                off: f64::INFINITY,
+            },
+            dt,
+        );
         s.forces.break_stretch = 0.2;
         s
     };
@@ -64,7 +74,8 @@ fn gpu_sphere_compression_follows_the_cpu() {
             k: 200.0,
             b: 1e-5,
             shell: None,
-            bead_mass: 1000.0 * l * l * l, contact_radius: 0.01 * l,
+            bead_mass: 1000.0 * l * l * l,
+            contact_radius: 0.01 * l,
             material: 0,
             center: [0.0; 3],
         },
@@ -91,7 +102,12 @@ fn gpu_sphere_compression_follows_the_cpu() {
         .zip(&sg)
         .map(|(a, b)| (a.f_top - b.f_top).abs().max((a.f_bottom - b.f_bottom).abs()))
         .fold(0.0, f64::max);
-    println!("{} beads, R_o = {:.3e}: position gap {d:.3e} l, plane force gap {:.3e} of {fmax:.3e} N", c.len(), body.outer_radius, df / fmax);
+    println!(
+        "{} beads, R_o = {:.3e}: position gap {d:.3e} l, plane force gap {:.3e} of {fmax:.3e} N",
+        c.len(),
+        body.outer_radius,
+        df / fmax
+    );
     assert!(fmax > 0.0);
     assert!(d < 1e-4, "gap {d} l");
     assert!(df < 1e-3 * fmax, "plane forces {df}");

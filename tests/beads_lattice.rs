@@ -15,7 +15,8 @@ fn spec(shape: BodyShape) -> BodySpec {
         k: 200.0,
         b: 0.0,
         shell: None,
-        bead_mass: 1.953125e-12, contact_radius: 0.5 * 12.5e-6,
+        bead_mass: 1.953125e-12,
+        contact_radius: 0.5 * 12.5e-6,
         material: 0,
         center: [0.0; 3],
     }
@@ -42,13 +43,21 @@ fn cubic_lattice_moduli_are_eq_5() {
 
 #[test]
 fn disordered_generator_reports_its_affine_moduli() {
-    let s = spec(BodyShape::Disordered { radius: 8.0 * 12.5e-6, seed: 7 });
+    let s = spec(BodyShape::Disordered {
+        radius: 8.0 * 12.5e-6,
+        seed: 7,
+    });
     let body = build_body(&s);
     let n = body.states.len();
     let z = 2.0 * body.bonds.len() as f64 / n as f64;
     let m = affine_moduli(&body, 1e-4, 3.0 * s.spacing);
     let kl = s.k / s.spacing;
-    println!("disordered: {n} beads, mean coordination {z:.2}, affine E/(k/l) = {:.3}, ν = {:.3}, C44/(k/l) = {:.3}", m.young / kl, m.poisson, m.c44 / kl);
+    println!(
+        "disordered: {n} beads, mean coordination {z:.2}, affine E/(k/l) = {:.3}, ν = {:.3}, C44/(k/l) = {:.3}",
+        m.young / kl,
+        m.poisson,
+        m.c44 / kl
+    );
     // About one bead per l³, rigid (z > 6), and a central-force network's Cauchy relation
     // C12 = C44 holds in the mean for a near-isotropic bond distribution.
     assert!(n > 1800 && n < 2300, "{n} beads");

@@ -76,7 +76,12 @@ impl BondList {
     pub fn new(n_beads: usize, mut bonds: Vec<Bond>) -> BondList {
         for b in &mut bonds {
             assert!(b.i != b.j, "bond of a bead to itself ({})", b.i);
-            assert!((b.i.max(b.j) as usize) < n_beads, "bond {}–{} past {n_beads} beads", b.i, b.j);
+            assert!(
+                (b.i.max(b.j) as usize) < n_beads,
+                "bond {}–{} past {n_beads} beads",
+                b.i,
+                b.j
+            );
             if b.i > b.j {
                 std::mem::swap(&mut b.i, &mut b.j);
             }

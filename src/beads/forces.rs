@@ -35,6 +35,9 @@ impl BeadPlane {
     }
 }
 
+/// A plane at one time as both twins use it: point (hi, lo), inward normal, S.
+pub type PlaneRecord = ([f32; 3], [f32; 3], [f32; 3], f32);
+
 /// How a point load varies in time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LoadProfile {
@@ -109,7 +112,7 @@ impl BeadForces {
     }
 
     /// The planes at time t as (hi, lo, normal, S), the form both twins use.
-    pub fn plane_records(&self, t: f64) -> Vec<([f32; 3], [f32; 3], [f32; 3], f32)> {
+    pub fn plane_records(&self, t: f64) -> Vec<PlaneRecord> {
         self.planes
             .iter()
             .map(|p| {
@@ -123,13 +126,7 @@ impl BeadForces {
 /// Per bead: its bonds in CSR order (force on i, or minus it on j), then the planes in order.
 /// Twin of `bead_pass` in `shaders/beads.wgsl`.
 #[inline]
-pub fn bead_force(
-    b: usize,
-    states: &[SphereState],
-    bonds: &BondList,
-    bond_force: &[V3],
-    planes: &[([f32; 3], [f32; 3], [f32; 3], f32)],
-) -> V3 {
+pub fn bead_force(b: usize, states: &[SphereState], bonds: &BondList, bond_force: &[V3], planes: &[PlaneRecord]) -> V3 {
     let mut f = [0.0f32; 3];
     for &e in &bonds.incident[bonds.start[b] as usize..bonds.start[b + 1] as usize] {
         let fb = bond_force[(e >> 1) as usize];

@@ -124,7 +124,9 @@ pub fn build_body(spec: &BodySpec) -> BeadBody {
         BodyShape::CubicSphere { radius } => {
             let m = (radius / l).floor() as i64;
             let pts: Vec<[i64; 3]> = cube(-m, m + 1)
-                .filter(|p| ((p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) as f64) * l * l <= radius * radius * (1.0 + 1e-12))
+                .filter(|p| {
+                    ((p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) as f64) * l * l <= radius * radius * (1.0 + 1e-12)
+                })
                 .collect();
             let (pos, pairs) = lattice_bonds(&pts, spec);
             (pos, pairs, radius, l * l * l)
@@ -275,7 +277,10 @@ pub fn parse_body(text: &str, name: &str, bead_mass: f64, radius: f64, material:
                 if words.len() != 5 {
                     return Err(err("expected `bond i j k b`"));
                 }
-                let idx = |w: &str| w.parse::<usize>().map_err(|_| err(&format!("`{w}` is not a bead index")));
+                let idx = |w: &str| {
+                    w.parse::<usize>()
+                        .map_err(|_| err(&format!("`{w}` is not a bead index")))
+                };
                 let (i, j) = (idx(words[1])?, idx(words[2])?);
                 let (k, b) = (num(words[3])?, num(words[4])?);
                 if !(k >= 0.0 && b >= 0.0) {
@@ -292,7 +297,11 @@ pub fn parse_body(text: &str, name: &str, bead_mass: f64, radius: f64, material:
     let mut bonds = Vec::with_capacity(raw.len());
     for &(line_no, i, j, k, b) in &raw {
         if i.max(j) >= pos.len() {
-            return Err(format!("{name}:{line_no}: bead index {} past the {} beads of the file", i.max(j), pos.len()));
+            return Err(format!(
+                "{name}:{line_no}: bead index {} past the {} beads of the file",
+                i.max(j),
+                pos.len()
+            ));
         }
         if dist(pos[i], pos[j]) <= 0.0 {
             return Err(format!("{name}:{line_no}: beads {i} and {j} are at the same place"));

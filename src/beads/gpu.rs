@@ -24,7 +24,8 @@ pub struct BeadParams {
     pub n_loads: u32,
     pub break_stretch: f32,
     pub evaluation: u32,
-    pub _pad: [u32; 2],
+    pub _pad0: u32,
+    pub _pad1: u32,
 }
 
 /// `BeadPlaneRec` (48 bytes).
@@ -164,7 +165,8 @@ impl GpuExtraForces for GpuBeadForces {
             n_loads: h.loads.len() as u32,
             break_stretch: h.break_stretch,
             evaluation: h.evaluations,
-            _pad: [0; 2],
+            _pad0: 0,
+            _pad1: 0,
         };
         ctx.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
         if !h.planes.is_empty() {

@@ -65,7 +65,11 @@ fn strained(body: &BeadBody, margin: f64, u: impl Fn([f64; 3]) -> [f64; 3]) -> (
 
 /// The moduli of `body` under strains of size `eps`, averaged over beads `margin` inside.
 pub fn affine_moduli(body: &BeadBody, eps: f64, margin: f64) -> AffineModuli {
-    let c = body.states.iter().map(|s| s.position()).fold([0.0; 3], |a, p| [a[0] + p[0], a[1] + p[1], a[2] + p[2]]);
+    let c = body
+        .states
+        .iter()
+        .map(|s| s.position())
+        .fold([0.0; 3], |a, p| [a[0] + p[0], a[1] + p[1], a[2] + p[2]]);
     let c = c.map(|x| x / body.states.len() as f64);
     let (s1, n, r1) = strained(body, margin, |p| [eps * (p[0] - c[0]), 0.0, 0.0]);
     let (s2, _, r2) = strained(body, margin, |p| [eps * (p[1] - c[1]), 0.0, 0.0]);

@@ -63,7 +63,13 @@ impl BeadRun {
     pub fn host(&self) -> &BeadForces {
         match self {
             BeadRun::Cpu(s) => s.extra[0].as_any().downcast_ref::<BeadForces>().expect("bead source"),
-            BeadRun::Gpu(s) => &s.extra()[0].as_any().downcast_ref::<GpuBeadForces>().expect("bead source").host,
+            BeadRun::Gpu(s) => {
+                &s.extra()[0]
+                    .as_any()
+                    .downcast_ref::<GpuBeadForces>()
+                    .expect("bead source")
+                    .host
+            }
         }
     }
 
@@ -84,7 +90,10 @@ impl BeadRun {
         match self {
             BeadRun::Cpu(_) => (self.host().bonds.clone(), self.host().bond_force.clone()),
             BeadRun::Gpu(s) => {
-                let g = s.extra()[0].as_any().downcast_ref::<GpuBeadForces>().expect("bead source");
+                let g = s.extra()[0]
+                    .as_any()
+                    .downcast_ref::<GpuBeadForces>()
+                    .expect("bead source");
                 let ctx = ctx.expect("context");
                 (g.bonds(ctx), g.bond_force(ctx))
             }
@@ -279,9 +288,9 @@ pub fn hertz_fit_offset(samples: &[CompressionSample], lo: f64, hi: f64, radius:
     let n = pts.len() as f64;
     let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
     let (mx, my) = (sx / n, sy / n);
-    let (sxy, sxx) = pts
-        .iter()
-        .fold((0.0, 0.0), |a, p| (a.0 + (p.0 - mx) * (p.1 - my), a.1 + (p.0 - mx) * (p.0 - mx)));
+    let (sxy, sxx) = pts.iter().fold((0.0, 0.0), |a, p| {
+        (a.0 + (p.0 - mx) * (p.1 - my), a.1 + (p.0 - mx) * (p.0 - mx))
+    });
     let slope = sxy / sxx;
     let a = slope.powf(1.5);
     let d0 = mx - my / slope;

@@ -41,15 +41,15 @@ pub fn bead_stress(states: &[SphereState], forces: &BeadForces, t: f64, volume: 
         for &(hi, lo, nrm, sc) in &planes {
             let d = df3_sub(s.pos_hi, s.pos_lo, hi, lo);
             let f = plane_repulsion_force(sc, s.radius, nrm, d).0;
-            for r in 0..3 {
-                for c in 0..3 {
-                    sig[r][c] += -(s.radius * nrm[r]) as f64 * f[c] as f64;
+            for (r, row) in sig.iter_mut().enumerate() {
+                for (c, v) in row.iter_mut().enumerate() {
+                    *v += -(s.radius * nrm[r]) as f64 * f[c] as f64;
                 }
             }
         }
-        for r in 0..3 {
-            for c in 0..3 {
-                sig[r][c] = (sig[r][c] - s.mass as f64 * s.vel[r] as f64 * s.vel[c] as f64) / volume;
+        for (r, row) in sig.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = (*v - s.mass as f64 * s.vel[r] as f64 * s.vel[c] as f64) / volume;
             }
         }
     }
@@ -86,39 +86,6 @@ pub fn max_shear(stress: &[Mat3]) -> Vec<f64> {
             0.5 * (e[0] - e[2]).abs()
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn principal_stresses_of_a_rotated_diagonal_tensor() {
-        // R diag(3, −1, 2) Rᵀ with R a rotation about (1, 1, 1).
-        let (c, s) = (0.3f64.cos(), 0.3f64.sin());
-        let u = [1.0 / 3f64.sqrt(); 3];
-        let mut r = [[0.0; 3]; 3];
-        for i in 0..3 {
-            for j in 0..3 {
-                let cross = [[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]][i][j];
-                r[i][j] = if i == j { c } else { 0.0 } + (1.0 - c) * u[i] * u[j] + s * cross;
-            }
-        }
-        let d = [3.0, -1.0, 2.0];
-        let mut m = [[0.0; 3]; 3];
-        for i in 0..3 {
-            for j in 0..3 {
-                m[i][j] = (0..3).map(|k| r[i][k] * d[k] * r[j][k]).sum();
-            }
-        }
-        let e = principal_stresses(&m);
-        for (x, y) in e.iter().zip([3.0, 2.0, -1.0]) {
-            assert!((x - y).abs() < 1e-12, "{e:?}");
-        }
-        assert!((max_shear(&[m])[0] - 2.0).abs() < 1e-12);
-        let e = principal_stresses(&[[1.0, 0.0, 0.0], [0.0, 5.0, 0.0], [0.0, 0.0, -2.0]]);
-        assert_eq!(e, [5.0, 1.0, -2.0]);
-    }
 }
 
 /// |σ1 − σ3|/2 of the beads within `half_width` of the vertical line through (x, y) = `axis`,
@@ -165,5 +132,38 @@ pub fn peak_depth(profile: &[(f64, f64)]) -> f64 {
         x1
     } else {
         -b / (2.0 * a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn principal_stresses_of_a_rotated_diagonal_tensor() {
+        // R diag(3, −1, 2) Rᵀ with R a rotation about (1, 1, 1).
+        let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+        let u = [1.0 / 3f64.sqrt(); 3];
+        let mut r = [[0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                let cross = [[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]][i][j];
+                r[i][j] = if i == j { c } else { 0.0 } + (1.0 - c) * u[i] * u[j] + s * cross;
+            }
+        }
+        let d = [3.0, -1.0, 2.0];
+        let mut m = [[0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] = (0..3).map(|k| r[i][k] * d[k] * r[j][k]).sum();
+            }
+        }
+        let e = principal_stresses(&m);
+        for (x, y) in e.iter().zip([3.0, 2.0, -1.0]) {
+            assert!((x - y).abs() < 1e-12, "{e:?}");
+        }
+        assert!((max_shear(&[m])[0] - 2.0).abs() < 1e-12);
+        let e = principal_stresses(&[[1.0, 0.0, 0.0], [0.0, 5.0, 0.0], [0.0, 0.0, -2.0]]);
+        assert_eq!(e, [5.0, 1.0, -2.0]);
     }
 }

@@ -20,10 +20,10 @@
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::extra_force::ExtraForces;
 use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::extra_force::ExtraForces;
 use super::wall::{servo_velocity, wall_geometry, PlaneWall};
 use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAIN};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};

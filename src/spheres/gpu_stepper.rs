@@ -7,8 +7,8 @@
 
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
-use super::extra_force::GpuExtraForces;
 use super::cpu_stepper::{incident_lists, PairOut};
+use super::extra_force::GpuExtraForces;
 use super::gpu_cell_list::GpuCellList;
 use super::gpu_pass::{dispatch, params_uniform};
 use super::pair_law::LawTable;

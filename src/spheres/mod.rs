@@ -8,8 +8,8 @@
 pub mod bench_scene;
 pub mod cell_list;
 pub mod contact;
-pub mod extra_force;
 pub mod cpu_stepper;
+pub mod extra_force;
 pub mod generators;
 pub mod gpu_cell_list;
 pub mod gpu_contact;

@@ -18,7 +18,13 @@ const K: f64 = 0.2;
 const F: f64 = 1.0;
 
 /// (time, extension) of bead 1 every step.
-pub fn simulate(ctx: Option<&GpuContext>, b: f64, profile: LoadProfile, dt: f64, t_end: f64) -> anyhow::Result<Vec<(f64, f64)>> {
+pub fn simulate(
+    ctx: Option<&GpuContext>,
+    b: f64,
+    profile: LoadProfile,
+    dt: f64,
+    t_end: f64,
+) -> anyhow::Result<Vec<(f64, f64)>> {
     let scene = single_bond_scene(K, b, M, F, profile, dt);
     let mut run = match ctx {
         Some(c) => BeadRun::gpu(c, scene)?,
@@ -49,13 +55,16 @@ pub fn sine_fit(x: &[(f64, f64)], omega: f64, t0: f64) -> (f64, f64) {
     }
     // Gaussian elimination with partial pivoting.
     for c in 0..3 {
-        let p = (c..3).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs())).unwrap_or(c);
+        let p = (c..3)
+            .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
+            .unwrap_or(c);
         a.swap(c, p);
         r.swap(c, p);
         for i in c + 1..3 {
             let f = a[i][c] / a[c][c];
-            for j in c..3 {
-                a[i][j] -= f * a[c][j];
+            let row_c = a[c];
+            for (aij, acj) in a[i][c..].iter_mut().zip(&row_c[c..]) {
+                *aij -= f * acj;
             }
             r[i] -= f * r[c];
         }
@@ -75,10 +84,16 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
     };
     let ctx = ctx.as_ref();
     let mut checks = Vec::new();
-    let always = LoadProfile::Step { on: 0.0, off: f64::INFINITY };
+    let always = LoadProfile::Step {
+        on: 0.0,
+        off: f64::INFINITY,
+    };
     for (b, dt) in [(0.02, 2e-5), (0.1, 2e-5)] {
         let x = simulate(ctx, b, always, dt, 3.0 * b / K)?;
-        let err = x.iter().map(|(t, xs)| (xs - creep_displacement(F, K, b, *t)).abs()).fold(0.0, f64::max);
+        let err = x
+            .iter()
+            .map(|(t, xs)| (xs - creep_displacement(F, K, b, *t)).abs())
+            .fold(0.0, f64::max);
         checks.push(Check::absolute(&format!("beads_kv_creep_b{b}"), err * K / F, 0.0, 0.01));
     }
     // Figs 3–4 need 10⁶ steps: CPU only (on lavapipe a step of the GPU stepper costs ~1 ms; the

@@ -28,7 +28,10 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
     let kl = 200.0 / l;
     let m = affine_moduli(&build_body(&spec(BodyShape::CubicBlock { n: [12; 3] })), 1e-4, 2.0 * l);
     let d = affine_moduli(
-        &build_body(&spec(BodyShape::Disordered { radius: 10.0 * l, seed: 7 })),
+        &build_body(&spec(BodyShape::Disordered {
+            radius: 10.0 * l,
+            seed: 7,
+        })),
         1e-4,
         3.0 * l,
     );

@@ -42,21 +42,25 @@ pub fn compress(ctx: Option<&GpuContext>, spec: &CompressionSpec) -> anyhow::Res
     let steps = (spec.stop_time(r) / spec.dt).ceil() as usize;
     let samples = run_compression(&mut run, ctx, steps, (steps / 200).max(1))?;
     let (_, young) = hertz_fit(&samples, 0.02 * 2.0 * r, 0.1 * 2.0 * r, r, 0.25);
-    let last = samples.last().copied().unwrap_or(crate::beads::scenes::CompressionSample {
-        time: 0.0,
-        delta: 0.0,
-        f_top: 0.0,
-        f_bottom: 0.0,
-    });
+    let last = samples
+        .last()
+        .copied()
+        .unwrap_or(crate::beads::scenes::CompressionSample {
+            time: 0.0,
+            delta: 0.0,
+            f_top: 0.0,
+            f_bottom: 0.0,
+        });
     let forces = run.measured(ctx);
     let t = forces.time(spec.dt as f32);
     let z_top = forces.planes[0].point_at(t)[2];
     let l = spec.body.spacing;
     // The upper half of the axis: under the top contact.
-    let profile: Vec<(f64, f64)> = axis_shear_profile(&run.states(ctx), &forces, t, l * l * l, [0.0, 0.0], 0.5 * l, z_top)
-        .into_iter()
-        .filter(|p| p.0 < 0.5 * last.delta.mul_add(-1.0, 2.0 * r))
-        .collect();
+    let profile: Vec<(f64, f64)> =
+        axis_shear_profile(&run.states(ctx), &forces, t, l * l * l, [0.0, 0.0], 0.5 * l, z_top)
+            .into_iter()
+            .filter(|p| p.0 < 0.5 * last.delta.mul_add(-1.0, 2.0 * r))
+            .collect();
     let a = (r * last.delta / 2.0).sqrt();
     Ok(SphereFigures {
         beads: n,
@@ -78,7 +82,13 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
     let checks = vec![
         Check::at_most("beads_sphere_plate_force_balance", f.force_balance, 0.0, 0.03),
         Check::relative("beads_sphere_hertz_young", f.young, 40e6, 0.05).reference(),
-        Check::absolute("beads_sphere_max_shear_depth_over_a", f.shear_depth_over_a, 0.48, f.spacing_over_a).reference(),
+        Check::absolute(
+            "beads_sphere_max_shear_depth_over_a",
+            f.shear_depth_over_a,
+            0.48,
+            f.spacing_over_a,
+        )
+        .reference(),
     ];
     Ok(CaseReport {
         case: "beads_sphere".into(),

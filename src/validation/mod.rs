@@ -251,7 +251,11 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         log(&r);
         reports.push(r);
     }
-    for case in [beads_kv::run as fn(BackendKind) -> anyhow::Result<CaseReport>, beads_lattice::run, beads_sphere::run] {
+    for case in [
+        beads_kv::run as fn(BackendKind) -> anyhow::Result<CaseReport>,
+        beads_lattice::run,
+        beads_sphere::run,
+    ] {
         let r = case(kind)?;
         log(&r);
         reports.push(r);
