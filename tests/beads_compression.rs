@@ -77,3 +77,16 @@ fn paper_sphere_137059_beads() {
     );
     assert_eq!(f.beads, 137_059);
 }
+
+/// Validation 6 at the paper's size (CPU, ~1 min): prints the two ratios.
+/// `cargo test --release --test beads_compression -- --ignored --nocapture core_shell`.
+#[test]
+#[ignore]
+fn core_shell_ratios() {
+    let r = softdem::validation::beads_core_shell::run(softdem::backend::BackendKind::Cpu).unwrap();
+    for c in &r.checks {
+        println!("{}: {:.4} (expected {})", c.name, c.measured, c.expected);
+    }
+    println!("{}", r.setup);
+    r.assert_all_pass();
+}

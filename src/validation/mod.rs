@@ -12,6 +12,7 @@
 //! [`run_all`] runs every case and writes `validation.csv` and `report.md` (`report.rs`).
 //! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
 
+pub mod beads_core_shell;
 pub mod beads_kv;
 pub mod beads_lattice;
 pub mod beads_sphere;
@@ -255,6 +256,7 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         beads_kv::run as fn(BackendKind) -> anyhow::Result<CaseReport>,
         beads_lattice::run,
         beads_sphere::run,
+        beads_core_shell::run,
     ] {
         let r = case(kind)?;
         log(&r);
