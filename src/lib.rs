@@ -5,6 +5,7 @@
 //! `gpu::GpuBackend`) that steps it → `diagnostics` (energies, wall forces) for output and tests.
 
 pub mod backend;
+pub mod beads;
 pub mod coupled;
 pub mod cpu;
 pub mod diagnostics;

@@ -98,7 +98,7 @@ enum Command {
         node_steps: f64,
         /// Scenes to run, in order: `compaction`, `deposit` (the realistic scene), `fall` (the older
         /// packing falling under gravity), `spheres` (3D Hertz–Mindlin spheres, its own CSV:
-        /// `spheres::bench_run`).
+        /// `spheres::bench_run`), `beads` (bonded-bead spheres of 10⁴–1.4×10⁵ beads).
         #[arg(long, value_delimiter = ',', default_value = "compaction,deposit")]
         scene: Vec<String>,
         /// `deposit`: segment length of the box walls; 0 subdivides them at the cells' mean
@@ -234,6 +234,10 @@ fn main() {
                         sphere_steps,
                         batch: sphere_batch,
                     });
+                }
+                if name == "beads" {
+                    // Bonded-bead spheres (issue 24): n = 13.4, 28.8, 32 lattice spacings per radius.
+                    return softdem::beads::bench::run(backend, &[13.4, 28.8, 32.0], steps.unwrap_or(200));
                 }
                 let cells = if !cells.is_empty() {
                     cells.clone()

@@ -162,3 +162,17 @@ fn sphere_records_have_identical_layouts() {
     // A uniform buffer's size must be a multiple of 16 bytes.
     assert_eq!(std::mem::size_of::<SphereParams>() % 16, 0);
 }
+
+#[test]
+fn bead_records_have_identical_layouts() {
+    use softdem::beads::gpu::{BeadParams, BeadPlaneRec, LoadRec};
+    use softdem::beads::Bond;
+    check_record!("beads" => Bond, "Bond", [i => "i", j => "j", rest => "rest", k => "k", b => "b",
+        broken_step => "broken_step", break_stretch => "break_stretch", _pad => "_pad"]);
+    check_record!("beads" => BeadParams, "BeadParams", [n_beads => "n_beads", n_bonds => "n_bonds", n_planes => "n_planes",
+        n_loads => "n_loads", break_stretch => "break_stretch", evaluation => "evaluation", _pad0 => "_pad0", _pad1 => "_pad1"]);
+    check_record!("beads" => BeadPlaneRec, "BeadPlaneRec", [point_hi => "point_hi", s => "s", point_lo => "point_lo",
+        _pad0 => "_pad0", normal => "normal", _pad1 => "_pad1"]);
+    check_record!("beads" => LoadRec, "LoadRec", [force => "force", bead => "bead"]);
+    assert_eq!(std::mem::size_of::<BeadParams>() % 16, 0);
+}

@@ -10,6 +10,7 @@
 //! and vector forces are the force on i (j gets the opposite).
 
 pub mod hertz;
+pub mod kelvin_voigt;
 pub mod linear_spring_dashpot;
 pub mod mc_strain;
 pub mod mc_stress;
@@ -19,5 +20,6 @@ pub mod membrane_stretch;
 pub mod mindlin;
 pub mod mixing;
 pub mod patch_contact;
+pub mod plane_repulsion;
 pub mod rolling_resistance;
 pub mod vec3;

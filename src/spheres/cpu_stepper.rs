@@ -20,6 +20,7 @@
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::extra_force::ExtraForces;
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
 use super::precision::df3_add;
@@ -91,9 +92,13 @@ pub struct CpuSpheres {
     pub steps: u64,
     /// Whether the pair pass may use SIMD lanes (`pair_lanes`; the same bits either way).
     pub use_lanes: bool,
-    /// Forces and torques from other kinds (a membrane, bonds), one per sphere or empty, written
-    /// by their own passes between `step_drift` and `step_forces` and added in `gather`.
+    /// Forces and torques written by a composing system between `step_drift` and `step_forces`
+    /// (the membrane's `MembraneSpheres`), one per sphere or empty, added in `gather`.
     pub external: Vec<SphereForce>,
+    /// Force sources attached to the stepper (`extra_force`: bonded beads), called at every
+    /// force evaluation, and their summed force per sphere, added in `gather` after `external`.
+    pub extra: Vec<Box<dyn ExtraForces>>,
+    pub extra_force: Vec<V3>,
 }
 
 impl CpuSpheres {
@@ -137,6 +142,8 @@ impl CpuSpheres {
             steps: 0,
             use_lanes: true,
             external: Vec::new(),
+            extra: Vec::new(),
+            extra_force: Vec::new(),
             states,
             laws,
         };
@@ -174,9 +181,25 @@ impl CpuSpheres {
         self.steps += 1;
     }
 
+    /// Attaches an extra force source and recomputes the current forces with it (history kept).
+    pub fn add_extra(&mut self, source: Box<dyn ExtraForces>) {
+        self.extra.push(source);
+        self.extra_force = vec![[0.0; 3]; self.states.len()];
+        let saved = (self.history.clone(), self.wall_history.clone());
+        self.compute_forces();
+        (self.history, self.wall_history) = saved;
+    }
+
     /// Every force pass and the gathers (contact histories advance: a caller that only wants
     /// the forces saves and restores them, as `new` does).
     pub fn compute_forces(&mut self) {
+        // Extra force sources (extra_force.rs): one pass per source, before the gather.
+        if !self.extra.is_empty() {
+            self.extra_force.iter_mut().for_each(|f| *f = [0.0; 3]);
+            for src in &mut self.extra {
+                src.add_forces(&self.states, self.params.dt, &mut self.extra_force);
+            }
+        }
         if self.mc {
             normal_pass(self);
             stress_pass(self);
@@ -671,7 +694,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
     let (start, incident, list) = (&sys.incident_start, &sys.incident, &sys.list);
-    let external = &sys.external;
+    let (external, extra) = (&sys.external, &sys.extra_force);
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -700,6 +723,9 @@ pub fn gather(sys: &mut CpuSpheres) {
             if let Some(x) = external.get(i) {
                 f = add(f, x.force);
                 t = add(t, x.torque);
+            }
+            if !extra.is_empty() {
+                f = add(f, extra[i]);
             }
             f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
             t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);

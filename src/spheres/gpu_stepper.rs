@@ -8,6 +8,7 @@
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
 use super::cpu_stepper::{incident_lists, PairOut};
+use super::extra_force::GpuExtraForces;
 use super::gpu_cell_list::GpuCellList;
 use super::gpu_pass::{dispatch, params_uniform};
 use super::pair_law::LawTable;
@@ -73,6 +74,10 @@ pub struct GpuSpheres {
     pub steps: u64,
     /// Steps recorded per submission by `steps_batched` (the result does not depend on it).
     pub batch: u32,
+    /// Extra force sources (`extra_force`) and the per-sphere buffer they add to (one vec4 per
+    /// sphere; a one-element placeholder, skipped by the gather, until a source is attached).
+    extra: Vec<Box<dyn GpuExtraForces>>,
+    extra_force: GpuArray<[f32; 4]>,
 }
 
 impl GpuSpheres {
@@ -143,6 +148,8 @@ impl GpuSpheres {
             rebuilds: 0,
             steps: 0,
             batch: 32,
+            extra: Vec::new(),
+            extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
         sys.rebuild(ctx)?;
         let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
@@ -185,6 +192,7 @@ impl GpuSpheres {
             (17, self.stress_trace.buffer()),
             (18, l.pair_strain.buffer()),
             (19, self.wall_strain.buffer()),
+            (20, self.extra_force.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -216,6 +224,11 @@ impl GpuSpheres {
         if self.strain {
             dispatch(pass, &self.k.strain_pass, &self.bind[11], n);
         }
+        // --- extra force sources (extra_force.rs), before the gather ---
+        for src in &self.extra {
+            src.record(pass);
+        }
+        // --- end extra ---
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
         dispatch(pass, &self.k.wall_pass, &self.bind[5], n * nw);
         dispatch(pass, &self.k.gather, &self.bind[6], n);
@@ -234,6 +247,14 @@ impl GpuSpheres {
     /// and finishes that step. The same kernels run in the same order on the same data as step
     /// by step, so the result does not depend on `batch` (test `gpu_sphere_batch.rs`).
     pub fn steps_batched(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
+        if !self.extra.is_empty() {
+            // Sources prepare on the host before every force evaluation (`GpuExtraForces`):
+            // one step per submission pair, the rebuild decided between them.
+            for _ in 0..k {
+                self.step_with_sources(ctx)?;
+            }
+            return Ok(());
+        }
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         let mut left = k;
         while left > 0 {
@@ -267,6 +288,56 @@ impl GpuSpheres {
             left -= begun;
         }
         Ok(())
+    }
+
+    /// One step with extra force sources: the drift half, the rebuild if the device flags one,
+    /// the sources' `prepare`, then the forces and the closing kick.
+    fn step_with_sources(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
+        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        self.flags.write(ctx, &[0; 4]);
+        self.submit(ctx, |s, pass| {
+            dispatch(pass, &s.k.kick, &s.bind[0], n);
+            dispatch(pass, &s.k.drift, &s.bind[1], n);
+            dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
+            dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+        });
+        if self.flags.read(ctx)[0] != 0 {
+            self.rebuild(ctx)?;
+            self.flags.write(ctx, &[0; 4]);
+        }
+        for src in &mut self.extra {
+            src.prepare(ctx, self.params.dt);
+        }
+        self.submit(ctx, |s, pass| {
+            s.record_forces(pass);
+            dispatch(pass, &s.k.kick, &s.bind[0], n);
+        });
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Attaches an extra force source (bound to the sphere and extra-force buffers) and
+    /// recomputes the current forces with it, history kept (as `CpuSpheres::add_extra`).
+    pub fn add_extra(&mut self, ctx: &GpuContext, mut source: Box<dyn GpuExtraForces>) -> anyhow::Result<()> {
+        if self.extra.is_empty() {
+            self.extra_force = GpuArray::zeroed(ctx, "extra force", self.params.n_spheres as usize)?;
+        }
+        source.bind(ctx, self.spheres.buffer(), self.extra_force.buffer())?;
+        self.extra.push(source);
+        self.make_bind_groups(ctx);
+        let saved = (self.lists.history.read(ctx), self.wall_history.read(ctx));
+        for src in &mut self.extra {
+            src.prepare(ctx, self.params.dt);
+        }
+        self.submit(ctx, |s, pass| s.record_forces(pass));
+        self.lists.history.write(ctx, &saved.0);
+        self.wall_history.write(ctx, &saved.1);
+        Ok(())
+    }
+
+    /// The attached extra force sources (to read what they measured).
+    pub fn extra(&self) -> &[Box<dyn GpuExtraForces>] {
+        &self.extra
     }
 
     /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU.

@@ -12,6 +12,10 @@
 //! [`run_all`] runs every case and writes `validation.csv` and `report.md` (`report.rs`).
 //! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
 
+pub mod beads_core_shell;
+pub mod beads_kv;
+pub mod beads_lattice;
+pub mod beads_sphere;
 pub mod cantilever;
 pub mod case_file;
 pub mod elastica;
@@ -280,6 +284,17 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         membrane_sliding::run,
     ] {
         let r = case()?;
+        log(&r);
+        reports.push(r);
+    }
+    // Bonded beads (issue 24): rows beads_* (src/validation/beads_*.rs, docs/beads.md).
+    for case in [
+        beads_kv::run as fn(BackendKind) -> anyhow::Result<CaseReport>,
+        beads_lattice::run,
+        beads_sphere::run,
+        beads_core_shell::run,
+    ] {
+        let r = case(kind)?;
         log(&r);
         reports.push(r);
     }

@@ -1,0 +1,42 @@
+//! Rigid plane that pushes beads (Sahputra et al., eq 6, LAMMPS' `fix indent` plane):
+//! F = S (r_b − R_i)² along the plane's inward normal, where r_b − R_i is how far the bead has
+//! gone past the plane, and F = 0 on the free side. Here the plane acts on the bead's surface
+//! (its centre plus its contact radius r): depth p = r − (x − p₀)·n, F = S p² n for p > 0. With
+//! r = 0 it is the paper's law on the bead centres. Twin of `shaders/plane_repulsion.wgsl`.
+
+use super::vec3::{dot, scale, V3};
+
+/// Force on a bead of contact radius r at offset d = x − p₀ from a plane with inward unit normal
+/// n and constant S (N/m²); returns (force, depth p, energy S p³/3).
+#[inline]
+pub fn plane_repulsion_force(s: f32, radius: f32, n: V3, d: V3) -> (V3, f32, f32) {
+    let p = radius - dot(d, n);
+    if p <= 0.0 {
+        return ([0.0; 3], p, 0.0);
+    }
+    // Eq 6.
+    let f = s * p * p;
+    (scale(n, f), p, s * p * p * p / 3.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quadratic_in_depth_and_zero_outside() {
+        let n = [0.0, 0.0, 1.0];
+        let (f, p, e) = plane_repulsion_force(1e10, 0.0, n, [3.0, 1.0, -2e-6]);
+        assert!((p - 2e-6).abs() < 1e-12);
+        assert!((f[2] - 1e10 * 4e-12).abs() < 1e-6 && f[0] == 0.0);
+        assert!((e - 1e10 * 8e-18 / 3.0).abs() < 1e-12);
+        // dE/dp = F: (E(p+h) − E(p−h))/2h.
+        let h = 1e-8;
+        let ep = plane_repulsion_force(1e10, 0.0, n, [0.0, 0.0, -2e-6 - h]).2;
+        let em = plane_repulsion_force(1e10, 0.0, n, [0.0, 0.0, -2e-6 + h]).2;
+        assert!(((ep - em) / (2.0 * h) - f[2]).abs() < 1e-3 * f[2]);
+        // On the free side, and with the contact radius taken into account.
+        assert_eq!(plane_repulsion_force(1e10, 0.0, n, [0.0, 0.0, 1e-6]).0, [0.0; 3]);
+        assert!(plane_repulsion_force(1e10, 2e-6, n, [0.0, 0.0, 1e-6]).1 > 0.0);
+    }
+}
