@@ -20,7 +20,13 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn request(scenario: &Path, kind: BackendKind, out: Option<PathBuf>, steps: u64, resume: Option<PathBuf>) -> RunRequest {
+fn request(
+    scenario: &Path,
+    kind: BackendKind,
+    out: Option<PathBuf>,
+    steps: u64,
+    resume: Option<PathBuf>,
+) -> RunRequest {
     RunRequest {
         out: if resume.is_some() { None } else { out },
         steps: Some(steps),
@@ -45,7 +51,11 @@ fn rubber_sphere_between_plates_follows_hertz_through_the_scenario() {
         None,
     ))
     .unwrap();
-    assert_eq!(r.end, softdem::run::RunEnd::Done, "the press stage ends by its displacement");
+    assert_eq!(
+        r.end,
+        softdem::run::RunEnd::Done,
+        "the press stage ends by its displacement"
+    );
     let t = Table::read(&out.join("series.csv")).unwrap();
     let (z, f, fb) = (
         t.column("top_z").unwrap(),
@@ -60,12 +70,25 @@ fn rubber_sphere_between_plates_follows_hertz_through_the_scenario() {
         }
         let u = 0.02 - z[k];
         let hertz = 4.0 / 3.0 * e_star * 0.1 * (0.5 * u).powf(1.5);
-        assert!((f[k] / hertz - 1.0).abs() < 0.01, "u = {u:.4e}: plate force {} vs Hertz {hertz}", f[k]);
-        assert!((f[k] + fb[k]).abs() < 1e-3 * f[k], "plates not in balance: {} vs {}", f[k], fb[k]);
+        assert!(
+            (f[k] / hertz - 1.0).abs() < 0.01,
+            "u = {u:.4e}: plate force {} vs Hertz {hertz}",
+            f[k]
+        );
+        assert!(
+            (f[k] + fb[k]).abs() < 1e-3 * f[k],
+            "plates not in balance: {} vs {}",
+            f[k],
+            fb[k]
+        );
         checked += 1;
     }
     assert!(checked > 50, "only {checked} rows above 10 N");
-    assert!((0.02 - z[z.len() - 1] - 0.008).abs() < 1e-4, "travel {}", 0.02 - z[z.len() - 1]);
+    assert!(
+        (0.02 - z[z.len() - 1] - 0.008).abs() < 1e-4,
+        "travel {}",
+        0.02 - z[z.len() - 1]
+    );
     std::fs::remove_dir_all(out).ok();
 }
 
@@ -83,7 +106,11 @@ fn half_resume_equals_full(kind: BackendKind, n: u64, tag: &str) -> PathBuf {
         std::fs::read(half.join("checkpoint.bin")).unwrap(),
     );
     let (ca, cb) = (checkpoint::decode(&a).unwrap(), checkpoint::decode(&b).unwrap());
-    assert_eq!(format!("{:?}", ca.driver), format!("{:?}", cb.driver), "driver state differs after resume");
+    assert_eq!(
+        format!("{:?}", ca.driver),
+        format!("{:?}", cb.driver),
+        "driver state differs after resume"
+    );
     assert!(ca.saved.kind == cb.saved.kind, "sphere state differs after resume");
     assert!(a == b, "checkpoint files differ after resume");
     for f in ["final.csv", "series.csv"] {
@@ -116,17 +143,31 @@ fn cpu_sphere_run_resumes_bit_for_bit_across_a_stage_change() {
     let DataSet::PolyData { pieces, .. } = vtk.data else {
         panic!("not polydata")
     };
-    let Piece::Inline(p) = &pieces[0] else { panic!("not inline") };
+    let Piece::Inline(p) = &pieces[0] else {
+        panic!("not inline")
+    };
     assert_eq!(p.num_points(), 60);
     let names: Vec<String> = p.data.point.iter().map(|a| format!("{a:?}")).collect();
-    for want in ["radius", "velocity", "angular_velocity", "force", "pressure", "material"] {
-        assert!(names.iter().any(|n| n.contains(&format!("\"{want}\""))), "no array {want}");
+    for want in [
+        "radius",
+        "velocity",
+        "angular_velocity",
+        "force",
+        "pressure",
+        "material",
+    ] {
+        assert!(
+            names.iter().any(|n| n.contains(&format!("\"{want}\""))),
+            "no array {want}"
+        );
     }
     let vtk = vtkio::Vtk::import(full.join("frames/contacts_000800.vtp")).unwrap();
     let DataSet::PolyData { pieces, .. } = vtk.data else {
         panic!("not polydata")
     };
-    let Piece::Inline(c) = &pieces[0] else { panic!("not inline") };
+    let Piece::Inline(c) = &pieces[0] else {
+        panic!("not inline")
+    };
     let lines = c.lines.as_ref().map_or(0, |l| l.num_cells());
     let t = Table::read(&full.join("series.csv")).unwrap();
     let (steps, contacts) = (t.column("step").unwrap(), t.column("contacts").unwrap());
@@ -167,7 +208,11 @@ fn softdem() -> std::process::Command {
 
 fn ok(c: &mut std::process::Command) -> String {
     let out = c.output().unwrap();
-    assert!(out.status.success(), "{c:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{c:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
@@ -199,6 +244,9 @@ fn sweep_check_and_compare_take_sphere_scenarios() {
     let text = ok(softdem().arg("check").arg(path(SMALL)));
     assert!(text.contains("60 spheres") && text.contains("Rayleigh"), "{text}");
     let cmp = ok(softdem().arg("compare").arg(path(SMALL)).arg("--steps").arg("60"));
-    assert!(cmp.contains("max |dx| over spheres") && cmp.contains("wall5_fz"), "{cmp}");
+    assert!(
+        cmp.contains("max |dx| over spheres") && cmp.contains("wall5_fz"),
+        "{cmp}"
+    );
     std::fs::remove_dir_all(dir).ok();
 }

@@ -55,12 +55,7 @@ pub fn sphere_measures(sb: &SphereBuilt, s: &SphereSnapshot) -> Measures {
     let walls = s
         .walls
         .iter()
-        .map(|w| {
-            (
-                df3_value(w.point_hi, w.point_lo),
-                w.force.map(|x| x as f64),
-            )
-        })
+        .map(|w| (df3_value(w.point_hi, w.point_lo), w.force.map(|x| x as f64)))
         .collect();
     let b = sample_box(&sb.measure, &s.walls);
     let on = |a: Option<u32>, alt: Option<u32>, area: f64| match a.or(alt) {
@@ -82,9 +77,7 @@ pub fn sphere_measures(sb: &SphereBuilt, s: &SphereSnapshot) -> Measures {
     m.energies.kinetic = s
         .states
         .iter()
-        .map(|st| {
-            0.5 * st.mass as f64 * speed(st.vel).powi(2) + 0.5 * st.inertia as f64 * speed(st.omega).powi(2)
-        })
+        .map(|st| 0.5 * st.mass as f64 * speed(st.vel).powi(2) + 0.5 * st.inertia as f64 * speed(st.omega).powi(2))
         .sum();
     m.energies.contact = s.contact_energy();
     for (i, st) in s.states.iter().enumerate() {

@@ -69,8 +69,14 @@ pub fn render(path: &Path, s: &SphereSnapshot, width: u32, caption: &str) -> any
             }
             let (px, pz) = to_px(c[0], c[2], off);
             let rp = rad * scale;
-            let (x0, x1) = ((px - rp).floor().max(off as f64) as usize, ((px + rp).ceil() as usize).min(off + panel - 1));
-            let (z0, z1) = ((pz - rp).floor().max(top as f64) as usize, ((pz + rp).ceil() as usize).min(h - 1));
+            let (x0, x1) = (
+                (px - rp).floor().max(off as f64) as usize,
+                ((px + rp).ceil() as usize).min(off + panel - 1),
+            );
+            let (z0, z1) = (
+                (pz - rp).floor().max(top as f64) as usize,
+                ((pz + rp).ceil() as usize).min(h - 1),
+            );
             for yy in z0..=z1 {
                 for xx in x0..=x1 {
                     let (dx, dz) = ((xx as f64 + 0.5 - px) / rp, (yy as f64 + 0.5 - pz) / rp);
@@ -111,7 +117,11 @@ pub fn render(path: &Path, s: &SphereSnapshot, width: u32, caption: &str) -> any
         let font = (crate::plot::FONT, 14).into_font().color(&BLACK);
         for (text, x, y) in [
             (caption.to_string(), 6, 4),
-            ("view along +y (x right, z up); colour: pressure / its 95th percentile".to_string(), 6, 22),
+            (
+                "view along +y (x right, z up); colour: pressure / its 95th percentile".to_string(),
+                6,
+                22,
+            ),
             (format!("slice y = {y_mid:.4e}"), panel as i32 + 6, top as i32 + 2),
         ] {
             root.draw(&Text::new(text, (x, y), font.clone()))

@@ -328,28 +328,32 @@ pub fn write_plots(series: &Path, dir: &Path) -> anyhow::Result<()> {
     };
     let ss = pts(&strain, &stress);
     if ss.len() >= 2 {
-        atomic::write_with(&dir.join("stress_strain.png"), |tmp| line_plot(
-            tmp,
-            &PlotSpec {
-                title: "axial stress against strain".into(),
-                x_label: "strain ln(H0/H)".into(),
-                y_label: "stress_zz".into(),
-                series: vec![line("stress_zz", ss)],
-            },
-        ))?;
+        atomic::write_with(&dir.join("stress_strain.png"), |tmp| {
+            line_plot(
+                tmp,
+                &PlotSpec {
+                    title: "axial stress against strain".into(),
+                    x_label: "strain ln(H0/H)".into(),
+                    y_label: "stress_zz".into(),
+                    series: vec![line("stress_zz", ss)],
+                },
+            )
+        })?;
     }
     let ke = pts(&time, &col("e_kinetic"));
     let ec = pts(&time, &col("e_contact"));
     if ke.len() >= 2 {
-        atomic::write_with(&dir.join("energies.png"), |tmp| line_plot(
-            tmp,
-            &PlotSpec {
-                title: "energies".into(),
-                x_label: "time".into(),
-                y_label: "energy".into(),
-                series: vec![line("kinetic", ke), line("contact (elastic)", ec)],
-            },
-        ))?;
+        atomic::write_with(&dir.join("energies.png"), |tmp| {
+            line_plot(
+                tmp,
+                &PlotSpec {
+                    title: "energies".into(),
+                    x_label: "time".into(),
+                    y_label: "energy".into(),
+                    series: vec![line("kinetic", ke), line("contact (elastic)", ec)],
+                },
+            )
+        })?;
     }
     Ok(())
 }

@@ -300,10 +300,14 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
             modal
                 .as_ref()
                 .map(|m| format!(", {} modal bodies", m.scene.bodies.len()))
-                .or(spheres.as_ref().map(|s| format!("{} spheres, {} walls", s.states.len(), s.walls.len())))
+                .or(spheres
+                    .as_ref()
+                    .map(|s| format!("{} spheres, {} walls", s.states.len(), s.walls.len())))
                 .unwrap_or_default(),
             driver.dt(),
-            resume_step.map(|s| format!(", resuming at step {s}")).unwrap_or_default(),
+            resume_step
+                .map(|s| format!(", resuming at step {s}"))
+                .unwrap_or_default(),
             out.display()
         );
     }
@@ -325,11 +329,8 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut sphere_final = output::spheres::SphereFinalCsv {
         path: out.join("final.csv"),
     };
-    let mut sphere_snaps = output::spheres::SphereSnapshots::new(
-        out.join("snapshots"),
-        settings.snapshots_every,
-        settings.snapshot_width,
-    );
+    let mut sphere_snaps =
+        output::spheres::SphereSnapshots::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     sphere_snaps.at_stage_end = settings.stage_snapshots;
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
@@ -355,7 +356,13 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut observers: Vec<&mut dyn Observer> = if spd {
         vec![&mut series, &mut frames, &mut snaps, &mut ckpt, &mut fin, &mut breaks]
     } else if spheres.is_some() {
-        vec![&mut series, &mut frames, &mut sphere_snaps, &mut ckpt, &mut sphere_final]
+        vec![
+            &mut series,
+            &mut frames,
+            &mut sphere_snaps,
+            &mut ckpt,
+            &mut sphere_final,
+        ]
     } else {
         vec![&mut pictures, &mut ckpt]
     };

@@ -13,7 +13,9 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
         println!("  {d}");
     }
     for (name, r) in &sb.groups {
-        let radii = sb.states[r.start as usize..r.end as usize].iter().map(|s| s.radius as f64);
+        let radii = sb.states[r.start as usize..r.end as usize]
+            .iter()
+            .map(|s| s.radius as f64);
         let (lo, hi) = radii.fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
         println!("particles \"{name}\": {} spheres, radius {lo:.4e} … {hi:.4e}", r.len());
     }
@@ -72,6 +74,10 @@ pub fn compare_rows(a: &SphereSnapshot, b: &SphereSnapshot) -> Vec<(String, f64,
     }
     rows.push(("e_contact".into(), a.contact_energy(), b.contact_energy()));
     rows.push(("contacts".into(), a.contacts.len() as f64, b.contacts.len() as f64));
-    rows.push(("wall_contacts".into(), a.wall_contacts.len() as f64, b.wall_contacts.len() as f64));
+    rows.push((
+        "wall_contacts".into(),
+        a.wall_contacts.len() as f64,
+        b.wall_contacts.len() as f64,
+    ));
     rows
 }

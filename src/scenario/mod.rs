@@ -239,11 +239,7 @@ impl Scenario {
             let last = path.rsplit('.').next().unwrap_or("");
             let shared = path == "simulation.gravity"
                 || (path.starts_with("stages[") && (last == "gravity" || last == "velocity"));
-            let want = if shared || path.starts_with("spheres.") {
-                dim
-            } else {
-                2
-            };
+            let want = if shared || path.starts_with("spheres.") { dim } else { 2 };
             let vector = VEC2.contains(&last) || (path.starts_with("spheres.") && spheres::VEC3.contains(&last));
             if vector && *len != want {
                 return Err(at(Problem::new(
@@ -258,7 +254,11 @@ impl Scenario {
         }
         let g = &file.simulation.gravity;
         if !g.is_empty() && g.len() != dim {
-            let what = if dim == 3 { "a triple [x, y, z]" } else { "a pair [x, y]" };
+            let what = if dim == 3 {
+                "a triple [x, y, z]"
+            } else {
+                "a pair [x, y]"
+            };
             return Err(at(Problem::new(
                 "simulation.gravity",
                 format!("invalid length {}, expected {what}", g.len()),

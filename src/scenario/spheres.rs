@@ -17,9 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Keys of `[spheres]` tables that are triples (x, y, z).
-pub const VEC3: &[&str] = &[
-    "point", "normal", "center", "min", "max", "velocity", "axis", "omega",
-];
+pub const VEC3: &[&str] = &["point", "normal", "center", "min", "max", "velocity", "axis", "omega"];
 
 /// `[spheres]`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -165,23 +163,56 @@ const PARTICLE_KINDS: &[(&str, &[&str])] = &[
     (
         "lattice",
         &[
-            "material", "radius", "lattice", "spacing", "min", "max", "center", "cylinder_radius", "height",
-            "velocity", "omega",
+            "material",
+            "radius",
+            "lattice",
+            "spacing",
+            "min",
+            "max",
+            "center",
+            "cylinder_radius",
+            "height",
+            "velocity",
+            "omega",
         ],
     ),
     (
         "random",
         &[
-            "material", "r_min", "r_max", "count", "seed", "min", "max", "center", "cylinder_radius", "height",
-            "velocity", "omega",
+            "material",
+            "r_min",
+            "r_max",
+            "count",
+            "seed",
+            "min",
+            "max",
+            "center",
+            "cylinder_radius",
+            "height",
+            "velocity",
+            "omega",
         ],
     ),
     ("file", &["material", "path", "velocity", "omega"]),
     ("sphere", &["material", "radius", "center", "velocity", "omega"]),
 ];
 const PARTICLE_KEYS: &[&str] = &[
-    "material", "radius", "r_min", "r_max", "count", "seed", "lattice", "spacing", "min", "max", "center",
-    "cylinder_radius", "height", "path", "velocity", "omega",
+    "material",
+    "radius",
+    "r_min",
+    "r_max",
+    "count",
+    "seed",
+    "lattice",
+    "spacing",
+    "min",
+    "max",
+    "center",
+    "cylinder_radius",
+    "height",
+    "path",
+    "velocity",
+    "omega",
 ];
 const WALL_KINDS: &[(&str, &[&str])] = &[
     ("plane", &["material", "point", "normal", "velocity"]),
@@ -189,12 +220,31 @@ const WALL_KINDS: &[(&str, &[&str])] = &[
     ("cylinder", &["material", "center", "axis", "radius"]),
     (
         "servo",
-        &["material", "point", "normal", "target_stress", "gain", "max_speed", "area"],
+        &[
+            "material",
+            "point",
+            "normal",
+            "target_stress",
+            "gain",
+            "max_speed",
+            "area",
+        ],
     ),
 ];
 const WALL_KEYS: &[&str] = &[
-    "material", "point", "normal", "velocity", "min", "max", "center", "axis", "radius", "target_stress", "gain",
-    "max_speed", "area",
+    "material",
+    "point",
+    "normal",
+    "velocity",
+    "min",
+    "max",
+    "center",
+    "axis",
+    "radius",
+    "target_stress",
+    "gain",
+    "max_speed",
+    "area",
 ];
 
 /// Names of a box's six walls, in `box_walls` order (−x, +x, −y, +y, −z, +z).
@@ -249,7 +299,10 @@ pub fn rayleigh_time(radius: f64, m: &SphereMaterial) -> f64 {
 
 fn positive(path: &str, x: Option<f64>, what: &str) -> Result<f64, Problem> {
     match x {
-        None => Err(Problem::new(path, format!("missing field `{}` ({what})", path.rsplit('.').next().unwrap()))),
+        None => Err(Problem::new(
+            path,
+            format!("missing field `{}` ({what})", path.rsplit('.').next().unwrap()),
+        )),
         Some(v) if !(v > 0.0) || !v.is_finite() => Err(Problem::new(
             path,
             format!("{} = {v} must be > 0", path.rsplit('.').next().unwrap()),
@@ -315,11 +368,7 @@ impl Scenario {
         };
         let mut settings = self.settings.clone();
         // Runaway: a sphere faster than a quarter of the smallest radius per step.
-        settings.max_speed = Some(
-            settings
-                .max_speed
-                .unwrap_or(0.25 * sb.min_radius / sb.params.dt as f64),
-        );
+        settings.max_speed = Some(settings.max_speed.unwrap_or(0.25 * sb.min_radius / sb.params.dt as f64));
         let built = super::Built {
             scene,
             geometry,
@@ -350,7 +399,10 @@ impl Scenario {
         }
         // Materials, in name order (their index in the law table).
         if sec.materials.is_empty() {
-            return Err(Problem::new("spheres", "no [spheres.materials.NAME]: define at least one"));
+            return Err(Problem::new(
+                "spheres",
+                "no [spheres.materials.NAME]: define at least one",
+            ));
         }
         let mut mats = vec![];
         let mut names = vec![];
@@ -358,15 +410,16 @@ impl Scenario {
             let p = format!("spheres.materials.{name}");
             let rigid = m.rigid.unwrap_or(false);
             let young = match (rigid, m.young) {
-                (true, Some(_)) => {
-                    return Err(Problem::new(format!("{p}.young"), "a rigid material has no young"))
-                }
+                (true, Some(_)) => return Err(Problem::new(format!("{p}.young"), "a rigid material has no young")),
                 (true, None) => f64::INFINITY,
                 (false, y) => positive(&format!("{p}.young"), y, "Young's modulus, or rigid = true")?,
             };
             let poisson = m.poisson.unwrap_or(0.3);
             if !(poisson > -1.0 && poisson <= 0.5) {
-                return Err(Problem::new(format!("{p}.poisson"), format!("poisson = {poisson} must be in (−1, 0.5]")));
+                return Err(Problem::new(
+                    format!("{p}.poisson"),
+                    format!("poisson = {poisson} must be in (−1, 0.5]"),
+                ));
             }
             let restitution = m.restitution.unwrap_or(0.5);
             if !(restitution > 0.0 && restitution <= 1.0) {
@@ -445,7 +498,10 @@ impl Scenario {
             return Err(Problem::new("spheres", "no spheres: add a [[spheres.particles]] entry"));
         }
         if states.len() >= (u32::MAX / 64) as usize {
-            return Err(Problem::new("spheres.particles", format!("{} spheres is too many", states.len())));
+            return Err(Problem::new(
+                "spheres.particles",
+                format!("{} spheres is too many", states.len()),
+            ));
         }
         // Walls.
         let mut walls = vec![];
@@ -455,11 +511,17 @@ impl Scenario {
             super::modal::check_kind_keys(self, &p, "kind", &ws.kind, WALL_KINDS, WALL_KEYS)?;
             let mat = material(&p, &ws.material)?;
             let name = ws.name.clone().unwrap_or_else(|| format!("{}{i}", ws.kind));
-            let need = |k: &str, v: Option<[f64; 3]>| v.ok_or_else(|| Problem::new(p.clone(), format!("missing field `{k}`")));
+            let need =
+                |k: &str, v: Option<[f64; 3]>| v.ok_or_else(|| Problem::new(p.clone(), format!("missing field `{k}`")));
             match ws.kind.as_str() {
                 "plane" => {
                     let n = unit(&format!("{p}.normal"), need("normal", ws.normal)?)?;
-                    walls.push(PlaneWall::new(need("point", ws.point)?, n, ws.velocity.unwrap_or([0.0; 3]), mat));
+                    walls.push(PlaneWall::new(
+                        need("point", ws.point)?,
+                        n,
+                        ws.velocity.unwrap_or([0.0; 3]),
+                        mat,
+                    ));
                     wall_names.push(name);
                 }
                 "servo" => {
@@ -468,7 +530,15 @@ impl Scenario {
                     let gain = positive(&format!("{p}.gain"), ws.gain, "(length/time)/pressure")?;
                     let area = positive(&format!("{p}.area"), ws.area, "area the stress is measured over")?;
                     let vmax = positive(&format!("{p}.max_speed"), ws.max_speed, "largest speed")?;
-                    walls.push(PlaneWall::servo(need("point", ws.point)?, n, area, target, gain, vmax, mat));
+                    walls.push(PlaneWall::servo(
+                        need("point", ws.point)?,
+                        n,
+                        area,
+                        target,
+                        gain,
+                        vmax,
+                        mat,
+                    ));
                     wall_names.push(name);
                 }
                 "cylinder" => {
@@ -497,12 +567,16 @@ impl Scenario {
         let find = |key: &str, n: &Option<String>| -> Result<Option<u32>, Problem> {
             match n {
                 None => Ok(None),
-                Some(n) => wall_names.iter().position(|w| w == n).map(|i| Some(i as u32)).ok_or_else(|| {
-                    Problem::new(
-                        format!("spheres.measure.{key}"),
-                        format!("no wall named \"{n}\" (walls: {})", wall_names.join(", ")),
-                    )
-                }),
+                Some(n) => wall_names
+                    .iter()
+                    .position(|w| w == n)
+                    .map(|i| Some(i as u32))
+                    .ok_or_else(|| {
+                        Problem::new(
+                            format!("spheres.measure.{key}"),
+                            format!("no wall named \"{n}\" (walls: {})", wall_names.join(", ")),
+                        )
+                    }),
             }
         };
         // The first box's sides unless [spheres.measure] names others.
@@ -555,7 +629,10 @@ impl Scenario {
             .map(|s| rayleigh_time(s.radius as f64, &mats[s.material as usize]))
             .fold(f64::INFINITY, f64::min);
         if sec.dt.is_some() && sec.dt_fraction.is_some() {
-            return Err(Problem::new("spheres.dt_fraction", "give either dt or dt_fraction, not both"));
+            return Err(Problem::new(
+                "spheres.dt_fraction",
+                "give either dt or dt_fraction, not both",
+            ));
         }
         let dt = match (sec.dt, sec.dt_fraction) {
             (Some(dt), _) => positive("spheres.dt", Some(dt), "")?,
@@ -563,7 +640,11 @@ impl Scenario {
         };
         let law_linear = sec.law.as_deref() == Some("linear");
         if !law_linear && dt > rayleigh {
-            let key = if sec.dt.is_some() { "spheres.dt" } else { "spheres.dt_fraction" };
+            let key = if sec.dt.is_some() {
+                "spheres.dt"
+            } else {
+                "spheres.dt_fraction"
+            };
             return Err(Problem::new(
                 key,
                 format!("time step dt = {dt:.4e} is above the Rayleigh time {rayleigh:.4e} of the smallest sphere (0.1–0.3 of it is customary)"),
@@ -607,7 +688,10 @@ impl Scenario {
             "hertz_mindlin" => {
                 for (k, v) in [("k_n", sec.k_n), ("k_t", sec.k_t)] {
                     if v.is_some() {
-                        return Err(Problem::new(format!("spheres.{k}"), format!("`{k}` belongs to law = \"linear\"")));
+                        return Err(Problem::new(
+                            format!("spheres.{k}"),
+                            format!("`{k}` belongs to law = \"linear\""),
+                        ));
                     }
                 }
                 LawTable::hertz_mindlin(mats)
@@ -665,7 +749,10 @@ impl Scenario {
             "stress" => {
                 stray("gamma", sec.gamma.is_some())?;
                 if sec.law.as_deref() == Some("linear") {
-                    return Err(Problem::new("spheres.multi_contact", "MC-stress is an option of the Hertz law"));
+                    return Err(Problem::new(
+                        "spheres.multi_contact",
+                        "MC-stress is an option of the Hertz law",
+                    ));
                 }
                 let beta = positive("spheres.beta", sec.beta, "MC-stress prefactor β of eq 10")?;
                 let mut t = table.with_mc_stress(beta, options);
@@ -685,7 +772,10 @@ impl Scenario {
                 stray("beta", sec.beta.is_some())?;
                 stray("pressure", sec.pressure.is_some())?;
                 if sec.law.as_deref() == Some("linear") {
-                    return Err(Problem::new("spheres.multi_contact", "MC-strain is an option of the Hertz law"));
+                    return Err(Problem::new(
+                        "spheres.multi_contact",
+                        "MC-strain is an option of the Hertz law",
+                    ));
                 }
                 let gamma = positive("spheres.gamma", sec.gamma, "MC-strain prefactor γ of eq 7")?;
                 table.with_mc_strain(gamma, options)
@@ -761,8 +851,12 @@ impl Scenario {
                 .map_err(|m| Problem::new(format!("{p}.count"), m))
             }
             "file" => {
-                let path = ps.path.as_ref().ok_or_else(|| Problem::new(p, "missing field `path`"))?;
-                generators::read_spheres_csv(&self.base_dir.join(path)).map_err(|m| Problem::new(format!("{p}.path"), m))
+                let path = ps
+                    .path
+                    .as_ref()
+                    .ok_or_else(|| Problem::new(p, "missing field `path`"))?;
+                generators::read_spheres_csv(&self.base_dir.join(path))
+                    .map_err(|m| Problem::new(format!("{p}.path"), m))
             }
             "sphere" => {
                 let r = positive(&format!("{p}.radius"), ps.radius, "radius")?;
@@ -788,7 +882,9 @@ fn check_initial_overlaps(states: &[SphereState], groups: &[(String, std::ops::R
         for k in list.start[i]..list.start[i + 1] {
             let j = list.partner[k as usize] as usize;
             let (a, b) = (&states[i], &states[j]);
-            let d = crate::laws::vec3::norm(crate::spheres::precision::df3_sub(a.pos_hi, a.pos_lo, b.pos_hi, b.pos_lo));
+            let d = crate::laws::vec3::norm(crate::spheres::precision::df3_sub(
+                a.pos_hi, a.pos_lo, b.pos_hi, b.pos_lo,
+            ));
             let delta = a.radius + b.radius - d;
             if delta > 0.01 * a.radius.min(b.radius) {
                 let (gi, gj) = (group(i as u32), group(j as u32));
@@ -816,7 +912,8 @@ mod tests {
             "[spheres]\ndt = 1e-5\n{extra}\n[spheres.materials.a]\nyoung = 1e6\ndensity = 1000.0\n\
              [[spheres.particles]]\nkind = \"sphere\"\nmaterial = \"a\"\nradius = 0.01\ncenter = [0.0, 0.0, 0.0]\n"
         );
-        let sc = Scenario::from_text(&text, "t.toml", std::path::Path::new("."), "t", &[]).map_err(|e| e.to_string())?;
+        let sc =
+            Scenario::from_text(&text, "t.toml", std::path::Path::new("."), "t", &[]).map_err(|e| e.to_string())?;
         sc.build_sphere_run().map(|(_, b)| b).map_err(|e| e.to_string())
     }
 
@@ -826,14 +923,29 @@ mod tests {
         let law = |extra: &str| *build(extra).unwrap().laws.get(0, 0);
         assert_eq!(law("").mc.beta, 0.0);
         let s = law("multi_contact = \"stress\"\nbeta = 1.71");
-        assert_eq!((s.mc.beta, s.mc.options, s.mc.pressure_factor), (1.71, 0, MC_PRESSURE_APPENDIX));
-        assert_eq!(law("multi_contact = \"stress\"\nbeta = 1.0\npressure = \"eq10\"").mc.pressure_factor, MC_PRESSURE_EQ10);
-        let o = law("multi_contact = \"stress\"\nbeta = 1.0\ninclude_self = true\nexclude_walls = true\ncap_hertz = true").mc.options;
+        assert_eq!(
+            (s.mc.beta, s.mc.options, s.mc.pressure_factor),
+            (1.71, 0, MC_PRESSURE_APPENDIX)
+        );
+        assert_eq!(
+            law("multi_contact = \"stress\"\nbeta = 1.0\npressure = \"eq10\"")
+                .mc
+                .pressure_factor,
+            MC_PRESSURE_EQ10
+        );
+        let o =
+            law("multi_contact = \"stress\"\nbeta = 1.0\ninclude_self = true\nexclude_walls = true\ncap_hertz = true")
+                .mc
+                .options;
         assert_eq!(o, MC_INCLUDE_SELF | MC_EXCLUDE_WALLS | MC_CAP_HERTZ);
         let g = law("multi_contact = \"strain\"\ngamma = 0.55");
         assert_eq!((g.mc.beta, g.mc.options), (0.55, MC_STRAIN));
-        assert!(build("multi_contact = \"stress\"").unwrap_err().contains("spheres.beta"));
-        assert!(build("multi_contact = \"strain\"\ngamma = 1.0\npressure = \"eq10\"").unwrap_err().contains("spheres.pressure"));
+        assert!(build("multi_contact = \"stress\"")
+            .unwrap_err()
+            .contains("spheres.beta"));
+        assert!(build("multi_contact = \"strain\"\ngamma = 1.0\npressure = \"eq10\"")
+            .unwrap_err()
+            .contains("spheres.pressure"));
         assert!(build("law = \"linear\"").unwrap_err().contains("spheres.k_n"));
     }
 

@@ -22,7 +22,11 @@ impl Side {
     /// Unit vector from the wall into the sample (the compressive direction of motion); the
     /// vertical axis is y in 2D and z in 3D.
     pub fn inward(self, dimension: u32) -> [f64; 3] {
-        let up = if dimension == 3 { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
+        let up = if dimension == 3 {
+            [0.0, 0.0, 1.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        };
         match self {
             Side::Top => up.map(|x| -x),
             Side::Bottom => up,

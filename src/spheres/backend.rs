@@ -100,7 +100,12 @@ fn saved_pairs(list: &NeighborList, history: &[ContactHistory]) -> (Vec<[u32; 2]
 }
 
 /// Contacts of a read-back: pairs with a positive overlap's force, in pair order, then walls.
-fn contacts(list: &NeighborList, pair_out: &[PairOut], wall_out: &[PairOut], n_walls: usize) -> (Vec<SphereContact>, Vec<SphereContact>) {
+fn contacts(
+    list: &NeighborList,
+    pair_out: &[PairOut],
+    wall_out: &[PairOut],
+    n_walls: usize,
+) -> (Vec<SphereContact>, Vec<SphereContact>) {
     let mut pairs = vec![];
     for i in 0..list.start.len().saturating_sub(1) {
         for k in list.start[i]..list.start[i + 1] {
@@ -205,8 +210,17 @@ impl SphereBackend for CpuSphereBackend {
     fn import(&mut self, saved: &SphereSaved) -> anyhow::Result<()> {
         let s = &mut self.0;
         let n = s.states.len();
-        anyhow::ensure!(saved.states.len() == n, "the checkpoint has {} spheres, this scenario {n}", saved.states.len());
-        anyhow::ensure!(saved.walls.len() == s.walls.len(), "the checkpoint has {} walls, this scenario {}", saved.walls.len(), s.walls.len());
+        anyhow::ensure!(
+            saved.states.len() == n,
+            "the checkpoint has {} spheres, this scenario {n}",
+            saved.states.len()
+        );
+        anyhow::ensure!(
+            saved.walls.len() == s.walls.len(),
+            "the checkpoint has {} walls, this scenario {}",
+            saved.walls.len(),
+            s.walls.len()
+        );
         s.states = saved.states.clone();
         s.forces = saved.forces.clone();
         s.walls = saved.walls.clone();
@@ -284,7 +298,11 @@ impl SphereBackend for GpuSphereBackend {
     }
     fn import(&mut self, saved: &SphereSaved) -> anyhow::Result<()> {
         let n = self.sys.params.n_spheres as usize;
-        anyhow::ensure!(saved.states.len() == n, "the checkpoint has {} spheres, this scenario {n}", saved.states.len());
+        anyhow::ensure!(
+            saved.states.len() == n,
+            "the checkpoint has {} spheres, this scenario {n}",
+            saved.states.len()
+        );
         self.sys.set_gravity(&self.ctx, saved.gravity);
         self.sys.restore(
             &self.ctx,
