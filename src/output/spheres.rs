@@ -79,49 +79,49 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
     })
 }
 
-/// One `DataArray` of `values` (components per tuple `comps`), binary or ASCII.
-fn array_f32(s: &mut String, name: &str, comps: usize, values: &[f32], ascii: bool) {
+/// A value type of a VTK `DataArray`.
+trait VtkScalar: Copy + std::fmt::Display {
+    const TYPE: &'static str;
+    fn le(self, out: &mut Vec<u8>);
+}
+
+impl VtkScalar for f32 {
+    const TYPE: &'static str = "Float32";
+    fn le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl VtkScalar for f64 {
+    const TYPE: &'static str = "Float64";
+    fn le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl VtkScalar for i32 {
+    const TYPE: &'static str = "Int32";
+    fn le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// One `DataArray` of `values` (`comps` per tuple), base64 binary or ASCII.
+fn data_array<T: VtkScalar>(s: &mut String, name: &str, comps: usize, values: &[T], ascii: bool) {
     if ascii {
         let _ = writeln!(
             s,
-            "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"{comps}\" format=\"ascii\">"
+            "<DataArray type=\"{}\" Name=\"{name}\" NumberOfComponents=\"{comps}\" format=\"ascii\">",
+            T::TYPE
         );
         for v in values {
             let _ = write!(s, "{v} ");
         }
         s.push_str("\n</DataArray>\n");
     } else {
-        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-        binary_array(s, "Float32", name, comps, &bytes);
-    }
-}
-
-fn array_f64(s: &mut String, name: &str, comps: usize, values: &[f64], ascii: bool) {
-    if ascii {
-        let _ = writeln!(
-            s,
-            "<DataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\" format=\"ascii\">"
-        );
-        for v in values {
-            let _ = write!(s, "{v} ");
-        }
-        s.push_str("\n</DataArray>\n");
-    } else {
-        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-        binary_array(s, "Float64", name, comps, &bytes);
-    }
-}
-
-fn array_i32(s: &mut String, name: &str, values: &[i32], ascii: bool) {
-    if ascii {
-        let _ = writeln!(s, "<DataArray type=\"Int32\" Name=\"{name}\" format=\"ascii\">");
-        for v in values {
-            let _ = write!(s, "{v} ");
-        }
-        s.push_str("\n</DataArray>\n");
-    } else {
-        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-        binary_array(s, "Int32", name, 1, &bytes);
+        let mut bytes = Vec::with_capacity(std::mem::size_of_val(values));
+        values.iter().for_each(|v| v.le(&mut bytes));
+        binary_array(s, T::TYPE, name, comps, &bytes);
     }
 }
 
@@ -144,24 +144,24 @@ pub fn spheres_polydata(s: &SphereSnapshot, ascii: bool) -> String {
     );
     t += "<Points>\n";
     let p: Vec<f64> = s.states.iter().flat_map(|st| df3_value(st.pos_hi, st.pos_lo)).collect();
-    array_f64(&mut t, "Points", 3, &p, ascii);
+    data_array(&mut t, "Points", 3, &p, ascii);
     t += "</Points>\n<Verts>\n";
     let idx: Vec<i32> = (0..n as i32).collect();
-    array_i32(&mut t, "connectivity", &idx, ascii);
+    data_array(&mut t, "connectivity", 1, &idx, ascii);
     let off: Vec<i32> = (1..=n as i32).collect();
-    array_i32(&mut t, "offsets", &off, ascii);
+    data_array(&mut t, "offsets", 1, &off, ascii);
     t += "</Verts>\n<PointData Scalars=\"radius\" Vectors=\"velocity\">\n";
     let radius: Vec<f32> = s.states.iter().map(|st| st.radius).collect();
-    array_f32(&mut t, "radius", 1, &radius, ascii);
+    data_array(&mut t, "radius", 1, &radius, ascii);
     let v: Vec<f32> = s.states.iter().flat_map(|st| st.vel).collect();
-    array_f32(&mut t, "velocity", 3, &v, ascii);
+    data_array(&mut t, "velocity", 3, &v, ascii);
     let w: Vec<f32> = s.states.iter().flat_map(|st| st.omega).collect();
-    array_f32(&mut t, "angular_velocity", 3, &w, ascii);
+    data_array(&mut t, "angular_velocity", 3, &w, ascii);
     let f: Vec<f32> = s.forces.iter().flat_map(|x| x.force).collect();
-    array_f32(&mut t, "force", 3, &f, ascii);
-    array_f32(&mut t, "pressure", 1, &sphere_pressure(s), ascii);
+    data_array(&mut t, "force", 3, &f, ascii);
+    data_array(&mut t, "pressure", 1, &sphere_pressure(s), ascii);
     let mat: Vec<i32> = s.states.iter().map(|st| st.material as i32).collect();
-    array_i32(&mut t, "material", &mat, ascii);
+    data_array(&mut t, "material", 1, &mat, ascii);
     t += "</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
     t
 }
@@ -178,17 +178,17 @@ pub fn contacts_polydata(s: &SphereSnapshot, ascii: bool) -> String {
     );
     t += "<Points>\n";
     let p: Vec<f64> = s.states.iter().flat_map(|st| df3_value(st.pos_hi, st.pos_lo)).collect();
-    array_f64(&mut t, "Points", 3, &p, ascii);
+    data_array(&mut t, "Points", 3, &p, ascii);
     t += "</Points>\n<Lines>\n";
     let idx: Vec<i32> = s.contacts.iter().flat_map(|k| [k.i as i32, k.j as i32]).collect();
-    array_i32(&mut t, "connectivity", &idx, ascii);
+    data_array(&mut t, "connectivity", 1, &idx, ascii);
     let off: Vec<i32> = (1..=c as i32).map(|k| 2 * k).collect();
-    array_i32(&mut t, "offsets", &off, ascii);
+    data_array(&mut t, "offsets", 1, &off, ascii);
     t += "</Lines>\n<CellData Scalars=\"normal_force\">\n";
     let fnrm: Vec<f32> = s.contacts.iter().map(|k| k.out.f_n).collect();
-    array_f32(&mut t, "normal_force", 1, &fnrm, ascii);
+    data_array(&mut t, "normal_force", 1, &fnrm, ascii);
     let f: Vec<f32> = s.contacts.iter().flat_map(|k| k.out.force).collect();
-    array_f32(&mut t, "force", 3, &f, ascii);
+    data_array(&mut t, "force", 3, &f, ascii);
     t += "</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n";
     t
 }
