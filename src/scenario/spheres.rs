@@ -353,6 +353,21 @@ impl Scenario {
             self.settings.check_every,
         )
         .map_err(at)?;
+        // A servo wall moves by its own law (on the device); a stage cannot move it.
+        for (i, st) in stages.iter().enumerate() {
+            if let Some(w) = st.wall() {
+                if sb.walls[w as usize].kind == crate::spheres::WALL_SERVO {
+                    return Err(at(Problem::new(
+                        format!("stages[{i}].wall"),
+                        format!(
+                            "wall \"{}\" is a servo wall: it moves by its own law (target_stress, gain); \
+                             a stage can move plane, box and cylinder walls",
+                            sb.wall_names[w as usize]
+                        ),
+                    )));
+                }
+            }
+        }
         let sec = self.file.spheres.as_ref().expect("a [spheres] scenario");
         let strain_from = match sec.measure.as_ref().and_then(|m| m.strain_from.as_ref()) {
             None => None,
