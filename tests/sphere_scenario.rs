@@ -250,3 +250,28 @@ fn sweep_check_and_compare_take_sphere_scenarios() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// `[output] vtk = "ascii"`: the same sphere frames as text, read back by vtkio.
+#[test]
+fn ascii_sphere_frames_parse() {
+    let out = tmp("ascii");
+    let mut req = request(&path(SMALL), BackendKind::Cpu, Some(out.clone()), 800, None);
+    req.overrides = vec![("output.vtk".into(), toml::Value::String("ascii".into()))];
+    run(&req).unwrap();
+    use vtkio::model::{DataSet, Piece};
+    // At step 800 the packing has contacts: vtkio 0.6 panics on an empty ASCII array (a frame
+    // without contacts), which the VTK format allows.
+    for (file, points) in [("frames/frame_000800.vtp", 60), ("frames/contacts_000800.vtp", 60)] {
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        assert!(text.contains("format=\"ascii\""), "{file} is not ASCII");
+        let vtk = vtkio::Vtk::import(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let DataSet::PolyData { pieces, .. } = vtk.data else {
+            panic!("not polydata")
+        };
+        let Piece::Inline(p) = &pieces[0] else {
+            panic!("not inline")
+        };
+        assert_eq!(p.num_points(), points, "{file}");
+    }
+    std::fs::remove_dir_all(out).ok();
+}
