@@ -113,7 +113,9 @@ fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     walls[w] = wall;
 }
 
-// Twin of CpuSpheres::needs_rebuild.
+// Twin of the sphere part of CpuSpheres::needs_rebuild (the check fused into kick_drift there).
+// The CPU also rebuilds when a wall moved half the skin, for its sphere–wall candidates; the GPU
+// evaluates every sphere–wall pair, so it needs no such rebuild (results do not depend on when).
 @compute @workgroup_size(64)
 fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);

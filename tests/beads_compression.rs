@@ -66,7 +66,7 @@ fn lattice_sphere_compression_is_balanced_and_monotone() {
 /// about 20 min on this 2-core machine): prints the Hertz fit and the shear depth. Not in CI:
 /// `cargo test --release --test beads_compression -- --ignored --nocapture`.
 #[test]
-#[ignore]
+#[ignore = "the paper's 137,059-bead sphere: ~20–40 min on 2 cores; run by hand with --ignored"]
 fn paper_sphere_137059_beads() {
     let t0 = std::time::Instant::now();
     let f = softdem::validation::beads_sphere::compress(None, &spec(32.0)).unwrap();
@@ -81,7 +81,7 @@ fn paper_sphere_137059_beads() {
 /// Validation 6 at the paper's size (CPU, ~1 min): prints the two ratios.
 /// `cargo test --release --test beads_compression -- --ignored --nocapture core_shell`.
 #[test]
-#[ignore]
+#[ignore = "prints the paper-size core–shell ratios (~1 min); `softdem validate` runs the rows"]
 fn core_shell_ratios() {
     let r = softdem::validation::beads_core_shell::run(softdem::backend::BackendKind::Cpu).unwrap();
     for c in &r.checks {

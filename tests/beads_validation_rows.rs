@@ -24,7 +24,7 @@ fn lattice_rows_pass() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "42 s; `softdem validate` runs these rows, tests/beads_bond.rs and beads_compression.rs assert their physics in CI"]
 fn kv_and_sphere_rows_pass() {
     for r in [
         beads_kv::run(BackendKind::Cpu).unwrap(),

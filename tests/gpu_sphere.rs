@@ -279,24 +279,38 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
     assert_eq!(gpu.history(&ctx), again.history(&ctx));
 }
 
+/// The drop case run `steps` steps with `laws` on the CPU and the GPU, and with the classical
+/// laws on the CPU (to show that the multi-contact law changed the run).
+fn multi_contact_runs(
+    ctx: &softdem::gpu::context::GpuContext,
+    laws: softdem::spheres::pair_law::LawTable,
+    steps: usize,
+) -> (
+    softdem::spheres::cpu_stepper::CpuSpheres,
+    softdem::spheres::gpu_stepper::GpuSpheres,
+    softdem::spheres::cpu_stepper::CpuSpheres,
+) {
+    use softdem::spheres::cpu_stepper::CpuSpheres;
+    use softdem::spheres::gpu_stepper::GpuSpheres;
+    let (p, states, classical_laws, walls) = drop_case();
+    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
+    let mut gpu = GpuSpheres::new(ctx, p, &states, &laws, &walls).unwrap();
+    let mut classical = CpuSpheres::new(p, states, classical_laws, walls);
+    for _ in 0..steps {
+        cpu.step();
+        gpu.step(ctx).unwrap();
+        classical.step();
+    }
+    (cpu, gpu, classical)
+}
+
 /// MC-stress's two passes on the GPU: the same 27-sphere case with β = 1.71 (walls counted,
 /// self excluded) against the CPU stepper, with the particle stress traces compared too.
 #[test]
 fn gpu_mc_stress_passes_follow_the_cpu() {
-    use softdem::spheres::cpu_stepper::CpuSpheres;
-    use softdem::spheres::gpu_stepper::GpuSpheres;
     let ctx = gpu_for_tests();
-    let (p, states, laws, walls) = drop_case();
-    let laws = laws.with_mc_stress(1.71, 0);
     let steps = 400;
-    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
-    let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
-    let mut classical = CpuSpheres::new(p, states.clone(), drop_case().2, walls.clone());
-    for _ in 0..steps {
-        cpu.step();
-        gpu.step(&ctx).unwrap();
-        classical.step();
-    }
+    let (cpu, gpu, classical) = multi_contact_runs(&ctx, drop_case().2.with_mc_stress(1.71, 0), steps);
     let g = gpu.states(&ctx);
     let r_min = 0.0095f64;
     let worst_x = largest_position_gap(&cpu.states, &g);
@@ -333,20 +347,9 @@ fn gpu_mc_stress_passes_follow_the_cpu() {
 /// against the CPU stepper, the per-contact displacement sums Σ δ_{k→c} compared too.
 #[test]
 fn gpu_mc_strain_pass_follows_the_cpu() {
-    use softdem::spheres::cpu_stepper::CpuSpheres;
-    use softdem::spheres::gpu_stepper::GpuSpheres;
     let ctx = gpu_for_tests();
-    let (p, states, laws, walls) = drop_case();
-    let laws = laws.with_mc_strain(1.12, 0);
     let steps = 400;
-    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
-    let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
-    let mut classical = CpuSpheres::new(p, states.clone(), drop_case().2, walls.clone());
-    for _ in 0..steps {
-        cpu.step();
-        gpu.step(&ctx).unwrap();
-        classical.step();
-    }
+    let (cpu, gpu, classical) = multi_contact_runs(&ctx, drop_case().2.with_mc_strain(1.12, 0), steps);
     let g = gpu.states(&ctx);
     let r_min = 0.0095f64;
     let worst_x = largest_position_gap(&cpu.states, &g);

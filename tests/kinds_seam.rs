@@ -4,73 +4,19 @@
 //! when no adapter exists.
 
 use softdem::backend::BackendKind;
-use softdem::output::checkpoint;
-use softdem::run::session::{make_backend, run, RunRequest};
+use softdem::run::session::make_backend;
 use softdem::run::{Driver, ObserveCtx, Observer, RunEnd};
 use softdem::scenario::Scenario;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
+mod run_cases;
+use run_cases::{path, tmp};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("softdem-kinds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn request(
-    scenario: &Path,
-    kind: BackendKind,
-    out: Option<PathBuf>,
-    steps: u64,
-    resume: Option<PathBuf>,
-) -> RunRequest {
-    RunRequest {
-        out: if resume.is_some() { None } else { out },
-        steps: Some(steps),
-        resume,
-        quiet: true,
-        ..RunRequest::new(Some(scenario.to_path_buf()), kind)
-    }
-}
-
-/// `n` steps in one run equal `n/2`, a checkpoint, a resume and `n/2` more, bit for bit: the
-/// checkpoint file and every series of the run.
+/// The shared resume check (`run_cases`), its scratch directories removed.
 fn half_resume_equals_full(scenario: &Path, kind: BackendKind, n: u64, tag: &str, files: &[&str]) {
-    let (full, half) = (tmp(&format!("{tag}-full")), tmp(&format!("{tag}-half")));
-    run(&request(scenario, kind, Some(full.clone()), n, None)).unwrap();
-    run(&request(scenario, kind, Some(half.clone()), n / 2, None)).unwrap();
-    let mid = checkpoint::read(&half.join("checkpoint.bin")).unwrap();
-    assert_eq!(mid.saved.steps, n / 2);
-    assert!(!mid.saved.kind.is_empty(), "the checkpoint holds the kind's own state");
-    let r = run(&request(scenario, kind, None, n, Some(half.clone()))).unwrap();
-    assert_eq!(r.steps, n);
-    let (a, b) = (
-        std::fs::read(full.join("checkpoint.bin")).unwrap(),
-        std::fs::read(half.join("checkpoint.bin")).unwrap(),
-    );
-    let (ca, cb) = (checkpoint::decode(&a).unwrap(), checkpoint::decode(&b).unwrap());
-    assert_eq!(ca.saved.steps, n);
-    // (Debug text: NaN fields, where a kind has no stress measure, compare equal there.)
-    assert_eq!(
-        format!("{:?}", ca.driver),
-        format!("{:?}", cb.driver),
-        "driver state differs after resume"
-    );
-    assert!(ca.saved.kind == cb.saved.kind, "kind state differs after resume");
-    assert_eq!(a, b, "checkpoint files differ");
-    for f in files {
-        assert_eq!(
-            std::fs::read_to_string(full.join(f)).unwrap(),
-            std::fs::read_to_string(half.join(f)).unwrap(),
-            "{f} differs"
-        );
-    }
+    let full = run_cases::half_resume_equals_full(scenario, kind, n, tag, files);
     std::fs::remove_dir_all(full).ok();
-    std::fs::remove_dir_all(half).ok();
 }
 
 const MODAL: &str = "tests/scenarios/modal_stages.toml";

@@ -5,36 +5,12 @@
 //! fail (never skip) when no adapter exists.
 
 use softdem::backend::BackendKind;
-use softdem::output::checkpoint;
 use softdem::output::plots::Table;
-use softdem::run::session::{run, RunRequest};
+use softdem::run::session::run;
 use std::path::{Path, PathBuf};
 
-fn path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("softdem-spheres-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn request(
-    scenario: &Path,
-    kind: BackendKind,
-    out: Option<PathBuf>,
-    steps: u64,
-    resume: Option<PathBuf>,
-) -> RunRequest {
-    RunRequest {
-        out: if resume.is_some() { None } else { out },
-        steps: Some(steps),
-        resume,
-        quiet: true,
-        ..RunRequest::new(Some(scenario.to_path_buf()), kind)
-    }
-}
+mod run_cases;
+use run_cases::{path, request, tmp};
 
 const SMALL: &str = "tests/scenarios/spheres_small.toml";
 
@@ -92,36 +68,9 @@ fn rubber_sphere_between_plates_follows_hertz_through_the_scenario() {
     std::fs::remove_dir_all(out).ok();
 }
 
-/// `n` steps in one run equal `n/2`, a checkpoint, a resume and `n/2` more, bit for bit.
+/// The shared resume check on the small poured packing (series and final.csv too).
 fn half_resume_equals_full(kind: BackendKind, n: u64, tag: &str) -> PathBuf {
-    let scenario = path(SMALL);
-    let (full, half) = (tmp(&format!("{tag}-full")), tmp(&format!("{tag}-half")));
-    run(&request(&scenario, kind, Some(full.clone()), n, None)).unwrap();
-    run(&request(&scenario, kind, Some(half.clone()), n / 2, None)).unwrap();
-    let mid = checkpoint::read(&half.join("checkpoint.bin")).unwrap();
-    assert_eq!(mid.saved.steps, n / 2);
-    run(&request(&scenario, kind, None, n, Some(half.clone()))).unwrap();
-    let (a, b) = (
-        std::fs::read(full.join("checkpoint.bin")).unwrap(),
-        std::fs::read(half.join("checkpoint.bin")).unwrap(),
-    );
-    let (ca, cb) = (checkpoint::decode(&a).unwrap(), checkpoint::decode(&b).unwrap());
-    assert_eq!(
-        format!("{:?}", ca.driver),
-        format!("{:?}", cb.driver),
-        "driver state differs after resume"
-    );
-    assert!(ca.saved.kind == cb.saved.kind, "sphere state differs after resume");
-    assert!(a == b, "checkpoint files differ after resume");
-    for f in ["final.csv", "series.csv"] {
-        assert_eq!(
-            std::fs::read_to_string(full.join(f)).unwrap(),
-            std::fs::read_to_string(half.join(f)).unwrap(),
-            "{f} differs after resume"
-        );
-    }
-    std::fs::remove_dir_all(half).ok();
-    full
+    run_cases::half_resume_equals_full(&path(SMALL), kind, n, tag, &["final.csv", "series.csv"])
 }
 
 fn final_positions(dir: &Path) -> Vec<[f64; 4]> {

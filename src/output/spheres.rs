@@ -21,7 +21,7 @@ use super::vtk::binary_array;
 use crate::run::{ObserveCtx, Observer};
 use crate::scenario::spheres::SphereBuilt;
 use crate::spheres::backend::SphereSnapshot;
-use crate::spheres::observables::{coordination, love_stress, sample_box, solid_volume, sphere_pressure};
+use crate::spheres::observables::{coordination, love_stress, sample_box, sphere_pressure};
 use crate::spheres::precision::df3_value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
         }
         r += &format!(
             ",{:.6e},{:.6e},{:.6e},{:.6e},{},{}",
-            solid_volume(&s) / b.volume,
+            m.particle_area / b.volume,
             coordination(&s),
             m.energies.kinetic,
             m.energies.contact,

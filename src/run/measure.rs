@@ -20,7 +20,7 @@ pub struct Measures {
     /// σ_yy = F_y(top)/(W s), σ_xx = −F_x(right)/(H s), compression positive.
     pub stress_yy: f64,
     pub stress_xx: f64,
-    /// Σ over cells of the sphero-polygon area A + P r + π r².
+    /// Σ over cells of the sphero-polygon area A + P r + π r² (3D spheres: their total volume).
     pub particle_area: f64,
     /// e = (W H − A_p)/A_p.
     pub void_ratio: f64,

@@ -196,24 +196,6 @@ const PARTICLE_KINDS: &[(&str, &[&str])] = &[
     ("file", &["material", "path", "velocity", "omega"]),
     ("sphere", &["material", "radius", "center", "velocity", "omega"]),
 ];
-const PARTICLE_KEYS: &[&str] = &[
-    "material",
-    "radius",
-    "r_min",
-    "r_max",
-    "count",
-    "seed",
-    "lattice",
-    "spacing",
-    "min",
-    "max",
-    "center",
-    "cylinder_radius",
-    "height",
-    "path",
-    "velocity",
-    "omega",
-];
 const WALL_KINDS: &[(&str, &[&str])] = &[
     ("plane", &["material", "point", "normal", "velocity"]),
     ("box", &["material", "min", "max"]),
@@ -231,21 +213,14 @@ const WALL_KINDS: &[(&str, &[&str])] = &[
         ],
     ),
 ];
-const WALL_KEYS: &[&str] = &[
-    "material",
-    "point",
-    "normal",
-    "velocity",
-    "min",
-    "max",
-    "center",
-    "axis",
-    "radius",
-    "target_stress",
-    "gain",
-    "max_speed",
-    "area",
-];
+
+/// Every key of any kind of a table (what `check_kind_keys` refuses for the other kinds).
+fn all_keys(table: &[(&str, &[&'static str])]) -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = table.iter().flat_map(|(_, k)| k.iter().copied()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
 
 /// Names of a box's six walls, in `box_walls` order (−x, +x, −y, +y, −z, +z).
 pub const BOX_SIDES: [&str; 6] = ["left", "right", "front", "back", "bottom", "top"];
@@ -481,7 +456,7 @@ impl Scenario {
         let mut groups = vec![];
         for (i, ps) in sec.particles.iter().enumerate() {
             let p = format!("spheres.particles[{i}]");
-            super::modal::check_kind_keys(self, &p, "kind", &ps.kind, PARTICLE_KINDS, PARTICLE_KEYS)?;
+            super::modal::check_kind_keys(self, &p, "kind", &ps.kind, PARTICLE_KINDS, &all_keys(PARTICLE_KINDS))?;
             let mat = material(&p, &ps.material)?;
             let m = &mats[mat as usize];
             if !(m.density > 0.0) || !m.young.is_finite() {
@@ -523,7 +498,7 @@ impl Scenario {
         let mut wall_names = vec![];
         for (i, ws) in sec.walls.iter().enumerate() {
             let p = format!("spheres.walls[{i}]");
-            super::modal::check_kind_keys(self, &p, "kind", &ws.kind, WALL_KINDS, WALL_KEYS)?;
+            super::modal::check_kind_keys(self, &p, "kind", &ws.kind, WALL_KINDS, &all_keys(WALL_KINDS))?;
             let mat = material(&p, &ws.material)?;
             let name = ws.name.clone().unwrap_or_else(|| format!("{}{i}", ws.kind));
             let need =
