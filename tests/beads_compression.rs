@@ -78,10 +78,10 @@ fn paper_sphere_137059_beads() {
     assert_eq!(f.beads, 137_059);
 }
 
-/// Validation 6 at the paper's size (CPU, ~1 min): prints the two ratios.
+/// Validation 6 at the paper's size (CPU, ~2 min with the h/r sweep): prints the ratios.
 /// `cargo test --release --test beads_compression -- --ignored --nocapture core_shell`.
 #[test]
-#[ignore = "prints the paper-size core–shell ratios (~1 min); `softdem validate` runs the rows"]
+#[ignore = "prints the paper-size core–shell ratios and h/r sweep (~2 min); `softdem validate` runs the rows"]
 fn core_shell_ratios() {
     let r = softdem::validation::beads_core_shell::run(softdem::backend::BackendKind::Cpu).unwrap();
     for c in &r.checks {

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod bonds;
+pub mod fits;
 pub mod forces;
 pub mod generators;
 pub mod gpu;

@@ -325,3 +325,53 @@ pub fn paper_compression_spec(n: f64) -> CompressionSpec {
         damping: 0.0,
     }
 }
+
+/// A compression record: the samples of the loading (about `load_samples` of them, the last at
+/// the stop) followed by those of `hold_steps` steps with the plates held (every `hold_every`).
+#[derive(Clone, Debug)]
+pub struct CompressionRecord {
+    pub samples: Vec<CompressionSample>,
+    /// Index of the first held sample.
+    pub hold_start: usize,
+    pub beads: usize,
+    pub outer_radius: f64,
+}
+
+impl CompressionRecord {
+    pub fn loading(&self) -> &[CompressionSample] {
+        &self.samples[..self.hold_start]
+    }
+
+    pub fn hold(&self) -> &[CompressionSample] {
+        &self.samples[self.hold_start..]
+    }
+}
+
+/// Runs the compression of `spec` on the CPU (`ctx` None) or the GPU to its stop, then holds.
+pub fn compress_and_hold(
+    ctx: Option<&GpuContext>,
+    spec: &CompressionSpec,
+    load_samples: usize,
+    hold_steps: usize,
+    hold_every: usize,
+) -> anyhow::Result<CompressionRecord> {
+    let (scene, body) = compression_scene(spec);
+    let beads = scene.states.len();
+    let mut run = match ctx {
+        Some(c) => BeadRun::gpu(c, scene)?,
+        None => BeadRun::cpu(scene),
+    };
+    let r = body.outer_radius;
+    let steps = (spec.stop_time(r) / spec.dt).ceil() as usize;
+    let mut samples = run_compression(&mut run, ctx, steps, (steps / load_samples.max(1)).max(1))?;
+    let hold_start = samples.len();
+    if hold_steps > 0 {
+        samples.extend(run_compression(&mut run, ctx, hold_steps, hold_every.max(1))?);
+    }
+    Ok(CompressionRecord {
+        samples,
+        hold_start,
+        beads,
+        outer_radius: r,
+    })
+}

@@ -13,8 +13,10 @@
 //! How L_c, a, b, V, F and the pressure profile are measured is documented in `measure.rs`.
 
 pub mod beads_core_shell;
+pub mod beads_disordered;
 pub mod beads_kv;
 pub mod beads_lattice;
+pub mod beads_relaxation;
 pub mod beads_sphere;
 pub mod cantilever;
 pub mod case_file;
@@ -292,6 +294,8 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
         beads_kv::run as fn(BackendKind) -> anyhow::Result<CaseReport>,
         beads_lattice::run,
         beads_sphere::run,
+        beads_disordered::run,
+        beads_relaxation::run,
         beads_core_shell::run,
     ] {
         let r = case(kind)?;
