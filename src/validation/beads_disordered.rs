@@ -5,12 +5,12 @@
 //! b = 10⁻⁵ N s/m) but a slower platen, 0.5 m/s relative (`SPEED`). R = 11.22 l gives the paper's 5,921-bead target (the sampler places
 //! a few fewer); 6 l (about 900 beads) on the GPU.
 //!
-//! Rows: the log-log slope of F against δ over δ/2R ∈ [2 %, 10 %] (Hertz: 3/2), the two plate
-//! forces balanced, the loading monotone (asserted); the Hertz fit of eq 1 (ν = 0.25, R the
-//! beads' outer radius, least squares of F against δ^{3/2} through the origin over the same
-//! range) against the generator's own relaxed modulus (`moduli::relaxed_moduli` on a sphere of
-//! R = 12 l held 3 l inside its surface, stresses in the inner 6 l) — the paper's 12.4 kPa
-//! belongs to its own mesh and cannot be compared.
+//! Rows: the log-log slope of F against δ over δ/2R ∈ [2 %, 10 %] (Hertz: 3/2; ± 0.2), the two
+//! plate forces balanced (3 %), the loading monotone (asserted); the Hertz fit of eq 1 (ν = 0.25,
+//! R the beads' outer radius, least squares of F against δ^{3/2} through the origin over the
+//! same range) within 15 % of the generator's own relaxed modulus (asserted;
+//! `moduli::relaxed_moduli` on a sphere of R = 12 l held 3 l inside its surface, stresses in the
+//! inner 6 l) — the paper's 12.4 kPa belongs to its own mesh and cannot be compared.
 
 use super::{CaseReport, Check};
 use crate::backend::BackendKind;
@@ -117,10 +117,9 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
             "beads_disordered_hertz_young_over_relaxed",
             f.young / relaxed.young,
             1.0,
-            0.25,
-        )
-        .reference(),
-        Check::relative("beads_disordered_hertz_young", f.young, relaxed.young, 0.25).reference(),
+            0.15,
+        ),
+        Check::relative("beads_disordered_hertz_young", f.young, relaxed.young, 0.15).reference(),
         Check::relative("beads_disordered_relaxed_young", relaxed.young, affine.young, 1.0).reference(),
         Check::absolute("beads_disordered_relaxed_poisson", relaxed.poisson, 0.25, 0.1).reference(),
     ];

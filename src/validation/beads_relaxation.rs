@@ -17,11 +17,11 @@
 //! 2 m/s relative to δ/2R = 10 %) with the paper's b = 10⁻⁶ N s/m, then held. The held force is
 //! fitted with a two-term Prony series F∞ + a1 e^{−t/t1} + a2 e^{−t/t2} (`fits::prony2_fit`);
 //! E0 = E(F(0)) with F(0) the force at the stop and E∞ = E(F∞) by eq 1 (the method of the
-//! paper's ref. 35 as the issue states it). Asserted: E0 > E∞; E0/E∞ − 1 within 20 % of the
-//! massless KV-network limit τ δ̇ s/δ (uniform τ = b/k: every bond carries k(X + τ Ẋ), so the
-//! force while loading is F_el + τ dF_el/dt, s = dln F/dln δ measured at the stop); F∞ equal to
-//! the elastic sphere's force at the same δ (validation 3's sphere, held; the dashpots carry
-//! nothing at rest) within 2 %. The stop itself rings (the surface beads on the stiff eq-6
+//! paper's ref. 35 as the issue states it). Asserted: E0 > E∞; the viscous part of the loading
+//! force (the part that relaxes) within 10 % of the massless KV-network limit τ dF_el/dt
+//! (uniform τ = b/k: every bond carries k(X + τ Ẋ), so the force while loading is
+//! F_el + τ dF_el/dt; `viscous_excess`); F∞ equal to the elastic sphere's force at the same δ
+//! (validation 3's sphere, held; the dashpots carry nothing at rest) within 2 %. The stop itself rings (the surface beads on the stiff eq-6
 //! plates, period ≈ 4 ns) for ~20 ns; the fit spans it. Reported: E0, E∞ against
 //! the paper's 54 and 34 MPa, t1 and t2 against 0.49 s and 4.6 × 10⁻⁵ s. With b/k = 5 ns the
 //! bonds' own relaxation is 10³ times shorter than a wave's transit: what relaxes here is the
@@ -30,9 +30,12 @@
 
 use super::{CaseReport, Check};
 use crate::backend::BackendKind;
+use crate::beads::build_body;
 use crate::beads::fits::{loglog_slope, prony2_fit, Prony2};
 use crate::beads::forces::{BeadForces, BeadPlane, LoadProfile};
-use crate::beads::scenes::{compress_and_hold, paper_compression_spec, single_bond_scene, BeadRun, CompressionSpec};
+use crate::beads::scenes::{
+    compress_and_hold, paper_compression_spec, single_bond_scene, BeadRun, CompressionSample, CompressionSpec,
+};
 use crate::gpu::context::GpuContext;
 
 /// The single-bond relaxation's parameters.
@@ -179,8 +182,10 @@ pub fn sphere_spec(n: f64) -> CompressionSpec {
 pub const RHO: f64 = 1.0;
 
 /// What the sphere's relaxation measured.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SphereRelaxation {
+    /// The loading record (for the viscous excess against the elastic sphere).
+    pub loading: Vec<CompressionSample>,
     pub beads: usize,
     pub prony: Prony2,
     pub e0: f64,
@@ -191,9 +196,8 @@ pub struct SphereRelaxation {
     pub f_rest: f64,
     /// dln F/dln δ over the last fifth of the loading.
     pub log_slope: f64,
-    /// The massless KV-network limit of E0/E∞ − 1: τ δ̇ s/δ (every bond σ = k(ε + τ ε̇), so
-    /// the force while loading is F_el + τ dF_el/dt; τ = b/k).
-    pub excess_limit: f64,
+    /// τ δ̇ (τ = b/k, δ̇ the platen speed).
+    pub tau_rate: f64,
     pub delta: f64,
     pub outer_radius: f64,
 }
@@ -223,6 +227,7 @@ pub fn sphere_relaxation(
     let log_slope = loglog_slope(rec.loading(), 0.8 * stop.delta, stop.delta);
     let tau = sp.body.b / sp.body.k;
     Ok(SphereRelaxation {
+        loading: rec.loading().to_vec(),
         beads: rec.beads,
         prony,
         e0,
@@ -230,23 +235,48 @@ pub fn sphere_relaxation(
         f_stop: stop.force(),
         f_rest,
         log_slope,
-        excess_limit: tau * sp.speed * log_slope / stop.delta,
+        tau_rate: tau * sp.speed,
         delta: stop.delta,
         outer_radius: rec.outer_radius,
     })
 }
 
 /// The elastic sphere of validation 3 (`beads_sphere::spec(n)`: b = 10⁻⁵ N s/m, 1000 kg/m³,
-/// 2 m/s) at its stop and held for a quarter of its loading: the mean held force (the elastic
-/// force at δ/2R = 10 %).
-pub fn elastic_force(ctx: Option<&GpuContext>, n: f64) -> anyhow::Result<f64> {
+/// 2 m/s): its loading record and the mean force over a hold of a quarter of its loading (the
+/// elastic force at δ/2R = 10 %).
+pub fn elastic_reference(ctx: Option<&GpuContext>, n: f64) -> anyhow::Result<(Vec<CompressionSample>, f64)> {
     let sp = paper_compression_spec(n);
-    let (scene, body) = crate::beads::scenes::compression_scene(&sp);
-    drop(scene);
-    let steps = (sp.stop_time(body.outer_radius) / sp.dt).ceil() as usize;
-    let rec = compress_and_hold(ctx, &sp, 50, steps / 4, (steps / 200).max(1))?;
+    let steps = (sp.stop_time(build_body(&sp.body).outer_radius) / sp.dt).ceil() as usize;
+    let rec = compress_and_hold(ctx, &sp, 100, steps / 4, (steps / 200).max(1))?;
     let h = rec.hold();
-    Ok(h.iter().map(|s| s.force()).sum::<f64>() / h.len() as f64)
+    Ok((
+        rec.loading().to_vec(),
+        h.iter().map(|s| s.force()).sum::<f64>() / h.len() as f64,
+    ))
+}
+
+/// F of a loading record at δ (linear interpolation in δ).
+fn force_at(rec: &[CompressionSample], delta: f64) -> f64 {
+    let k = rec.partition_point(|s| s.delta < delta).clamp(1, rec.len() - 1);
+    let (a, b) = (rec[k - 1], rec[k]);
+    let w = ((delta - a.delta) / (b.delta - a.delta)).clamp(0.0, 1.0);
+    a.force() + w * (b.force() - a.force())
+}
+
+/// The viscous part of the loading force over the last fifth of the loading, measured and
+/// predicted, both over the elastic force at the stop: measured, the mean of F_KV(δ) − F_el(δ);
+/// predicted (massless KV network of uniform τ: every bond carries k (X + τ Ẋ), so the force is
+/// F_el + τ dF_el/dt), τ δ̇ times the secant slope of F_el over the same range. Averages over a
+/// fifth of the loading smooth the lattice's steps (a new terrace touching the plate) and the
+/// ringing of the surface beads.
+pub fn viscous_excess(s: &SphereRelaxation, elastic: &[CompressionSample]) -> (f64, f64) {
+    let d_end = s.delta;
+    let d_start = 0.8 * d_end;
+    let f_end = force_at(elastic, d_end);
+    let late: Vec<&CompressionSample> = s.loading.iter().filter(|x| x.delta >= d_start).collect();
+    let measured = late.iter().map(|x| x.force() - force_at(elastic, x.delta)).sum::<f64>() / late.len() as f64;
+    let slope = (f_end - force_at(elastic, d_start)) / (d_end - d_start);
+    (measured / f_end, s.tau_rate * slope / f_end)
 }
 
 pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
@@ -268,8 +298,8 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
     }
     let n = if ctx.is_some() { 6.0 } else { 8.0 };
     let s = sphere_relaxation(ctx, n, HOLD, 400)?;
-    let elastic = elastic_force(ctx, n)?;
-    checks.extend(sphere_checks(&s, elastic));
+    let (el_loading, elastic) = elastic_reference(ctx, n)?;
+    checks.extend(sphere_checks(&s, &el_loading, elastic));
     Ok(CaseReport {
         case: "beads_relax".into(),
         setup: format!(
@@ -283,19 +313,15 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
     })
 }
 
-/// The sphere's rows: E0 > E∞ and E0/E∞ − 1 against the massless limit τ δ̇ s/δ (within
-/// `EXCESS_TOL` of it), F∞ against the elastic sphere's force at the same δ (2 %) and against
-/// the end of the hold (0.5 %: the fit's limit is where the record went) — asserted;
-/// E0, E∞, t1, t2 against the paper's figures — reported.
-pub fn sphere_checks(s: &SphereRelaxation, elastic: f64) -> Vec<Check> {
+/// The sphere's rows: E0 > E∞; the viscous part of the loading force (what relaxes) against the
+/// massless KV limit (`viscous_excess`, within `EXCESS_TOL`); F∞ against the elastic sphere's
+/// force at the same δ (2 %) and against the end of the hold (0.5 %: the fit's limit is where
+/// the record went) — asserted; E0, E∞, t1, t2 against the paper's figures — reported.
+pub fn sphere_checks(s: &SphereRelaxation, el_loading: &[CompressionSample], elastic: f64) -> Vec<Check> {
+    let (excess, limit) = viscous_excess(s, el_loading);
     vec![
         Check::at_least("beads_relax_e0_over_e_inf", s.e0 / s.e_inf, 1.0, 0.0),
-        Check::relative(
-            "beads_relax_excess_vs_kv_limit",
-            s.e0 / s.e_inf - 1.0,
-            s.excess_limit,
-            EXCESS_TOL,
-        ),
+        Check::relative("beads_relax_viscous_excess_vs_kv_limit", excess, limit, EXCESS_TOL),
         Check::relative("beads_relax_f_inf_vs_elastic", s.prony.f_inf, elastic, 0.02),
         Check::relative("beads_relax_f_inf_vs_end_of_hold", s.prony.f_inf, s.f_rest, 0.005),
         Check::relative("beads_relax_e0", s.e0, 54e6, 0.2).reference(),
@@ -305,9 +331,9 @@ pub fn sphere_checks(s: &SphereRelaxation, elastic: f64) -> Vec<Check> {
     ]
 }
 
-/// Relative tolerance of E0/E∞ − 1 against the massless KV limit (inertia and the elastic
+/// Relative tolerance of the viscous excess against the massless KV limit (inertia and the elastic
 /// plates in series make up the difference).
-pub const EXCESS_TOL: f64 = 0.2;
+pub const EXCESS_TOL: f64 = 0.1;
 
 /// Hold after the stop (s).
 pub const HOLD: f64 = 200e-9;
