@@ -6,7 +6,9 @@
 //!   stretch within 1e-5), reruns bit-identical;
 //! - a lattice sphere (R = 4 l, 257 beads, k = 200 N/m, b = 10⁻⁵ N s/m) compressed by two eq-6
 //!   planes for 600 steps: positions within 1e-4 l of the CPU's, plane forces within 1e-3 of the
-//!   CPU's, bit-identical reruns.
+//!   CPU's, bit-identical reruns;
+//! - validation 5's single KV bond behind a plate and light-bead KV sphere (n = 4) compressed
+//!   and held: the CPU's figures and plate forces (tolerances at the test).
 
 use softdem::beads::scenes::{compression_scene, run_compression, single_bond_scene, BeadRun, CompressionSpec};
 use softdem::beads::{BodyShape, BodySpec, LoadProfile};
@@ -112,4 +114,37 @@ fn gpu_sphere_compression_follows_the_cpu() {
     assert!(d < 1e-4, "gap {d} l");
     assert!(df < 1e-3 * fmax, "plane forces {df}");
     assert_eq!(g, gpu2.states(Some(&ctx)), "GPU reruns differ");
+}
+
+/// Validation 5's scenes on the GPU twin: the single KV bond behind an eq-6 plate (Δt = 10⁻⁴ s,
+/// 11,000 steps) gives the CPU's figures (F∞, history, τ within 1e-4 relative), and the light-bead
+/// KV sphere (n = 4, 251 beads, b = 10⁻⁶ N s/m, Δt = 5 × 10⁻¹¹ s) compressed at 200 m/s and
+/// held 40 ns gives the CPU's plate forces within 1e-3 of the largest.
+#[test]
+fn gpu_relaxation_scenes_follow_the_cpu() {
+    use softdem::beads::scenes::compress_and_hold;
+    use softdem::validation::beads_relaxation::{bond_relaxation, sphere_spec};
+    let ctx = gpu_for_tests();
+    let (c, g) = (
+        bond_relaxation(None, 1e-4, 8.0).unwrap(),
+        bond_relaxation(Some(&ctx), 1e-4, 8.0).unwrap(),
+    );
+    println!("CPU {c:?}\nGPU {g:?}");
+    assert!((c.tau / g.tau - 1.0).abs() < 1e-4 && (c.overshoot / g.overshoot - 1.0).abs() < 1e-4);
+    assert!((c.f_inf_error - g.f_inf_error).abs() < 1e-4 && (c.history_error - g.history_error).abs() < 1e-4);
+    let sp = sphere_spec(4.0);
+    let hold = (40e-9 / sp.dt) as usize;
+    let rc = compress_and_hold(None, &sp, 50, hold, 20).unwrap();
+    let rg = compress_and_hold(Some(&ctx), &sp, 50, hold, 20).unwrap();
+    assert_eq!(rc.beads, 251);
+    assert_eq!(rc.samples.len(), rg.samples.len());
+    let fmax = rc.samples.iter().map(|s| s.force()).fold(0.0, f64::max);
+    let worst = rc
+        .samples
+        .iter()
+        .zip(&rg.samples)
+        .map(|(a, b)| (a.f_top - b.f_top).abs().max((a.f_bottom - b.f_bottom).abs()))
+        .fold(0.0, f64::max);
+    println!("sphere: largest plate force {fmax:.4e} N, largest CPU–GPU difference {worst:.3e} N");
+    assert!(worst <= 1e-3 * fmax, "{worst} vs {fmax}");
 }
