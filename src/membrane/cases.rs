@@ -206,8 +206,35 @@ pub fn sliding_system(contact: MembraneContact, g: f64, dt: f64) -> MembraneSphe
 /// softened to E = 1e8 Pa so the contact steps stay few), bending on: every kind of membrane
 /// force at once, for the CPU/GPU comparison.
 pub fn confined_ring(radius: f64, spacing: f64, sigma: f64, r: f64, delta0: f64, n_grains: usize) -> MembraneSpheres {
+    let c = confined_ring_parts(radius, spacing, sigma, r, delta0, n_grains);
+    let mut sys = MembraneSpheres::new(c.params, c.grains, &c.materials, Vec::new(), &c.spec);
+    sys.pin(&c.pinned, [0.0; 3]);
+    sys
+}
+
+/// The inputs of a membrane case for either façade (`MembraneSpheres::new`,
+/// `GpuMembraneSpheres::new`) and the vertices it pins at rest.
+#[derive(Clone, Debug)]
+pub struct MembraneCase {
+    pub params: SphereParams,
+    pub grains: Vec<SphereState>,
+    pub materials: Vec<SphereMaterial>,
+    pub spec: MembraneSpec,
+    pub pinned: Vec<u32>,
+}
+
+/// `confined_ring`'s inputs.
+pub fn confined_ring_parts(
+    radius: f64,
+    spacing: f64,
+    sigma: f64,
+    r: f64,
+    delta0: f64,
+    n_grains: usize,
+) -> MembraneCase {
     let mesh = MembraneMesh::cylinder([0.0; 3], radius, 7.0 * 0.5 * 3f64.sqrt() * spacing, spacing);
     let height = mesh.vertices.iter().map(|v| v[2]).fold(0.0, f64::max);
+    let nv = mesh.vertices.len() as u32;
     let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
     spec.sigma = sigma;
     spec.k_el = 1e-5;
@@ -229,12 +256,14 @@ pub fn confined_ring(radius: f64, spacing: f64, sigma: f64, r: f64, delta0: f64,
         skin: 0.5e-3,
         ..Default::default()
     };
-    let mut sys = MembraneSpheres::new(params, grains, &[grain], Vec::new(), &spec);
-    let nv = sys.membrane.params.n_vertices;
     let per_ring = (2.0 * std::f64::consts::PI * radius / spacing).round() as u32;
-    let rims: Vec<u32> = (0..per_ring).chain(nv - per_ring..nv).collect();
-    sys.pin(&rims, [0.0; 3]);
-    sys
+    MembraneCase {
+        params,
+        grains,
+        materials: vec![grain],
+        spec,
+        pinned: (0..per_ring).chain(nv - per_ring..nv).collect(),
+    }
 }
 
 /// Result of `hydrostatic`.

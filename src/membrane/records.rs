@@ -88,3 +88,22 @@ pub fn entry(kind: u32, item: u32, slot: u32) -> u32 {
     debug_assert!(item < (1 << 28));
     (kind << 30) | (item << 2) | slot
 }
+
+/// Parameters of one GPU candidate build (`shaders/membrane_patch_list.wgsl`, a uniform, 64
+/// bytes): the dense grid fitted on the host, the membrane's place among the spheres, the skin,
+/// and the number of candidates once counted.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PatchListParams {
+    pub grid_origin: [f32; 3],
+    pub cell_size: f32,
+    pub grid_dims: [u32; 3],
+    pub n_cells: u32,
+    pub first: u32,
+    pub n_vertices: u32,
+    pub n_patches: u32,
+    pub n_spheres: u32,
+    pub skin: f32,
+    pub n_candidates: u32,
+    pub _pad: [u32; 2],
+}

@@ -44,6 +44,68 @@ pub fn no_contact_law() -> PairLaw {
     PairLaw::linear(0.0, 0.0, 0.5, 0.0)
 }
 
+/// What both façades (`MembraneSpheres`, `gpu_system::GpuMembraneSpheres`) step: the sphere
+/// states (grains, then the membrane's vertices), the law table with the membrane's material
+/// (module doc) and the membrane's records.
+pub fn membrane_system(
+    params: &SphereParams,
+    grains: Vec<SphereState>,
+    materials: &[SphereMaterial],
+    spec: &MembraneSpec,
+) -> (Vec<SphereState>, LawTable, Membrane) {
+    let mm = spec.material();
+    let n = materials.len();
+    let mut all = materials.to_vec();
+    all.push(mm);
+    let mut laws = LawTable::hertz_mindlin(&all);
+    for (k, m) in materials.iter().enumerate() {
+        let law = if spec.contact == MembraneContact::Particles && m.young.is_finite() {
+            PairLaw::hertz_mindlin(m, &mm)
+        } else {
+            no_contact_law()
+        };
+        laws.laws[k * (n + 1) + n] = law;
+        laws.laws[n * (n + 1) + k] = law;
+    }
+    laws.laws[n * (n + 1) + n] = no_contact_law();
+    let first = grains.len();
+    let mut states = grains;
+    let mesh = &spec.mesh;
+    // Vertex mass: density · thickness · A/3 of each of its patches.
+    let mut mass = vec![0.0f64; mesh.vertices.len()];
+    for t in &mesh.triangles {
+        let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
+        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        let cr = [
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ];
+        let area = 0.5 * (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt();
+        for i in t {
+            mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
+        }
+    }
+    for (v, x) in mesh.vertices.iter().enumerate() {
+        let (hi, lo) = df3_split(*x);
+        let r = spec.vertex_radius;
+        states.push(SphereState {
+            pos_hi: hi,
+            radius: r as f32,
+            pos_lo: lo,
+            mass: mass[v] as f32,
+            vel: [0.0; 3],
+            inertia: (0.4 * mass[v] * r * r) as f32,
+            omega: [0.0; 3],
+            material: n as u32,
+        });
+    }
+    let patch_laws: Vec<PairLaw> = materials.iter().map(|m| PairLaw::hertz_mindlin(m, &mm)).collect();
+    let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
+    (states, laws, membrane)
+}
+
 impl MembraneSpheres {
     /// Grains of `materials` (walls' materials among them, E = ∞), walls and the membrane of
     /// `spec`. The vertex spheres follow the grains (index `grains.len()` ..).
@@ -54,56 +116,7 @@ impl MembraneSpheres {
         walls: Vec<PlaneWall>,
         spec: &MembraneSpec,
     ) -> MembraneSpheres {
-        let mm = spec.material();
-        let n = materials.len();
-        let mut all = materials.to_vec();
-        all.push(mm);
-        let mut laws = LawTable::hertz_mindlin(&all);
-        for (k, m) in materials.iter().enumerate() {
-            let law = if spec.contact == MembraneContact::Particles && m.young.is_finite() {
-                PairLaw::hertz_mindlin(m, &mm)
-            } else {
-                no_contact_law()
-            };
-            laws.laws[k * (n + 1) + n] = law;
-            laws.laws[n * (n + 1) + k] = law;
-        }
-        laws.laws[n * (n + 1) + n] = no_contact_law();
-        let first = grains.len();
-        let mut states = grains;
-        let mesh = &spec.mesh;
-        // Vertex mass: density · thickness · A/3 of each of its patches.
-        let mut mass = vec![0.0f64; mesh.vertices.len()];
-        for t in &mesh.triangles {
-            let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let cr = [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ];
-            let area = 0.5 * (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt();
-            for i in t {
-                mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
-            }
-        }
-        for (v, x) in mesh.vertices.iter().enumerate() {
-            let (hi, lo) = df3_split(*x);
-            let r = spec.vertex_radius;
-            states.push(SphereState {
-                pos_hi: hi,
-                radius: r as f32,
-                pos_lo: lo,
-                mass: mass[v] as f32,
-                vel: [0.0; 3],
-                inertia: (0.4 * mass[v] * r * r) as f32,
-                omega: [0.0; 3],
-                material: n as u32,
-            });
-        }
-        let patch_laws: Vec<PairLaw> = materials.iter().map(|m| PairLaw::hertz_mindlin(m, &mm)).collect();
-        let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
+        let (states, laws, membrane) = membrane_system(&params, grains, materials, spec);
         let spheres = CpuSpheres::new(params, states, laws, walls);
         let mut sys = MembraneSpheres {
             spheres,

@@ -389,6 +389,19 @@ impl GpuSpheres {
         self.spheres.read(ctx)
     }
 
+    /// Overwrites spheres `first ..` with `states` between steps (a composing system that moves
+    /// some spheres on a prescribed path, as pinned membrane vertices). The list is not rebuilt
+    /// here: the next step's displacement check sees the move.
+    pub fn write_spheres(&self, ctx: &GpuContext, first: usize, states: &[SphereState]) {
+        assert!(
+            first + states.len() <= self.params.n_spheres as usize,
+            "write_spheres past the end"
+        );
+        let size = std::mem::size_of::<SphereState>() as u64;
+        ctx.queue
+            .write_buffer(self.spheres.buffer(), first as u64 * size, bytemuck::cast_slice(states));
+    }
+
     pub fn walls(&self, ctx: &GpuContext) -> Vec<PlaneWall> {
         self.walls.read(ctx)
     }
