@@ -22,9 +22,12 @@ struct PatchListParams {
     n_spheres: u32,
     skin: f32,
     n_candidates: u32,
+    flags: u32,
     _pad0: u32,
-    _pad1: u32,
 }
+
+// PatchListParams::flags: vertices meet the patches they do not belong to.
+const MEMBRANE_SELF_CONTACT: u32 = 4u;
 
 struct MembranePatch {
     v: vec3<u32>,
@@ -60,6 +63,11 @@ fn vertex_sphere(v: u32) -> u32 {
 
 fn is_vertex(s: u32) -> bool {
     return s >= lp.first && s < lp.first + lp.n_vertices;
+}
+
+// Whether sphere s has a row: grains always, vertices with self-contact.
+fn meets_patches(s: u32) -> bool {
+    return !is_vertex(s) || (lp.flags & MEMBRANE_SELF_CONTACT) != 0u;
 }
 
 fn cell_of(x: vec3<f32>) -> vec3<u32> {
@@ -153,6 +161,10 @@ fn visit_patches(s: u32, write: bool, out: u32) -> u32 {
                 let b = atomicLoad(&cell_start[ci + 1u]);
                 for (var m = a; m < b; m++) {
                     let k = cell_patches[m];
+                    // A vertex never meets its own patches.
+                    if (is_vertex(s) && any(patches[k].v == vec3<u32>(s - lp.first))) {
+                        continue;
+                    }
                     let v0 = states[vertex_sphere(patches[k].v.x)];
                     let d = df3_sub(g.pos_hi, g.pos_lo, v0.pos_hi, v0.pos_lo) - bounds[k].xyz;
                     let reach = g.radius + bounds[k].w + lp.skin;
@@ -175,7 +187,7 @@ fn cand_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     if (s >= lp.n_spheres) {
         return;
     }
-    if (is_vertex(s) || lp.n_patches == 0u) {
+    if (!meets_patches(s) || lp.n_patches == 0u) {
         cand_start[s] = 0u;
         return;
     }
@@ -186,7 +198,7 @@ fn cand_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 @compute @workgroup_size(64)
 fn cand_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let s = linear_id(wid, lid, nwg, LIST_WG);
-    if (s >= lp.n_spheres || is_vertex(s) || lp.n_patches == 0u) {
+    if (s >= lp.n_spheres || !meets_patches(s) || lp.n_patches == 0u) {
         return;
     }
     let a = cand_start[s];

@@ -295,6 +295,13 @@ fn membrane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
                     f = f - o.force * o.weights[corner[q] & 3u];
                 }
             }
+            // Self-contact: the vertex's own contacts with foreign patches (force only).
+            for (var c = cand_start[s]; c < cand_start[s + 1u]; c++) {
+                let o = patch_out[c];
+                if (o.selected != 0u) {
+                    f = f + o.force;
+                }
+            }
         }
     } else if ((mp.flags & MEMBRANE_PATCH_CONTACTS) != 0u) {
         for (var c = cand_start[s]; c < cand_start[s + 1u]; c++) {

@@ -139,9 +139,10 @@ fn membrane_records_have_identical_layouts() {
             (offset_of!(L, n_spheres), "n_spheres"),
             (offset_of!(L, skin), "skin"),
             (offset_of!(L, n_candidates), "n_candidates"),
+            (offset_of!(L, flags), "flags"),
             (offset_of!(L, _pad), "_pad0"),
         ],
-        1,
+        0,
     );
     assert_eq!(size_of::<L>() % 16, 0, "a uniform's size is a multiple of 16");
 }

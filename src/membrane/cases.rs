@@ -24,6 +24,7 @@ pub fn table2_membrane(mesh: MembraneMesh, contact: MembraneContact, vertex_radi
         sigma: 0.0,
         contact,
         vertex_radius,
+        self_contact: false,
     }
 }
 
@@ -263,6 +264,65 @@ pub fn confined_ring_parts(
         materials: vec![grain],
         spec,
         pinned: (0..per_ring).chain(nv - per_ring..nv).collect(),
+    }
+}
+
+/// A sheet folded onto itself (self-contact): `folded_sheet`'s inputs, the upper part's vertices
+/// and their initial velocities (a rotation closing the fold).
+#[derive(Clone, Debug)]
+pub struct FoldedSheet {
+    pub case: MembraneCase,
+    pub upper: Vec<u32>,
+    pub velocity: Vec<[f64; 3]>,
+}
+
+/// A strip of Table 2 membrane (`MembraneMesh::sheet`, nx × ny vertices of side s, Δt = 2 µs, no
+/// bending stiffness, no gravity) folded about row `fold` (the line y = fold · √3/2 s): the rows
+/// above it are turned onto a plane at angle θ0 above the rows below, which are pinned (the fold
+/// row with them); the upper part closes onto the lower at ω (rad/s) about the fold line. Vertex
+/// radius `r_v` (the self-contact radius).
+#[allow(clippy::too_many_arguments)]
+pub fn folded_sheet(
+    nx: usize,
+    ny: usize,
+    fold: usize,
+    s: f64,
+    theta0: f64,
+    omega: f64,
+    r_v: f64,
+    self_contact: bool,
+) -> FoldedSheet {
+    let mut mesh = MembraneMesh::sheet([0.0; 3], nx, ny, s);
+    let y_f = fold as f64 * 0.5 * 3f64.sqrt() * s;
+    let mut upper = Vec::new();
+    let mut velocity = Vec::new();
+    for (v, x) in mesh.vertices.iter_mut().enumerate() {
+        let d = x[1] - y_f;
+        if d > 1e-12 {
+            *x = [x[0], y_f - d * theta0.cos(), d * theta0.sin()];
+            upper.push(v as u32);
+            // d/dt of (y_f − d cos θ, d sin θ) with dθ/dt = −ω.
+            velocity.push([0.0, -omega * d * theta0.sin(), -omega * d * theta0.cos()]);
+        }
+    }
+    let n = mesh.vertices.len() as u32;
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, r_v);
+    spec.self_contact = self_contact;
+    let params = SphereParams {
+        dt: 2e-6,
+        skin: (0.5 * r_v) as f32,
+        ..Default::default()
+    };
+    FoldedSheet {
+        case: MembraneCase {
+            params,
+            grains: Vec::new(),
+            materials: vec![TABLE2_GRAIN],
+            spec,
+            pinned: (0..n).filter(|v| !upper.contains(v)).collect(),
+        },
+        upper,
+        velocity,
     }
 }
 

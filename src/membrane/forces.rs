@@ -203,8 +203,9 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
     }
 }
 
-/// Per sphere: a vertex sums its edges, hinges and pressure patches (static order) then its
-/// candidate corners; a grain sums its candidates. Added to `out` (one per sphere).
+/// Per sphere: a vertex sums its edges, hinges and pressure patches (static order), its
+/// candidate corners, then its own candidates (self-contact); a grain sums its candidates. Added
+/// to `out` (one per sphere).
 pub fn membrane_gather(m: &Membrane, states: &[SphereState], out: &mut [SphereForce]) {
     let p = m.params;
     out.par_iter_mut().enumerate().for_each(|(s, out)| {
@@ -236,6 +237,13 @@ pub fn membrane_gather(m: &Membrane, states: &[SphereState], out: &mut [SphereFo
                     let o = &m.patch_out[(e >> 2) as usize];
                     if o.active != 0 {
                         f = sub(f, scale(o.force, o.weights[(e & 3) as usize]));
+                    }
+                }
+                // Self-contact: the vertex's own contacts with foreign patches (force only: a
+                // vertex takes no torque, so its ω stays 0 and its contacts do not roll).
+                for o in &m.patch_out[m.list.start[s] as usize..m.list.start[s + 1] as usize] {
+                    if o.active != 0 {
+                        f = add(f, o.force);
                     }
                 }
             }

@@ -8,7 +8,7 @@
 
 use super::model::Membrane;
 use super::patch_list::PatchList;
-use super::records::{MembranePatch, PatchListParams};
+use super::records::{MembranePatch, PatchListParams, MEMBRANE_SELF_CONTACT};
 use crate::gpu::array::GpuArray;
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -97,10 +97,11 @@ pub fn fit_patch_grid(m: &Membrane, states: &[SphereState], skin: f32) -> PatchL
                 .fold(0.0, f64::max)
         })
         .fold(0.0, f64::max);
+    let self_contact = p.flags & MEMBRANE_SELF_CONTACT != 0;
     let r_grain = states
         .iter()
         .enumerate()
-        .filter(|(s, _)| *s < first || *s >= first + nv)
+        .filter(|(s, _)| self_contact || *s < first || *s >= first + nv)
         .map(|(_, s)| s.radius as f64)
         .fold(0.0, f64::max);
     let mut cell = (((r_grain + r_patch + skin as f64) * 1.001) as f32).max(1e-9);
@@ -119,7 +120,8 @@ pub fn fit_patch_grid(m: &Membrane, states: &[SphereState], skin: f32) -> PatchL
                 n_spheres: states.len() as u32,
                 skin,
                 n_candidates: 0,
-                _pad: [0; 2],
+                flags: p.flags & MEMBRANE_SELF_CONTACT,
+                _pad: 0,
             };
         }
         cell *= 1.26;

@@ -46,9 +46,12 @@ pub struct MembraneSpec {
     /// Confining stress σ (Pa; > 0 presses inward, an internal pressure p is σ = −p).
     pub sigma: f64,
     pub contact: MembraneContact,
-    /// Radius of the vertex particles: MSS_particle's contact radius; with patches it only sizes
-    /// the cell list (no law acts between vertices and grains).
+    /// Radius of the vertex particles: MSS_particle's contact radius; with patches the contact
+    /// radius of self-contact (and it sizes the cell list; no law acts between vertices and grains).
     pub vertex_radius: f64,
+    /// Self-contact (with patches only): every vertex against the patches it does not belong to,
+    /// as a sphere of radius `vertex_radius` against a patch (docs/membrane.md).
+    pub self_contact: bool,
 }
 
 impl MembraneSpec {
@@ -75,7 +78,8 @@ pub struct Membrane {
     /// Per local vertex, its edges, hinges and patches as gather entries (`records::entry`).
     pub vertex_start: Vec<u32>,
     pub vertex_entry: Vec<u32>,
-    /// Law of a grain of material m against a patch: `patch_laws[m]`.
+    /// Law of a sphere of material m against a patch: `patch_laws[m]` (grains; the vertices'
+    /// material, last, is the membrane against itself: self-contact).
     pub patch_laws: Vec<PairLaw>,
     pub list: PatchList,
     pub patch_history: Vec<ContactHistory>,
@@ -173,10 +177,10 @@ impl Membrane {
             n_hinges: hinges.len() as u32,
             n_patches: patches.len() as u32,
             n_spheres: states.len() as u32,
-            flags: if spec.contact == MembraneContact::Patches {
-                MEMBRANE_PATCH_CONTACTS
-            } else {
-                0
+            flags: match (spec.contact, spec.self_contact) {
+                (MembraneContact::Patches, false) => MEMBRANE_PATCH_CONTACTS,
+                (MembraneContact::Patches, true) => MEMBRANE_PATCH_CONTACTS | MEMBRANE_SELF_CONTACT,
+                (MembraneContact::Particles, _) => 0,
             },
             ..Default::default()
         };
@@ -209,10 +213,6 @@ impl Membrane {
         }
     }
 
-    fn is_vertex(&self, s: usize) -> bool {
-        s >= self.params.first as usize && s < (self.params.first + self.params.n_vertices) as usize
-    }
-
     /// Whether a sphere or vertex moved more than skin/2 since the last candidate build.
     pub fn needs_rebuild(&self, states: &[SphereState]) -> bool {
         if self.params.flags & MEMBRANE_PATCH_CONTACTS == 0 {
@@ -238,7 +238,7 @@ impl Membrane {
             self.params.first as usize,
             &self.patches,
             self.params.n_vertices as usize,
-            |s| !self.is_vertex(s),
+            self.params.flags & MEMBRANE_SELF_CONTACT != 0,
             self.skin,
         );
         let mut hist = vec![ContactHistory::default(); new.patch.len()];

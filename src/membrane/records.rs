@@ -8,6 +8,9 @@ pub const MEMBRANE_PATCH_CONTACTS: u32 = 1;
 /// `MembraneParams::flags`: a force-only evaluation (at attachment): contact histories are not
 /// written (`spheres::extra_force::Evaluation::advance` unset).
 pub const MEMBRANE_FORCE_ONLY: u32 = 2;
+/// `MembraneParams::flags` and `PatchListParams::flags`: self-contact, every vertex against the
+/// patches it does not belong to (with `MEMBRANE_PATCH_CONTACTS`).
+pub const MEMBRANE_SELF_CONTACT: u32 = 4;
 
 /// Step parameters of one membrane (a uniform, 64 bytes).
 #[repr(C)]
@@ -105,5 +108,7 @@ pub struct PatchListParams {
     pub n_spheres: u32,
     pub skin: f32,
     pub n_candidates: u32,
-    pub _pad: [u32; 2],
+    /// `MEMBRANE_SELF_CONTACT` or 0.
+    pub flags: u32,
+    pub _pad: u32,
 }

@@ -101,7 +101,12 @@ pub fn membrane_system(
             material: n as u32,
         });
     }
-    let patch_laws: Vec<PairLaw> = materials.iter().map(|m| PairLaw::hertz_mindlin(m, &mm)).collect();
+    // Per sphere material against a patch; the vertices' (last): the membrane against itself.
+    let patch_laws: Vec<PairLaw> = materials
+        .iter()
+        .chain(std::iter::once(&mm))
+        .map(|m| PairLaw::hertz_mindlin(m, &mm))
+        .collect();
     let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
     (states, laws, membrane)
 }
