@@ -149,9 +149,10 @@ fn gpu_stepper_runs_the_membrane_as_a_force_source() {
     let selected = |list: &softdem::membrane::patch_list::PatchList, active: &[u32]| -> BTreeSet<(usize, u32)> {
         let mut set = BTreeSet::new();
         for s in 0..list.start.len().saturating_sub(1) {
-            for k in list.start[s] as usize..list.start[s + 1] as usize {
-                if active[k] != 0 {
-                    set.insert((s, list.patch[k]));
+            let row = list.start[s] as usize..list.start[s + 1] as usize;
+            for (p, a) in list.patch[row.clone()].iter().zip(&active[row]) {
+                if *a != 0 {
+                    set.insert((s, *p));
                 }
             }
         }
