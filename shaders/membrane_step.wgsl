@@ -1,7 +1,8 @@
 // membrane_step.wgsl: the membrane's force passes (issue 25), twins of src/membrane/forces.rs
 // (same names, same order): edge_pass (eq 6), hinge_pass (eq 11–16), pressure_pass (eq 18–19),
 // patch_pass (one thread per grain: eq 17, Table 1, the pair law, Fig. 3) and membrane_gather
-// (per sphere, its records in a fixed order; no atomics). The sphere stepper adds `membrane_force`.
+// (per sphere, its records in a fixed order; no atomics), which adds to `membrane_force`: the
+// sphere stepper's extra force when the membrane is a source of `GpuSpheres` (src/membrane/gpu_source.rs).
 
 #import sphere_contact
 #import membrane_stretch
@@ -62,6 +63,8 @@ struct PatchOut {
 }
 
 const MEMBRANE_PATCH_CONTACTS: u32 = 1u;
+// A force-only evaluation (at attachment): contact histories are not written.
+const MEMBRANE_FORCE_ONLY: u32 = 2u;
 const ENTRY_EDGE: u32 = 0u;
 const ENTRY_HINGE: u32 = 1u;
 const MAX_PATCH_CONTACTS: u32 = 16u;
@@ -249,7 +252,9 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
             }
         }
         patch_out[c] = o;
-        patch_history[c] = h;
+        if ((mp.flags & MEMBRANE_FORCE_ONLY) == 0u) {
+            patch_history[c] = h;
+        }
     }
 }
 
@@ -290,6 +295,13 @@ fn membrane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
                     f = f - o.force * o.weights[corner[q] & 3u];
                 }
             }
+            // Self-contact: the vertex's own contacts with foreign patches (force only).
+            for (var c = cand_start[s]; c < cand_start[s + 1u]; c++) {
+                let o = patch_out[c];
+                if (o.selected != 0u) {
+                    f = f + o.force;
+                }
+            }
         }
     } else if ((mp.flags & MEMBRANE_PATCH_CONTACTS) != 0u) {
         for (var c = cand_start[s]; c < cand_start[s + 1u]; c++) {
@@ -300,8 +312,9 @@ fn membrane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
             }
         }
     }
-    var out: SphereForce;
-    out.force = f;
-    out.torque = t;
+    // Added to the sphere stepper's extra force (zero before the first source adds).
+    var out = membrane_force[s];
+    out.force = out.force + f;
+    out.torque = out.torque + t;
     membrane_force[s] = out;
 }

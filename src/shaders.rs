@@ -55,6 +55,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("membrane_pressure", include_str!("../shaders/membrane_pressure.wgsl")),
     ("patch_contact", include_str!("../shaders/patch_contact.wgsl")),
     ("membrane_step", include_str!("../shaders/membrane_step.wgsl")),
+    (
+        "membrane_patch_list",
+        include_str!("../shaders/membrane_patch_list.wgsl"),
+    ),
     ("kelvin_voigt", include_str!("../shaders/kelvin_voigt.wgsl")),
     ("plane_repulsion", include_str!("../shaders/plane_repulsion.wgsl")),
     ("beads", include_str!("../shaders/beads.wgsl")),

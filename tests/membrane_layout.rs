@@ -7,7 +7,12 @@ use softdem::membrane::records::*;
 use std::mem::{offset_of, size_of};
 
 fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
-    let src = softdem::shaders::shader_source("membrane_step").unwrap();
+    let file = if name == "PatchListParams" {
+        "membrane_patch_list"
+    } else {
+        "membrane_step"
+    };
+    let src = softdem::shaders::shader_source(file).unwrap();
     let module = naga::front::wgsl::parse_str(&src).unwrap();
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).unwrap();
@@ -19,7 +24,7 @@ fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
             }
         }
     }
-    panic!("struct {name} not in membrane_step.wgsl")
+    panic!("struct {name} not in {file}.wgsl")
 }
 
 /// Size, then (Rust offset, WGSL field) pairs; `extra` WGSL fields lie inside a Rust array.
@@ -119,4 +124,25 @@ fn membrane_records_have_identical_layouts() {
         ],
         1,
     );
+    type L = PatchListParams;
+    check(
+        "PatchListParams",
+        size_of::<L>(),
+        &[
+            (offset_of!(L, grid_origin), "grid_origin"),
+            (offset_of!(L, cell_size), "cell_size"),
+            (offset_of!(L, grid_dims), "grid_dims"),
+            (offset_of!(L, n_cells), "n_cells"),
+            (offset_of!(L, first), "first"),
+            (offset_of!(L, n_vertices), "n_vertices"),
+            (offset_of!(L, n_patches), "n_patches"),
+            (offset_of!(L, n_spheres), "n_spheres"),
+            (offset_of!(L, skin), "skin"),
+            (offset_of!(L, n_candidates), "n_candidates"),
+            (offset_of!(L, flags), "flags"),
+            (offset_of!(L, _pad), "_pad0"),
+        ],
+        0,
+    );
+    assert_eq!(size_of::<L>() % 16, 0, "a uniform's size is a multiple of 16");
 }

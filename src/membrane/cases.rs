@@ -24,6 +24,7 @@ pub fn table2_membrane(mesh: MembraneMesh, contact: MembraneContact, vertex_radi
         sigma: 0.0,
         contact,
         vertex_radius,
+        self_contact: false,
     }
 }
 
@@ -206,8 +207,35 @@ pub fn sliding_system(contact: MembraneContact, g: f64, dt: f64) -> MembraneSphe
 /// softened to E = 1e8 Pa so the contact steps stay few), bending on: every kind of membrane
 /// force at once, for the CPU/GPU comparison.
 pub fn confined_ring(radius: f64, spacing: f64, sigma: f64, r: f64, delta0: f64, n_grains: usize) -> MembraneSpheres {
+    let c = confined_ring_parts(radius, spacing, sigma, r, delta0, n_grains);
+    let mut sys = MembraneSpheres::new(c.params, c.grains, &c.materials, Vec::new(), &c.spec);
+    sys.pin(&c.pinned, [0.0; 3]);
+    sys
+}
+
+/// The inputs of a membrane case for either façade (`MembraneSpheres::new`,
+/// `GpuMembraneSpheres::new`) and the vertices it pins at rest.
+#[derive(Clone, Debug)]
+pub struct MembraneCase {
+    pub params: SphereParams,
+    pub grains: Vec<SphereState>,
+    pub materials: Vec<SphereMaterial>,
+    pub spec: MembraneSpec,
+    pub pinned: Vec<u32>,
+}
+
+/// `confined_ring`'s inputs.
+pub fn confined_ring_parts(
+    radius: f64,
+    spacing: f64,
+    sigma: f64,
+    r: f64,
+    delta0: f64,
+    n_grains: usize,
+) -> MembraneCase {
     let mesh = MembraneMesh::cylinder([0.0; 3], radius, 7.0 * 0.5 * 3f64.sqrt() * spacing, spacing);
     let height = mesh.vertices.iter().map(|v| v[2]).fold(0.0, f64::max);
+    let nv = mesh.vertices.len() as u32;
     let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
     spec.sigma = sigma;
     spec.k_el = 1e-5;
@@ -229,12 +257,73 @@ pub fn confined_ring(radius: f64, spacing: f64, sigma: f64, r: f64, delta0: f64,
         skin: 0.5e-3,
         ..Default::default()
     };
-    let mut sys = MembraneSpheres::new(params, grains, &[grain], Vec::new(), &spec);
-    let nv = sys.membrane.params.n_vertices;
     let per_ring = (2.0 * std::f64::consts::PI * radius / spacing).round() as u32;
-    let rims: Vec<u32> = (0..per_ring).chain(nv - per_ring..nv).collect();
-    sys.pin(&rims, [0.0; 3]);
-    sys
+    MembraneCase {
+        params,
+        grains,
+        materials: vec![grain],
+        spec,
+        pinned: (0..per_ring).chain(nv - per_ring..nv).collect(),
+    }
+}
+
+/// A sheet folded onto itself (self-contact): `folded_sheet`'s inputs, the upper part's vertices
+/// and their initial velocities (a rotation closing the fold).
+#[derive(Clone, Debug)]
+pub struct FoldedSheet {
+    pub case: MembraneCase,
+    pub upper: Vec<u32>,
+    pub velocity: Vec<[f64; 3]>,
+}
+
+/// A strip of Table 2 membrane (`MembraneMesh::sheet`, nx × ny vertices of side s, Δt = 2 µs, no
+/// bending stiffness, no gravity) folded about row `fold` (the line y = fold · √3/2 s): the rows
+/// above it are turned onto a plane at angle θ0 above the rows below, which are pinned (the fold
+/// row with them); the upper part closes onto the lower at ω (rad/s) about the fold line. Vertex
+/// radius `r_v` (the self-contact radius).
+#[allow(clippy::too_many_arguments)]
+pub fn folded_sheet(
+    nx: usize,
+    ny: usize,
+    fold: usize,
+    s: f64,
+    theta0: f64,
+    omega: f64,
+    r_v: f64,
+    self_contact: bool,
+) -> FoldedSheet {
+    let mut mesh = MembraneMesh::sheet([0.0; 3], nx, ny, s);
+    let y_f = fold as f64 * 0.5 * 3f64.sqrt() * s;
+    let mut upper = Vec::new();
+    let mut velocity = Vec::new();
+    for (v, x) in mesh.vertices.iter_mut().enumerate() {
+        let d = x[1] - y_f;
+        if d > 1e-12 {
+            *x = [x[0], y_f - d * theta0.cos(), d * theta0.sin()];
+            upper.push(v as u32);
+            // d/dt of (y_f − d cos θ, d sin θ) with dθ/dt = −ω.
+            velocity.push([0.0, -omega * d * theta0.sin(), -omega * d * theta0.cos()]);
+        }
+    }
+    let n = mesh.vertices.len() as u32;
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, r_v);
+    spec.self_contact = self_contact;
+    let params = SphereParams {
+        dt: 2e-6,
+        skin: (0.5 * r_v) as f32,
+        ..Default::default()
+    };
+    FoldedSheet {
+        case: MembraneCase {
+            params,
+            grains: Vec::new(),
+            materials: vec![TABLE2_GRAIN],
+            spec,
+            pinned: (0..n).filter(|v| !upper.contains(v)).collect(),
+        },
+        upper,
+        velocity,
+    }
 }
 
 /// Result of `hydrostatic`.

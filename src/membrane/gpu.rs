@@ -1,8 +1,8 @@
 //! The membrane's force passes on the GPU (`shaders/membrane_step.wgsl`), the twins of
 //! `forces.rs`: one evaluation from a membrane's records, candidate list and contact history
 //! and the sphere states, giving every sphere's membrane force, the new histories and the
-//! patch records. What the CPU/GPU comparison runs on (`tests/gpu_membrane.rs`). The GPU sphere
-//! stepper does not call it yet (its `external` seam is the CPU stepper's; see docs/membrane.md).
+//! patch records, from host data (the single-evaluation comparison of `tests/gpu_membrane.rs`).
+//! On the GPU stepper the same kernels run as a force source: `gpu_source::GpuMembraneSource`.
 
 use super::model::Membrane;
 use super::records::PatchOut;
@@ -16,11 +16,11 @@ use wgpu::util::DeviceExt as _;
 
 /// The compiled kernels, one field per pass.
 pub struct GpuMembraneForces {
-    edge_pass: Kernel,
-    hinge_pass: Kernel,
-    pressure_pass: Kernel,
-    patch_pass: Kernel,
-    membrane_gather: Kernel,
+    pub(crate) edge_pass: Kernel,
+    pub(crate) hinge_pass: Kernel,
+    pub(crate) pressure_pass: Kernel,
+    pub(crate) patch_pass: Kernel,
+    pub(crate) membrane_gather: Kernel,
 }
 
 /// What one GPU evaluation returns.
@@ -31,7 +31,7 @@ pub struct GpuMembraneResult {
 }
 
 /// `v`, or one zeroed element when empty (zero-sized bindings are rejected).
-fn nonempty<T: bytemuck::Pod>(v: &[T]) -> Vec<T> {
+pub(crate) fn nonempty<T: bytemuck::Pod>(v: &[T]) -> Vec<T> {
     if v.is_empty() {
         vec![T::zeroed()]
     } else {

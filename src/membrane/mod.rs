@@ -9,6 +9,9 @@
 pub mod cases;
 pub mod forces;
 pub mod gpu;
+pub mod gpu_patch_list;
+pub mod gpu_source;
+pub mod gpu_system;
 pub mod mesh;
 pub mod model;
 pub mod patch_list;

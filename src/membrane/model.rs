@@ -11,6 +11,7 @@ use super::records::*;
 use crate::laws::membrane_bending::{hinge_sin_half, BendingParams};
 use crate::laws::membrane_stretch::stretch_stiffness;
 use crate::spheres::contact::ContactHistory;
+use crate::spheres::extra_force::{Evaluation, ExtraForces};
 use crate::spheres::pair_law::{PairLaw, SphereMaterial};
 use crate::spheres::{SphereForce, SphereState};
 
@@ -45,9 +46,12 @@ pub struct MembraneSpec {
     /// Confining stress σ (Pa; > 0 presses inward, an internal pressure p is σ = −p).
     pub sigma: f64,
     pub contact: MembraneContact,
-    /// Radius of the vertex particles: MSS_particle's contact radius; with patches it only sizes
-    /// the cell list (no law acts between vertices and grains).
+    /// Radius of the vertex particles: MSS_particle's contact radius; with patches the contact
+    /// radius of self-contact (and it sizes the cell list; no law acts between vertices and grains).
     pub vertex_radius: f64,
+    /// Self-contact (with patches only): every vertex against the patches it does not belong to,
+    /// as a sphere of radius `vertex_radius` against a patch (docs/membrane.md).
+    pub self_contact: bool,
 }
 
 impl MembraneSpec {
@@ -74,7 +78,8 @@ pub struct Membrane {
     /// Per local vertex, its edges, hinges and patches as gather entries (`records::entry`).
     pub vertex_start: Vec<u32>,
     pub vertex_entry: Vec<u32>,
-    /// Law of a grain of material m against a patch: `patch_laws[m]`.
+    /// Law of a sphere of material m against a patch: `patch_laws[m]` (grains; the vertices'
+    /// material, last, is the membrane against itself: self-contact).
     pub patch_laws: Vec<PairLaw>,
     pub list: PatchList,
     pub patch_history: Vec<ContactHistory>,
@@ -172,10 +177,10 @@ impl Membrane {
             n_hinges: hinges.len() as u32,
             n_patches: patches.len() as u32,
             n_spheres: states.len() as u32,
-            flags: if spec.contact == MembraneContact::Patches {
-                MEMBRANE_PATCH_CONTACTS
-            } else {
-                0
+            flags: match (spec.contact, spec.self_contact) {
+                (MembraneContact::Patches, false) => MEMBRANE_PATCH_CONTACTS,
+                (MembraneContact::Patches, true) => MEMBRANE_PATCH_CONTACTS | MEMBRANE_SELF_CONTACT,
+                (MembraneContact::Particles, _) => 0,
             },
             ..Default::default()
         };
@@ -208,10 +213,6 @@ impl Membrane {
         }
     }
 
-    fn is_vertex(&self, s: usize) -> bool {
-        s >= self.params.first as usize && s < (self.params.first + self.params.n_vertices) as usize
-    }
-
     /// Whether a sphere or vertex moved more than skin/2 since the last candidate build.
     pub fn needs_rebuild(&self, states: &[SphereState]) -> bool {
         if self.params.flags & MEMBRANE_PATCH_CONTACTS == 0 {
@@ -237,7 +238,7 @@ impl Membrane {
             self.params.first as usize,
             &self.patches,
             self.params.n_vertices as usize,
-            |s| !self.is_vertex(s),
+            self.params.flags & MEMBRANE_SELF_CONTACT != 0,
             self.skin,
         );
         let mut hist = vec![ContactHistory::default(); new.patch.len()];
@@ -259,16 +260,48 @@ impl Membrane {
         self.list_builds += 1;
     }
 
-    /// All passes of one force evaluation: the forces of the membrane on every sphere.
+    /// All passes of one force evaluation on its own (outside a stepper): the candidate list
+    /// rebuilt if stale, then the forces of the membrane on every sphere into `external`.
     pub fn compute(&mut self, states: &[SphereState], external: &mut Vec<SphereForce>) {
         if self.needs_rebuild(states) {
             self.rebuild(states);
+        }
+        external.clear();
+        external.resize(states.len(), SphereForce::default());
+        self.evaluate(states, true, external);
+    }
+
+    /// edge_pass, hinge_pass, pressure_pass, patch_pass (histories written when `advance`),
+    /// membrane_gather adding to `out`. The candidate list must be valid.
+    pub fn evaluate(&mut self, states: &[SphereState], advance: bool, out: &mut [SphereForce]) {
+        if advance {
+            self.params.flags &= !MEMBRANE_FORCE_ONLY;
+        } else {
+            self.params.flags |= MEMBRANE_FORCE_ONLY;
         }
         edge_pass(self, states);
         hinge_pass(self, states);
         pressure_pass(self, states);
         patch_pass(self, states);
-        external.resize(states.len(), SphereForce::default());
-        membrane_gather(self, states, external);
+        membrane_gather(self, states, out);
+        self.params.flags &= !MEMBRANE_FORCE_ONLY;
+    }
+}
+
+/// The membrane as a force source of the sphere stepper (`spheres::extra_force`): its vertices
+/// are spheres of the stepper, its candidate list is rebuilt with the stepper's sphere list.
+impl ExtraForces for Membrane {
+    fn add_forces(&mut self, states: &[SphereState], eval: Evaluation, out: &mut [SphereForce]) {
+        self.params.dt = eval.dt;
+        self.evaluate(states, eval.advance, out);
+    }
+
+    fn rebuild(&mut self, states: &[SphereState], skin: f32) {
+        self.skin = skin as f64;
+        Membrane::rebuild(self, states);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

@@ -4,14 +4,15 @@
 //! when |x − c| < r + R + skin (c the centroid, R the largest centroid–vertex distance); the list
 //! stays valid until a grain or a vertex moves more than skin/2 (a point of a patch moves at most
 //! as far as its farthest vertex). Rows are sorted by patch index (Table 1's tie-break needs it).
-//! Built on the CPU at a rebuild; the GPU gets the list (a GPU build is not written yet).
+//! With self-contact the vertices are rows too (against the patches they do not belong to).
+//! GPU twin: `gpu_patch_list` (`shaders/membrane_patch_list.wgsl`).
 
 use super::records::MembranePatch;
 use crate::spheres::SphereState;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-/// Candidates per sphere as CSR over all spheres (membrane vertices have none), and, per local
+/// Candidates per sphere as CSR over all spheres (vertices only with self-contact), and, per local
 /// vertex, the candidate corners touching it (candidate << 2 | corner), in candidate order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PatchList {
@@ -21,15 +22,20 @@ pub struct PatchList {
     pub corner: Vec<u32>,
 }
 
-/// Builds the list. `is_grain(s)` says which spheres meet patches; positions are f64.
+/// Builds the list (positions f64). Grains meet every patch; with `self_contact` the vertices
+/// (spheres `first .. first + n_vertices`) meet the patches they do not belong to, otherwise none.
 pub fn build_patch_list(
     states: &[SphereState],
     first: usize,
     patches: &[MembranePatch],
     n_vertices: usize,
-    is_grain: impl Fn(usize) -> bool + Sync,
+    self_contact: bool,
     skin: f64,
 ) -> PatchList {
+    let is_vertex = |s: usize| s >= first && s < first + n_vertices;
+    let is_grain = |s: usize| self_contact || !is_vertex(s);
+    // A vertex never meets its own patches.
+    let excluded = |s: usize, p: u32| is_vertex(s) && patches[p as usize].v.contains(&((s - first) as u32));
     let vpos = |v: u32| states[first + v as usize].position();
     let bounds: Vec<([f64; 3], f64)> = patches
         .iter()
@@ -67,7 +73,7 @@ pub fn build_patch_list(
                         if let Some(ps) = grid.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) {
                             row.extend(ps.iter().copied().filter(|&p| {
                                 let (pc, pr) = bounds[p as usize];
-                                dist(x, pc) < r + pr + skin
+                                dist(x, pc) < r + pr + skin && !excluded(s, p)
                             }));
                         }
                     }

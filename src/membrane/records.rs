@@ -5,6 +5,12 @@ use bytemuck::{Pod, Zeroable};
 
 /// `MembraneParams::flags`: contacts of grains with patches (MSS_patch) are evaluated.
 pub const MEMBRANE_PATCH_CONTACTS: u32 = 1;
+/// `MembraneParams::flags`: a force-only evaluation (at attachment): contact histories are not
+/// written (`spheres::extra_force::Evaluation::advance` unset).
+pub const MEMBRANE_FORCE_ONLY: u32 = 2;
+/// `MembraneParams::flags` and `PatchListParams::flags`: self-contact, every vertex against the
+/// patches it does not belong to (with `MEMBRANE_PATCH_CONTACTS`).
+pub const MEMBRANE_SELF_CONTACT: u32 = 4;
 
 /// Step parameters of one membrane (a uniform, 64 bytes).
 #[repr(C)]
@@ -84,4 +90,25 @@ pub const ENTRY_PRESSURE: u32 = 2;
 pub fn entry(kind: u32, item: u32, slot: u32) -> u32 {
     debug_assert!(item < (1 << 28));
     (kind << 30) | (item << 2) | slot
+}
+
+/// Parameters of one GPU candidate build (`shaders/membrane_patch_list.wgsl`, a uniform, 64
+/// bytes): the dense grid fitted on the host, the membrane's place among the spheres, the skin,
+/// and the number of candidates once counted.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PatchListParams {
+    pub grid_origin: [f32; 3],
+    pub cell_size: f32,
+    pub grid_dims: [u32; 3],
+    pub n_cells: u32,
+    pub first: u32,
+    pub n_vertices: u32,
+    pub n_patches: u32,
+    pub n_spheres: u32,
+    pub skin: f32,
+    pub n_candidates: u32,
+    /// `MEMBRANE_SELF_CONTACT` or 0.
+    pub flags: u32,
+    pub _pad: u32,
 }

@@ -1,19 +1,20 @@
 //! Grains and one membrane stepped together on the CPU: a `CpuSpheres` holding the grains and
-//! the membrane's vertex particles (so one integrator moves both), plus the membrane's passes,
-//! which write the sphere stepper's `external` forces between its two half steps:
+//! the membrane's vertex particles (so one integrator moves both), and the membrane, a force
+//! source of the stepper (`spheres::extra_force::ExtraForces`) that this façade keeps and lends
+//! at every step:
 //!
-//!   spheres.step_drift (kick, drift, walls, sphere list) → membrane.compute (candidate list,
-//!   edges, hinges, pressure, patch contacts, gather → external) → spheres.step_forces (pair and
-//!   wall laws, gather + external, kick) → pinned vertices put on their prescribed path.
+//!   spheres.step_with([membrane]): kick, drift, walls, sphere list (and the membrane's candidate
+//!   list after it) → forces: membrane.add_forces (edges, hinges, pressure, patch contacts,
+//!   gather → the stepper's extra force) → pair and wall laws → gather (+ extra) → kick;
+//!   then the pinned vertices are put on their prescribed path.
 //!
-//! Why composition rather than passes inside the sphere stepper: the sphere stepper stays
-//! unaware of membranes (a field `external` added in its gather and a step split in two are
-//! its whole change), and the same seam carries bonds or any other kind.
+//! The façade owns the membrane (rather than attaching it to the stepper) so that `membrane`
+//! stays a plain field others read (`list`, `patch_out`, `patches`, …).
 //!
 //! The law table gets one material more, the membrane's: against grains the Hertz–Mindlin law
 //! of the two materials (MSS_particle) or a zero law (MSS_patch: grains meet the patches, whose
-//! law is `Membrane::patch_laws`); against itself and rigid walls a zero law (self-contact is
-//! not modelled yet; the rims are pinned to the platens).
+//! law is `Membrane::patch_laws`); against itself and rigid walls a zero law (the rims are
+//! pinned to the platens).
 
 use super::model::{Membrane, MembraneContact, MembraneSpec};
 use crate::spheres::cpu_stepper::CpuSpheres;
@@ -43,6 +44,73 @@ pub fn no_contact_law() -> PairLaw {
     PairLaw::linear(0.0, 0.0, 0.5, 0.0)
 }
 
+/// What both façades (`MembraneSpheres`, `gpu_system::GpuMembraneSpheres`) step: the sphere
+/// states (grains, then the membrane's vertices), the law table with the membrane's material
+/// (module doc) and the membrane's records.
+pub fn membrane_system(
+    params: &SphereParams,
+    grains: Vec<SphereState>,
+    materials: &[SphereMaterial],
+    spec: &MembraneSpec,
+) -> (Vec<SphereState>, LawTable, Membrane) {
+    let mm = spec.material();
+    let n = materials.len();
+    let mut all = materials.to_vec();
+    all.push(mm);
+    let mut laws = LawTable::hertz_mindlin(&all);
+    for (k, m) in materials.iter().enumerate() {
+        let law = if spec.contact == MembraneContact::Particles && m.young.is_finite() {
+            PairLaw::hertz_mindlin(m, &mm)
+        } else {
+            no_contact_law()
+        };
+        laws.laws[k * (n + 1) + n] = law;
+        laws.laws[n * (n + 1) + k] = law;
+    }
+    laws.laws[n * (n + 1) + n] = no_contact_law();
+    let first = grains.len();
+    let mut states = grains;
+    let mesh = &spec.mesh;
+    // Vertex mass: density · thickness · A/3 of each of its patches.
+    let mut mass = vec![0.0f64; mesh.vertices.len()];
+    for t in &mesh.triangles {
+        let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
+        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        let cr = [
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ];
+        let area = 0.5 * (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt();
+        for i in t {
+            mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
+        }
+    }
+    for (v, x) in mesh.vertices.iter().enumerate() {
+        let (hi, lo) = df3_split(*x);
+        let r = spec.vertex_radius;
+        states.push(SphereState {
+            pos_hi: hi,
+            radius: r as f32,
+            pos_lo: lo,
+            mass: mass[v] as f32,
+            vel: [0.0; 3],
+            inertia: (0.4 * mass[v] * r * r) as f32,
+            omega: [0.0; 3],
+            material: n as u32,
+        });
+    }
+    // Per sphere material against a patch; the vertices' (last): the membrane against itself.
+    let patch_laws: Vec<PairLaw> = materials
+        .iter()
+        .chain(std::iter::once(&mm))
+        .map(|m| PairLaw::hertz_mindlin(m, &mm))
+        .collect();
+    let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
+    (states, laws, membrane)
+}
+
 impl MembraneSpheres {
     /// Grains of `materials` (walls' materials among them, E = ∞), walls and the membrane of
     /// `spec`. The vertex spheres follow the grains (index `grains.len()` ..).
@@ -53,56 +121,7 @@ impl MembraneSpheres {
         walls: Vec<PlaneWall>,
         spec: &MembraneSpec,
     ) -> MembraneSpheres {
-        let mm = spec.material();
-        let n = materials.len();
-        let mut all = materials.to_vec();
-        all.push(mm);
-        let mut laws = LawTable::hertz_mindlin(&all);
-        for (k, m) in materials.iter().enumerate() {
-            let law = if spec.contact == MembraneContact::Particles && m.young.is_finite() {
-                PairLaw::hertz_mindlin(m, &mm)
-            } else {
-                no_contact_law()
-            };
-            laws.laws[k * (n + 1) + n] = law;
-            laws.laws[n * (n + 1) + k] = law;
-        }
-        laws.laws[n * (n + 1) + n] = no_contact_law();
-        let first = grains.len();
-        let mut states = grains;
-        let mesh = &spec.mesh;
-        // Vertex mass: density · thickness · A/3 of each of its patches.
-        let mut mass = vec![0.0f64; mesh.vertices.len()];
-        for t in &mesh.triangles {
-            let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let cr = [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ];
-            let area = 0.5 * (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt();
-            for i in t {
-                mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
-            }
-        }
-        for (v, x) in mesh.vertices.iter().enumerate() {
-            let (hi, lo) = df3_split(*x);
-            let r = spec.vertex_radius;
-            states.push(SphereState {
-                pos_hi: hi,
-                radius: r as f32,
-                pos_lo: lo,
-                mass: mass[v] as f32,
-                vel: [0.0; 3],
-                inertia: (0.4 * mass[v] * r * r) as f32,
-                omega: [0.0; 3],
-                material: n as u32,
-            });
-        }
-        let patch_laws: Vec<PairLaw> = materials.iter().map(|m| PairLaw::hertz_mindlin(m, &mm)).collect();
-        let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
+        let (states, laws, membrane) = membrane_system(&params, grains, materials, spec);
         let spheres = CpuSpheres::new(params, states, laws, walls);
         let mut sys = MembraneSpheres {
             spheres,
@@ -111,13 +130,7 @@ impl MembraneSpheres {
             time: 0.0,
         };
         // Initial forces with the membrane's, histories untouched (as CpuSpheres::new).
-        sys.membrane.rebuild(&sys.spheres.states);
-        let saved = (sys.spheres.history.clone(), sys.spheres.wall_history.clone());
-        let saved_patch = sys.membrane.patch_history.clone();
-        sys.membrane.compute(&sys.spheres.states, &mut sys.spheres.external);
-        sys.spheres.compute_forces();
-        (sys.spheres.history, sys.spheres.wall_history) = saved;
-        sys.membrane.patch_history = saved_patch;
+        sys.spheres.evaluate_lent(&mut [&mut sys.membrane]);
         sys
     }
 
@@ -141,9 +154,7 @@ impl MembraneSpheres {
 
     /// One time step (module doc).
     pub fn step(&mut self) {
-        self.spheres.step_drift();
-        self.membrane.compute(&self.spheres.states, &mut self.spheres.external);
-        self.spheres.step_forces();
+        self.spheres.step_with(&mut [&mut self.membrane]);
         self.time += self.spheres.params.dt as f64;
         for p in &self.pins {
             let dt = self.time - p.t0;
