@@ -149,8 +149,10 @@ fn normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         let pg = sphere_pair_geometry(a, b);
         var t = vec2<f32>(0.0);
         if (pg.g.delta > 0.0) {
-            let f = classical_normal_force(law_of(a.material, b.material), pg.g);
-            t = vec2<f32>(stress_trace_term(a.radius, pg.g.delta, f), stress_trace_term(b.radius, pg.g.delta, f));
+            let law = law_of(a.material, b.material);
+            let f = classical_normal_force(law, pg.g);
+            let o = law.mc.options;
+            t = vec2<f32>(stress_trace_term(o, a.radius, pg.g.delta, f), stress_trace_term(o, b.radius, pg.g.delta, f));
         }
         pair_trace[k] = t;
     }
@@ -171,7 +173,7 @@ fn wall_normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
     let wg = wall_geometry(w, s);
     var t = 0.0;
     if (wg.g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0u) {
-        t = stress_trace_term(s.radius, wg.g.delta, classical_normal_force(law, wg.g));
+        t = stress_trace_term(law.mc.options, s.radius, wg.g.delta, classical_normal_force(law, wg.g));
     }
     wall_trace[k] = t;
 }

@@ -478,10 +478,11 @@ pub fn normal_pass(sys: &mut CpuSpheres) {
             let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
             let (g, _, _) = sphere_pair_geometry(a, b);
             *t = if g.delta > 0.0 {
-                let f = classical_normal_force(laws.get(a.material, b.material), &g);
+                let law = laws.get(a.material, b.material);
+                let f = classical_normal_force(law, &g);
                 [
-                    stress_trace_term(a.radius, g.delta, f),
-                    stress_trace_term(b.radius, g.delta, f),
+                    stress_trace_term(law.mc.options, a.radius, g.delta, f),
+                    stress_trace_term(law.mc.options, b.radius, g.delta, f),
                 ]
             } else {
                 [0.0; 2]
@@ -500,7 +501,7 @@ pub fn normal_pass(sys: &mut CpuSpheres) {
             let law = laws.get(s.material, w.material);
             let (g, _, _) = wall_geometry(w, s);
             if g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0 {
-                stress_trace_term(s.radius, g.delta, classical_normal_force(law, &g))
+                stress_trace_term(law.mc.options, s.radius, g.delta, classical_normal_force(law, &g))
             } else {
                 0.0
             }
