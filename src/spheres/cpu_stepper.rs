@@ -179,7 +179,7 @@ impl CpuSpheres {
         self.step_drift();
         let half = 0.5 * self.params.dt;
         for q in 0..k {
-            let next = (q + 1 < k).then(|| Drift {
+            let next = (q + 1 < k).then_some(Drift {
                 h: half,
                 dt: self.params.dt,
                 lim: 0.5 * self.params.skin,

@@ -392,10 +392,20 @@ impl GpuSpheres {
         let x_ref: Vec<f32> = states
             .iter()
             .flat_map(|s| (0..3).map(move |k| s.pos_hi[k] + s.pos_lo[k]))
-            .chain(walls.iter().flat_map(|w| (0..3).map(move |k| w.point_hi[k] + w.point_lo[k])))
+            .chain(
+                walls
+                    .iter()
+                    .flat_map(|w| (0..3).map(move |k| w.point_hi[k] + w.point_lo[k])),
+            )
             .collect();
         // One record at least (a binding may not be empty; unread then).
-        let at_least_one = |v: Vec<ContactHistory>| if v.is_empty() { vec![ContactHistory::default()] } else { v };
+        let at_least_one = |v: Vec<ContactHistory>| {
+            if v.is_empty() {
+                vec![ContactHistory::default()]
+            } else {
+                v
+            }
+        };
         self.wall_history = GpuArray::new(ctx, "wall history", &at_least_one(wall_history))?;
         self.wall_out = GpuArray::zeroed(ctx, "wall out", slots.len().max(1))?;
         self.wall_index = GpuArray::new(ctx, "wall index", &wall_index)?;
