@@ -1,7 +1,7 @@
 //! Criterion benches of one sphere step on the CPU stepper (`spheres::cpu_stepper`), Hertz–Mindlin,
 //! on `spheres::bench_scene::compressed_lattice` (a dense packing under slow compression).
-//! Throughput in sphere-steps. `sphere_pass_cpu` times each pass of a step alone at 10⁵ spheres
-//! (where the time of a step goes).
+//! Throughput in sphere-steps (`CpuSpheres::steps`, as `softdem bench`). `sphere_pass_cpu` times
+//! each pass of a step alone at 10⁵ spheres (where the time of a step goes).
 //! Run: `cargo bench --bench spheres -- --noplot` (the 10⁵-sphere case is n = 47);
 //! threads with RAYON_NUM_THREADS.
 
@@ -23,9 +23,7 @@ fn step(c: &mut Criterion) {
         group.throughput(Throughput::Elements(sys.states.len() as u64 * steps));
         group.bench_with_input(BenchmarkId::from_parameter(sys.states.len()), &steps, |b, &s| {
             b.iter(|| {
-                for _ in 0..s {
-                    sys.step();
-                }
+                sys.steps(s);
             })
         });
     }
@@ -47,6 +45,17 @@ fn passes(c: &mut Criterion) {
     group.bench_function("pair_pass", |b| b.iter(|| cs::pair_pass(&mut sys)));
     group.bench_function("wall_pass", |b| b.iter(|| cs::wall_pass(&mut sys)));
     group.bench_function("gather", |b| b.iter(|| cs::gather(&mut sys)));
+    // As a step runs them: the pair pass and the gather as one sweep, and the closing kick with
+    // the next kick + drift (Δt = 0 here, so the state does not move).
+    group.bench_function("pair_gather", |b| b.iter(|| cs::pair_gather(&mut sys)));
+    let next = cs::Drift {
+        h: 0.0,
+        dt: 0.0,
+        lim: 0.5 * sys.params.skin,
+    };
+    group.bench_function("kick_pass", |b| {
+        b.iter(|| cs::kick_pass(&mut sys.states, &sys.forces, 0.0, Some(next), &sys.x_ref))
+    });
     group.bench_function("wall_gather", |b| b.iter(|| cs::wall_gather(&mut sys)));
     let pairs = sys.list.len();
     let touching = sys.pair_out.iter().filter(|o| o.f_n > 0.0).count();

@@ -22,9 +22,10 @@
 // Per sphere, its pairs as pair index << 1 | 1 when the sphere is j, in pair order.
 @group(0) @binding(9) var<storage, read> incident_start: array<u32>;
 @group(0) @binding(10) var<storage, read> incident: array<u32>;
+// Sphere–wall contacts, compact: one record per candidate of the last build (wall_slot order).
 @group(0) @binding(11) var<storage, read_write> wall_history: array<ContactHistory>;
 @group(0) @binding(12) var<storage, read_write> wall_out: array<PairOut>;
-// Positions at the last list build, three f32 per sphere.
+// Positions at the last list build, three f32 per sphere, then three per wall point.
 @group(0) @binding(13) var<storage, read> x_ref: array<f32>;
 // [0]: 1 when some sphere moved more than half the skin since the last build.
 @group(0) @binding(14) var<storage, read_write> step_flags: array<atomic<u32>>;
@@ -38,6 +39,10 @@
 // Extra forces and torques of attached sources (src/spheres/extra_force.rs), one per sphere,
 // read and cleared by gather; a placeholder (skipped) while no source is attached.
 @group(0) @binding(20) var<storage, read_write> extra_force: array<SphereForce>;
+// The sphere–wall candidates of the last build (twin: CpuSpheres::wall_slots): n_spheres + 1
+// CSR starts (sphere s has candidates wall_index[s] .. wall_index[s + 1] − 1), then per candidate
+// c its slot s · n_walls + w at wall_index[n_spheres + 1 + c], increasing.
+@group(0) @binding(21) var<storage, read> wall_index: array<u32>;
 
 const STEP_WG: u32 = 64u;
 
@@ -111,11 +116,18 @@ fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     wall.point_hi = x.hi;
     wall.point_lo = x.lo;
     walls[w] = wall;
+    // Twin of CpuSpheres::walls_moved: the sphere–wall candidates are stale once a wall point
+    // moved more than half the skin since the build.
+    let r = 3u * (sp.n_spheres + w);
+    let d = (x.hi + x.lo) - vec3<f32>(x_ref[r], x_ref[r + 1u], x_ref[r + 2u]);
+    let lim = 0.5 * sp.skin;
+    if (d.x * d.x + d.y * d.y + d.z * d.z > lim * lim) {
+        atomicMax(&step_flags[0], 1u);
+    }
 }
 
-// Twin of the sphere part of CpuSpheres::needs_rebuild (the check fused into kick_drift there).
-// The CPU also rebuilds when a wall moved half the skin, for its sphere–wall candidates; the GPU
-// evaluates every sphere–wall pair, so it needs no such rebuild (results do not depend on when).
+// Twin of the sphere part of CpuSpheres::needs_rebuild (the check fused into kick_drift there;
+// the walls' part is in wall_advance).
 @compute @workgroup_size(64)
 fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
@@ -149,8 +161,10 @@ fn normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         let pg = sphere_pair_geometry(a, b);
         var t = vec2<f32>(0.0);
         if (pg.g.delta > 0.0) {
-            let f = classical_normal_force(law_of(a.material, b.material), pg.g);
-            t = vec2<f32>(stress_trace_term(a.radius, pg.g.delta, f), stress_trace_term(b.radius, pg.g.delta, f));
+            let law = law_of(a.material, b.material);
+            let f = classical_normal_force(law, pg.g);
+            let o = law.mc.options;
+            t = vec2<f32>(stress_trace_term(o, a.radius, pg.g.delta, f), stress_trace_term(o, b.radius, pg.g.delta, f));
         }
         pair_trace[k] = t;
     }
@@ -171,7 +185,7 @@ fn wall_normal_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
     let wg = wall_geometry(w, s);
     var t = 0.0;
     if (wg.g.delta > 0.0 && (law.mc.options & MC_EXCLUDE_WALLS) == 0u) {
-        t = stress_trace_term(s.radius, wg.g.delta, classical_normal_force(law, wg.g));
+        t = stress_trace_term(law.mc.options, s.radius, wg.g.delta, classical_normal_force(law, wg.g));
     }
     wall_trace[k] = t;
 }
@@ -327,16 +341,17 @@ fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     }
 }
 
-// Sphere–wall contacts, k = s · n_walls + w (twin: wall_pass).
+// Sphere–wall candidate c of the last build, slot k = s · n_walls + w (twin: wall_pass).
 @compute @workgroup_size(64)
 fn wall_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = linear_id(wid, lid, nwg, STEP_WG);
+    let c = linear_id(wid, lid, nwg, STEP_WG);
     if (list_stale()) {
         return;
     }
-    if (k >= sp.n_spheres * sp.n_walls) {
+    if (c >= wall_index[sp.n_spheres]) {
         return;
     }
+    let k = wall_index[sp.n_spheres + 1u + c];
     let s = spheres[k / sp.n_walls];
     let w = walls[k % sp.n_walls];
     var wg = wall_geometry(w, s);
@@ -354,10 +369,10 @@ fn wall_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         }
         f_mc = mc_stress_force(law.mc, wg.g.r_star, wg.g.delta, t, 0.0);
     }
-    let r = pair_force(law, wg.g, sp.dt, wall_history[k], f_mc);
-    wall_history[k] = r.history;
+    let r = pair_force(law, wg.g, sp.dt, wall_history[c], f_mc);
+    wall_history[c] = r.history;
     let f = r.force;
-    wall_out[k] = PairOut(f.force, f.f_n, v3_cross(wg.l_i, f.force) + f.rolling_torque, f.energy,
+    wall_out[c] = PairOut(f.force, f.f_n, v3_cross(wg.l_i, f.force) + f.rolling_torque, f.energy,
         v3_cross(wg.c, f.force * -1.0) - f.rolling_torque, 0.0);
 }
 
@@ -395,11 +410,19 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             t = t + o.torque_j;
         }
     }
-    let nw = min(sp.n_walls, arrayLength(&wall_out));
-    for (var w = 0u; w < nw; w++) {
-        let o = wall_out[i * sp.n_walls + w];
+    // The sphere's candidate walls in wall order; a sphere with fewer candidates than walls
+    // adds +0 once, for the cleared records the CPU's dense loop adds (the same bits: only a
+    // −0 sum changes, to +0, once or several times alike).
+    let c0 = wall_index[i];
+    let c1 = min(wall_index[i + 1u], arrayLength(&wall_out));
+    for (var c = c0; c < c1; c++) {
+        let o = wall_out[c];
         f = f + o.force;
         t = t + o.torque_i;
+    }
+    if (c1 - min(c0, c1) < sp.n_walls) {
+        f = f + vec3<f32>(0.0);
+        t = t + vec3<f32>(0.0);
     }
     if (arrayLength(&extra_force) == sp.n_spheres) {
         f = f + extra_force[i].force;
@@ -422,11 +445,14 @@ fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     var f = vec3<f32>(0.0);
     var t = vec3<f32>(0.0);
-    let n = min(sp.n_spheres, arrayLength(&spheres));
-    for (var s = 0u; s < n; s++) {
-        let o = wall_out[s * sp.n_walls + w];
-        f = f - o.force;
-        t = t + o.torque_j;
+    // Its candidate spheres in sphere order (the slots increase).
+    let m = min(wall_index[sp.n_spheres], arrayLength(&wall_out));
+    for (var c = 0u; c < m; c++) {
+        if (wall_index[sp.n_spheres + 1u + c] % sp.n_walls == w) {
+            let o = wall_out[c];
+            f = f - o.force;
+            t = t + o.torque_j;
+        }
     }
     var wall = walls[w];
     wall.force = f;

@@ -1,6 +1,8 @@
 //! The CPU sphere stepper's speed paths change the speed, not the bits: the SIMD pair pass
-//! (`spheres::pair_lanes`) against the scalar pair pass, and one rayon thread against two, on
-//! a shaken packing (contacts closing, opening and sliding, walls touched), bit for bit.
+//! (`spheres::pair_lanes`) against the scalar pair pass, `CpuSpheres::steps` (kicks and drift
+//! fused into the gather, wall records of non-candidates skipped) against `step` one by one,
+//! and one rayon thread against two, on a shaken packing (contacts closing, opening and
+//! sliding, walls touched), bit for bit.
 
 use softdem::spheres::bench_scene::compressed_lattice;
 use softdem::spheres::cpu_stepper::CpuSpheres;
@@ -74,6 +76,13 @@ fn lanes_equal_the_scalar_pair_pass_bit_for_bit() {
     assert!(touching > 50 && open > 50 && sliding > 5 && touching - sliding > 5 && walls > 5);
     assert!(lanes.rebuilds > 1, "the list was rebuilt during the run");
     assert_same(&lanes, &scalar, "lanes vs scalar");
+    // The fused steps, in runs of several lengths (each run ends with a plain closing kick).
+    let mut fused = shaken(true);
+    for k in [1, 7, 492, 1000] {
+        fused.steps(k);
+    }
+    assert_eq!((fused.steps, fused.rebuilds), (lanes.steps, lanes.rebuilds));
+    assert_same(&lanes, &fused, "steps(k) vs step() k times");
 }
 
 #[test]

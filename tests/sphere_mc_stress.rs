@@ -6,7 +6,9 @@
 
 mod sphere_cases;
 use softdem::laws::hertz::hertz_elastic_force;
-use softdem::laws::mc_stress::{MC_CAP_HERTZ, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF, MC_PRESSURE_EQ10};
+use softdem::laws::mc_stress::{
+    MC_BRANCH_DIAMETER, MC_CAP_HERTZ, MC_EQ11, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF, MC_PRESSURE_EQ10, MC_PRESSURE_EQ11,
+};
 use softdem::spheres::contact::pair_force;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::pair_law::{LawTable, SphereMaterial};
@@ -180,18 +182,54 @@ fn two_sphere_collision_equals_classical_dem_and_three_spheres_overlap_less() {
 /// of the stepper after settling must equal F_w within 1 % (the tolerance).
 #[test]
 fn five_particle_compression_follows_eq_11_in_this_convention() {
-    let m = SphereMaterial::HYDROGEL;
-    let wall_m = SphereMaterial {
-        young: f64::INFINITY,
-        ..m
-    };
     let beta = 1.65;
-    let laws = LawTable::hertz_mindlin(&[m, wall_m]).with_mc_stress(beta, 0);
-    let classical = LawTable::hertz_mindlin(&[m, wall_m]);
+    five_particle_statics(hydrogel_and_wall().with_mc_stress(beta, 0), beta, true);
+}
+
+/// The same case in the convention of eq 11 as printed (`pressure = "eq11"`: k = 1/2, contact
+/// ij included, branch |l| = d = 2r): the statics above with V tr σ terms d f and every contact
+/// in its own stresses,
+///   F_s = f_s + β ν π (r/2) δ_s k d [5 f_s + f_w]/V,   F_w = f_w + β ν π r δ_w k d [f_s + f_w]/V.
+/// (The central sphere's pressure is eq 11's P_4 = 4 f_s d/V plus the outer sphere's; the
+/// paper's eq 11 gives every particle P_4, true of a lattice, not of five spheres.)
+#[test]
+fn five_particle_compression_follows_the_eq_11_convention() {
+    let beta = 1.65;
+    let mut laws = hydrogel_and_wall().with_mc_stress(beta, MC_EQ11);
+    laws.laws
+        .iter_mut()
+        .for_each(|l| l.mc.pressure_factor = MC_PRESSURE_EQ11);
+    five_particle_statics(laws, beta, false);
+}
+
+fn hydrogel_and_wall() -> LawTable {
+    let m = SphereMaterial::HYDROGEL;
+    LawTable::hertz_mindlin(&[
+        m,
+        SphereMaterial {
+            young: f64::INFINITY,
+            ..m
+        },
+    ])
+}
+
+/// Runs the five-particle compression with the MC table `laws` (prefactor β) and, with
+/// `classical`, the classical table too, against the chain statics in the table's convention
+/// (prefactor k, self included or not, branch r − δ/2 or d).
+fn five_particle_statics(laws: LawTable, beta: f64, classical: bool) {
+    let m = SphereMaterial::HYDROGEL;
     let r = 0.01f64;
     let v_sphere = 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
     let (ss, sw) = (*laws.get(0, 0), *laws.get(0, 1));
     let k = ss.mc.pressure_factor as f64;
+    let own = if ss.mc.options & MC_INCLUDE_SELF != 0 { 1.0 } else { 0.0 };
+    let branch = |d: f64| {
+        if ss.mc.options & MC_BRANCH_DIAMETER != 0 {
+            2.0 * r
+        } else {
+            r - d / 2.0
+        }
+    };
     let hertz = |e_star: f32, r_star: f64, d: f64| 4.0 / 3.0 * e_star as f64 * (r_star * d).sqrt() * d;
     // Wall force of the analytic statics at half-width a, for prefactor β_used.
     let analytic = |a: f64, beta_used: f64| -> (f64, f64) {
@@ -199,17 +237,13 @@ fn five_particle_compression_follows_eq_11_in_this_convention() {
         let forces = |dw: f64| {
             let ds = 0.5 * total - dw;
             let (fs, fw) = (hertz(ss.hertz.e_star, r / 2.0, ds), hertz(sw.hertz.e_star, r, dw));
-            let big_s = fs
-                + beta_used
-                    * ss.mc.nu as f64
-                    * std::f64::consts::PI
-                    * (r / 2.0)
-                    * ds
-                    * k
-                    * (3.0 * (r - ds / 2.0) * fs + (r - dw / 2.0) * fw)
-                    / v_sphere;
-            let big_w =
-                fw + beta_used * sw.mc.nu as f64 * std::f64::consts::PI * r * dw * k * (r - ds / 2.0) * fs / v_sphere;
+            // V tr σ (magnitudes) of the centre (four contacts) and of an outer sphere, without
+            // the corrected contact unless it is included.
+            let (ls, lw) = (branch(ds) * fs, branch(dw) * fw);
+            let sum_s = (3.0 + 2.0 * own) * ls + lw;
+            let sum_w = ls + own * lw;
+            let big_s = fs + beta_used * ss.mc.nu as f64 * std::f64::consts::PI * (r / 2.0) * ds * k * sum_s / v_sphere;
+            let big_w = fw + beta_used * sw.mc.nu as f64 * std::f64::consts::PI * r * dw * k * sum_w / v_sphere;
             (big_s, big_w, fw)
         };
         let (mut lo, mut hi) = (0.0, 0.5 * total);
@@ -270,7 +304,11 @@ fn five_particle_compression_follows_eq_11_in_this_convention() {
         }
         rows
     };
-    for (laws, beta_used, what) in [(classical, 0.0, "classical"), (laws, beta, "MC-stress β = 1.65")] {
+    let mut cases = vec![(laws, beta, "MC-stress β = 1.65")];
+    if classical {
+        cases.insert(0, (hydrogel_and_wall(), 0.0, "classical"));
+    }
+    for (laws, beta_used, what) in cases {
         for (stage, a, got, expect, f_h) in run(laws, beta_used) {
             println!("{what}: a = {a:.4} m: wall force {got:.5} N, statics {expect:.5} N (Hertz at that δ_w {f_h:.5} N, ratio {:.4})", expect / f_h);
             assert!(

@@ -9,7 +9,9 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::{Problem, Scenario, ScenarioError};
-use crate::laws::mc_stress::{MC_CAP_HERTZ, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF, MC_PRESSURE_EQ10};
+use crate::laws::mc_stress::{
+    MC_CAP_HERTZ, MC_EQ11, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF, MC_PRESSURE_EQ10, MC_PRESSURE_EQ11,
+};
 use crate::spheres::generators::{self, Lattice, RandomPacking, Region, Sphere};
 use crate::spheres::pair_law::{LawTable, PairLaw, SphereMaterial};
 use crate::spheres::{PlaneWall, SphereParams, SphereState};
@@ -42,7 +44,8 @@ pub struct SpheresSection {
     pub multi_contact: Option<String>,
     pub beta: Option<f64>,
     pub gamma: Option<f64>,
-    /// MC-stress pressure prefactor: "appendix" (1/6, default) or "eq10" (1/3).
+    /// MC-stress pressure convention: "appendix" (k = 1/6, default), "eq10" (k = 1/3) or
+    /// "eq11" (eq 11 as printed: k = 1/2, contact ij included, branch |l| = the diameter).
     pub pressure: Option<String>,
     /// MC-stress: whether contact ij itself enters σ_i and σ_j (default false).
     pub include_self: Option<bool>,
@@ -749,10 +752,26 @@ impl Scenario {
                 match sec.pressure.as_deref().unwrap_or("appendix") {
                     "appendix" => {}
                     "eq10" => t.laws.iter_mut().for_each(|l| l.mc.pressure_factor = MC_PRESSURE_EQ10),
+                    "eq11" => {
+                        if sec.include_self == Some(false) {
+                            return Err(Problem::new(
+                                "spheres.include_self",
+                                "pressure = \"eq11\" includes contact ij in σ_i and σ_j (eq 11's P_4 sums all \
+                                 four contacts): include_self = false contradicts it",
+                            ));
+                        }
+                        t.laws.iter_mut().for_each(|l| {
+                            l.mc.pressure_factor = MC_PRESSURE_EQ11;
+                            l.mc.options |= MC_EQ11;
+                        })
+                    }
                     other => {
                         return Err(Problem::new(
                             "spheres.pressure",
-                            format!("pressure = \"{other}\" is not one of appendix (1/6), eq10 (1/3)"),
+                            format!(
+                                "pressure = \"{other}\" is not one of appendix (k = 1/6), eq10 (k = 1/3), \
+                                 eq11 (eq 11 as printed: k = 1/2, self included, |l| = d)"
+                            ),
                         ))
                     }
                 }
@@ -928,6 +947,19 @@ mod tests {
                 .mc
                 .options;
         assert_eq!(o, MC_INCLUDE_SELF | MC_EXCLUDE_WALLS | MC_CAP_HERTZ);
+        let e = law("multi_contact = \"stress\"\nbeta = 1.65\npressure = \"eq11\"\nexclude_walls = true");
+        assert_eq!(
+            (e.mc.pressure_factor, e.mc.options),
+            (MC_PRESSURE_EQ11, MC_EQ11 | MC_EXCLUDE_WALLS)
+        );
+        let err =
+            build("multi_contact = \"stress\"\nbeta = 1.0\npressure = \"eq11\"\ninclude_self = false").unwrap_err();
+        assert!(err.contains("spheres.include_self") && err.contains("t.toml"), "{err}");
+        let err = build("multi_contact = \"stress\"\nbeta = 1.0\npressure = \"eq12\"").unwrap_err();
+        assert!(
+            err.contains("spheres.pressure") && err.contains("eq11") && err.contains("t.toml"),
+            "{err}"
+        );
         let g = law("multi_contact = \"strain\"\ngamma = 0.55");
         assert_eq!((g.mc.beta, g.mc.options), (0.55, MC_STRAIN));
         assert!(build("multi_contact = \"stress\"")

@@ -158,9 +158,7 @@ impl SphereBackend for CpuSphereBackend {
         format!("cpu ({} threads)", rayon::current_num_threads())
     }
     fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        for _ in 0..steps {
-            self.0.step();
-        }
+        self.0.steps(steps as u64);
         Ok(())
     }
     fn steps_done(&self) -> u64 {

@@ -54,7 +54,7 @@ enum Stepper {
 impl Stepper {
     fn steps(&mut self, k: u32) -> anyhow::Result<()> {
         match self {
-            Stepper::Cpu(s) => (0..k).for_each(|_| s.step()),
+            Stepper::Cpu(s) => s.steps(k as u64),
             Stepper::Gpu(s, ctx) => {
                 s.steps_batched(ctx, k)?;
                 let _ = s.states(ctx); // waits for the device

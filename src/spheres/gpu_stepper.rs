@@ -4,6 +4,8 @@
 //! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
 //! host reads the flag once per batch and then rebuilds the list with `GpuCellList` (history
 //! carried by key on the GPU) and the incident lists with `cpu_stepper::incident_lists`.
+//! Sphere–wall contacts are kept for the candidates of the build only (`wall_index`, as the CPU
+//! twin's `wall_slots`), so their records cost memory per candidate, not per sphere and wall.
 
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
@@ -13,7 +15,7 @@ use super::gpu_cell_list::GpuCellList;
 use super::gpu_pass::{dispatch, params_uniform};
 use super::pair_law::LawTable;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::wall::PlaneWall;
+use super::wall::{wall_candidate, PlaneWall};
 use crate::gpu::array::GpuArray;
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -56,8 +58,13 @@ pub struct GpuSpheres {
     forces: GpuArray<SphereForce>,
     laws: GpuArray<super::pair_law::PairLaw>,
     walls: GpuArray<PlaneWall>,
+    /// Sphere–wall history and result per candidate of the last build (`wall_index` order).
     wall_history: GpuArray<ContactHistory>,
     wall_out: GpuArray<PairOut>,
+    /// CSR starts of each sphere's candidates (n + 1), then each candidate's slot s · nw + w.
+    wall_index: GpuArray<u32>,
+    /// Host copy of the candidates' slots (the key of the wall history carry).
+    wall_slots: Vec<u32>,
     flags: GpuArray<u32>,
     wall_trace: GpuArray<f32>,
     stress_trace: GpuArray<f32>,
@@ -120,7 +127,7 @@ impl GpuSpheres {
                 pair_strain: GpuArray::zeroed(ctx, "pair strain", 0)?,
                 incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
                 incident: GpuArray::zeroed(ctx, "incident", 0)?,
-                x_ref: GpuArray::zeroed(ctx, "x ref", 3 * n)?,
+                x_ref: GpuArray::zeroed(ctx, "x ref", 3 * (n + nw))?,
             })
         };
         let mut sys = GpuSpheres {
@@ -132,8 +139,10 @@ impl GpuSpheres {
             forces: GpuArray::zeroed(ctx, "forces", n)?,
             laws: GpuArray::new(ctx, "laws", &laws.laws)?,
             walls: GpuArray::new(ctx, "walls", walls)?,
-            wall_history: GpuArray::zeroed(ctx, "wall history", n * nw)?,
-            wall_out: GpuArray::zeroed(ctx, "wall out", n * nw)?,
+            wall_history: GpuArray::zeroed(ctx, "wall history", 1)?,
+            wall_out: GpuArray::zeroed(ctx, "wall out", 1)?,
+            wall_index: GpuArray::zeroed(ctx, "wall index", n + 1)?,
+            wall_slots: Vec::new(),
             flags: GpuArray::zeroed(ctx, "step flags", 4)?,
             // MC buffers hold one element without MC in the law table (never read then; a
             // binding may not be empty).
@@ -151,7 +160,7 @@ impl GpuSpheres {
             extra: Vec::new(),
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
-        sys.rebuild(ctx)?;
+        sys.rebuild_with(ctx, Some(vec![ContactHistory::default(); n * nw]))?;
         let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
         sys.submit(ctx, |s, pass| s.record_forces(pass));
         sys.lists.history.write(ctx, &saved.0);
@@ -193,6 +202,7 @@ impl GpuSpheres {
             (18, l.pair_strain.buffer()),
             (19, self.wall_strain.buffer()),
             (20, self.extra_force.buffer()),
+            (21, self.wall_index.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -230,7 +240,9 @@ impl GpuSpheres {
         }
         // --- end extra ---
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
-        dispatch(pass, &self.k.wall_pass, &self.bind[5], n * nw);
+        if !self.wall_slots.is_empty() {
+            dispatch(pass, &self.k.wall_pass, &self.bind[5], self.wall_slots.len() as u32);
+        }
         dispatch(pass, &self.k.gather, &self.bind[6], n);
         dispatch(pass, &self.k.wall_gather, &self.bind[7], nw);
     }
@@ -350,9 +362,20 @@ impl GpuSpheres {
         &self.extra
     }
 
-    /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU.
+    /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU;
+    /// new sphere–wall candidates, their history carried by slot on the host.
     pub fn rebuild(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
+        self.rebuild_with(ctx, None)
+    }
+
+    /// `rebuild`, the wall history taken from `dense_walls` (index s · n_walls + w) when given,
+    /// else from the current candidates.
+    fn rebuild_with(&mut self, ctx: &GpuContext, dense_walls: Option<Vec<ContactHistory>>) -> anyhow::Result<()> {
         let states = self.spheres.read(ctx);
+        let dense_walls = match dense_walls {
+            Some(d) => d,
+            None => self.wall_history(ctx),
+        };
         fit_grid(&mut self.params, &states);
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
@@ -361,10 +384,42 @@ impl GpuSpheres {
             .cell_list
             .build(ctx, &self.params, &states, &self.list, &old_history)?;
         let (_, incident_start, incident) = incident_lists(&list);
+        let walls = self.walls.read(ctx);
+        // Sphere–wall candidates (twin: CpuSpheres::build_wall_candidates), in slot order.
+        let nw = walls.len();
+        let mut wall_index = vec![0u32; states.len() + 1];
+        let mut slots = Vec::new();
+        for (i, s) in states.iter().enumerate() {
+            for (w, wall) in walls.iter().enumerate() {
+                if wall_candidate(wall, s, self.params.skin) {
+                    slots.push((i * nw + w) as u32);
+                }
+            }
+            wall_index[i + 1] = slots.len() as u32;
+        }
+        let wall_history: Vec<ContactHistory> = slots.iter().map(|&k| dense_walls[k as usize]).collect();
+        wall_index.extend_from_slice(&slots);
         let x_ref: Vec<f32> = states
             .iter()
             .flat_map(|s| (0..3).map(move |k| s.pos_hi[k] + s.pos_lo[k]))
+            .chain(
+                walls
+                    .iter()
+                    .flat_map(|w| (0..3).map(move |k| w.point_hi[k] + w.point_lo[k])),
+            )
             .collect();
+        // One record at least (a binding may not be empty; unread then).
+        let at_least_one = |v: Vec<ContactHistory>| {
+            if v.is_empty() {
+                vec![ContactHistory::default()]
+            } else {
+                v
+            }
+        };
+        self.wall_history = GpuArray::new(ctx, "wall history", &at_least_one(wall_history))?;
+        self.wall_out = GpuArray::zeroed(ctx, "wall out", slots.len().max(1))?;
+        self.wall_index = GpuArray::new(ctx, "wall index", &wall_index)?;
+        self.wall_slots = slots;
         self.lists = ListBuffers {
             pair_start: GpuArray::new(ctx, "pair start", &list.start)?,
             partner: GpuArray::new(ctx, "partner", &list.partner)?,
@@ -435,6 +490,7 @@ impl GpuSpheres {
             self.walls.buffer().size(),
             self.wall_history.buffer().size(),
             self.wall_out.buffer().size(),
+            self.wall_index.buffer().size(),
             self.flags.buffer().size(),
             self.wall_trace.buffer().size(),
             self.stress_trace.buffer().size(),
@@ -477,13 +533,24 @@ impl GpuSpheres {
         self.lists.pair_out.read(ctx)
     }
 
-    /// Each sphere–wall result of the last force evaluation, index s · n_walls + w.
+    /// Each sphere–wall result of the last force evaluation, index s · n_walls + w (zero where
+    /// the sphere is not a candidate of the wall, as on the CPU).
     pub fn wall_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
-        self.wall_out.read(ctx)
+        self.dense(&self.wall_out.read(ctx))
     }
 
+    /// Each sphere–wall history, index s · n_walls + w (zero where not a candidate).
     pub fn wall_history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
-        self.wall_history.read(ctx)
+        self.dense(&self.wall_history.read(ctx))
+    }
+
+    /// Records per candidate spread to the dense index s · n_walls + w.
+    fn dense<T: Copy + Default>(&self, compact: &[T]) -> Vec<T> {
+        let mut out = vec![T::default(); self.params.n_spheres as usize * self.params.n_walls as usize];
+        for (&k, r) in self.wall_slots.iter().zip(compact) {
+            out[k as usize] = *r;
+        }
+        out
     }
 
     pub fn set_gravity(&mut self, ctx: &GpuContext, g: [f32; 3]) {
@@ -511,16 +578,15 @@ impl GpuSpheres {
         let n = self.params.n_spheres as usize;
         anyhow::ensure!(states.len() == n && forces.len() == n, "sphere count changed");
         anyhow::ensure!(
-            wall_history.len() == self.wall_history.len() && walls.len() == self.params.n_walls as usize,
+            wall_history.len() == n * self.params.n_walls as usize && walls.len() == self.params.n_walls as usize,
             "wall count changed"
         );
         self.spheres.write(ctx, states);
         self.forces.write(ctx, forces);
         self.set_walls(ctx, walls);
-        self.wall_history.write(ctx, wall_history);
         self.lists.history = GpuArray::new(ctx, "history", history)?;
         self.list = list;
-        self.rebuild(ctx)?;
+        self.rebuild_with(ctx, Some(wall_history.to_vec()))?;
         self.steps = steps;
         self.rebuilds = rebuilds;
         Ok(())
