@@ -215,7 +215,7 @@ fn main() {
             sphere_batch,
             ..
         } => {
-            if scene.iter().any(|s| s != "spheres") {
+            if scene.iter().any(|s| s != "spheres" && s != "triaxial") {
                 println!(
                     "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
                 );

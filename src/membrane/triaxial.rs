@@ -228,7 +228,7 @@ pub fn grow_packing(spec: &CellSpec, rate: f64, p_stop: f64, relax: usize, compa
         steps += 1;
         // Growth shrinks the gaps the list was built with: rebuild every 10 steps (λ grows by
         // at most 10 rate r_max ≪ skin between builds).
-        if steps % 10 == 0 {
+        if steps.is_multiple_of(10) {
             sys.rebuild();
             p = -sphere_virial(&sys, n) / (3.0 * volume);
             loaded = if p >= 0.5 * p_stop { loaded + 1 } else { 0 };
@@ -501,7 +501,7 @@ impl TriaxialCell {
         let mut out = vec![self.sample()];
         for k in 1..=steps {
             self.step();
-            if k % every == 0 {
+            if k.is_multiple_of(every) {
                 out.push(self.sample());
             }
         }
