@@ -5,9 +5,10 @@
 //!
 //! - **Packing** (`grow_packing`): a Lubachevsky–Stillinger-like growth: N centres placed at
 //!   random (no overlap) at half their radii in a rigid cylinder R × H between two planes, then all
-//!   radii grown together (r_i = λ r_i⁰, masses fixed at the final ones) with the grains' friction
-//!   until the packing's mean stress reaches `p_stop` (jammed), then relaxed. λ ends near 1
-//!   (reported) when N is the paper's count.
+//!   radii grown together (r_i = λ r_i⁰, masses fixed at the final ones) with the grains' friction,
+//!   slowed by the mean stress it builds, until λ = 1 or jammed; relaxed; then compacted by the
+//!   top plane as a servo at σ_c (a grown frictional packing is loose). λ ends near 1 (reported);
+//!   the membrane's height is the compacted one.
 //! - **Membrane radius**: the grains touched the rigid cylinder R, so the membrane starts where
 //!   the grains meet it: patches, R/cos(π/n) (the flat patches of a ring of n vertices are at
 //!   least R cos(π/n) from the axis); particles, R + r_v (vertex centres, the vertex spheres'
