@@ -115,10 +115,12 @@ pub fn run() -> anyhow::Result<CaseReport> {
         case: "membrane_triaxial".into(),
         figures,
         setup: format!(
-            "Case 1 of Table 3: 100 × 25 mm, {} grains (Table 2 radii × λ, μ = 0.25, E softened to 4.6 GPa), \
+            "Case 1 of Table 3: R = 25 mm, grown 100 mm high and compacted at σ_c to h0 = {:.1} mm, {} grains \
+             (Table 2 radii × λ, μ = 0.25, E softened to 4.6 GPa), \
              MSS_patch {} membrane particles (4.0 mm), MSS_particle {} (1.33 mm, r = 0.67 mm), Table 2 membrane; \
              σ_c = 100 kPa, v_p = 0.05 m/s to ε = {STRAIN}, Δt = 2 µs (CPU). Wall time per 20 ms of shearing: \
              patches {:.0} s, particles {:.0} s.",
+            patch.confined.height * 1e3,
             patch.grains,
             patch.membrane_particles,
             part.membrane_particles,
