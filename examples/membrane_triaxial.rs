@@ -14,9 +14,9 @@ fn main() {
             let h = hydrostatic(1e5, arg(2, "1.2").parse().unwrap(), arg(3, "10").parse().unwrap());
             let p = &h.packing;
             println!(
-                "packing: {} grains, λ {:.4}, h {:.3} mm, φ {:.4}, p {:.0} Pa; {} vertices; mean stress {:.1} Pa, platens {:.1} / {:.1} Pa, V {:.4e}, max speed {:.2e}; {:.1} s",
+                "packing: {} grains, λ {:.4}, h {:.3} mm, φ {:.4}, p {:.0} Pa; {} vertices; mean stress {:.1} Pa, platens {:.1} / {:.1} Pa, V {:.4e}, max speed {:.2e}, escaped {}; {:.1} s",
                 h.n_grains, p.scale, p.height * 1e3, p.solid_fraction, p.mean_stress, h.n_vertices, h.mean_stress,
-                h.platen_stress[0], h.platen_stress[1], h.volume, h.max_speed, t.elapsed().as_secs_f64()
+                h.platen_stress[0], h.platen_stress[1], h.volume, h.max_speed, h.escaped, t.elapsed().as_secs_f64()
             );
         }
         "plot" => {
@@ -82,6 +82,32 @@ fn main() {
                     .iter()
                     .map(|s| (s.vel[0] as f64).hypot(s.vel[1] as f64).hypot(s.vel[2] as f64))
                     .fold(0.0, f64::max);
+                // Where the fastest grain is, and whether the membrane left the cell.
+                let (imax, _) = cell.sys.spheres.states[..n]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (i, (s.vel[0] as f64).hypot(s.vel[1] as f64).hypot(s.vel[2] as f64)))
+                    .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+                let xg = cell.sys.spheres.states[imax].position();
+                let xs = cell.sys.vertex_positions();
+                let outside = xs.iter().filter(|x| x[2] < -1e-6 || x[2] > s.height + 1e-6).count();
+                let rr = |vs: &[u32]| {
+                    vs.iter()
+                        .map(|&v| xs[v as usize][0].hypot(xs[v as usize][1]))
+                        .sum::<f64>()
+                        / vs.len() as f64
+                };
+                let per = cell.bottom_rim.len() as u32;
+                let ring1: Vec<u32> = (per..2 * per).collect();
+                println!(
+                    "   fastest grain r {:.2} mm z {:.2} mm; rims R {:.3} / {:.3} mm, ring 1 R {:.3} mm; vertices outside {}",
+                    xg[0].hypot(xg[1]) * 1e3,
+                    xg[2] * 1e3,
+                    rr(&cell.bottom_rim) * 1e3,
+                    rr(&cell.top_rim) * 1e3,
+                    rr(&ring1) * 1e3,
+                    outside
+                );
                 println!(
                     "t {:.0} ms: mean {:.1} platens {:.1} / {:.1} h {:.4} mm V {:.4e} vmax {:.2e} vtop {:.2e}",
                     (10 + 5 * k) as f64,
@@ -126,12 +152,14 @@ fn main() {
                 }
                 let r = triaxial_run(&spec, &p, c, strain);
                 eprintln!(
-                    "{name}: {} membrane particles, {} grains; confined σ_p {:.0} Pa (bottom {:.0}, top {:.0}); confine {:.1} s, shear {} steps {:.1} s, {:.1} s per 20 ms",
+                    "{name}: {} membrane particles, {} grains; confined σ_p {:.0} Pa (bottom {:.0}, top {:.0}), escaped {} → {}; confine {:.1} s, shear {} steps {:.1} s, {:.1} s per 20 ms",
                     r.membrane_particles,
                     r.grains,
                     r.confined.sigma_p,
                     r.confined.platen_stress[0],
                     r.confined.platen_stress[1],
+                    r.confined.escaped,
+                    r.curve.last().map_or(0, |s| s.escaped),
                     r.confine_seconds,
                     r.shear_steps,
                     r.shear_seconds,

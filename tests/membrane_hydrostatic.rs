@@ -27,6 +27,7 @@ fn membrane_enclosed_packing_carries_sigma_c() {
     // Jammed when grown (λ < 1) and at rest at the end.
     assert!(h.packing.scale < 1.0, "packing not jammed when grown");
     assert!(h.max_speed < 1e-2, "not at rest: {:.3e} m/s", h.max_speed);
+    assert_eq!(h.escaped, 0, "grains left the cell through the membrane");
     for (name, s) in [
         ("mean stress", h.mean_stress),
         ("bottom platen", h.platen_stress[0]),

@@ -251,6 +251,8 @@ pub struct Hydrostatic {
     pub n_vertices: usize,
     /// Largest grain speed at the end (m/s).
     pub max_speed: f64,
+    /// Grains that left the cell through the membrane (`TriaxialCell::escaped`).
+    pub escaped: usize,
     /// The packing: growth factor λ of the radii, solid fraction, mean stress when grown.
     pub packing: super::triaxial::Packing,
 }
@@ -289,6 +291,7 @@ pub fn hydrostatic(sigma_c: f64, membrane_friction: f64, hold_ms: f64) -> Hydros
         n_grains: n,
         n_vertices: cell.n_vertices(),
         max_speed,
+        escaped: s.escaped,
         packing,
     }
 }

@@ -298,6 +298,8 @@ pub struct TriaxialSample {
     pub sigma_d: f64,
     /// The grains' mean stress (Love–Weber on V; patches only, else 0).
     pub mean_stress: f64,
+    /// Grains outside the cell (`TriaxialCell::escaped`).
+    pub escaped: usize,
 }
 
 /// A membrane-wrapped packing between two platens.
@@ -458,6 +460,25 @@ impl TriaxialCell {
         self.platen_z(1) - self.platen_z(0)
     }
 
+    /// Grains whose centre left the cell: farther from the axis than the membrane's outermost
+    /// vertex, or beyond a platen (a grain pushed through a patch by an overlap > r).
+    pub fn escaped(&self) -> usize {
+        let r_out = self
+            .sys
+            .vertex_positions()
+            .iter()
+            .map(|x| x[0].hypot(x[1]))
+            .fold(0.0, f64::max);
+        let (z0, z1) = (self.platen_z(0), self.platen_z(1));
+        self.sys.spheres.states[..self.n_grains]
+            .iter()
+            .filter(|s| {
+                let x = s.position();
+                x[0].hypot(x[1]) > r_out || x[2] < z0 || x[2] > z1
+            })
+            .count()
+    }
+
     /// The measures of the module doc now.
     pub fn sample(&self) -> TriaxialSample {
         let (h, v) = (self.height(), self.volume());
@@ -484,6 +505,7 @@ impl TriaxialCell {
             sigma_p,
             sigma_d: sigma_p - self.sigma_c,
             mean_stress,
+            escaped: self.escaped(),
         }
     }
 

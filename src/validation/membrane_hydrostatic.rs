@@ -21,6 +21,12 @@ pub fn run() -> anyhow::Result<CaseReport> {
     for (tag, mu) in [("", 0.0), ("_membrane_friction", 1.2)] {
         let h = hydrostatic(sigma_c, mu, 40.0);
         let rows = [
+            Check::at_most(
+                &format!("membrane_hydrostatic{tag}_escaped_grains"),
+                h.escaped as f64,
+                0.0,
+                0.0,
+            ),
             Check::relative(
                 &format!("membrane_hydrostatic{tag}_mean_stress_pa"),
                 h.mean_stress,
