@@ -33,10 +33,11 @@ fn case1_membrane_particle_counts_match_table3() {
     }
 }
 
-/// The two membrane models' σ_d(ε) curves agree (row `membrane_triaxial`, asserted there):
+/// The two membrane models' σ_d(ε) curves agree and no grain leaves the cell (row
+/// `membrane_triaxial`, asserted there):
 /// `cargo test --release --test membrane_triaxial -- --ignored --nocapture`.
 #[test]
-#[ignore = "minutes of CPU: case 1 with both membranes (validate row membrane_triaxial)"]
+#[ignore = "minutes of CPU (case 1, both membranes); fails at present: one grain is pushed through the patch membrane (docs/membrane.md, Not done)"]
 fn validation_row_membrane_triaxial_passes() {
     let r = softdem::validation::membrane_triaxial::run().unwrap();
     for c in &r.checks {
