@@ -98,7 +98,8 @@ enum Command {
         node_steps: f64,
         /// Scenes to run, in order: `compaction`, `deposit` (the realistic scene), `fall` (the older
         /// packing falling under gravity), `spheres` (3D Hertz–Mindlin spheres, its own CSV:
-        /// `spheres::bench_run`), `beads` (bonded-bead spheres of 10⁴–1.4×10⁵ beads).
+        /// `spheres::bench_run`), `beads` (bonded-bead spheres of 10⁴–1.4×10⁵ beads), `triaxial` (the
+        /// membrane triaxial cell of issue 25, case 1, patches and particles; CPU).
         #[arg(long, value_delimiter = ',', default_value = "compaction,deposit")]
         scene: Vec<String>,
         /// `deposit`: segment length of the box walls; 0 subdivides them at the cells' mean
@@ -214,7 +215,7 @@ fn main() {
             sphere_batch,
             ..
         } => {
-            if scene.iter().any(|s| s != "spheres") {
+            if scene.iter().any(|s| s != "spheres" && s != "triaxial") {
                 println!(
                     "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
                 );
@@ -234,6 +235,11 @@ fn main() {
                         sphere_steps,
                         batch: sphere_batch,
                     });
+                }
+                if name == "triaxial" {
+                    // Membrane triaxial cell, case 1 of Table 3 (issue 25): patches and particles.
+                    let gpu = backend == BackendKind::Gpu;
+                    return softdem::membrane::triaxial::bench(gpu, steps.unwrap_or(500) as usize);
                 }
                 if name == "beads" {
                     // Bonded-bead spheres (issue 24): n = 13.4, 28.8, 32 lattice spacings per radius.

@@ -333,106 +333,55 @@ pub struct Hydrostatic {
     /// enclosed by the membrane and the platens), and the confining stress σ_c.
     pub mean_stress: f64,
     pub sigma_c: f64,
-    /// Axial stress on the bottom and top platens, radial stress (mean stress without the axial part).
+    /// Axial stress on the bottom and top platens (force over the cross-section V/h).
     pub platen_stress: [f64; 2],
     pub volume: f64,
     pub n_grains: usize,
     pub n_vertices: usize,
     /// Largest grain speed at the end (m/s).
     pub max_speed: f64,
+    /// Grains that left the cell through the membrane (`TriaxialCell::escaped`).
+    pub escaped: usize,
+    /// The packing: growth factor λ of the radii, solid fraction, mean stress when grown.
+    pub packing: super::triaxial::Packing,
 }
 
-/// Case 2 of the issue, scaled down: 5 layers of 19 grains stacked in columns (r = 2.5 mm; rings of 12, 6 and 1;
-/// Table 2 grains softened to E = 1 GPa so Δt can be 2 µs) stacked in a membrane cylinder
-/// (R = 12.55 mm, patches of side ≈ 4 mm, Table 2 membrane, rims pinned to the platens) between a
-/// fixed bottom platen and a top platen servo-controlled to σ_c, confining stress σ_c on the
-/// membrane, damped to rest over `steps` steps.
-///
-/// NOT a passing validation yet (docs/membrane.md, "Not done"): after 50 000 steps (100 ms) the
-/// packing is at rest (grain speeds ≤ 4e-5 m/s) and the top platen at σ_c, but the bottom platen
-/// carries 125 kPa and the mean grain stress is 110.7 kPa for σ_c = 100 kPa: the membrane pushes
-/// the granulate down by friction (cause not identified; a free top rim gives the same). A
-/// frictionless membrane lets the stacked columns collapse. Kept for the follow-up.
-pub fn hydrostatic(sigma_c: f64, steps: usize) -> Hydrostatic {
-    let r = 2.5e-3;
-    let layers = 5usize;
-    let height = 2.0 * r * layers as f64;
-    let radius = 12.55e-3;
-    let grain = SphereMaterial {
-        young: 1e9,
-        ..TABLE2_GRAIN
+/// Case 2 of the issue (the hydrostatic check), scaled down: a random packing of 110 grains
+/// (Table 2 radii 2.3–2.7 mm and friction 0.25, E softened to 4.6 GPa so Δt = 2 µs) grown in a
+/// rigid cylinder R = 12.5 mm × 25 mm (`triaxial::grow_packing`), wrapped in a Table 2 membrane
+/// of patches of side ≈ 4 mm with friction `membrane_friction` (Table 2: 1.2), rims sliding on
+/// the platens; σ_c ramped on the membrane and on the top platen (servo on the rim's area) over
+/// 5 ms, held `hold_ms` ms.
+pub fn hydrostatic(sigma_c: f64, membrane_friction: f64, hold_ms: f64) -> Hydrostatic {
+    use super::triaxial::{grow_packing, CellSpec, TriaxialCell};
+    let spec = CellSpec {
+        radius: 12.5e-3,
+        height: 25e-3,
+        n_grains: 110,
+        sigma_c,
+        membrane_friction,
+        ..CellSpec::table3(1, 4.6e9, 2e-6)
     };
-    let platen = SphereMaterial {
-        young: f64::INFINITY,
-        ..TABLE2_GRAIN
-    };
-    let mut grains = Vec::new();
-    for k in 0..layers {
-        let z = r + 2.0 * r * k as f64;
-        grains.push(SphereState::solid([0.0, 0.0, z], r, grain.density, 0));
-        for (n, rr) in [(6usize, 2.0 * r), (12, 4.0 * r)] {
-            for i in 0..n {
-                let phi = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
-                grains.push(SphereState::solid(
-                    [rr * phi.cos(), rr * phi.sin(), z],
-                    r,
-                    grain.density,
-                    0,
-                ));
-            }
-        }
-    }
-    let n_grains = grains.len();
-    let area = std::f64::consts::PI * radius * radius;
-    let walls = vec![
-        crate::spheres::PlaneWall::new([0.0; 3], [0.0, 0.0, 1.0], [0.0; 3], 1),
-        crate::spheres::PlaneWall::servo([0.0, 0.0, height], [0.0, 0.0, -1.0], area, sigma_c, 2e-7, 0.05, 1),
-    ];
-    let mesh = MembraneMesh::cylinder([0.0; 3], radius, height, 4e-3);
-    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
-    spec.sigma = sigma_c;
-    let params = SphereParams {
-        dt: 2e-6,
-        skin: 0.5e-3,
-        global_damping: 1000.0,
-        ..Default::default()
-    };
-    let mut sys = MembraneSpheres::new(params, grains, &[grain, platen], walls, &spec);
-    let nv = sys.membrane.params.n_vertices;
-    let per_ring = (2.0 * std::f64::consts::PI * radius / 4e-3).round() as u32;
-    let bottom: Vec<u32> = (0..per_ring).collect();
-    let top: Vec<u32> = (nv - per_ring..nv).collect();
-    sys.pin(&bottom, [0.0; 3]);
-    for _ in 0..steps {
-        sys.step();
-        // The top rim follows the top platen.
-        let wt = &sys.spheres.walls[1];
-        let zt = crate::spheres::precision::df3_value(wt.point_hi, wt.point_lo)[2];
-        for &v in &top {
-            let s = sys.vertex_sphere(v);
-            let x = sys.spheres.states[s].position();
-            let (hi, lo) = crate::spheres::precision::df3_split([x[0], x[1], zt]);
-            let st = &mut sys.spheres.states[s];
-            st.pos_hi = hi;
-            st.pos_lo = lo;
-            st.vel = [0.0, 0.0, 0.0];
-        }
-    }
-    let volume = sys.enclosed_volume([0.0, 0.0]);
-    let virial = grain_virial(&sys, n_grains);
-    let max_speed = sys.spheres.states[..n_grains]
+    let packing = grow_packing(&spec, 5e-5, 0.05 * sigma_c, 2000, 20_000);
+    let mut cell = TriaxialCell::new(&spec, &packing, MembraneContact::Patches, 4e-3, 0.15e-3);
+    let ms = (1e-3 / spec.dt).round() as usize;
+    cell.confine(5 * ms, (hold_ms * ms as f64) as usize, spec.height / (1e8 * 1e-3), 0.05);
+    let s = cell.sample();
+    let n = cell.n_grains;
+    let max_speed = cell.sys.spheres.states[..n]
         .iter()
         .map(|s| (s.vel[0] as f64).hypot(s.vel[1] as f64).hypot(s.vel[2] as f64))
         .fold(0.0, f64::max);
-    let w = &sys.spheres.walls;
     Hydrostatic {
-        mean_stress: -virial / (3.0 * volume),
+        mean_stress: s.mean_stress,
         sigma_c,
-        platen_stress: [-(w[0].force[2] as f64) / area, w[1].force[2] as f64 / area],
-        volume,
-        n_grains,
-        n_vertices: nv as usize,
+        platen_stress: s.platen_stress,
+        volume: s.volume,
+        n_grains: n,
+        n_vertices: cell.n_vertices(),
         max_speed,
+        escaped: s.escaped,
+        packing,
     }
 }
 
@@ -441,31 +390,9 @@ pub fn hydrostatic(sigma_c: f64, steps: usize) -> Hydrostatic {
 pub fn grain_virial(sys: &MembraneSpheres, n: usize) -> f64 {
     use crate::laws::patch_contact::closest_on_patch;
     use crate::laws::vec3::dot;
-    use crate::spheres::contact::sphere_pair_geometry;
     use crate::spheres::precision::df3_sub;
-    use crate::spheres::wall::wall_geometry;
     let sp = &sys.spheres;
-    let mut sum = 0.0f64;
-    for (k, o) in sp.pair_out.iter().enumerate() {
-        let (i, j) = (sp.owner[k] as usize, sp.list.partner[k] as usize);
-        if i >= n || j >= n || o.f_n == 0.0 {
-            continue;
-        }
-        let (g, l_i, l_j) = sphere_pair_geometry(&sp.states[i], &sp.states[j]);
-        if g.delta > 0.0 {
-            sum += dot(l_i, o.force) as f64 - dot(l_j, o.force) as f64;
-        }
-    }
-    let nw = sp.walls.len();
-    for s in 0..n {
-        for w in 0..nw {
-            let o = &sp.wall_out[s * nw + w];
-            let (g, l, _) = wall_geometry(&sp.walls[w], &sp.states[s]);
-            if g.delta > 0.0 {
-                sum += dot(l, o.force) as f64;
-            }
-        }
-    }
+    let mut sum = super::triaxial::sphere_virial(sp, n);
     let m = &sys.membrane;
     let first = m.params.first as usize;
     for s in 0..n.min(m.list.start.len().saturating_sub(1)) {

@@ -17,6 +17,7 @@ pub mod model;
 pub mod patch_list;
 pub mod records;
 pub mod system;
+pub mod triaxial;
 
 pub use mesh::MembraneMesh;
 pub use model::{Membrane, MembraneContact, MembraneSpec};

@@ -23,7 +23,9 @@ pub mod case_file;
 pub mod elastica;
 pub mod measure;
 pub mod membrane_cylinder;
+pub mod membrane_hydrostatic;
 pub mod membrane_sliding;
+pub mod membrane_triaxial;
 pub mod plastic_limit;
 pub mod pressure_ring;
 pub mod report;
@@ -284,6 +286,8 @@ pub fn run_all(kind: BackendKind, out: &Path) -> anyhow::Result<bool> {
     for case in [
         membrane_cylinder::run as fn() -> anyhow::Result<CaseReport>,
         membrane_sliding::run,
+        membrane_hydrostatic::run,
+        membrane_triaxial::run,
     ] {
         let r = case()?;
         log(&r);

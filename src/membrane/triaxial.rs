@@ -1,0 +1,642 @@
+//! The triaxial cell of the paper's §3.1 (issue 25, validations 2 and 3): a random packing grown
+//! inside a rigid cylinder, then wrapped in a membrane (MSS_patch or MSS_particle) between two
+//! platens, confined by σ_c (membrane, eq 18–19) and σ_p = σ_c (top platen, servo), and sheared
+//! by the top platen moving at constant velocity.
+//!
+//! - **Packing** (`grow_packing`): a Lubachevsky–Stillinger-like growth: N centres placed at
+//!   random (no overlap) at half their radii in a rigid cylinder R × H between two planes, then all
+//!   radii grown together (r_i = λ r_i⁰, masses fixed at the final ones) with the grains' friction,
+//!   slowed by the mean stress it builds, until λ = 1 or jammed; relaxed; then compacted by the
+//!   top plane as a servo at σ_c (a grown frictional packing is loose). λ ends near 1 (reported);
+//!   the membrane's height is the compacted one.
+//! - **Membrane radius**: the grains touched the rigid cylinder R, so the membrane starts where
+//!   the grains meet it: patches, R/cos(π/n) (the flat patches of a ring of n vertices are at
+//!   least R cos(π/n) from the axis); particles, R + r_v (vertex centres, the vertex spheres'
+//!   inner surface at R). The same packing goes into both membranes.
+//! - **Rims**: the rim vertices follow their platen in z and slide on it radially (`hold_rims`):
+//!   a rim pinned at its initial radius while the packing shrinks leaves a cone whose
+//!   confining load σ_c π (R_rim² − R²) is pressed onto the corner grains axially by the tilted
+//!   patches (the 12 N of the first hydrostatic attempt, docs/membrane.md). A real cell's
+//!   membrane is sealed to end caps of the sample's own radius: no cone.
+//! - **Platen stress**: the top platen is a servo (`WALL_SERVO`) on the sample's cross-section at
+//!   the top rim (`rim_area`: the rim polygon for patches, less the vertex radius for particles),
+//!   so σ_p and σ_c close the same bag; each platen's stress is its force over its own rim's
+//!   area (the membrane's net pressure force is σ_c (A_top − A_bottom): a platen carries σ_c on
+//!   its own rim). During shearing the top platen moves at −v_p.
+//! - **Measures** (`TriaxialCell::sample`): ε = ln(h0/h); the sample's volume V from the volume
+//!   enclosed by the membrane and the platens (`MembraneSpheres::enclosed_volume`; for
+//!   particles less the shell of thickness r_v), ε_v = (V0 − V)/V0; σ_p = mean of the two platens'
+//!   stresses; σ_d = σ_p − σ_c; the grains' mean stress by Love–Weber on V (patches).
+
+use super::cases::{table2_membrane, TABLE2_GRAIN};
+use super::mesh::MembraneMesh;
+use super::model::MembraneContact;
+use super::system::MembraneSpheres;
+use crate::laws::vec3::dot;
+use crate::spheres::contact::sphere_pair_geometry;
+use crate::spheres::cpu_stepper::CpuSpheres;
+use crate::spheres::pair_law::{LawTable, SphereMaterial};
+use crate::spheres::precision::{df3_split, df3_value};
+use crate::spheres::wall::wall_geometry;
+use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE};
+use std::f64::consts::PI;
+
+/// A cell and its granulate from plain parameters (SI).
+#[derive(Clone, Debug)]
+pub struct CellSpec {
+    /// Sample radius R (the rigid cylinder of the preparation) and height H.
+    pub radius: f64,
+    pub height: f64,
+    /// Grain radii uniform in [r_min, r_max] before the growth's common factor λ.
+    pub r_min: f64,
+    pub r_max: f64,
+    pub n_grains: usize,
+    pub grain: SphereMaterial,
+    /// The membrane's friction coefficient (Table 2: 1.2).
+    pub membrane_friction: f64,
+    /// Confining stress σ_c (Pa).
+    pub sigma_c: f64,
+    pub dt: f64,
+    /// Global damping (1/s) of preparation and confinement; `shear_damping` while shearing.
+    pub damping: f64,
+    pub shear_damping: f64,
+    pub seed: u64,
+}
+
+impl CellSpec {
+    /// Case 1 or 2 of Table 3 (100 × 25 mm or 140 × 35 mm), Table 2 grains with E softened to
+    /// `young` (see docs/membrane.md). Case 1: 1750 grains, chosen so that the compacted packing
+    /// is ≈ 100 mm high (the paper: 1689–1731); case 2: the paper's 4645 (not calibrated).
+    pub fn table3(case: u32, young: f64, dt: f64) -> CellSpec {
+        let (radius, height, n) = if case == 2 {
+            (35e-3, 140e-3, 4645)
+        } else {
+            (25e-3, 100e-3, 1750)
+        };
+        CellSpec {
+            radius,
+            height,
+            r_min: 2.3e-3,
+            r_max: 2.7e-3,
+            n_grains: n,
+            grain: SphereMaterial { young, ..TABLE2_GRAIN },
+            membrane_friction: 1.2,
+            sigma_c: 1e5,
+            dt,
+            damping: 200.0,
+            shear_damping: 20.0,
+            seed: 25,
+        }
+    }
+
+    /// Rigid walls: the platens' material (E = ∞, the grains' friction).
+    fn platen(&self) -> SphereMaterial {
+        SphereMaterial {
+            young: f64::INFINITY,
+            ..self.grain
+        }
+    }
+}
+
+/// SplitMix64: a deterministic stream of uniform numbers in [0, 1).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce5_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Σ l·f over the contacts of spheres 0..n with each other and with the walls (l from the
+/// sphere's centre to the middle of the overlap): the Love–Weber sum, −3 V × mean stress.
+pub fn sphere_virial(sp: &CpuSpheres, n: usize) -> f64 {
+    let mut sum = 0.0f64;
+    for (k, o) in sp.pair_out.iter().enumerate() {
+        let (i, j) = (sp.owner[k] as usize, sp.list.partner[k] as usize);
+        if i >= n || j >= n || o.f_n == 0.0 {
+            continue;
+        }
+        let (g, l_i, l_j) = sphere_pair_geometry(&sp.states[i], &sp.states[j]);
+        if g.delta > 0.0 {
+            sum += dot(l_i, o.force) as f64 - dot(l_j, o.force) as f64;
+        }
+    }
+    let nw = sp.walls.len();
+    for s in 0..n {
+        for w in 0..nw {
+            let o = &sp.wall_out[s * nw + w];
+            let (g, l, _) = wall_geometry(&sp.walls[w], &sp.states[s]);
+            if g.delta > 0.0 {
+                sum += dot(l, o.force) as f64;
+            }
+        }
+    }
+    sum
+}
+
+/// A grown packing.
+#[derive(Clone, Debug)]
+pub struct Packing {
+    /// Grains at rest (material 0).
+    pub grains: Vec<SphereState>,
+    /// Common growth factor λ of the radii at the end, smallest and largest radius.
+    pub scale: f64,
+    pub r_min: f64,
+    pub r_max: f64,
+    /// Height of the packing (the top plane after compaction).
+    pub height: f64,
+    /// Solid fraction in the cylinder and the mean stress at the end.
+    pub solid_fraction: f64,
+    pub mean_stress: f64,
+    pub steps: usize,
+}
+
+/// The Lubachevsky–Stillinger-like growth of the module doc, in the rigid cylinder R × H:
+/// growth by `rate` (1 − p/p_stop) in λ per step (p the mean stress) until λ = 1 or the
+/// packing is jammed (p ≥ p_stop/2 for 2000 steps), then `relax` steps at fixed radii, then
+/// `compact` steps with the top plane a servo at σ_c (frictionless rigid walls throughout).
+pub fn grow_packing(spec: &CellSpec, rate: f64, p_stop: f64, relax: usize, compact: usize) -> Packing {
+    let (r_cyl, h) = (spec.radius, spec.height);
+    let mut rng = Rng(spec.seed);
+    let target: Vec<f64> = (0..spec.n_grains)
+        .map(|_| spec.r_min + (spec.r_max - spec.r_min) * rng.next())
+        .collect();
+    let lambda0 = 0.5;
+    let mut pos: Vec<[f64; 3]> = Vec::with_capacity(spec.n_grains);
+    for &r in &target {
+        let r0 = lambda0 * r;
+        loop {
+            let rho = (r_cyl - r0) * rng.next().sqrt();
+            let phi = 2.0 * PI * rng.next();
+            let p = [rho * phi.cos(), rho * phi.sin(), r0 + (h - 2.0 * r0) * rng.next()];
+            let free = pos.iter().zip(&target).all(|(q, &rq)| {
+                let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2);
+                d2 > (lambda0 * (r + rq)).powi(2)
+            });
+            if free {
+                pos.push(p);
+                break;
+            }
+        }
+    }
+    let states: Vec<SphereState> = pos
+        .iter()
+        .zip(&target)
+        .map(|(p, &r)| {
+            let mut s = SphereState::solid(*p, r, spec.grain.density, 0);
+            s.radius = (lambda0 * r) as f32;
+            s
+        })
+        .collect();
+    // Frictionless rigid walls (their grain laws' μ set to 0: no arching against the cylinder).
+    let wall = SphereMaterial {
+        friction: 0.0,
+        ..spec.platen()
+    };
+    let walls = vec![
+        PlaneWall::new([0.0; 3], [0.0, 0.0, 1.0], [0.0; 3], 1),
+        PlaneWall::new([0.0, 0.0, h], [0.0, 0.0, -1.0], [0.0; 3], 1),
+        PlaneWall::cylinder([0.0; 3], [0.0, 0.0, 1.0], r_cyl, 1),
+    ];
+    let params = SphereParams {
+        dt: spec.dt as f32,
+        skin: (0.1 * spec.r_min) as f32,
+        global_damping: spec.damping as f32,
+        ..Default::default()
+    };
+    let mut laws = LawTable::hertz_mindlin(&[spec.grain, wall]);
+    laws.laws[1].mindlin.mu = 0.0;
+    laws.laws[2].mindlin.mu = 0.0;
+    let mut sys = CpuSpheres::new(params, states, laws, walls);
+    let volume = PI * r_cyl * r_cyl * h;
+    let n = spec.n_grains;
+    let mut lambda = lambda0;
+    let mut steps = 0usize;
+    let mut p = 0.0;
+    let mut loaded = 0usize;
+    // Growth slowed by the stress it builds (collisions of the growing grains give short
+    // spikes: growth pauses, it does not stop); done when λ = 1 or the packing has carried
+    // ≥ p_stop/2 for 2000 steps (jammed).
+    while lambda < 1.0 && loaded < 200 {
+        lambda = (lambda + rate * (1.0 - p / p_stop).max(0.0)).min(1.0);
+        for (s, &r) in sys.states.iter_mut().zip(&target) {
+            s.radius = (lambda * r) as f32;
+        }
+        sys.step();
+        steps += 1;
+        // Growth shrinks the gaps the list was built with: rebuild every 10 steps (λ grows by
+        // at most 10 rate r_max ≪ skin between builds).
+        if steps.is_multiple_of(10) {
+            sys.rebuild();
+            p = -sphere_virial(&sys, n) / (3.0 * volume);
+            loaded = if p >= 0.5 * p_stop { loaded + 1 } else { 0 };
+        }
+    }
+    for _ in 0..relax {
+        sys.step();
+    }
+    // Compaction: the top plane becomes a servo at σ_c on π R² (the frictional packing settles
+    // where it carries σ_c; the membrane's height is the plane's height after it).
+    let area = PI * r_cyl * r_cyl;
+    // A grown frictional packing is loose (φ ≈ 0.5): the servo may travel ~10 % of H, at ≤ 0.2 m/s
+    // and 4× the confinement's gain (time constant ~0.25 ms).
+    sys.walls[1] = PlaneWall::servo(
+        [0.0, 0.0, h],
+        [0.0, 0.0, -1.0],
+        area,
+        spec.sigma_c,
+        4.0 * servo_gain(spec),
+        0.2,
+        1,
+    );
+    for _ in 0..compact {
+        sys.step();
+    }
+    steps += relax + compact;
+    let height = df3_value(sys.walls[1].point_hi, sys.walls[1].point_lo)[2];
+    let volume = area * height;
+    let solid: f64 = sys
+        .states
+        .iter()
+        .map(|s| 4.0 / 3.0 * PI * (s.radius as f64).powi(3))
+        .sum();
+    let mut grains = sys.states.clone();
+    for s in &mut grains {
+        s.vel = [0.0; 3];
+        s.omega = [0.0; 3];
+    }
+    Packing {
+        scale: lambda,
+        r_min: lambda * spec.r_min,
+        r_max: lambda * spec.r_max,
+        solid_fraction: solid / volume,
+        height,
+        mean_stress: -sphere_virial(&sys, n) / (3.0 * volume),
+        grains,
+        steps,
+    }
+}
+
+/// One record of a triaxial run (SI; stresses > 0 in compression).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TriaxialSample {
+    pub time: f64,
+    /// Platen distance h, ε = ln(h0/h).
+    pub height: f64,
+    pub axial_strain: f64,
+    /// Sample volume V and ε_v = (V0 − V)/V0.
+    pub volume: f64,
+    pub volumetric_strain: f64,
+    /// Mean cross-section V/h; the platens' stresses (bottom, top), each on its rim's area
+    /// (`rim_area`: where the membrane meets the platen, the servo's area), σ_p their mean, σ_d.
+    pub area: f64,
+    pub platen_stress: [f64; 2],
+    pub sigma_p: f64,
+    pub sigma_d: f64,
+    /// The grains' mean stress (Love–Weber on V; patches only, else 0).
+    pub mean_stress: f64,
+    /// Grains outside the cell (`TriaxialCell::escaped`).
+    pub escaped: usize,
+}
+
+/// A membrane-wrapped packing between two platens.
+pub struct TriaxialCell {
+    pub sys: MembraneSpheres,
+    pub n_grains: usize,
+    pub contact: MembraneContact,
+    pub vertex_radius: f64,
+    pub bottom_rim: Vec<u32>,
+    pub top_rim: Vec<u32>,
+    pub sigma_c: f64,
+    /// h0 and V0 at the start of shearing (set by `start_shear`).
+    pub h0: f64,
+    pub v0: f64,
+    pub shear_damping: f64,
+}
+
+impl TriaxialCell {
+    /// The packing wrapped in a Table 2 membrane of vertex spacing ≈ `spacing` (`contact`:
+    /// patches, or vertex particles of radius `vertex_radius`), bottom platen fixed at z = 0, top
+    /// platen a servo at z = H; no stress yet (`confine` ramps it).
+    pub fn new(
+        spec: &CellSpec,
+        packing: &Packing,
+        contact: MembraneContact,
+        spacing: f64,
+        vertex_radius: f64,
+    ) -> TriaxialCell {
+        let n = (2.0 * PI * spec.radius / spacing).round();
+        let radius = match contact {
+            MembraneContact::Patches => spec.radius / (PI / n).cos(),
+            MembraneContact::Particles => spec.radius + vertex_radius,
+        };
+        let n = (2.0 * PI * radius / spacing).round();
+        let h = packing.height;
+        let mesh = MembraneMesh::cylinder([0.0; 3], radius, h, 2.0 * PI * radius / n);
+        let per_ring = n as u32;
+        let mut membrane = table2_membrane(mesh, contact, vertex_radius);
+        membrane.friction = spec.membrane_friction;
+        let area = PI * spec.radius * spec.radius;
+        let walls = vec![
+            PlaneWall::new([0.0; 3], [0.0, 0.0, 1.0], [0.0; 3], 1),
+            PlaneWall::servo([0.0, 0.0, h], [0.0, 0.0, -1.0], area, 0.0, 0.0, 0.0, 1),
+        ];
+        let params = SphereParams {
+            dt: spec.dt as f32,
+            skin: (0.1 * spec.r_min) as f32,
+            global_damping: spec.damping as f32,
+            ..Default::default()
+        };
+        let sys = MembraneSpheres::new(
+            params,
+            packing.grains.clone(),
+            &[spec.grain, spec.platen()],
+            walls,
+            &membrane,
+        );
+        let nv = sys.membrane.params.n_vertices;
+        TriaxialCell {
+            n_grains: packing.grains.len(),
+            contact,
+            vertex_radius,
+            bottom_rim: (0..per_ring).collect(),
+            top_rim: (nv - per_ring..nv).collect(),
+            sigma_c: spec.sigma_c,
+            h0: h,
+            v0: 0.0,
+            shear_damping: spec.shear_damping,
+            sys,
+        }
+    }
+
+    pub fn n_vertices(&self) -> usize {
+        self.sys.membrane.params.n_vertices as usize
+    }
+
+    fn platen_z(&self, w: usize) -> f64 {
+        let wl = &self.sys.spheres.walls[w];
+        df3_value(wl.point_hi, wl.point_lo)[2]
+    }
+
+    /// The rim vertices on their platens (z and v_z of the platen; free radially).
+    fn hold_rims(&mut self) {
+        for (w, rim) in [(0usize, &self.bottom_rim), (1, &self.top_rim)] {
+            let z = self.platen_z(w);
+            let vz = self.sys.spheres.walls[w].velocity[2];
+            for &v in rim {
+                let s = self.sys.vertex_sphere(v);
+                let x = self.sys.spheres.states[s].position();
+                let st = &mut self.sys.spheres.states[s];
+                (st.pos_hi, st.pos_lo) = df3_split([x[0], x[1], z]);
+                st.vel[2] = vz;
+            }
+        }
+    }
+
+    /// The sample's cross-section at a platen: the polygon of its rim (patches), or the circle
+    /// inside the vertex particles (particles).
+    pub fn rim_area(&self, rim: &[u32]) -> f64 {
+        let x: Vec<[f64; 3]> = rim
+            .iter()
+            .map(|&v| self.sys.spheres.states[self.sys.vertex_sphere(v)].position())
+            .collect();
+        let k = x.len();
+        let poly = 0.5
+            * (0..k)
+                .map(|i| x[i][0] * x[(i + 1) % k][1] - x[(i + 1) % k][0] * x[i][1])
+                .sum::<f64>()
+                .abs();
+        match self.contact {
+            MembraneContact::Patches => poly,
+            MembraneContact::Particles => {
+                let r = (poly / PI).sqrt();
+                PI * (r - self.vertex_radius).powi(2)
+            }
+        }
+    }
+
+    /// One step: the membrane system, the rims on their platens, the servo's area.
+    pub fn step(&mut self) {
+        self.sys.step();
+        self.hold_rims();
+        let a = self.rim_area(&self.top_rim);
+        self.sys.spheres.walls[1].size = a as f32;
+    }
+
+    /// Ramps σ_c on the membrane and the top platen's servo target linearly from 0 over `ramp`
+    /// steps, then holds them `hold` steps (servo gain `gain` (m/s)/Pa, speed ≤ `v_max`).
+    pub fn confine(&mut self, ramp: usize, hold: usize, gain: f64, v_max: f64) {
+        {
+            let w = &mut self.sys.spheres.walls[1];
+            w.gain = gain as f32;
+            w.max_speed = v_max as f32;
+        }
+        for k in 0..ramp + hold {
+            let s = self.sigma_c * ((k + 1) as f64 / ramp.max(1) as f64).min(1.0);
+            self.sys.membrane.params.sigma = s as f32;
+            self.sys.spheres.walls[1].target_stress = s as f32;
+            self.step();
+        }
+    }
+
+    /// The sample's volume: enclosed by the membrane and the platens, less the vertex
+    /// particles' shell for MSS_particle.
+    pub fn volume(&self) -> f64 {
+        let v = self.sys.enclosed_volume([0.0, 0.0]);
+        match self.contact {
+            MembraneContact::Patches => v,
+            MembraneContact::Particles => {
+                let h = self.height();
+                let r = (v / (PI * h)).sqrt();
+                PI * (r - self.vertex_radius).powi(2) * h
+            }
+        }
+    }
+
+    pub fn height(&self) -> f64 {
+        self.platen_z(1) - self.platen_z(0)
+    }
+
+    /// Grains whose centre left the cell: farther from the axis than the membrane's outermost
+    /// vertex, or beyond a platen (a grain pushed through a patch by an overlap > r).
+    pub fn escaped(&self) -> usize {
+        let r_out = self
+            .sys
+            .vertex_positions()
+            .iter()
+            .map(|x| x[0].hypot(x[1]))
+            .fold(0.0, f64::max);
+        let (z0, z1) = (self.platen_z(0), self.platen_z(1));
+        self.sys.spheres.states[..self.n_grains]
+            .iter()
+            .filter(|s| {
+                let x = s.position();
+                x[0].hypot(x[1]) > r_out || x[2] < z0 || x[2] > z1
+            })
+            .count()
+    }
+
+    /// The measures of the module doc now.
+    pub fn sample(&self) -> TriaxialSample {
+        let (h, v) = (self.height(), self.volume());
+        let area = v / h;
+        let w = &self.sys.spheres.walls;
+        let platen_stress = [
+            -(w[0].force[2] as f64) / self.rim_area(&self.bottom_rim),
+            w[1].force[2] as f64 / self.rim_area(&self.top_rim),
+        ];
+        let sigma_p = 0.5 * (platen_stress[0] + platen_stress[1]);
+        let mean_stress = if self.contact == MembraneContact::Patches {
+            -super::cases::grain_virial(&self.sys, self.n_grains) / (3.0 * v)
+        } else {
+            0.0
+        };
+        TriaxialSample {
+            time: self.sys.time,
+            height: h,
+            axial_strain: (self.h0 / h).ln(),
+            volume: v,
+            volumetric_strain: if self.v0 > 0.0 { (self.v0 - v) / self.v0 } else { 0.0 },
+            area,
+            platen_stress,
+            sigma_p,
+            sigma_d: sigma_p - self.sigma_c,
+            mean_stress,
+            escaped: self.escaped(),
+        }
+    }
+
+    /// The top platen becomes a plane moving down at `v_p`; h0, V0 from now.
+    pub fn start_shear(&mut self, v_p: f64) {
+        self.h0 = self.height();
+        self.v0 = self.volume();
+        let w = &mut self.sys.spheres.walls[1];
+        w.kind = WALL_PLANE;
+        w.velocity = [0.0, 0.0, -v_p as f32];
+        self.sys.spheres.params.global_damping = self.shear_damping as f32;
+    }
+
+    /// Shears `steps` steps, a sample every `every` steps (the first before the first step).
+    pub fn shear(&mut self, steps: usize, every: usize) -> Vec<TriaxialSample> {
+        let mut out = vec![self.sample()];
+        for k in 1..=steps {
+            self.step();
+            if k.is_multiple_of(every) {
+                out.push(self.sample());
+            }
+        }
+        out
+    }
+}
+
+/// Result of one membrane model's triaxial run.
+#[derive(Clone, Debug, Default)]
+pub struct TriaxialRun {
+    pub membrane_particles: usize,
+    pub grains: usize,
+    /// The sample at the start of shearing (after confinement).
+    pub confined: TriaxialSample,
+    pub curve: Vec<TriaxialSample>,
+    /// Wall seconds of the confinement and the shearing, shearing steps, and seconds per 20 ms
+    /// of simulated shearing (Table 4's measure).
+    pub confine_seconds: f64,
+    pub shear_seconds: f64,
+    pub shear_steps: usize,
+    pub seconds_per_20ms: f64,
+}
+
+/// The paper's membranes (§3.1): patches of side 4.0 mm (vertex radius 0.15 mm: sizes the cell
+/// list only), or vertex particles 1.33 mm apart of radius 0.67 mm.
+pub fn paper_cell(spec: &CellSpec, packing: &Packing, contact: MembraneContact) -> TriaxialCell {
+    let (s, rv) = match contact {
+        MembraneContact::Patches => (4.0e-3, 0.15e-3),
+        MembraneContact::Particles => (1.33e-3, 0.67e-3),
+    };
+    TriaxialCell::new(spec, packing, contact, s, rv)
+}
+
+/// Servo gain of the top platen: a time constant of ~1 ms on a packing of modulus ~100 MPa.
+pub fn servo_gain(spec: &CellSpec) -> f64 {
+    spec.height / (1e8 * 1e-3)
+}
+
+/// `softdem bench --scene triaxial`: case 1 (Table 3) grown once, then for MSS_patch and
+/// MSS_particle 2 ms of confinement (not timed) and `steps` timed shearing steps at 0.05 m/s.
+/// Prints particle-steps/s (grains + membrane particles) and the wall time those steps give for
+/// 20 ms of simulated time (Table 4's measure). CPU stepper only (the membrane's GPU stepping
+/// is not wired yet).
+pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
+    if gpu {
+        anyhow::bail!("bench --scene triaxial: CPU backend only (the membrane passes are not on the GPU stepper yet)");
+    }
+    let spec = CellSpec::table3(1, 4.6e9, 2e-6);
+    let packing = grow_packing(&spec, 5e-5, 0.05 * spec.sigma_c, 2000, 20_000);
+    println!("scene,backend,membrane,membrane_particles,grains,steps,dt,seconds,particle_steps_per_s,seconds_per_20ms");
+    for (name, contact) in [
+        ("patches", MembraneContact::Patches),
+        ("particles", MembraneContact::Particles),
+    ] {
+        let mut cell = paper_cell(&spec, &packing, contact);
+        let ms = (1e-3 / spec.dt).round() as usize;
+        cell.confine(ms, ms, servo_gain(&spec), 0.05);
+        cell.start_shear(0.05);
+        let t = std::time::Instant::now();
+        for _ in 0..steps {
+            cell.step();
+        }
+        let secs = t.elapsed().as_secs_f64();
+        let n = cell.n_grains + cell.n_vertices();
+        println!(
+            "triaxial,Cpu,{name},{},{},{steps},{:e},{secs:.3},{:.4e},{:.1}",
+            cell.n_vertices(),
+            cell.n_grains,
+            spec.dt,
+            (n * steps) as f64 / secs,
+            secs * 0.02 / (steps as f64 * spec.dt)
+        );
+    }
+    Ok(())
+}
+
+/// Confines `packing` in the membrane of `contact` (ramp 5 ms, hold 10 ms) and shears it at
+/// v_p = 0.05 m/s to ε = `strain` (the paper's spacings: 4.0 mm patches, 1.33 mm particles of
+/// radius 0.67 mm).
+pub fn triaxial_run(spec: &CellSpec, packing: &Packing, contact: MembraneContact, strain: f64) -> TriaxialRun {
+    let mut cell = paper_cell(spec, packing, contact);
+    let t0 = std::time::Instant::now();
+    let ms = (1e-3 / spec.dt).round() as usize;
+    cell.confine(5 * ms, 10 * ms, servo_gain(spec), 0.05);
+    let confine_seconds = t0.elapsed().as_secs_f64();
+    let v_p = 0.05;
+    cell.start_shear(v_p);
+    let confined = cell.sample();
+    let steps = ((1.0 - (-strain).exp()) * cell.h0 / (v_p * spec.dt)).round() as usize;
+    let t1 = std::time::Instant::now();
+    let curve = cell.shear(steps, (steps / 40).max(1));
+    let shear_seconds = t1.elapsed().as_secs_f64();
+    TriaxialRun {
+        membrane_particles: cell.n_vertices(),
+        grains: cell.n_grains,
+        confined,
+        curve,
+        confine_seconds,
+        shear_seconds,
+        shear_steps: steps,
+        seconds_per_20ms: shear_seconds * 0.02 / (steps as f64 * spec.dt),
+    }
+}
+
+/// σ_d of `curve` at axial strain ε (linear between samples; the last one beyond).
+pub fn sigma_d_at(curve: &[TriaxialSample], eps: f64) -> f64 {
+    for w in curve.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if eps <= b.axial_strain {
+            let t = ((eps - a.axial_strain) / (b.axial_strain - a.axial_strain).max(1e-300)).clamp(0.0, 1.0);
+            return a.sigma_d + t * (b.sigma_d - a.sigma_d);
+        }
+    }
+    curve.last().map_or(0.0, |s| s.sigma_d)
+}
