@@ -8,6 +8,7 @@
 
 use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
+use crate::beads::{attach, BeadForces, Bond};
 use crate::run::measure::Measures;
 use crate::scenario::spheres::SphereBuilt;
 use crate::scenario::Built;
@@ -25,6 +26,8 @@ pub struct SphereKind<B: SphereBackend> {
     pub built: Rc<SphereBuilt>,
     /// The last read-back and the step it was taken at (outputs reuse the driver's sample).
     last: Option<(u64, Rc<SphereSnapshot>)>,
+    /// The same for the bead source (`[spheres.beads]`).
+    last_beads: Option<(u64, Rc<BeadForces>)>,
 }
 
 impl<B: SphereBackend> SphereKind<B> {
@@ -33,7 +36,31 @@ impl<B: SphereBackend> SphereKind<B> {
             backend,
             built,
             last: None,
+            last_beads: None,
         }
+    }
+
+    /// The bead source at the current step (read back once per step); None without bead bodies.
+    pub fn bead_state(&mut self) -> anyhow::Result<Option<Rc<BeadForces>>> {
+        if self.built.beads.is_none() {
+            return Ok(None);
+        }
+        let step = self.backend.steps_done();
+        if let Some((s, b)) = &self.last_beads {
+            if *s == step {
+                return Ok(Some(b.clone()));
+            }
+        }
+        let read = if let Some(sys) = self.backend.cpu() {
+            attach::read_cpu(sys)
+        } else if let Some((ctx, sys)) = self.backend.gpu() {
+            attach::read_gpu(ctx, sys)
+        } else {
+            None
+        };
+        let b = Rc::new(read.ok_or_else(|| anyhow::anyhow!("a bead scenario without its bond source"))?);
+        self.last_beads = Some((step, b.clone()));
+        Ok(Some(b))
     }
 
     /// The state at the current step (read back once per step).
@@ -165,6 +192,14 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             .array(&s.keys)
             .array(&s.history)
             .array(&s.wall_history);
+        // Bead bodies: the bonds' break records, the last evaluation's bond and plane forces
+        // and the evaluation count (the planes' clock).
+        if let Some(b) = self.bead_state()? {
+            out.array(&b.bonds.bonds)
+                .array(&b.bond_force)
+                .array(&b.plane_force)
+                .u64(b.evaluations as u64);
+        }
         Ok(SavedState {
             steps: s.steps,
             kind: out.0,
@@ -200,10 +235,26 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             steps: saved.steps,
             rebuilds: 0,
         })?;
+        if let Some(bb) = &self.built.beads {
+            let mut b = bb.forces.clone();
+            b.bonds.bonds = r.exact::<Bond>(bb.forces.bonds.len(), "bonds")?;
+            b.bond_force = r.exact(bb.forces.bonds.len(), "bond forces")?;
+            b.plane_force = r.exact(bb.forces.planes.len(), "bead-plane forces")?;
+            b.evaluations = u32::try_from(r.u64()?)?;
+            if let Some(sys) = self.backend.cpu() {
+                attach::restore_cpu(sys, &b)?;
+            } else if let Some((ctx, sys)) = self.backend.gpu() {
+                attach::restore_gpu(ctx, sys, &b)?;
+            }
+        }
         self.last = None;
+        self.last_beads = None;
         Ok(())
     }
     fn spheres(&mut self) -> anyhow::Result<Option<Rc<SphereSnapshot>>> {
         self.snapshot().map(Some)
+    }
+    fn beads(&mut self) -> anyhow::Result<Option<Rc<BeadForces>>> {
+        self.bead_state()
     }
 }

@@ -192,12 +192,18 @@ fn make_spheres(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> 
     let sb = std::rc::Rc::new(sb);
     let k: Box<dyn Kind> = match kind {
         BackendKind::Cpu => {
-            let sys = CpuSpheres::new(sb.params, sb.states.clone(), sb.laws.clone(), sb.walls.clone());
+            let mut sys = CpuSpheres::new(sb.params, sb.states.clone(), sb.laws.clone(), sb.walls.clone());
+            if let Some(b) = &sb.beads {
+                crate::beads::attach::attach_cpu(&mut sys, b.forces.clone());
+            }
             Box::new(SphereKind::new(CpuSphereBackend(sys), sb.clone()))
         }
         BackendKind::Gpu => {
             let ctx = crate::gpu::context::GpuContext::new()?;
-            let sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
+            let mut sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
+            if let Some(b) = &sb.beads {
+                crate::beads::attach::attach_gpu(&ctx, &mut sys, b.forces.clone())?;
+            }
             Box::new(SphereKind::new(GpuSphereBackend { ctx, sys }, sb.clone()))
         }
     };
