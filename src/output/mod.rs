@@ -4,6 +4,8 @@
 //! written atomically (atomic.rs).
 
 pub mod atomic;
+pub mod bead_picture;
+pub mod beads;
 pub mod breaks;
 pub mod checkpoint;
 pub mod compaction;

@@ -329,9 +329,26 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     };
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
     frames.ascii = settings.vtk_ascii;
-    if spheres.is_some() {
-        frames.parts = Some(output::spheres::frame_parts());
+    if let Some(sb) = &spheres {
+        frames.parts = Some(match &sb.beads {
+            None => output::spheres::frame_parts(),
+            Some(b) => output::beads::frame_parts(b.clone(), sb.params.dt),
+        });
     }
+    // Bead bodies: breaks.csv and the shear slices.
+    let mut bead_outputs = spheres.as_ref().and_then(|sb| sb.beads.clone()).map(|b| {
+        let dt = spheres.as_ref().expect("beads are spheres").params.dt;
+        let breaks = output::beads::BeadBreaks::new(out.join("breaks.csv"), settings.series_every, b.clone(), dt);
+        let mut pics = output::beads::BeadPictures::new(
+            out.join("snapshots"),
+            settings.snapshots_every,
+            settings.snapshot_width,
+            b,
+            dt,
+        );
+        pics.at_stage_end = settings.stage_snapshots;
+        (breaks, pics)
+    });
     let mut sphere_final = output::spheres::SphereFinalCsv {
         path: out.join("final.csv"),
     };
@@ -374,6 +391,10 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     };
     if let Some(m) = &mut modal_series {
         observers.push(m);
+    }
+    if let Some((breaks, pics)) = &mut bead_outputs {
+        observers.push(breaks);
+        observers.push(pics);
     }
     if settings.polygons && spd {
         observers.push(&mut polygons);
