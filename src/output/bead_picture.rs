@@ -36,7 +36,11 @@ pub fn render(
     let slice: Vec<usize> = (0..n)
         .filter(|&i| (centres[i][1] - y_mid).abs() <= 0.5 * bb.spacing[i])
         .collect();
-    let t_max = slice.iter().map(|&i| tau[i]).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    let t_max = slice
+        .iter()
+        .map(|&i| tau[i])
+        .fold(0.0f64, f64::max)
+        .max(f64::MIN_POSITIVE);
     let span = (hi[0] - lo[0]).max(hi[2] - lo[2]).max(1e-30);
     let scale = 0.92 * panel as f64 / span;
     let (cx, cz) = (0.5 * (lo[0] + hi[0]), 0.5 * (lo[2] + hi[2]));
@@ -46,7 +50,10 @@ pub fn render(
         let pz = top as f64 + 0.5 * panel as f64 - (centres[i][2] - cz) * scale;
         let rp = (0.5 * bb.spacing[i] * scale).max(0.7);
         let base = colour(tau[i] / t_max);
-        let (x0, x1) = ((px - rp).floor().max(0.0) as usize, ((px + rp).ceil() as usize).min(w - 1));
+        let (x0, x1) = (
+            (px - rp).floor().max(0.0) as usize,
+            ((px + rp).ceil() as usize).min(w - 1),
+        );
         let (z0, z1) = (
             (pz - rp).floor().max(top as f64) as usize,
             ((pz + rp).ceil() as usize).min(h - 1),

@@ -73,7 +73,9 @@ pub fn stresses(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f32) ->
 /// The intact bonds as VTK lines between bead centres, with per-bead stress.
 pub fn bonds_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f32, ascii: bool) -> String {
     let n = bb.n_beads();
-    let intact: Vec<usize> = (0..b.bonds.len()).filter(|&k| b.bonds.bonds[k].broken_step == 0).collect();
+    let intact: Vec<usize> = (0..b.bonds.len())
+        .filter(|&k| b.bonds.bonds[k].broken_step == 0)
+        .collect();
     let c = intact.len();
     let mut t = String::with_capacity(n * 120 + c * 40);
     t += vtk_head(ascii);
@@ -316,7 +318,11 @@ pub fn check_lines(bb: &BeadsBuilt) -> Vec<String> {
     let brk = bb.forces.break_stretch;
     out.push(format!(
         "bonds break at stretch {}; bond stability bound dt ≤ {:.4e}",
-        if brk.is_finite() { format!("{brk}") } else { "never".into() },
+        if brk.is_finite() {
+            format!("{brk}")
+        } else {
+            "never".into()
+        },
         bb.dt_max
     ));
     out
