@@ -49,8 +49,8 @@ struct LoadRec {
 
 @group(0) @binding(1) var<uniform> bp: BeadParams;
 @group(0) @binding(2) var<storage, read> spheres: array<SphereState>;
-// The stepper's extra force (xyz), added to here, read and cleared by its gather.
-@group(0) @binding(3) var<storage, read_write> extra: array<vec4<f32>>;
+// The stepper's extra force and torque per sphere, added to here, read and cleared by its gather.
+@group(0) @binding(3) var<storage, read_write> extra: array<SphereForce>;
 @group(0) @binding(4) var<storage, read_write> bonds: array<Bond>;
 @group(0) @binding(5) var<storage, read_write> bond_force: array<vec4<f32>>;
 // Per bead, its bonds as bond << 1 | 1 when the bead is the bond's j, in bond order.
@@ -112,7 +112,7 @@ fn bead_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         let d = df3_sub(s.pos_hi, s.pos_lo, pl.point_hi, pl.point_lo);
         f = f + plane_repulsion_force(pl.s, s.radius, pl.normal, d).force;
     }
-    extra[i] = vec4<f32>(extra[i].xyz + f, 0.0);
+    extra[i].force = extra[i].force + f;
 }
 
 @compute @workgroup_size(64)
@@ -122,7 +122,7 @@ fn load_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         return;
     }
     let l = loads[q];
-    extra[l.bead] = vec4<f32>(extra[l.bead].xyz + l.force, 0.0);
+    extra[l.bead].force = extra[l.bead].force + l.force;
 }
 
 @compute @workgroup_size(64)

@@ -35,9 +35,9 @@
 // MC-strain: Σ_k δ_{k→c} of each pair contact (2k: i's side, 2k + 1: j's side) and wall contact.
 @group(0) @binding(18) var<storage, read_write> pair_strain: array<f32>;
 @group(0) @binding(19) var<storage, read_write> wall_strain: array<f32>;
-// Extra forces of attached sources (src/spheres/extra_force.rs), one vec4 per sphere, read and
-// cleared by gather; a one-element placeholder (skipped) while no source is attached.
-@group(0) @binding(20) var<storage, read_write> extra_force: array<vec4<f32>>;
+// Extra forces and torques of attached sources (src/spheres/extra_force.rs), one per sphere,
+// read and cleared by gather; a placeholder (skipped) while no source is attached.
+@group(0) @binding(20) var<storage, read_write> extra_force: array<SphereForce>;
 
 const STEP_WG: u32 = 64u;
 
@@ -402,8 +402,9 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         t = t + o.torque_i;
     }
     if (arrayLength(&extra_force) == sp.n_spheres) {
-        f = f + extra_force[i].xyz;
-        extra_force[i] = vec4<f32>(0.0);
+        f = f + extra_force[i].force;
+        t = t + extra_force[i].torque;
+        extra_force[i] = SphereForce(vec3<f32>(0.0), 0.0, vec3<f32>(0.0), 0.0);
     }
     f = damp(f, s.vel, sp.global_damping * s.mass, sp.local_damping);
     t = damp(t, s.omega, sp.global_damping * s.inertia, sp.local_damping);

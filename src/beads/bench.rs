@@ -33,8 +33,8 @@ pub fn run(kind: BackendKind, sizes: &[f64], steps: u32) -> anyhow::Result<()> {
         let (per_bead, per_bond) = match &run {
             BeadRun::Gpu(s) => {
                 let (bond_b, bead_b) = GpuBeadForces::bytes_per_bond_and_bead();
-                // The stepper's bytes per sphere, the extra-force vec4, the bead CSR start.
-                (s.bytes_per_sphere() + 16.0 + bead_b as f64, bond_b as f64)
+                // The stepper's bytes per sphere, the extra force and torque, the bead CSR start.
+                (s.bytes_per_sphere() + 32.0 + bead_b as f64, bond_b as f64)
             }
             BeadRun::Cpu(_) => (0.0, 0.0),
         };

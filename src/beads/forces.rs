@@ -7,9 +7,9 @@
 use super::bonds::{bond_force, BondList};
 use crate::laws::plane_repulsion::plane_repulsion_force;
 use crate::laws::vec3::{add, sub, V3};
-use crate::spheres::extra_force::ExtraForces;
+use crate::spheres::extra_force::{Evaluation, ExtraForces};
 use crate::spheres::precision::{df3_split, df3_sub};
-use crate::spheres::SphereState;
+use crate::spheres::{SphereForce, SphereState};
 use rayon::prelude::*;
 
 const PAR_MIN: usize = 512;
@@ -145,7 +145,10 @@ impl ExtraForces for BeadForces {
         self
     }
 
-    fn add_forces(&mut self, states: &[SphereState], dt: f32, out: &mut [V3]) {
+    /// Bonds break in every evaluation, the one at attachment included (`evaluations` is the
+    /// bead clock); `eval.advance` is ignored (no contact history).
+    fn add_forces(&mut self, states: &[SphereState], eval: Evaluation, out: &mut [SphereForce]) {
+        let dt = eval.dt;
         self.evaluations += 1;
         let t = self.time(dt);
         let (ev, brk) = (self.evaluations, self.break_stretch);
@@ -164,9 +167,9 @@ impl ExtraForces for BeadForces {
             .par_iter_mut()
             .enumerate()
             .with_min_len(PAR_MIN)
-            .for_each(|(b, o)| *o = add(*o, bead_force(b, states, bonds, bond_f, &planes)));
+            .for_each(|(b, o)| o.force = add(o.force, bead_force(b, states, bonds, bond_f, &planes)));
         for l in &self.loads {
-            let o = &mut out[l.bead as usize];
+            let o = &mut out[l.bead as usize].force;
             *o = add(*o, l.force_at(t));
         }
         // Plane forces: minus the sum of their forces on the beads, in bead order.

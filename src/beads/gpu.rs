@@ -8,7 +8,7 @@ use super::forces::BeadForces;
 use crate::gpu::array::GpuArray;
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
-use crate::spheres::extra_force::GpuExtraForces;
+use crate::spheres::extra_force::{Evaluation, GpuExtraForces};
 use crate::spheres::gpu_pass::{dispatch, params_uniform};
 use crate::spheres::SphereParams;
 use bytemuck::{Pod, Zeroable};
@@ -173,7 +173,8 @@ impl GpuExtraForces for GpuBeadForces {
         Ok(())
     }
 
-    fn prepare(&mut self, ctx: &GpuContext, dt: f32) {
+    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
+        let dt = eval.dt;
         let h = &mut self.host;
         h.evaluations += 1;
         let t = h.time(dt);

@@ -12,8 +12,9 @@ use super::forces::BeadForces;
 use super::generators::BeadBody;
 use super::stress::bead_stress;
 use crate::laws::vec3::norm;
-use crate::spheres::extra_force::ExtraForces;
+use crate::spheres::extra_force::{Evaluation, ExtraForces};
 use crate::spheres::precision::df3_split;
+use crate::spheres::SphereForce;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AffineModuli {
@@ -44,8 +45,8 @@ fn strained(body: &BeadBody, margin: f64, u: impl Fn([f64; 3]) -> [f64; 3]) -> (
         (s.pos_hi, s.pos_lo) = df3_split([p[0] + d[0], p[1] + d[1], p[2] + d[2]]);
     }
     let mut f = BeadForces::new(body.bonds.clone(), Vec::new(), Vec::new(), f32::INFINITY);
-    let mut out = vec![[0.0f32; 3]; states.len()];
-    f.add_forces(&states, 1.0, &mut out);
+    let mut out = vec![SphereForce::default(); states.len()];
+    f.add_forces(&states, Evaluation { dt: 1.0, advance: true }, &mut out);
     let sig = bead_stress(&states, &f, 0.0, body.bead_volume);
     let inside: Vec<usize> = (0..pos.len())
         .filter(|&i| (0..3).all(|d| pos[i][d] - lo[d] >= margin && hi[d] - pos[i][d] >= margin))
@@ -59,7 +60,7 @@ fn strained(body: &BeadBody, margin: f64, u: impl Fn([f64; 3]) -> [f64; 3]) -> (
         }
     }
     let fmax = f.bond_force.iter().map(|b| norm(*b) as f64).fold(0.0, f64::max);
-    let res = inside.iter().map(|&i| norm(out[i]) as f64).fold(0.0, f64::max);
+    let res = inside.iter().map(|&i| norm(out[i].force) as f64).fold(0.0, f64::max);
     (mean, inside.len(), res / fmax.max(1e-300))
 }
 

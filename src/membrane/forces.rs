@@ -3,13 +3,14 @@
 //! per sphere, its records in a fixed order (no atomics, reruns bit-identical):
 //!
 //!   edge_pass (eq 6) · hinge_pass (eq 11–16) · pressure_pass (eq 18–19) ·
-//!   patch_pass (one thread per grain: eq 17, Table 1, law, Fig. 3) → membrane_gather → external.
+//!   patch_pass (one thread per grain: eq 17, Table 1, law, Fig. 3) → membrane_gather, which adds
+//! to the sphere stepper's extra force (`spheres::extra_force`).
 //!
 //! A vertex gathers its edges, hinges and pressure patches (static CSR, built once) then its
 //! candidate patch corners (CSR rebuilt with the candidate list); a grain gathers its candidates.
 
 use super::model::Membrane;
-use super::records::{PatchOut, ENTRY_EDGE, ENTRY_HINGE, MEMBRANE_PATCH_CONTACTS};
+use super::records::{PatchOut, ENTRY_EDGE, ENTRY_HINGE, MEMBRANE_FORCE_ONLY, MEMBRANE_PATCH_CONTACTS};
 use crate::laws::membrane_bending::membrane_bending_forces;
 use crate::laws::membrane_pressure::membrane_pressure_force;
 use crate::laws::membrane_stretch::membrane_stretch_force;
@@ -189,21 +190,24 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
         })
         .collect();
     let mut k = 0;
+    let write_history = p.flags & MEMBRANE_FORCE_ONLY == 0;
     for (row, over) in rows {
         m.patch_overflow += over as u64;
         for (o, h) in row {
             m.patch_out[k] = o;
-            m.patch_history[k] = h;
+            if write_history {
+                m.patch_history[k] = h;
+            }
             k += 1;
         }
     }
 }
 
 /// Per sphere: a vertex sums its edges, hinges and pressure patches (static order) then its
-/// candidate corners; a grain sums its candidates. Written to `external` (one per sphere).
-pub fn membrane_gather(m: &Membrane, states: &[SphereState], external: &mut [SphereForce]) {
+/// candidate corners; a grain sums its candidates. Added to `out` (one per sphere).
+pub fn membrane_gather(m: &Membrane, states: &[SphereState], out: &mut [SphereForce]) {
     let p = m.params;
-    external.par_iter_mut().enumerate().for_each(|(s, out)| {
+    out.par_iter_mut().enumerate().for_each(|(s, out)| {
         let mut f = [0.0f32; 3];
         let mut t = [0.0f32; 3];
         let _ = &states[s];
@@ -243,10 +247,7 @@ pub fn membrane_gather(m: &Membrane, states: &[SphereState], external: &mut [Sph
                 }
             }
         }
-        *out = SphereForce {
-            force: f,
-            torque: t,
-            ..Default::default()
-        };
+        out.force = add(out.force, f);
+        out.torque = add(out.torque, t);
     });
 }

@@ -5,6 +5,9 @@ use bytemuck::{Pod, Zeroable};
 
 /// `MembraneParams::flags`: contacts of grains with patches (MSS_patch) are evaluated.
 pub const MEMBRANE_PATCH_CONTACTS: u32 = 1;
+/// `MembraneParams::flags`: a force-only evaluation (at attachment): contact histories are not
+/// written (`spheres::extra_force::Evaluation::advance` unset).
+pub const MEMBRANE_FORCE_ONLY: u32 = 2;
 
 /// Step parameters of one membrane (a uniform, 64 bytes).
 #[repr(C)]

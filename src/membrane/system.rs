@@ -1,19 +1,20 @@
 //! Grains and one membrane stepped together on the CPU: a `CpuSpheres` holding the grains and
-//! the membrane's vertex particles (so one integrator moves both), plus the membrane's passes,
-//! which write the sphere stepper's `external` forces between its two half steps:
+//! the membrane's vertex particles (so one integrator moves both), and the membrane, a force
+//! source of the stepper (`spheres::extra_force::ExtraForces`) that this façade keeps and lends
+//! at every step:
 //!
-//!   spheres.step_drift (kick, drift, walls, sphere list) → membrane.compute (candidate list,
-//!   edges, hinges, pressure, patch contacts, gather → external) → spheres.step_forces (pair and
-//!   wall laws, gather + external, kick) → pinned vertices put on their prescribed path.
+//!   spheres.step_with([membrane]): kick, drift, walls, sphere list (and the membrane's candidate
+//!   list after it) → forces: membrane.add_forces (edges, hinges, pressure, patch contacts,
+//!   gather → the stepper's extra force) → pair and wall laws → gather (+ extra) → kick;
+//!   then the pinned vertices are put on their prescribed path.
 //!
-//! Why composition rather than passes inside the sphere stepper: the sphere stepper stays
-//! unaware of membranes (a field `external` added in its gather and a step split in two are
-//! its whole change), and the same seam carries bonds or any other kind.
+//! The façade owns the membrane (rather than attaching it to the stepper) so that `membrane`
+//! stays a plain field others read (`list`, `patch_out`, `patches`, …).
 //!
 //! The law table gets one material more, the membrane's: against grains the Hertz–Mindlin law
 //! of the two materials (MSS_particle) or a zero law (MSS_patch: grains meet the patches, whose
-//! law is `Membrane::patch_laws`); against itself and rigid walls a zero law (self-contact is
-//! not modelled yet; the rims are pinned to the platens).
+//! law is `Membrane::patch_laws`); against itself and rigid walls a zero law (the rims are
+//! pinned to the platens).
 
 use super::model::{Membrane, MembraneContact, MembraneSpec};
 use crate::spheres::cpu_stepper::CpuSpheres;
@@ -111,13 +112,7 @@ impl MembraneSpheres {
             time: 0.0,
         };
         // Initial forces with the membrane's, histories untouched (as CpuSpheres::new).
-        sys.membrane.rebuild(&sys.spheres.states);
-        let saved = (sys.spheres.history.clone(), sys.spheres.wall_history.clone());
-        let saved_patch = sys.membrane.patch_history.clone();
-        sys.membrane.compute(&sys.spheres.states, &mut sys.spheres.external);
-        sys.spheres.compute_forces();
-        (sys.spheres.history, sys.spheres.wall_history) = saved;
-        sys.membrane.patch_history = saved_patch;
+        sys.spheres.evaluate_lent(&mut [&mut sys.membrane]);
         sys
     }
 
@@ -141,9 +136,7 @@ impl MembraneSpheres {
 
     /// One time step (module doc).
     pub fn step(&mut self) {
-        self.spheres.step_drift();
-        self.membrane.compute(&self.spheres.states, &mut self.spheres.external);
-        self.spheres.step_forces();
+        self.spheres.step_with(&mut [&mut self.membrane]);
         self.time += self.spheres.params.dt as f64;
         for p in &self.pins {
             let dt = self.time - p.t0;

@@ -20,7 +20,7 @@
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
-use super::extra_force::ExtraForces;
+use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
 use super::precision::df3_add;
@@ -92,13 +92,11 @@ pub struct CpuSpheres {
     pub steps: u64,
     /// Whether the pair pass may use SIMD lanes (`pair_lanes`; the same bits either way).
     pub use_lanes: bool,
-    /// Forces and torques written by a composing system between `step_drift` and `step_forces`
-    /// (the membrane's `MembraneSpheres`), one per sphere or empty, added in `gather`.
-    pub external: Vec<SphereForce>,
     /// Force sources attached to the stepper (`extra_force`: bonded beads), called at every
-    /// force evaluation, and their summed force per sphere, added in `gather` after `external`.
+    /// force evaluation, and the summed force and torque per sphere of the attached and lent
+    /// sources of the last evaluation (empty when it had none), added in `gather`.
     pub extra: Vec<Box<dyn ExtraForces>>,
-    pub extra_force: Vec<V3>,
+    pub extra_force: Vec<SphereForce>,
 }
 
 impl CpuSpheres {
@@ -141,7 +139,6 @@ impl CpuSpheres {
             rebuilds: 0,
             steps: 0,
             use_lanes: true,
-            external: Vec::new(),
             extra: Vec::new(),
             extra_force: Vec::new(),
             states,
@@ -156,13 +153,14 @@ impl CpuSpheres {
 
     /// One time step.
     pub fn step(&mut self) {
-        self.step_drift();
-        self.step_forces();
+        self.step_with(&mut []);
     }
 
-    /// First half of a step: kick(Δt/2), drift (one fused pass with the rebuild check), walls,
-    /// list rebuild. Other kinds write `external` from the new positions before `step_forces`.
-    pub fn step_drift(&mut self) {
+    /// One time step with `lent` force sources besides the attached ones: sources a composing
+    /// system keeps (the membrane of `MembraneSpheres`) and lends at every step, after a first
+    /// `evaluate_lent`. kick(Δt/2), drift (one fused pass with the rebuild check), walls, list
+    /// rebuild (the sources' `rebuild` after it), forces, kick(Δt/2).
+    pub fn step_with(&mut self, lent: &mut [&mut dyn ExtraForces]) {
         let half = 0.5 * self.params.dt;
         let lim = 0.5 * self.params.skin;
         let moved = kick_drift(&mut self.states, &self.forces, half, self.params.dt, &self.x_ref, lim);
@@ -171,33 +169,61 @@ impl CpuSpheres {
         }
         if moved || self.walls_moved() {
             self.rebuild();
+            for src in lent.iter_mut() {
+                src.rebuild(&self.states, self.params.skin);
+            }
         }
-    }
-
-    /// Second half of a step: forces (with `external`), kick(Δt/2).
-    pub fn step_forces(&mut self) {
-        self.compute_forces();
-        kick(&mut self.states, &self.forces, 0.5 * self.params.dt);
+        self.compute_forces_with(lent, true);
+        kick(&mut self.states, &self.forces, half);
         self.steps += 1;
     }
 
-    /// Attaches an extra force source and recomputes the current forces with it (history kept).
-    pub fn add_extra(&mut self, source: Box<dyn ExtraForces>) {
+    /// Attaches an extra force source and recomputes the current forces with it (force only:
+    /// histories kept, the source's `rebuild` called first).
+    pub fn add_extra(&mut self, mut source: Box<dyn ExtraForces>) {
+        source.rebuild(&self.states, self.params.skin);
         self.extra.push(source);
-        self.extra_force = vec![[0.0; 3]; self.states.len()];
+        self.force_only(&mut []);
+    }
+
+    /// The first evaluation with sources that will be lent at every step (`step_with`): their
+    /// `rebuild`, then the current forces recomputed with them, force only (as `add_extra`).
+    pub fn evaluate_lent(&mut self, lent: &mut [&mut dyn ExtraForces]) {
+        for src in lent.iter_mut() {
+            src.rebuild(&self.states, self.params.skin);
+        }
+        self.force_only(lent);
+    }
+
+    /// The forces of the current state, no history advanced (the stepper's nor the sources').
+    fn force_only(&mut self, lent: &mut [&mut dyn ExtraForces]) {
         let saved = (self.history.clone(), self.wall_history.clone());
-        self.compute_forces();
+        self.compute_forces_with(lent, false);
         (self.history, self.wall_history) = saved;
     }
 
-    /// Every force pass and the gathers (contact histories advance: a caller that only wants
-    /// the forces saves and restores them, as `new` does).
+    /// Every force pass and the gathers with the attached sources (contact histories advance:
+    /// a caller that only wants the forces saves and restores them, as `new` does).
     pub fn compute_forces(&mut self) {
+        self.compute_forces_with(&mut [], true);
+    }
+
+    /// Every force pass and the gathers, with the attached sources and `lent` ones (in that
+    /// order); the sources' contact histories advance when `advance`.
+    pub fn compute_forces_with(&mut self, lent: &mut [&mut dyn ExtraForces], advance: bool) {
         // Extra force sources (extra_force.rs): one pass per source, before the gather.
-        if !self.extra.is_empty() {
-            self.extra_force.iter_mut().for_each(|f| *f = [0.0; 3]);
+        self.extra_force.clear();
+        if !self.extra.is_empty() || !lent.is_empty() {
+            self.extra_force.resize(self.states.len(), SphereForce::default());
+            let eval = Evaluation {
+                dt: self.params.dt,
+                advance,
+            };
             for src in &mut self.extra {
-                src.add_forces(&self.states, self.params.dt, &mut self.extra_force);
+                src.add_forces(&self.states, eval, &mut self.extra_force);
+            }
+            for src in lent.iter_mut() {
+                src.add_forces(&self.states, eval, &mut self.extra_force);
             }
         }
         if self.mc {
@@ -250,6 +276,9 @@ impl CpuSpheres {
         self.wall_ref = self.walls.iter().map(|w| add(w.point_hi, w.point_lo)).collect();
         self.build_wall_candidates();
         self.rebuilds += 1;
+        for src in &mut self.extra {
+            src.rebuild(&self.states, self.params.skin);
+        }
     }
 
     /// The sphere–wall candidates (`wall_candidate`) and a cleared record for every other
@@ -694,7 +723,7 @@ pub fn gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (states, pair_out, wall_out) = (&sys.states, &sys.pair_out, &sys.wall_out);
     let (start, incident, list) = (&sys.incident_start, &sys.incident, &sys.list);
-    let (external, extra) = (&sys.external, &sys.extra_force);
+    let extra = &sys.extra_force;
     sys.forces
         .par_iter_mut()
         .enumerate()
@@ -720,12 +749,9 @@ pub fn gather(sys: &mut CpuSpheres) {
                 f = add(f, o.force);
                 t = add(t, o.torque_i);
             }
-            if let Some(x) = external.get(i) {
+            if let Some(x) = extra.get(i) {
                 f = add(f, x.force);
                 t = add(t, x.torque);
-            }
-            if !extra.is_empty() {
-                f = add(f, extra[i]);
             }
             f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
             t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);

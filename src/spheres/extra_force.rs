@@ -1,30 +1,58 @@
-//! Extra per-sphere forces from outside the contact laws (bonds between beads, membranes, point
-//! loads): a source computes one force per sphere at every force evaluation, before the gather,
-//! and the steppers add it in `gather` after the pairs and walls (then damping). Several
-//! sources add in the order they were attached. Deterministic: a source writes per sphere in a
-//! fixed order (no float atomics); each source is called exactly once per force evaluation
-//! (once when attached, then once per step), so it can count evaluations to know the time.
+//! The one seam through which other kinds put forces on the spheres of a stepper (bonds between
+//! beads, membranes, point loads): a source computes one force and torque per sphere at every
+//! force evaluation, before the gather, and the steppers add them in `gather` after the pairs
+//! and walls (then damping). Several sources add in a fixed order (attached ones in the order
+//! they were attached, then those lent for the step, in the order given). Deterministic: a
+//! source writes per sphere in a fixed order (no float atomics); each source is called exactly
+//! once per force evaluation (once when attached, then once per step), so it can count
+//! evaluations to know the time.
+//!
+//! Two things a source may carry besides its forces, with one rule each for every source:
+//! - **Contact history** (friction springs, e.g. membrane patch contacts): it advances only when
+//!   `Evaluation::advance` is set; the force-only evaluation at attachment has it unset (the
+//!   stepper keeps its own pair histories likewise).
+//! - **Candidate lists** of its own (e.g. grain–patch candidates): `rebuild` is called right
+//!   after the stepper rebuilt its sphere list (and once before the first evaluation). Until the
+//!   next call no sphere has moved more than skin/2 since, so a list built with the stepper's
+//!   skin stays valid; on the GPU this is the device's decision (`displacement_check`).
 
-use super::state::SphereState;
+use super::state::{SphereForce, SphereState};
 use crate::gpu::context::GpuContext;
-use crate::laws::vec3::V3;
 
-/// A CPU source: adds its force on every sphere to `out` (zeroed by the stepper before the first
-/// source), from the states of this evaluation (positions at the new time, half-step velocities).
+/// What one force evaluation is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The stepper's Δt.
+    pub dt: f32,
+    /// Whether contact histories advance (false for the force-only evaluation at attachment).
+    pub advance: bool,
+}
+
+/// A CPU source.
 pub trait ExtraForces: Send + Sync {
-    fn add_forces(&mut self, states: &[SphereState], dt: f32, out: &mut [V3]);
+    /// Adds this source's force and torque on every sphere to `out` (zeroed by the stepper before
+    /// the first source), from the states of this evaluation (positions at the new time,
+    /// half-step velocities).
+    fn add_forces(&mut self, states: &[SphereState], eval: Evaluation, out: &mut [SphereForce]);
+    /// The stepper rebuilt its sphere list (module doc); `skin` is its Verlet skin.
+    fn rebuild(&mut self, _states: &[SphereState], _skin: f32) {}
     /// The source itself, to read what it measured (`downcast_ref`).
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A GPU source. `bind` is called once when attached, with the stepper's sphere buffer and the
-/// extra-force buffer (one `vec4<f32>` per sphere, xyz used): the source's kernels add to it
-/// (`+=`), and the stepper's `gather` reads it and sets it back to zero. `prepare` runs on the
-/// host before every force evaluation is encoded (uniform writes), `record` records the source's
-/// dispatches into the evaluation's compute pass, before the gather.
+/// extra-force buffer (one `SphereForce` per sphere): the source's kernels add to it (`+=`), and
+/// the stepper's `gather` reads it and sets it back to zero. `rebuild` follows every list
+/// rebuild of the stepper (with the states it read back for it) and `bind`. `prepare` runs on
+/// the host before every force evaluation is encoded (uniform writes), `record` records the
+/// source's dispatches into the evaluation's compute pass, before the gather.
 pub trait GpuExtraForces {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()>;
-    fn prepare(&mut self, ctx: &GpuContext, dt: f32);
+    /// The stepper rebuilt its sphere list (module doc).
+    fn rebuild(&mut self, _ctx: &GpuContext, _states: &[SphereState], _skin: f32) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation);
     fn record(&self, pass: &mut wgpu::ComputePass<'_>);
     /// The source itself, to read what it measured (`downcast_ref`).
     fn as_any(&self) -> &dyn std::any::Any;

@@ -8,7 +8,7 @@
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
 use super::cpu_stepper::{incident_lists, PairOut};
-use super::extra_force::GpuExtraForces;
+use super::extra_force::{Evaluation, GpuExtraForces};
 use super::gpu_cell_list::GpuCellList;
 use super::gpu_pass::{dispatch, params_uniform};
 use super::pair_law::LawTable;
@@ -74,10 +74,10 @@ pub struct GpuSpheres {
     pub steps: u64,
     /// Steps recorded per submission by `steps_batched` (the result does not depend on it).
     pub batch: u32,
-    /// Extra force sources (`extra_force`) and the per-sphere buffer they add to (one vec4 per
-    /// sphere; a one-element placeholder, skipped by the gather, until a source is attached).
+    /// Extra force sources (`extra_force`) and the per-sphere buffer they add to (one
+    /// `SphereForce` per sphere; a placeholder, skipped by the gather, until a source is attached).
     extra: Vec<Box<dyn GpuExtraForces>>,
-    extra_force: GpuArray<[f32; 4]>,
+    extra_force: GpuArray<SphereForce>,
 }
 
 impl GpuSpheres {
@@ -305,8 +305,12 @@ impl GpuSpheres {
             self.rebuild(ctx)?;
             self.flags.write(ctx, &[0; 4]);
         }
+        let eval = Evaluation {
+            dt: self.params.dt,
+            advance: true,
+        };
         for src in &mut self.extra {
-            src.prepare(ctx, self.params.dt);
+            src.prepare(ctx, eval);
         }
         self.submit(ctx, |s, pass| {
             s.record_forces(pass);
@@ -316,18 +320,24 @@ impl GpuSpheres {
         Ok(())
     }
 
-    /// Attaches an extra force source (bound to the sphere and extra-force buffers) and
-    /// recomputes the current forces with it, history kept (as `CpuSpheres::add_extra`).
+    /// Attaches an extra force source (bound to the sphere and extra-force buffers, then its
+    /// `rebuild`) and recomputes the current forces with it, force only: histories kept (as
+    /// `CpuSpheres::add_extra`).
     pub fn add_extra(&mut self, ctx: &GpuContext, mut source: Box<dyn GpuExtraForces>) -> anyhow::Result<()> {
         if self.extra.is_empty() {
             self.extra_force = GpuArray::zeroed(ctx, "extra force", self.params.n_spheres as usize)?;
         }
         source.bind(ctx, self.spheres.buffer(), self.extra_force.buffer())?;
+        source.rebuild(ctx, &self.spheres.read(ctx), self.params.skin)?;
         self.extra.push(source);
         self.make_bind_groups(ctx);
         let saved = (self.lists.history.read(ctx), self.wall_history.read(ctx));
+        let eval = Evaluation {
+            dt: self.params.dt,
+            advance: false,
+        };
         for src in &mut self.extra {
-            src.prepare(ctx, self.params.dt);
+            src.prepare(ctx, eval);
         }
         self.submit(ctx, |s, pass| s.record_forces(pass));
         self.lists.history.write(ctx, &saved.0);
@@ -369,6 +379,9 @@ impl GpuSpheres {
         self.list = list;
         self.make_bind_groups(ctx);
         self.rebuilds += 1;
+        for src in &mut self.extra {
+            src.rebuild(ctx, &states, self.params.skin)?;
+        }
         Ok(())
     }
 
