@@ -8,7 +8,8 @@ use super::forces::BeadForces;
 use super::gpu::GpuBeadForces;
 use crate::gpu::context::GpuContext;
 use crate::spheres::cpu_stepper::CpuSpheres;
-use crate::spheres::extra_force::GpuExtraForces;
+use crate::spheres::extra_force::{Evaluation, GpuExtraForces};
+use crate::spheres::SphereState;
 use crate::spheres::gpu_stepper::GpuSpheres;
 use std::cell::RefCell;
 
@@ -19,8 +20,11 @@ impl GpuExtraForces for SharedGpuBeads {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
         self.0.get_mut().bind(ctx, spheres, extra)
     }
-    fn prepare(&mut self, ctx: &GpuContext, dt: f32) {
-        self.0.get_mut().prepare(ctx, dt)
+    fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
+        self.0.get_mut().rebuild(ctx, states, skin)
+    }
+    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
+        self.0.get_mut().prepare(ctx, eval)
     }
     fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.0.borrow().record(pass)
