@@ -9,6 +9,8 @@
 use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
 use crate::beads::{attach, BeadForces, Bond};
+use crate::membrane::attach as membrane_attach;
+use crate::spheres::contact::ContactHistory;
 use crate::run::measure::Measures;
 use crate::scenario::spheres::SphereBuilt;
 use crate::scenario::Built;
@@ -146,7 +148,21 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         format!("{} (spheres)", self.backend.name())
     }
     fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        self.backend.step(steps)
+        let Some(mb) = self.built.membrane.clone() else {
+            return self.backend.step(steps);
+        };
+        // A membrane's rims follow their platens after every step.
+        let x0: Vec<[f64; 3]> = mb.pins.iter().map(|&(s, _)| self.built.states[s as usize].position()).collect();
+        let w0: Vec<[f64; 3]> = self.built.walls.iter().map(|w| df3_value(w.point_hi, w.point_lo)).collect();
+        for _ in 0..steps {
+            self.backend.step(1)?;
+            let sys = self
+                .backend
+                .cpu()
+                .ok_or_else(|| anyhow::anyhow!("a membrane run on the GPU (not supported)"))?;
+            membrane_attach::apply_pins(sys, &mb.pins, &x0, &w0);
+        }
+        Ok(())
     }
     fn steps_done(&self) -> u64 {
         self.backend.steps_done()
@@ -200,6 +216,15 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
                 .array(&b.plane_force)
                 .u64(b.evaluations as u64);
         }
+        if self.built.membrane.is_some() {
+            let m = self
+                .backend
+                .cpu()
+                .and_then(|sys| membrane_attach::read_cpu(sys))
+                .ok_or_else(|| anyhow::anyhow!("a membrane scenario without its membrane source"))?;
+            let (keys, hist) = membrane_attach::saved_history(&m);
+            out.array(&keys).array(&hist);
+        }
         Ok(SavedState {
             steps: s.steps,
             kind: out.0,
@@ -224,6 +249,28 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             keys.iter().all(|k| k[0] < k[1] && (k[1] as usize) < n) && keys.windows(2).all(|w| w[0] < w[1]),
             "the checkpoint's contact keys are not sorted pairs i < j < {n}"
         );
+        let beads = match &self.built.beads {
+            None => None,
+            Some(bb) => {
+                let mut b = bb.forces.clone();
+                b.bonds.bonds = r.exact::<Bond>(bb.forces.bonds.len(), "bonds")?;
+                b.bond_force = r.exact(bb.forces.bonds.len(), "bond forces")?;
+                b.plane_force = r.exact(bb.forces.planes.len(), "bead-plane forces")?;
+                b.evaluations = u32::try_from(r.u64()?)?;
+                Some(b)
+            }
+        };
+        // The membrane's contact history goes in before the stepper's restore, whose rebuild
+        // carries it (`membrane::attach`).
+        if self.built.membrane.is_some() {
+            let mkeys: Vec<[u32; 2]> = r.array()?;
+            let mhist: Vec<ContactHistory> = r.exact(mkeys.len(), "membrane contact histories")?;
+            let sys = self
+                .backend
+                .cpu()
+                .ok_or_else(|| anyhow::anyhow!("a membrane run on the GPU (not supported)"))?;
+            membrane_attach::restore_cpu(sys, &mkeys, &mhist)?;
+        }
         self.backend.import(&SphereSaved {
             states,
             forces,
@@ -235,12 +282,7 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             steps: saved.steps,
             rebuilds: 0,
         })?;
-        if let Some(bb) = &self.built.beads {
-            let mut b = bb.forces.clone();
-            b.bonds.bonds = r.exact::<Bond>(bb.forces.bonds.len(), "bonds")?;
-            b.bond_force = r.exact(bb.forces.bonds.len(), "bond forces")?;
-            b.plane_force = r.exact(bb.forces.planes.len(), "bead-plane forces")?;
-            b.evaluations = u32::try_from(r.u64()?)?;
+        if let Some(b) = beads {
             if let Some(sys) = self.backend.cpu() {
                 attach::restore_cpu(sys, &b)?;
             } else if let Some((ctx, sys)) = self.backend.gpu() {

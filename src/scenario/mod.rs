@@ -9,6 +9,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod beads;
+pub mod membrane;
 pub mod coupled;
 pub mod deposit;
 pub mod geometry;

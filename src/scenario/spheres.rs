@@ -61,6 +61,8 @@ pub struct SpheresSection {
     pub measure: Option<SphereMeasureSpec>,
     /// Bodies of bonded beads, eq-6 planes and point loads (`super::beads`).
     pub beads: Option<super::beads::BeadsSection>,
+    /// A membrane-enclosed triaxial cell (`super::membrane`).
+    pub membrane: Option<super::membrane::MembraneSection>,
 }
 
 /// `[spheres.materials.NAME]`.
@@ -257,6 +259,8 @@ pub struct SphereBuilt {
     pub min_radius: f64,
     /// Bead bodies (spheres 0..n_beads; `super::beads`).
     pub beads: Option<std::rc::Rc<super::beads::BeadsBuilt>>,
+    /// The membrane (its vertices are the last spheres; `super::membrane`).
+    pub membrane: Option<std::rc::Rc<super::membrane::MembraneBuilt>>,
 }
 
 impl SphereBuilt {
@@ -696,6 +700,16 @@ impl Scenario {
             local_damping: local_damping as f32,
             ..Default::default()
         };
+        // The membrane's vertices come last (not in the overlap check nor the Rayleigh time).
+        let (laws, membrane) = match &sec.membrane {
+            None => (laws, None),
+            Some(m) => {
+                let (t, mb) = super::membrane::build(m, &mats, &laws, &mut states, &walls, &wall_names, &params)?;
+                groups.push(("membrane".into(), mb.first..mb.first + mb.n_vertices));
+                names.push("membrane".into());
+                (t, Some(std::rc::Rc::new(mb)))
+            }
+        };
         Ok(SphereBuilt {
             params,
             states,
@@ -709,6 +723,7 @@ impl Scenario {
             mean_radius: r_mean,
             min_radius: r_min,
             beads: beads.map(std::rc::Rc::new),
+            membrane,
         })
     }
 
