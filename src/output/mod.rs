@@ -9,6 +9,7 @@ pub mod beads;
 pub mod breaks;
 pub mod checkpoint;
 pub mod compaction;
+pub mod membrane;
 pub mod modal;
 pub mod plots;
 pub mod progress;

@@ -38,6 +38,9 @@ pub fn series_header(sb: &SphereBuilt) -> String {
     if let Some(b) = &sb.beads {
         h += &super::beads::series_header(b);
     }
+    if sb.membrane.is_some() {
+        h += super::membrane::series_header();
+    }
     h
 }
 
@@ -81,6 +84,9 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
         if sb.beads.is_some() {
             let b = super::beads::beads_of(ctx)?;
             r += &super::beads::series_cells(&b, sb.params.dt);
+        }
+        if let Some(mb) = &sb.membrane {
+            r += &super::membrane::series_cells(mb, &s);
         }
         Ok(r)
     })

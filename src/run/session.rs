@@ -339,9 +339,10 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
     frames.ascii = settings.vtk_ascii;
     if let Some(sb) = &spheres {
-        frames.parts = Some(match &sb.beads {
-            None => output::spheres::frame_parts(),
-            Some(b) => output::beads::frame_parts(b.clone(), sb.params.dt),
+        frames.parts = Some(match (&sb.beads, &sb.membrane) {
+            (None, None) => output::spheres::frame_parts(),
+            (Some(b), None) => output::beads::frame_parts(b.clone(), sb.params.dt),
+            (b, Some(m)) => output::membrane::frame_parts(m.clone(), b.clone(), sb.params.dt),
         });
     }
     // Bead bodies: breaks.csv and the shear slices.
