@@ -9,8 +9,8 @@ use super::gpu::GpuBeadForces;
 use crate::gpu::context::GpuContext;
 use crate::spheres::cpu_stepper::CpuSpheres;
 use crate::spheres::extra_force::{Evaluation, GpuExtraForces};
-use crate::spheres::SphereState;
 use crate::spheres::gpu_stepper::GpuSpheres;
+use crate::spheres::SphereState;
 use std::cell::RefCell;
 
 /// `GpuBeadForces` as a source a restore can reach (see the module doc).

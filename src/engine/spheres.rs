@@ -10,11 +10,11 @@ use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
 use crate::beads::{attach, BeadForces, Bond};
 use crate::membrane::attach as membrane_attach;
-use crate::spheres::contact::ContactHistory;
 use crate::run::measure::Measures;
 use crate::scenario::spheres::SphereBuilt;
 use crate::scenario::Built;
 use crate::spheres::backend::{SphereBackend, SphereSaved, SphereSnapshot};
+use crate::spheres::contact::ContactHistory;
 use crate::spheres::observables::{sample_box, solid_volume, speed, wall_stress};
 use crate::spheres::precision::df3_value;
 use crate::spheres::{PlaneWall, WALL_SERVO};
@@ -152,8 +152,17 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             return self.backend.step(steps);
         };
         // A membrane's rims follow their platens after every step.
-        let x0: Vec<[f64; 3]> = mb.pins.iter().map(|&(s, _)| self.built.states[s as usize].position()).collect();
-        let w0: Vec<[f64; 3]> = self.built.walls.iter().map(|w| df3_value(w.point_hi, w.point_lo)).collect();
+        let x0: Vec<[f64; 3]> = mb
+            .pins
+            .iter()
+            .map(|&(s, _)| self.built.states[s as usize].position())
+            .collect();
+        let w0: Vec<[f64; 3]> = self
+            .built
+            .walls
+            .iter()
+            .map(|w| df3_value(w.point_hi, w.point_lo))
+            .collect();
         for _ in 0..steps {
             self.backend.step(1)?;
             let sys = self

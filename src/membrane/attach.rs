@@ -28,7 +28,13 @@ fn source(sys: &CpuSpheres) -> Option<usize> {
 
 /// The attached membrane (a copy), or None.
 pub fn read_cpu(sys: &CpuSpheres) -> Option<Membrane> {
-    source(sys).map(|k| sys.extra[k].as_any().downcast_ref::<Membrane>().expect("checked").clone())
+    source(sys).map(|k| {
+        sys.extra[k]
+            .as_any()
+            .downcast_ref::<Membrane>()
+            .expect("checked")
+            .clone()
+    })
 }
 
 /// Puts every pinned vertex (sphere, wall) on its wall's path (module doc); `x0`, `w0`: the

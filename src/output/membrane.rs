@@ -40,14 +40,7 @@ pub fn cell_measures(m: &MembraneBuilt, s: &SphereSnapshot) -> [f64; 6] {
     };
     let h = z(m.top) - z(m.bottom);
     let sigma_1 = s.walls[m.top as usize].force[2] as f64 / (v / h);
-    [
-        v,
-        h,
-        (m.h0 - h) / m.h0,
-        (m.v0 - v) / m.v0,
-        sigma_1,
-        sigma_1 - m.sigma_c,
-    ]
+    [v, h, (m.h0 - h) / m.h0, (m.v0 - v) / m.v0, sigma_1, sigma_1 - m.sigma_c]
 }
 
 /// The membrane cells of a `series.csv` row.

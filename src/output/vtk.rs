@@ -275,10 +275,13 @@ impl FramesWriter {
                     let name = e.file_name().to_string_lossy().to_string();
                     // frame_, modal_ (coupled runs), contacts_ (sphere runs), bonds_ (bead bodies) or
                     // membrane_ NNNNNN.vtp.
-                    let Some((prefix, step)) = ["frame_", "modal_", "contacts_", "bonds_", "membrane_"].iter().find_map(|p| {
-                        let step = name.strip_prefix(p)?.strip_suffix(".vtp")?.parse::<u64>().ok()?;
-                        Some((*p, step))
-                    }) else {
+                    let Some((prefix, step)) = ["frame_", "modal_", "contacts_", "bonds_", "membrane_"]
+                        .iter()
+                        .find_map(|p| {
+                            let step = name.strip_prefix(p)?.strip_suffix(".vtp")?.parse::<u64>().ok()?;
+                            Some((*p, step))
+                        })
+                    else {
                         continue;
                     };
                     if step > s || (every != 0 && step % every != 0) {

@@ -95,7 +95,9 @@ pub fn build(
 ) -> Result<(LawTable, MembraneBuilt), Problem> {
     let p = "spheres.membrane";
     let key = |k: &str| format!("{p}.{k}");
-    let center = m.center.ok_or_else(|| Problem::new(p, "missing field `center` (centre of the lower rim)"))?;
+    let center = m
+        .center
+        .ok_or_else(|| Problem::new(p, "missing field `center` (centre of the lower rim)"))?;
     let radius = positive(&key("radius"), m.radius, "the cylinder's radius")?;
     let height = positive(&key("height"), m.height, "the cylinder's height")?;
     let spacing = positive(&key("spacing"), m.spacing, "vertex spacing")?;
@@ -117,7 +119,10 @@ pub fn build(
     };
     let poisson = m.poisson.unwrap_or(1.0 / 3.0);
     if !(poisson > -1.0 && poisson <= 0.5) {
-        return Err(Problem::new(key("poisson"), format!("poisson = {poisson} must be in (−1, 0.5]")));
+        return Err(Problem::new(
+            key("poisson"),
+            format!("poisson = {poisson} must be in (−1, 0.5]"),
+        ));
     }
     let nonneg = |k: &str, v: Option<f64>, d: f64| -> Result<f64, Problem> {
         let x = v.unwrap_or(d);
@@ -168,7 +173,10 @@ pub fn build(
         }
         Ok(w as u32)
     };
-    let (bottom, top) = (platen("bottom_platen", &m.bottom_platen)?, platen("top_platen", &m.top_platen)?);
+    let (bottom, top) = (
+        platen("bottom_platen", &m.bottom_platen)?,
+        platen("top_platen", &m.top_platen)?,
+    );
     // The law table with the membrane's material (as `membrane::system::MembraneSpheres`):
     // MSS_particle: Hertz–Mindlin between grains and vertices; MSS_patch: grains meet the
     // patches (`patch_laws`), never the vertices; no law with itself nor with rigid walls.

@@ -9,11 +9,11 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod beads;
-pub mod membrane;
 pub mod coupled;
 pub mod deposit;
 pub mod geometry;
 pub mod materials;
+pub mod membrane;
 pub mod modal;
 pub mod schema;
 pub mod spans;
