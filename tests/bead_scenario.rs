@@ -19,8 +19,8 @@ const CREEP: &str = "scenarios/beads/kv_creep.toml";
 /// Extension x(t) of the creep scenario's bond: (m/2) ẍ + b ẋ + k x = F (m = 10⁻², k = 0.2,
 /// b = 0.2, F = 1 while t < 6, then 0), x(0) = ẋ(0) = 0, overdamped: exact sums of exponentials.
 fn creep_exact(t: f64) -> f64 {
-    let (m, k, b, f) = (0.5e-2, 0.2, 0.2, 1.0);
-    let disc = (b * b - 4.0 * m * k as f64).sqrt();
+    let (m, k, b, f): (f64, f64, f64, f64) = (0.5e-2, 0.2, 0.2, 1.0);
+    let disc = (b * b - 4.0 * m * k).sqrt();
     let (r1, r2) = ((-b + disc) / (2.0 * m), (-b - disc) / (2.0 * m));
     // Creep: x = F/k [1 + (r2 e^{r1 t} − r1 e^{r2 t}) / (r1 − r2)].
     let creep = |t: f64| f / k * (1.0 + (r2 * (r1 * t).exp() - r1 * (r2 * t).exp()) / (r1 - r2));

@@ -186,12 +186,12 @@ pub fn build(
         n_materials: n + 1,
         laws: vec![no_contact_law(); (n + 1) * (n + 1)],
     };
-    for a in 0..n {
+    for (a, ma) in mats.iter().enumerate() {
         for b in 0..n {
             table.laws[a * (n + 1) + b] = *laws.get(a as u32, b as u32);
         }
-        let law = if contact == MembraneContact::Particles && mats[a].young.is_finite() {
-            PairLaw::hertz_mindlin(&mats[a], &mm)
+        let law = if contact == MembraneContact::Particles && ma.young.is_finite() {
+            PairLaw::hertz_mindlin(ma, &mm)
         } else {
             no_contact_law()
         };
