@@ -568,3 +568,83 @@ pub fn separate_bead_materials(laws: &mut LawTable, materials: &[u32]) {
         laws.laws[m as usize * n + m as usize] = PairLaw::linear(0.0, 0.0, 1.0, 0.0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scenario;
+
+    fn build(body: &str, extra: &str) -> Result<super::super::spheres::SphereBuilt, String> {
+        let text = format!(
+            "[spheres]\ndt = 2e-9\n[spheres.materials.bead]\nyoung = 4e7\ndensity = 1000.0\n\
+             [spheres.materials.grain]\nyoung = 4e7\ndensity = 1000.0\n{extra}\n\
+             [[spheres.beads.bodies]]\nmaterial = \"bead\"\nname = \"b\"\n{body}\n"
+        );
+        let sc =
+            Scenario::from_text(&text, "t.toml", std::path::Path::new("."), "t", &[]).map_err(|e| e.to_string())?;
+        sc.build_sphere_run().map(|(_, b)| b).map_err(|e| e.to_string())
+    }
+
+    /// Beads come first (particles after, their group shifted), weigh density × l³, never touch
+    /// each other, and the particles keep their law with themselves.
+    #[test]
+    fn beads_first_with_their_mass_and_no_self_contact() {
+        let sb = build(
+            "generator = \"lattice\"\nradius = 2.6e-5\nspacing = 12.5e-6\nk = 200.0",
+            "[[spheres.particles]]\nkind = \"sphere\"\nname = \"g\"\nmaterial = \"grain\"\nradius = 1e-5\ncenter = [0.0, 0.0, 1e-4]",
+        )
+        .unwrap();
+        let bb = sb.beads.as_ref().unwrap();
+        let n = bb.n_beads() as u32;
+        assert_eq!(n, 33, "the lattice points within 2.08 l");
+        assert_eq!(sb.groups[0], ("b".to_string(), 0..n));
+        assert_eq!(sb.groups[1], ("g".to_string(), n..n + 1));
+        assert_eq!(sb.states[n as usize].radius, 1e-5);
+        let m = 1000.0 * 12.5e-6f64.powi(3);
+        assert!(sb.states[..n as usize]
+            .iter()
+            .all(|s| (s.mass as f64 / m - 1.0).abs() < 1e-6));
+        let (bead, grain) = (sb.states[0].material, sb.states[n as usize].material);
+        assert_eq!(sb.laws.get(bead, bead).hertz.e_star, 0.0);
+        assert!(sb.laws.get(grain, grain).hertz.e_star > 0.0);
+        assert!(sb.laws.get(bead, grain).hertz.e_star > 0.0, "beads touch the grain");
+        // Every bond of the body, CSR over the beads only.
+        assert_eq!(bb.forces.bonds.n_beads(), n as usize);
+    }
+
+    /// The disordered and core–shell generators through the keys.
+    #[test]
+    fn disordered_and_core_shell_bodies() {
+        let d = build(
+            "generator = \"disordered\"\nradius = 5e-5\nspacing = 12.5e-6\nk = 200.0\nseed = 4",
+            "",
+        )
+        .unwrap();
+        let bb = d.beads.as_ref().unwrap();
+        let per_bead = 2.0 * bb.forces.bonds.len() as f64 / bb.n_beads() as f64;
+        assert!(
+            bb.n_beads() > 150 && per_bead > 6.0,
+            "{} beads, {per_bead} bonds each",
+            bb.n_beads()
+        );
+        let cs = build(
+            "generator = \"core_shell\"\nradius = 5e-5\nspacing = 12.5e-6\nlaw = \"kelvin_voigt\"\nk = 200.0\nb = 1e-5\n\
+             shell_thickness = 0.5\nshell_k = 20.0\nshell_b = 2e-6",
+            "",
+        )
+        .unwrap();
+        let bonds = &cs.beads.as_ref().unwrap().forces.bonds.bonds;
+        let soft = bonds.iter().filter(|b| b.k == 20.0 && b.b == 2e-6).count();
+        let hard = bonds.iter().filter(|b| b.k == 200.0 && b.b == 1e-5).count();
+        assert!(
+            soft > 0 && hard > 0 && soft + hard == bonds.len(),
+            "{soft} + {hard} of {}",
+            bonds.len()
+        );
+        let e = build(
+            "generator = \"core_shell\"\nradius = 5e-5\nspacing = 12.5e-6\nk = 200.0\nshell_thickness = 0.5\nshell_k = 20.0\nshell_b = 1e-6",
+            "",
+        )
+        .unwrap_err();
+        assert!(e.contains("spheres.beads.bodies[0].shell_b"), "{e}");
+    }
+}
