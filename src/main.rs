@@ -386,6 +386,7 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
     let sc = load(path)?;
     let mut runs = vec![];
     let mut spheres = vec![];
+    let mut beads = vec![];
     for kind in [BackendKind::Cpu, BackendKind::Gpu] {
         let made = session::make_backend(kind, &sc)?;
         let name = made.kind.name();
@@ -395,13 +396,18 @@ fn compare(path: Option<&Path>, steps: u64) -> anyhow::Result<()> {
         let (nodes, _bodies, _c, m) = d.sample()?;
         let modal = (d.backend.modal_states()?, d.backend.modal_wall_forces()?);
         spheres.push(d.backend.spheres()?);
+        beads.push(d.backend.beads()?);
         runs.push((name, nodes, m, d.backend.steps_done(), modal));
     }
     let (a, b) = (&runs[0], &runs[1]);
     if let (Some(x), Some(y)) = (&spheres[0], &spheres[1]) {
         println!("{} vs {} after {} steps of {}:", a.0, b.0, a.3, sc.name);
         println!("quantity,cpu,gpu,abs_deviation,rel_deviation");
-        for (q, u, v) in softdem::run::spheres::compare_rows(x, y) {
+        let mut rows = softdem::run::spheres::compare_rows(x, y);
+        if let (Some(p), Some(q)) = (&beads[0], &beads[1]) {
+            rows.extend(softdem::output::beads::compare_rows(p, q));
+        }
+        for (q, u, v) in rows {
             if q.starts_with("max ") {
                 println!("{q},,,{v:.3e},");
             } else {

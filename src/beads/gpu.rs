@@ -115,6 +115,25 @@ impl GpuBeadForces {
         self.bond_force.read(ctx).iter().map(|f| [f[0], f[1], f[2]]).collect()
     }
 
+    /// Restores the state `BeadRun::measured`-style reads give (a checkpoint): the bonds' break
+    /// records, the last evaluation's bond and plane forces and the evaluation count.
+    pub fn restore(&mut self, ctx: &GpuContext, saved: &BeadForces) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            saved.bonds.len() == self.host.bonds.len() && saved.plane_force.len() == self.host.planes.len(),
+            "the checkpoint has {} bonds and {} planes, this scenario {} and {}",
+            saved.bonds.len(),
+            saved.plane_force.len(),
+            self.host.bonds.len(),
+            self.host.planes.len()
+        );
+        self.bonds.write(ctx, &saved.bonds.bonds);
+        let v4 = |f: &[[f32; 3]]| -> Vec<[f32; 4]> { f.iter().map(|x| [x[0], x[1], x[2], 0.0]).collect() };
+        self.bond_force.write(ctx, &v4(&saved.bond_force));
+        self.plane_force.write(ctx, &v4(&saved.plane_force));
+        self.host.evaluations = saved.evaluations;
+        Ok(())
+    }
+
     /// GPU bytes per bond (record, force, two incident entries) and per bead (CSR start).
     pub fn bytes_per_bond_and_bead() -> (usize, usize) {
         (std::mem::size_of::<Bond>() + 16 + 8, 4)

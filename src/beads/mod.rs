@@ -4,6 +4,7 @@
 //! (`spheres::extra_force`) on each stepper. Laws in `crate::laws::{kelvin_voigt,
 //! plane_repulsion}` with WGSL twins. Model, choices and figures: docs/beads.md.
 
+pub mod attach;
 pub mod bench;
 pub mod bonds;
 pub mod fits;

@@ -84,6 +84,11 @@ pub trait Kind {
     fn modal_outlines(&mut self) -> anyhow::Result<Vec<crate::output::modal::Outline>> {
         Ok(vec![])
     }
+    /// The bead bodies' bond source at the current step (`[spheres.beads]` outputs); none
+    /// for kinds without bead bodies.
+    fn beads(&mut self) -> anyhow::Result<Option<std::rc::Rc<crate::beads::BeadForces>>> {
+        Ok(None)
+    }
     /// The spheres' state at the current step (sphere outputs); none for 2D kinds.
     fn spheres(&mut self) -> anyhow::Result<Option<std::rc::Rc<crate::spheres::backend::SphereSnapshot>>> {
         Ok(None)

@@ -8,10 +8,13 @@
 
 use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
+use crate::beads::{attach, BeadForces, Bond};
+use crate::membrane::attach as membrane_attach;
 use crate::run::measure::Measures;
 use crate::scenario::spheres::SphereBuilt;
 use crate::scenario::Built;
 use crate::spheres::backend::{SphereBackend, SphereSaved, SphereSnapshot};
+use crate::spheres::contact::ContactHistory;
 use crate::spheres::observables::{sample_box, solid_volume, speed, wall_stress};
 use crate::spheres::precision::df3_value;
 use crate::spheres::{PlaneWall, WALL_SERVO};
@@ -25,6 +28,8 @@ pub struct SphereKind<B: SphereBackend> {
     pub built: Rc<SphereBuilt>,
     /// The last read-back and the step it was taken at (outputs reuse the driver's sample).
     last: Option<(u64, Rc<SphereSnapshot>)>,
+    /// The same for the bead source (`[spheres.beads]`).
+    last_beads: Option<(u64, Rc<BeadForces>)>,
 }
 
 impl<B: SphereBackend> SphereKind<B> {
@@ -33,7 +38,31 @@ impl<B: SphereBackend> SphereKind<B> {
             backend,
             built,
             last: None,
+            last_beads: None,
         }
+    }
+
+    /// The bead source at the current step (read back once per step); None without bead bodies.
+    pub fn bead_state(&mut self) -> anyhow::Result<Option<Rc<BeadForces>>> {
+        if self.built.beads.is_none() {
+            return Ok(None);
+        }
+        let step = self.backend.steps_done();
+        if let Some((s, b)) = &self.last_beads {
+            if *s == step {
+                return Ok(Some(b.clone()));
+            }
+        }
+        let read = if let Some(sys) = self.backend.cpu() {
+            attach::read_cpu(sys)
+        } else if let Some((ctx, sys)) = self.backend.gpu() {
+            attach::read_gpu(ctx, sys)
+        } else {
+            None
+        };
+        let b = Rc::new(read.ok_or_else(|| anyhow::anyhow!("a bead scenario without its bond source"))?);
+        self.last_beads = Some((step, b.clone()));
+        Ok(Some(b))
     }
 
     /// The state at the current step (read back once per step).
@@ -119,7 +148,30 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         format!("{} (spheres)", self.backend.name())
     }
     fn step(&mut self, steps: u32) -> anyhow::Result<()> {
-        self.backend.step(steps)
+        let Some(mb) = self.built.membrane.clone() else {
+            return self.backend.step(steps);
+        };
+        // A membrane's rims follow their platens after every step.
+        let x0: Vec<[f64; 3]> = mb
+            .pins
+            .iter()
+            .map(|&(s, _)| self.built.states[s as usize].position())
+            .collect();
+        let w0: Vec<[f64; 3]> = self
+            .built
+            .walls
+            .iter()
+            .map(|w| df3_value(w.point_hi, w.point_lo))
+            .collect();
+        for _ in 0..steps {
+            self.backend.step(1)?;
+            let sys = self
+                .backend
+                .cpu()
+                .ok_or_else(|| anyhow::anyhow!("a membrane run on the GPU (not supported)"))?;
+            membrane_attach::apply_pins(sys, &mb.pins, &x0, &w0);
+        }
+        Ok(())
     }
     fn steps_done(&self) -> u64 {
         self.backend.steps_done()
@@ -165,6 +217,23 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             .array(&s.keys)
             .array(&s.history)
             .array(&s.wall_history);
+        // Bead bodies: the bonds' break records, the last evaluation's bond and plane forces
+        // and the evaluation count (the planes' clock).
+        if let Some(b) = self.bead_state()? {
+            out.array(&b.bonds.bonds)
+                .array(&b.bond_force)
+                .array(&b.plane_force)
+                .u64(b.evaluations as u64);
+        }
+        if self.built.membrane.is_some() {
+            let m = self
+                .backend
+                .cpu()
+                .and_then(|sys| membrane_attach::read_cpu(sys))
+                .ok_or_else(|| anyhow::anyhow!("a membrane scenario without its membrane source"))?;
+            let (keys, hist) = membrane_attach::saved_history(&m);
+            out.array(&keys).array(&hist);
+        }
         Ok(SavedState {
             steps: s.steps,
             kind: out.0,
@@ -189,6 +258,28 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             keys.iter().all(|k| k[0] < k[1] && (k[1] as usize) < n) && keys.windows(2).all(|w| w[0] < w[1]),
             "the checkpoint's contact keys are not sorted pairs i < j < {n}"
         );
+        let beads = match &self.built.beads {
+            None => None,
+            Some(bb) => {
+                let mut b = bb.forces.clone();
+                b.bonds.bonds = r.exact::<Bond>(bb.forces.bonds.len(), "bonds")?;
+                b.bond_force = r.exact(bb.forces.bonds.len(), "bond forces")?;
+                b.plane_force = r.exact(bb.forces.planes.len(), "bead-plane forces")?;
+                b.evaluations = u32::try_from(r.u64()?)?;
+                Some(b)
+            }
+        };
+        // The membrane's contact history goes in before the stepper's restore, whose rebuild
+        // carries it (`membrane::attach`).
+        if self.built.membrane.is_some() {
+            let mkeys: Vec<[u32; 2]> = r.array()?;
+            let mhist: Vec<ContactHistory> = r.exact(mkeys.len(), "membrane contact histories")?;
+            let sys = self
+                .backend
+                .cpu()
+                .ok_or_else(|| anyhow::anyhow!("a membrane run on the GPU (not supported)"))?;
+            membrane_attach::restore_cpu(sys, &mkeys, &mhist)?;
+        }
         self.backend.import(&SphereSaved {
             states,
             forces,
@@ -200,10 +291,21 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             steps: saved.steps,
             rebuilds: 0,
         })?;
+        if let Some(b) = beads {
+            if let Some(sys) = self.backend.cpu() {
+                attach::restore_cpu(sys, &b)?;
+            } else if let Some((ctx, sys)) = self.backend.gpu() {
+                attach::restore_gpu(ctx, sys, &b)?;
+            }
+        }
         self.last = None;
+        self.last_beads = None;
         Ok(())
     }
     fn spheres(&mut self) -> anyhow::Result<Option<Rc<SphereSnapshot>>> {
         self.snapshot().map(Some)
+    }
+    fn beads(&mut self) -> anyhow::Result<Option<Rc<BeadForces>>> {
+        self.bead_state()
     }
 }

@@ -6,6 +6,7 @@
 //! patch_contact}`; the GPU kernels in `shaders/membrane_step.wgsl`. Model, choices and the
 //! paper's loose ends: docs/membrane.md.
 
+pub mod attach;
 pub mod cases;
 pub mod forces;
 pub mod gpu;

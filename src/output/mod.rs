@@ -4,9 +4,12 @@
 //! written atomically (atomic.rs).
 
 pub mod atomic;
+pub mod bead_picture;
+pub mod beads;
 pub mod breaks;
 pub mod checkpoint;
 pub mod compaction;
+pub mod membrane;
 pub mod modal;
 pub mod plots;
 pub mod progress;

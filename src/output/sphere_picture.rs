@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 /// Blue → cyan → yellow → red for t in [0, 1].
-fn colour(t: f64) -> [f64; 3] {
+pub(crate) fn colour(t: f64) -> [f64; 3] {
     let t = t.clamp(0.0, 1.0);
     let stops = [
         [0.23, 0.30, 0.75],

@@ -35,10 +35,16 @@ pub fn series_header(sb: &SphereBuilt) -> String {
         h += &format!(",{c}_x,{c}_y,{c}_z,{c}_fx,{c}_fy,{c}_fz,{c}_tx,{c}_ty,{c}_tz");
     }
     h += ",height,strain,stress_zz,stress_xx,love_xx,love_yy,love_zz,love_xy,love_xz,love_yz,packing_fraction,coordination,e_kinetic,e_contact,contacts,wall_contacts";
+    if let Some(b) = &sb.beads {
+        h += &super::beads::series_header(b);
+    }
+    if sb.membrane.is_some() {
+        h += super::membrane::series_header();
+    }
     h
 }
 
-fn snapshot_of(ctx: &mut ObserveCtx) -> anyhow::Result<Rc<SphereSnapshot>> {
+pub(crate) fn snapshot_of(ctx: &mut ObserveCtx) -> anyhow::Result<Rc<SphereSnapshot>> {
     ctx.backend
         .spheres()?
         .ok_or_else(|| anyhow::anyhow!("sphere outputs on a kind without spheres"))
@@ -75,12 +81,19 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
             s.contacts.len(),
             s.wall_contacts.len()
         );
+        if sb.beads.is_some() {
+            let b = super::beads::beads_of(ctx)?;
+            r += &super::beads::series_cells(&b, sb.params.dt);
+        }
+        if let Some(mb) = &sb.membrane {
+            r += &super::membrane::series_cells(mb, &s);
+        }
         Ok(r)
     })
 }
 
 /// A value type of a VTK `DataArray`.
-trait VtkScalar: Copy + std::fmt::Display {
+pub(crate) trait VtkScalar: Copy + std::fmt::Display {
     const TYPE: &'static str;
     fn le(self, out: &mut Vec<u8>);
 }
@@ -107,7 +120,7 @@ impl VtkScalar for i32 {
 }
 
 /// One `DataArray` of `values` (`comps` per tuple), base64 binary or ASCII.
-fn data_array<T: VtkScalar>(s: &mut String, name: &str, comps: usize, values: &[T], ascii: bool) {
+pub(crate) fn data_array<T: VtkScalar>(s: &mut String, name: &str, comps: usize, values: &[T], ascii: bool) {
     if ascii {
         let _ = writeln!(
             s,
@@ -125,7 +138,7 @@ fn data_array<T: VtkScalar>(s: &mut String, name: &str, comps: usize, values: &[
     }
 }
 
-fn vtk_head(ascii: bool) -> &'static str {
+pub(crate) fn vtk_head(ascii: bool) -> &'static str {
     if ascii {
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n"
     } else {

@@ -273,11 +273,15 @@ impl FramesWriter {
             if let Ok(rd) = std::fs::read_dir(dir.join("frames")) {
                 for e in rd.flatten() {
                     let name = e.file_name().to_string_lossy().to_string();
-                    // frame_, modal_ (coupled runs) or contacts_ (sphere runs) NNNNNN.vtp.
-                    let Some((prefix, step)) = ["frame_", "modal_", "contacts_"].iter().find_map(|p| {
-                        let step = name.strip_prefix(p)?.strip_suffix(".vtp")?.parse::<u64>().ok()?;
-                        Some((*p, step))
-                    }) else {
+                    // frame_, modal_ (coupled runs), contacts_ (sphere runs), bonds_ (bead bodies) or
+                    // membrane_ NNNNNN.vtp.
+                    let Some((prefix, step)) = ["frame_", "modal_", "contacts_", "bonds_", "membrane_"]
+                        .iter()
+                        .find_map(|p| {
+                            let step = name.strip_prefix(p)?.strip_suffix(".vtp")?.parse::<u64>().ok()?;
+                            Some((*p, step))
+                        })
+                    else {
                         continue;
                     };
                     if step > s || (every != 0 && step % every != 0) {
@@ -287,7 +291,7 @@ impl FramesWriter {
                     }
                     if prefix == "frame_" {
                         let mut files = vec![format!("frames/{name}")];
-                        for other in ["modal", "contacts"] {
+                        for other in ["modal", "contacts", "bonds", "membrane"] {
                             let part = format!("{other}_{step:06}.vtp");
                             if dir.join("frames").join(&part).exists() {
                                 files.push(format!("frames/{part}"));

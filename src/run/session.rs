@@ -192,12 +192,27 @@ fn make_spheres(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> 
     let sb = std::rc::Rc::new(sb);
     let k: Box<dyn Kind> = match kind {
         BackendKind::Cpu => {
-            let sys = CpuSpheres::new(sb.params, sb.states.clone(), sb.laws.clone(), sb.walls.clone());
+            let mut sys = CpuSpheres::new(sb.params, sb.states.clone(), sb.laws.clone(), sb.walls.clone());
+            if let Some(b) = &sb.beads {
+                crate::beads::attach::attach_cpu(&mut sys, b.forces.clone());
+            }
+            if let Some(m) = &sb.membrane {
+                crate::membrane::attach::attach_cpu(&mut sys, m.membrane.clone());
+            }
             Box::new(SphereKind::new(CpuSphereBackend(sys), sb.clone()))
         }
         BackendKind::Gpu => {
+            anyhow::ensure!(
+                sb.membrane.is_none(),
+                "{}: [spheres.membrane] runs on the CPU backend only (--backend cpu): the membrane's GPU force \
+                 source (a GpuExtraForces of its kernels) is not written yet",
+                scenario.origin
+            );
             let ctx = crate::gpu::context::GpuContext::new()?;
-            let sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
+            let mut sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
+            if let Some(b) = &sb.beads {
+                crate::beads::attach::attach_gpu(&ctx, &mut sys, b.forces.clone())?;
+            }
             Box::new(SphereKind::new(GpuSphereBackend { ctx, sys }, sb.clone()))
         }
     };
@@ -323,9 +338,27 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     };
     let mut frames = FramesWriter::new(out.clone(), settings.frames_every, driver.dt(), resume_step);
     frames.ascii = settings.vtk_ascii;
-    if spheres.is_some() {
-        frames.parts = Some(output::spheres::frame_parts());
+    if let Some(sb) = &spheres {
+        frames.parts = Some(match (&sb.beads, &sb.membrane) {
+            (None, None) => output::spheres::frame_parts(),
+            (Some(b), None) => output::beads::frame_parts(b.clone(), sb.params.dt),
+            (b, Some(m)) => output::membrane::frame_parts(m.clone(), b.clone(), sb.params.dt),
+        });
     }
+    // Bead bodies: breaks.csv and the shear slices.
+    let mut bead_outputs = spheres.as_ref().and_then(|sb| sb.beads.clone()).map(|b| {
+        let dt = spheres.as_ref().expect("beads are spheres").params.dt;
+        let breaks = output::beads::BeadBreaks::new(out.join("breaks.csv"), settings.series_every, b.clone(), dt);
+        let mut pics = output::beads::BeadPictures::new(
+            out.join("snapshots"),
+            settings.snapshots_every,
+            settings.snapshot_width,
+            b,
+            dt,
+        );
+        pics.at_stage_end = settings.stage_snapshots;
+        (breaks, pics)
+    });
     let mut sphere_final = output::spheres::SphereFinalCsv {
         path: out.join("final.csv"),
     };
@@ -368,6 +401,10 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     };
     if let Some(m) = &mut modal_series {
         observers.push(m);
+    }
+    if let Some((breaks, pics)) = &mut bead_outputs {
+        observers.push(breaks);
+        observers.push(pics);
     }
     if settings.polygons && spd {
         observers.push(&mut polygons);

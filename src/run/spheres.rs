@@ -42,6 +42,11 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
         "time step: dt = {:.6e} (Rayleigh time of the smallest sphere {:.6e}); skin {:.4e}",
         sb.params.dt, sb.rayleigh_dt, sb.params.skin
     );
+    if let Some(b) = &sb.beads {
+        for line in crate::output::beads::check_lines(b) {
+            println!("{line}");
+        }
+    }
     for (i, st) in built.stages.iter().enumerate() {
         println!("stage {i}: {} ({})", st.name, st.kind);
     }

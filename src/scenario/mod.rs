@@ -8,10 +8,12 @@
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod beads;
 pub mod coupled;
 pub mod deposit;
 pub mod geometry;
 pub mod materials;
+pub mod membrane;
 pub mod modal;
 pub mod schema;
 pub mod spans;

@@ -62,6 +62,10 @@ pub struct SpheresSection {
     pub walls: Vec<SphereWallSpec>,
     /// The walls that bound the sample (stress, strain, packing fraction).
     pub measure: Option<SphereMeasureSpec>,
+    /// Bodies of bonded beads, eq-6 planes and point loads (`super::beads`).
+    pub beads: Option<super::beads::BeadsSection>,
+    /// A membrane-enclosed triaxial cell (`super::membrane`).
+    pub membrane: Option<super::membrane::MembraneSection>,
 }
 
 /// `[spheres.materials.NAME]`.
@@ -256,6 +260,10 @@ pub struct SphereBuilt {
     pub rayleigh_dt: f64,
     pub mean_radius: f64,
     pub min_radius: f64,
+    /// Bead bodies (spheres 0..n_beads; `super::beads`).
+    pub beads: Option<std::rc::Rc<super::beads::BeadsBuilt>>,
+    /// The membrane (its vertices are the last spheres; `super::membrane`).
+    pub membrane: Option<std::rc::Rc<super::membrane::MembraneBuilt>>,
 }
 
 impl SphereBuilt {
@@ -487,6 +495,20 @@ impl Scenario {
             let name = ps.name.clone().unwrap_or_else(|| format!("{}{i}", ps.kind));
             groups.push((name, first..states.len() as u32));
         }
+        // Bead bodies: their beads first (the bond source's spheres 0..n_beads).
+        let beads = self.build_beads(sec, &mats, &names)?;
+        let n_beads = beads.as_ref().map_or(0, |b| b.n_beads());
+        if let Some(b) = &beads {
+            states.splice(0..0, b.states.iter().copied());
+            for g in &mut groups {
+                g.1 = g.1.start + n_beads as u32..g.1.end + n_beads as u32;
+            }
+            groups.splice(0..0, b.bodies.iter().cloned());
+        }
+        let mut laws = laws;
+        if let Some(b) = &beads {
+            super::beads::separate_bead_materials(&mut laws, &b.materials);
+        }
         if states.is_empty() {
             return Err(Problem::new("spheres", "no spheres: add a [[spheres.particles]] entry"));
         }
@@ -613,11 +635,20 @@ impl Scenario {
         }
         // Overlaps at the start are allowed (a compressed packing) but not by more than 1 % of
         // the smaller radius: beyond that it is usually a generator mistake.
-        check_initial_overlaps(&states, &groups)?;
+        check_initial_overlaps(&states, &groups, n_beads)?;
         // Time step and skin.
         let r_min = states.iter().map(|s| s.radius as f64).fold(f64::INFINITY, f64::min);
-        let r_mean = states.iter().map(|s| s.radius as f64).sum::<f64>() / states.len() as f64;
-        let rayleigh = states
+        // The Rayleigh time and the default skin from the particles (beads: their bonds' bound
+        // and half their spacing, `super::beads`).
+        let particles = &states[n_beads..];
+        let r_mean = particles.iter().map(|s| s.radius as f64).sum::<f64>() / particles.len() as f64;
+        if particles.is_empty() && sec.dt.is_none() {
+            return Err(Problem::new(
+                "spheres.dt",
+                "missing field `dt`: a scenario of bead bodies alone has no Rayleigh time to take a fraction of",
+            ));
+        }
+        let rayleigh = particles
             .iter()
             .map(|s| rayleigh_time(s.radius as f64, &mats[s.material as usize]))
             .fold(f64::INFINITY, f64::min);
@@ -631,6 +662,16 @@ impl Scenario {
             (Some(dt), _) => positive("spheres.dt", Some(dt), "")?,
             (None, f) => positive("spheres.dt_fraction", Some(f.unwrap_or(0.2)), "")? * rayleigh,
         };
+        if let Some(b) = &beads {
+            b.check_dt(
+                dt,
+                if sec.dt.is_some() {
+                    "spheres.dt"
+                } else {
+                    "spheres.dt_fraction"
+                },
+            )?;
+        }
         let law_linear = sec.law.as_deref() == Some("linear");
         if !law_linear && dt > rayleigh {
             let key = if sec.dt.is_some() {
@@ -643,9 +684,10 @@ impl Scenario {
                 format!("time step dt = {dt:.4e} is above the Rayleigh time {rayleigh:.4e} of the smallest sphere (0.1–0.3 of it is customary)"),
             ));
         }
-        let skin = match sec.skin {
-            Some(s) => positive("spheres.skin", Some(s), "")?,
-            None => 0.1 * r_mean,
+        let skin = match (sec.skin, &beads) {
+            (Some(s), _) => positive("spheres.skin", Some(s), "")?,
+            (None, Some(b)) if particles.is_empty() => 0.5 * b.spacing.iter().copied().fold(f64::INFINITY, f64::min),
+            (None, _) => 0.1 * r_mean,
         };
         let (global_damping, local_damping) = (sec.global_damping.unwrap_or(0.0), sec.local_damping.unwrap_or(0.0));
         if !(global_damping >= 0.0) {
@@ -661,6 +703,16 @@ impl Scenario {
             local_damping: local_damping as f32,
             ..Default::default()
         };
+        // The membrane's vertices come last (not in the overlap check nor the Rayleigh time).
+        let (laws, membrane) = match &sec.membrane {
+            None => (laws, None),
+            Some(m) => {
+                let (t, mb) = super::membrane::build(m, &mats, &laws, &mut states, &walls, &wall_names, &params)?;
+                groups.push(("membrane".into(), mb.first..mb.first + mb.n_vertices));
+                names.push("membrane".into());
+                (t, Some(std::rc::Rc::new(mb)))
+            }
+        };
         Ok(SphereBuilt {
             params,
             states,
@@ -673,6 +725,8 @@ impl Scenario {
             rayleigh_dt: rayleigh,
             mean_radius: r_mean,
             min_radius: r_min,
+            beads: beads.map(std::rc::Rc::new),
+            membrane,
         })
     }
 
@@ -879,7 +933,12 @@ impl Scenario {
 
 /// Errors when two spheres overlap by more than 1 % of the smaller radius (cell list, no
 /// all-pairs), naming both.
-fn check_initial_overlaps(states: &[SphereState], groups: &[(String, std::ops::Range<u32>)]) -> Result<(), Problem> {
+/// Beads (the first `n_beads`) do not touch each other: their overlaps are not checked.
+fn check_initial_overlaps(
+    states: &[SphereState],
+    groups: &[(String, std::ops::Range<u32>)],
+    n_beads: usize,
+) -> Result<(), Problem> {
     let mut params = SphereParams {
         n_spheres: states.len() as u32,
         ..Default::default()
@@ -890,6 +949,9 @@ fn check_initial_overlaps(states: &[SphereState], groups: &[(String, std::ops::R
     for i in 0..states.len() {
         for k in list.start[i]..list.start[i + 1] {
             let j = list.partner[k as usize] as usize;
+            if j < n_beads {
+                continue;
+            }
             let (a, b) = (&states[i], &states[j]);
             let d = crate::laws::vec3::norm(crate::spheres::precision::df3_sub(
                 a.pos_hi, a.pos_lo, b.pos_hi, b.pos_lo,

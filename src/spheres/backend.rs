@@ -148,6 +148,14 @@ pub trait SphereBackend {
     fn set_gravity(&mut self, g: [f32; 3]) -> anyhow::Result<()>;
     fn export(&mut self) -> anyhow::Result<SphereSaved>;
     fn import(&mut self, saved: &SphereSaved) -> anyhow::Result<()>;
+    /// The CPU stepper, for the state of its extra force sources (`beads::attach`).
+    fn cpu(&mut self) -> Option<&mut CpuSpheres> {
+        None
+    }
+    /// The GPU stepper and its context, for the same.
+    fn gpu(&self) -> Option<(&GpuContext, &GpuSpheres)> {
+        None
+    }
 }
 
 /// The CPU twin (rayon).
@@ -231,6 +239,9 @@ impl SphereBackend for CpuSphereBackend {
         s.rebuilds = saved.rebuilds;
         Ok(())
     }
+    fn cpu(&mut self) -> Option<&mut CpuSpheres> {
+        Some(&mut self.0)
+    }
 }
 
 /// The GPU stepper with its context.
@@ -313,5 +324,8 @@ impl SphereBackend for GpuSphereBackend {
             saved.steps,
             saved.rebuilds,
         )
+    }
+    fn gpu(&self) -> Option<(&GpuContext, &GpuSpheres)> {
+        Some((&self.ctx, &self.sys))
     }
 }
