@@ -1,12 +1,12 @@
 // contact_pairs.wgsl: for node C, the contacts owned by each entry of its neighbour list
 // (C against segment D → next D, and the cap contact C–D when C < D); twin of
 // src/cpu/contact_pairs.rs. Each contact is computed by one thread only. Only entries with an
-// active contact get a slot: appended to the pool with an atomic counter (flags[6]; the slots'
+// active contact get a slot: appended to the pool with an atomic counter (flags.pool_used; the slots'
 // places vary from run to run, their values and every sum over them do not), its place stored in
 // the entry's slot_index (NO_SLOT without a contact). The slot carries the contact's friction
 // history: the previous step's pool and slot indices (read only; pools and indices are ping-pong
 // like the node state) give the history to update, and an entry without a slot has none. A pool
-// overflow (flags[7], with flags[1] stopping the rest of the batch) thus leaves the step's inputs
+// overflow (flags.pool_overflow, with flags.stop stopping the rest of the batch) thus leaves the step's inputs
 // intact for the host's redo. The workgroup's 64 threads OR their slot marks (bit c: node C got
 // a slot; read by node_forces) into two shared words, which two threads then store: no global
 // atomics, and no clearing pass.
@@ -25,9 +25,9 @@
 // This step's.
 @group(0) @binding(8) var<storage, read_write> pool: array<ContactSlot>;
 @group(0) @binding(9) var<storage, read_write> slot_index: array<u32>;
-// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
-// flags[6]: slots appended in this step; flags[7] = 1: the pool overflowed.
-@group(0) @binding(10) var<storage, read_write> flags: array<atomic<u32>>;
+// flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
+// flags.pool_used: slots appended in this step; flags.pool_overflow = 1: the pool overflowed.
+@group(0) @binding(10) var<storage, read_write> flags: StepFlags;
 // Marks, two halves of ceil(n/32) words (twin of cpu::stepper's slot_marks): slot marks, one bit
 // per node that got a slot (`has_slots`), stored per workgroup; gather marks, one bit per node a
 // slot acts on (`gathers`), ORed in by any thread (shell_forces cleared them).
@@ -91,7 +91,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         atomicStore(&group_marks[lid.x], 0u);
     }
     workgroupBarrier();
-    if (c < params.n_nodes && atomicLoad(&flags[1]) == 0u) {
+    if (c < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
         if (node_contacts(c)) {
             atomicOr(&group_marks[lid.x >> 5u], 1u << (lid.x & 31u));
         }
@@ -190,7 +190,7 @@ fn node_contacts(c: u32) -> bool {
         }
         var index = NO_SLOT;
         if (s.flags != 0u) {
-            let i = atomicAdd(&flags[6], 1u);
+            let i = atomicAdd(&flags.pool_used, 1u);
             if (i < arrayLength(&pool)) {
                 pool[i] = s;
                 index = i;
@@ -202,8 +202,8 @@ fn node_contacts(c: u32) -> bool {
                     mark_gather(nd.next);
                 }
             } else {
-                atomicStore(&flags[7], 1u);
-                atomicStore(&flags[1], 1u);
+                atomicStore(&flags.pool_overflow, 1u);
+                atomicStore(&flags.stop, 1u);
             }
         }
         slot_index[e] = index;

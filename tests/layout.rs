@@ -83,6 +83,21 @@ fn shared_records_have_identical_layouts() {
     assert_eq!(size_of::<SimParams>() % 16, 0);
 }
 
+/// The SPD GPU stepper's step flags: the Rust record against both WGSL views of it (atomic words
+/// for the kernels that write them, plain words for those that only read), in the modules of a
+/// writer (broad_phase) and a reader (node_forces).
+#[test]
+fn step_flags_have_identical_layouts() {
+    for (kernel, name) in [("broad_phase", "StepFlags"), ("node_forces", "StepFlagsView")] {
+        let layout = wgsl_layout_in(kernel, name).unwrap_or_else(|| panic!("struct {name} not in kernel {kernel}"));
+        check_record!(@check layout, StepFlags, "StepFlags", [max_disp => "max_disp", stop => "stop",
+            force_rebuild => "force_rebuild", rebuilds => "rebuilds",
+            longest_free_segment => "longest_free_segment", step => "step", pool_used => "pool_used",
+            pool_overflow => "pool_overflow", grid_overflow => "grid_overflow", cut_short => "cut_short",
+            rebuild_due => "rebuild_due"]);
+    }
+}
+
 /// The modal engine's records (src/modal/layout.rs) and the SPD–modal coupling's
 /// (src/coupled/layout.rs) against the WGSL the coupled kernels compile (modal_lib, modal_body,
 /// spd_records, modal_spd_contact).

@@ -384,6 +384,39 @@ pub struct LinkState {
     pub mode: u32,
 }
 
+/// The SPD GPU stepper's step flags: one record in a storage buffer, written by the kernels and
+/// read by the host after each batch (`gpu::stepper`). Mirrored in `shaders/spd_records.wgsl` as
+/// `StepFlags` (atomic words, for the kernels that write it) and `StepFlagsView` (plain words);
+/// tests/layout.rs checks both against this record.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct StepFlags {
+    /// Largest node displacement since the last list build, as f32 bits (integrate).
+    pub max_disp: u32,
+    /// 1: a list, the segment grid or the slot pool overflowed, or a build is due in a step
+    /// recorded without it; every later kernel of the batch does nothing.
+    pub stop: u32,
+    /// 1: the next `rebuild_decide` builds the list whatever the displacement (set by the host).
+    pub force_rebuild: u32,
+    /// List builds so far.
+    pub rebuilds: u32,
+    /// Longest free segment at the last build, as f32 bits: the cut-off is that + `contact_reach`.
+    pub longest_free_segment: u32,
+    /// The step being computed (1-based; counted by the broad phase, read by cohesive_links).
+    pub step: u32,
+    /// Slots appended to the pool in this step (contact_pairs; zeroed every step).
+    pub pool_used: u32,
+    /// 1: the slot pool overflowed (the host grows the pool, not the lists).
+    pub pool_overflow: u32,
+    /// 1: more segment-grid items than `seg_items` holds (the host grows it, redoes the step).
+    pub grid_overflow: u32,
+    /// 1: a loop of the list build stopped short (`cut_short`): an error.
+    pub cut_short: u32,
+    /// 1: `rebuild_check` found a build due in a step recorded without it (the host redoes the
+    /// step with the build).
+    pub rebuild_due: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
