@@ -32,6 +32,8 @@
 // per node that got a slot (`has_slots`), stored per workgroup; gather marks, one bit per node a
 // slot acts on (`gathers`), ORed in by any thread (shell_forces cleared them).
 @group(0) @binding(12) var<storage, read_write> slot_marks: array<atomic<u32>>;
+// The contact law of every ordered pair of contact materials, row-major (model::contact_table).
+@group(0) @binding(13) var<storage, read> contact_laws: array<ContactLaw>;
 
 var<workgroup> group_marks: array<atomic<u32>, 2>;
 
@@ -113,12 +115,17 @@ fn mark_gather(x: u32) {
 fn node_contacts(c: u32) -> bool {
     var any_slot = false;
     let pc = pos[c];
-    let rc = bodies[nodes[c].body].radius;
+    let bc = bodies[nodes[c].body];
+    let rc = bc.radius;
+    // Row of C's contact material in the law table.
+    let row = bc.contact_material * params.n_contact_materials;
     let vc = pos[c].vel;
     for (var e = start[c]; e < start[c + 1u]; e++) {
         let d = entries[e].neighbor;
         let nd = nodes[d];
-        let rd = bodies[nd.body].radius;
+        let bd = bodies[nd.body];
+        let rd = bd.radius;
+        let law = contact_laws[row + bd.contact_material];
         var s = empty_slot();
         let pd = pos[d];
         let cd = df_sub(pc, pd);
@@ -162,7 +169,7 @@ fn node_contacts(c: u32) -> bool {
                     let vd = pos[d].vel;
                     let vd1 = pos[d1].vel;
                     let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
+                    let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
@@ -180,7 +187,7 @@ fn node_contacts(c: u32) -> bool {
                 if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
                     let n = vec2<f32>(cd.x / dist, cd.y / dist);
                     let vd = pos[d].vel;
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
+                    let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
                     s.cap_force = cf.force;
                     s.cap_fn = cf.f_n;
                     s.flags |= SLOT_CAP;

@@ -52,6 +52,7 @@ struct Body {
     core_v0: f32,
     core_a0_hi: f32,
     core_a0_lo: f32,
+    contact_material: u32,
 }
 
 struct Material {
@@ -77,15 +78,20 @@ struct SimParams {
     gravity: vec2<f32>,
     cell_size: f32,
     cutoff: f32,
-    k_n: f32,
-    k_t: f32,
-    mu: f32,
-    c_n: f32,
     self_exclusion: u32,
     // Always 0. XOR-ing float bits with it hides values from the shader compiler (see opaque).
     opaque_zero: u32,
     contact_reach: f32,
-    _pad2: u32,
+    // The contact law of materials (a, b) is entry a·n_contact_materials + b of the law table.
+    n_contact_materials: u32,
+}
+
+// The contact law (eq 5–8) of one pair of contact materials (src/model/contact_table.rs).
+struct ContactLaw {
+    k_n: f32,
+    k_t: f32,
+    mu: f32,
+    c_n: f32,
 }
 
 struct NodeState {

@@ -61,15 +61,15 @@ fn shared_records_have_identical_layouts() {
     check_record!(NodeBc, "NodeBc", [mode => "mode", _pad => "_pad", velocity => "velocity", force => "force"]);
     check_record!(Body, "Body", [first => "first", count => "count", material => "material", flags => "flags",
         radius => "radius", core_model => "core_model", core_p0 => "core_p0", core_v0 => "core_v0",
-        core_a0_hi => "core_a0_hi", core_a0_lo => "core_a0_lo"]);
+        core_a0_hi => "core_a0_hi", core_a0_lo => "core_a0_lo", contact_material => "contact_material"]);
+    check_record!(ContactLaw, "ContactLaw", [k_n => "k_n", k_t => "k_t", mu => "mu", c_n => "c_n"]);
     check_record!(Material, "Material", [k_s => "k_s", f_s_yield => "f_s_yield", c_s => "c_s", k_b => "k_b",
         m_b_yield => "m_b_yield", c_b => "c_b", k_core => "k_core", depth => "depth"]);
     check_record!(SimParams, "SimParams", [n_nodes => "n_nodes", n_bodies => "n_bodies", max_entries => "max_entries",
         grid_buckets => "grid_buckets", dt => "dt", viscous_damping => "viscous_damping",
         local_damping => "local_damping", skin => "skin", gravity => "gravity", cell_size => "cell_size",
-        cutoff => "cutoff", k_n => "k_n", k_t => "k_t", mu => "mu", c_n => "c_n",
-        self_exclusion => "self_exclusion", opaque_zero => "opaque_zero", contact_reach => "contact_reach",
-        _pad2 => "_pad2"]);
+        cutoff => "cutoff", self_exclusion => "self_exclusion", opaque_zero => "opaque_zero",
+        contact_reach => "contact_reach", n_contact_materials => "n_contact_materials"]);
     check_record!(NodeState, "NodeState", [pos_hi => "pos_hi", pos_lo => "pos_lo", vel => "vel", force => "force",
         seg_rest => "seg_rest", theta_p => "theta_p"]);
     check_record!(BodyState, "BodyState", [area => "area", pressure => "pressure",

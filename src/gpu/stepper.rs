@@ -121,6 +121,8 @@ pub struct GpuBackend {
     nodes_host: Vec<Node>,
     bodies: GpuArray<Body>,
     materials: GpuArray<Material>,
+    /// The contact law of every pair of contact materials (`Scene::contact_law_table`).
+    contact_laws: GpuArray<ContactLaw>,
     state: [GpuArray<NodeState>; 2],
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
@@ -382,6 +384,7 @@ impl GpuBackend {
                 "materials",
                 &scene.materials.iter().map(|m| m.for_kernels()).collect::<Vec<_>>(),
             )?,
+            contact_laws: GpuArray::new(c, "contact_laws", &scene.contact_law_table())?,
             state: [
                 GpuArray::new(c, "state 0", &scene.init)?,
                 GpuArray::new(c, "state 1", &scene.init)?,
@@ -746,6 +749,7 @@ impl GpuBackend {
                     (11, l.slot_index[s].buffer()),
                     (10, self.flags.buffer()),
                     (12, self.slot_marks.buffer()),
+                    (13, self.contact_laws.buffer()),
                 ],
             );
             let shell_forces = k.shell_forces.bind(
@@ -1099,6 +1103,7 @@ impl GpuBackend {
             self.bcs.buffer(),
             self.bodies.buffer(),
             self.materials.buffer(),
+            self.contact_laws.buffer(),
             self.state[0].buffer(),
             self.state[1].buffer(),
             self.shell.buffer(),

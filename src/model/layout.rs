@@ -152,6 +152,9 @@ pub struct Body {
     /// K_Ω (V − V0)/V0 is not limited by the f32 rounding of V or V0 (eq 4).
     pub core_a0_hi: f32,
     pub core_a0_lo: f32,
+    /// Index into the contact-material table (`Scene::contact_material`; 0: `[contact]`): the
+    /// law of a contact is the table's entry for the two bodies' contact materials.
+    pub contact_material: u32,
 }
 
 /// Shell and core constitutive parameters (§2.2).
@@ -222,14 +225,6 @@ pub struct SimParams {
     /// `segment_max`), so stretched shells keep their contacts; wall (frozen) segments of any
     /// length go into the segment grid (`cpu::broad_phase`).
     pub cutoff: f32,
-    /// Contact normal stiffness k_n (eq 6).
-    pub k_n: f32,
-    /// Contact tangential stiffness k_t (eq 7).
-    pub k_t: f32,
-    /// Coulomb friction coefficient μ (eq 7–8).
-    pub mu: f32,
-    /// Contact normal viscous damping c_n (force per unit approach speed), 0 for elastic contacts.
-    pub c_n: f32,
     /// Self-contact skips node pairs closer than this along the shell (ring distance).
     pub self_exclusion: u32,
     /// Always 0: the GPU kernels XOR float bits with it to stop inexact compiler algebra
@@ -237,7 +232,24 @@ pub struct SimParams {
     pub opaque_zero: u32,
     /// 2 r_max + 2 skin: the cut-off is the longest free segment plus this (docs/model-to-code.md).
     pub contact_reach: f32,
-    pub _pad2: u32,
+    /// Contact materials n: the pair law of materials (a, b) is entry a·n + b of the law table
+    /// (`model::contact_table`).
+    pub n_contact_materials: u32,
+}
+
+/// The contact law of eq 5–8 between two bodies: one contact material, or the law of a pair of
+/// them as the law table holds it (`model::contact_table`; one record per ordered pair).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactLaw {
+    /// Normal stiffness k_n (eq 6).
+    pub k_n: f32,
+    /// Tangential stiffness k_t (eq 7).
+    pub k_t: f32,
+    /// Coulomb friction coefficient μ (eq 7–8).
+    pub mu: f32,
+    /// Normal viscous damping c_n (force per unit approach speed), 0 for elastic contacts.
+    pub c_n: f32,
 }
 
 /// One entry of a node's neighbour list (CSR, sorted by `neighbor`).
