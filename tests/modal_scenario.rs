@@ -161,7 +161,8 @@ fn modal_example_run_on_the_gpu_matches_the_cpu() {
     let p = example();
     let mut series = vec![];
     for be in ["cpu", "gpu"] {
-        let dir = tmp(be);
+        // Not `tmp("cpu")`: modal_example_run_follows_the_table, in parallel, uses that one.
+        let dir = tmp(&format!("compare-{be}"));
         softdem(&[
             "run",
             "--backend",
