@@ -7,7 +7,8 @@
 //! side and subdivided at the cells' segment length: the two should cost the same.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use softdem::backend::{create, BackendKind};
+use softdem::backend::BackendKind;
+use softdem::engine::spd::create;
 use softdem::scenes::compaction_bench;
 
 fn step(c: &mut Criterion) {

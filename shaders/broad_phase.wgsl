@@ -30,12 +30,8 @@
 // Slots carried over to the new list. The host binds here the slot indices that this step's
 // contact_pairs will write (every one of them), unused until then.
 @group(0) @binding(12) var<storage, read_write> new_slot_index: array<u32>;
-// flags[0]: max displacement bits, [1]: list (or contact-slot pool) overflow, [2]: force rebuild,
-// [3]: rebuild count, [4]: longest free segment at the last build (f32 bits): the cut-off is
-// that + params.contact_reach, [5]: the step being computed (1-based; counted here, read by
-// cohesive_links), [6]: slots in the pool (contact_pairs; zeroed here every step), [7]: 1 when
-// the pool overflowed (host: grow the pool, not the lists).
-@group(0) @binding(13) var<storage, read_write> flags: array<atomic<u32>>;
+// The step flags (`StepFlags`, spd_records.wgsl; their meaning there and in src/model/layout.rs).
+@group(0) @binding(13) var<storage, read_write> flags: StepFlags;
 @group(0) @binding(14) var<storage, read_write> x_ref: array<vec2<f32>>;
 @group(0) @binding(15) var<storage, read_write> args: array<u32>;
 @group(0) @binding(16) var<storage, read> args_template: array<u32>;
@@ -45,9 +41,6 @@
 // three words each. Their fill cursors are the second half of `cursor`. Order of a build:
 // rebuild_decide → segment_max → grid_clear → grid_count → scan(bucket_start), scan(seg_start) →
 // grid_cursor → grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
-// flags[8] = 1: more items than seg_items holds (host: grow it, redo the step, as for the lists).
-// flags[9] = 1: a loop of the list build stopped short (`cut_short`); flags[10] = 1: a rebuild is
-// due in a step recorded without it (`rebuild_check`).
 @group(0) @binding(17) var<storage, read_write> seg_start: array<atomic<u32>>;
 @group(0) @binding(18) var<storage, read_write> seg_items: array<u32>;
 
@@ -55,7 +48,7 @@
 // free bodies + contact_reach (twin: the CPU passes it in a copy of the parameters, `cutoff` and
 // `cell_size`).
 fn current_cutoff() -> f32 {
-    return bitcast<f32>(atomicLoad(&flags[4])) + params.contact_reach;
+    return bitcast<f32>(atomicLoad(&flags.longest_free_segment)) + params.contact_reach;
 }
 
 fn cell_of(s: NodeState) -> vec2<i32> {
@@ -164,7 +157,7 @@ fn near_segment(dc: vec2<f32>, d: u32, e: u32, reach2: f32) -> bool {
 // shader call, shared by every loop): an invocation past it skips work silently. A wall node
 // walks its long segments' cells, so the fixed-size loops of the list build (the 3×3 cells,
 // anchor, the two segments of near_shell) are written out, and every remaining loop checks that it
-// ran to its end (`cut_short` sets flags[9]; the host then stops with an error). Real GPUs have
+// ran to its end (`cut_short` sets flags.cut_short; the host then stops with an error). Real GPUs have
 // no such cap.
 
 // The 9 buckets around a cell (rows, then columns), hash-collision duplicates replaced by NONE.
@@ -197,11 +190,11 @@ fn holds_bucket(bs: array<u32, 9>, b: u32) -> bool {
         || bs[7] == b || bs[8] == b;
 }
 
-// Flags a loop that stopped before its end (see above): flags[9], and the overflow flag so that
+// Flags a loop that stopped before its end (see above): flags.cut_short, and the overflow flag so that
 // the rest of the batch does nothing.
 fn cut_short() {
-    atomicStore(&flags[9], 1u);
-    atomicStore(&flags[1], 1u);
+    atomicStore(&flags.cut_short, 1u);
+    atomicStore(&flags.stop, 1u);
 }
 
 fn is_frozen(x: u32) -> bool {
@@ -538,36 +531,36 @@ fn find_live(lo_in: u32, hi_in: u32, key: u32) -> u32 {
 }
 
 
-// What every step's first broad-phase kernel does: counts the step (flags[5]) and empties the
+// What every step's first broad-phase kernel does: counts the step (flags.step) and empties the
 // contact-slot pool, which fills anew in every step (contact_pairs).
 fn step_begins() {
     if (params.dt > 0.0) {
-        atomicAdd(&flags[5], 1u);
+        atomicAdd(&flags.step, 1u);
     }
-    atomicStore(&flags[6], 0u);
+    atomicStore(&flags.pool_used, 0u);
 }
 
-// A rebuild is due: some node moved more than half the skin, or the host forced it (flags[2]).
+// A rebuild is due: some node moved more than half the skin, or the host forced it (flags.force_rebuild).
 // The largest displacement's bits (≥ +0, +∞ before the first build, or NaN) against half the
 // skin's, as integers: the same as the CPU twin's `d.is_nan() || d > skin / 2`, without a float
 // comparison that a fast-math compiler could fold for NaN or +∞.
 fn rebuild_due() -> bool {
-    return atomicLoad(&flags[0]) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags[2]) != 0u;
+    return atomicLoad(&flags.max_disp) > bitcast<u32>(0.5 * params.skin) || atomicLoad(&flags.force_rebuild) != 0u;
 }
 
 // Single thread, host-driven rebuilds (GpuBackend's default): the steps record no broad-phase
-// kernel but this one. When a rebuild is due it stops the batch as an overflow does (flags[1],
-// every later kernel of the batch does nothing) and sets flags[10]: the host redoes this step
+// kernel but this one. When a rebuild is due it stops the batch as an overflow does (flags.stop,
+// every later kernel of the batch does nothing) and sets flags.rebuild_due: the host redoes this step
 // with the build recorded as direct dispatches (rebuild_decide first) and goes on from there.
 @compute @workgroup_size(1)
 fn rebuild_check() {
-    if (atomicLoad(&flags[1]) != 0u) {
+    if (atomicLoad(&flags.stop) != 0u) {
         return;
     }
     step_begins();
     if (rebuild_due()) {
-        atomicStore(&flags[10], 1u);
-        atomicStore(&flags[1], 1u);
+        atomicStore(&flags.rebuild_due, 1u);
+        atomicStore(&flags.stop, 1u);
     }
 }
 
@@ -576,7 +569,7 @@ fn rebuild_check() {
 @compute @workgroup_size(1)
 fn rebuild_decide() {
     let n = arrayLength(&args_template) / 3u;
-    if (atomicLoad(&flags[1]) != 0u) {
+    if (atomicLoad(&flags.stop) != 0u) {
         // A list or the slot pool overflowed earlier in this batch: the rest of the batch does
         // nothing, so the state stays at the start of the overflowing step for the host to redo it.
         for (var i = 0u; i < n; i++) {
@@ -592,10 +585,10 @@ fn rebuild_decide() {
         args[3u * i + 2u] = args_template[3u * i + 2u];
     }
     if (rebuild) {
-        atomicStore(&flags[0], 0u);
-        atomicStore(&flags[2], 0u);
-        atomicAdd(&flags[3], 1u);
-        atomicStore(&flags[4], 0u);
+        atomicStore(&flags.max_disp, 0u);
+        atomicStore(&flags.force_rebuild, 0u);
+        atomicAdd(&flags.rebuilds, 1u);
+        atomicStore(&flags.longest_free_segment, 0u);
     }
 }
 
@@ -614,7 +607,7 @@ fn segment_max(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     let wg = workgroup_max(lid.x, len);
     if (lid.x == 0u) {
-        atomicMax(&flags[4], bitcast<u32>(wg));
+        atomicMax(&flags.longest_free_segment, bitcast<u32>(wg));
     }
 }
 
@@ -687,8 +680,8 @@ fn grid_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
                         seg_items[3u * k + 1u] = bitcast<u32>(c.x);
                         seg_items[3u * k + 2u] = bitcast<u32>(c.y);
                     } else {
-                        atomicStore(&flags[8], 1u);
-                        atomicStore(&flags[1], 1u);
+                        atomicStore(&flags.grid_overflow, 1u);
+                        atomicStore(&flags.stop, 1u);
                     }
                 }
             }
@@ -703,7 +696,7 @@ fn neighbor_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         return;
     }
     // Segment grid overflow: the items are incomplete, the build is redone.
-    if (atomicLoad(&flags[8]) != 0u) {
+    if (atomicLoad(&flags.grid_overflow) != 0u) {
         nbr_count[x] = 0u;
         return;
     }
@@ -713,11 +706,11 @@ fn neighbor_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
 @compute @workgroup_size(64)
 fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || atomicLoad(&flags[8]) != 0u) {
+    if (x >= params.n_nodes || atomicLoad(&flags.grid_overflow) != 0u) {
         return;
     }
     if (nbr_count[params.n_nodes] > params.max_entries) {
-        atomicStore(&flags[1], 1u);
+        atomicStore(&flags.stop, 1u);
         return;
     }
     let base = nbr_count[x];
@@ -738,7 +731,7 @@ fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
 @compute @workgroup_size(64)
 fn rebuild_commit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || atomicLoad(&flags[1]) != 0u) {
+    if (x >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
         return;
     }
     for (var e = nbr_count[x]; e < nbr_count[x + 1u]; e++) {

@@ -10,8 +10,8 @@
 @group(0) @binding(5) var<storage, read> link_in: array<LinkState>;
 @group(0) @binding(6) var<storage, read_write> link_out: array<LinkState>;
 @group(0) @binding(7) var<storage, read_write> link_force: array<vec2<f32>>;
-// flags[5]: the step being computed (1-based; 0 during the dt = 0 initial force pass).
-@group(0) @binding(8) var<storage, read_write> flags: array<atomic<u32>>;
+// flags.step: the step being computed (1-based; 0 during the dt = 0 initial force pass).
+@group(0) @binding(8) var<storage, read_write> flags: StepFlags;
 
 // |x|^α, exact for α = 1 and 2 (no pow), as the CPU twin.
 fn alpha_power(x: f32, alpha: f32) -> f32 {
@@ -27,8 +27,8 @@ fn alpha_power(x: f32, alpha: f32) -> f32 {
 @compute @workgroup_size(64)
 fn cohesive_links(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = linear_id(wid, lid, nwg, 64u);
-    // flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
-    if (l >= arrayLength(&links) || atomicLoad(&flags[1]) != 0u) {
+    // flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
+    if (l >= arrayLength(&links) || atomicLoad(&flags.stop) != 0u) {
         return;
     }
     let old = link_in[l];
@@ -63,7 +63,7 @@ fn cohesive_links(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         }
     }
     if (mode != LINK_INTACT) {
-        let step = select(0u, atomicLoad(&flags[5]), params.dt > 0.0);
+        let step = select(0u, atomicLoad(&flags.step), params.dt > 0.0);
         link_out[l] = LinkState(f_n, f_t, step, mode);
         link_force[l] = vec2<f32>(0.0, 0.0);
         return;

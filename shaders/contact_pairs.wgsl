@@ -1,12 +1,12 @@
 // contact_pairs.wgsl: for node C, the contacts owned by each entry of its neighbour list
 // (C against segment D → next D, and the cap contact C–D when C < D); twin of
 // src/cpu/contact_pairs.rs. Each contact is computed by one thread only. Only entries with an
-// active contact get a slot: appended to the pool with an atomic counter (flags[6]; the slots'
+// active contact get a slot: appended to the pool with an atomic counter (flags.pool_used; the slots'
 // places vary from run to run, their values and every sum over them do not), its place stored in
 // the entry's slot_index (NO_SLOT without a contact). The slot carries the contact's friction
 // history: the previous step's pool and slot indices (read only; pools and indices are ping-pong
 // like the node state) give the history to update, and an entry without a slot has none. A pool
-// overflow (flags[7], with flags[1] stopping the rest of the batch) thus leaves the step's inputs
+// overflow (flags.pool_overflow, with flags.stop stopping the rest of the batch) thus leaves the step's inputs
 // intact for the host's redo. The workgroup's 64 threads OR their slot marks (bit c: node C got
 // a slot; read by node_forces) into two shared words, which two threads then store: no global
 // atomics, and no clearing pass.
@@ -25,13 +25,15 @@
 // This step's.
 @group(0) @binding(8) var<storage, read_write> pool: array<ContactSlot>;
 @group(0) @binding(9) var<storage, read_write> slot_index: array<u32>;
-// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
-// flags[6]: slots appended in this step; flags[7] = 1: the pool overflowed.
-@group(0) @binding(10) var<storage, read_write> flags: array<atomic<u32>>;
+// flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl);
+// flags.pool_used: slots appended in this step; flags.pool_overflow = 1: the pool overflowed.
+@group(0) @binding(10) var<storage, read_write> flags: StepFlags;
 // Marks, two halves of ceil(n/32) words (twin of cpu::stepper's slot_marks): slot marks, one bit
 // per node that got a slot (`has_slots`), stored per workgroup; gather marks, one bit per node a
 // slot acts on (`gathers`), ORed in by any thread (shell_forces cleared them).
 @group(0) @binding(12) var<storage, read_write> slot_marks: array<atomic<u32>>;
+// The contact law of every ordered pair of contact materials, row-major (model::contact_table).
+@group(0) @binding(13) var<storage, read> contact_laws: array<ContactLaw>;
 
 var<workgroup> group_marks: array<atomic<u32>, 2>;
 
@@ -91,7 +93,7 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         atomicStore(&group_marks[lid.x], 0u);
     }
     workgroupBarrier();
-    if (c < params.n_nodes && atomicLoad(&flags[1]) == 0u) {
+    if (c < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
         if (node_contacts(c)) {
             atomicOr(&group_marks[lid.x >> 5u], 1u << (lid.x & 31u));
         }
@@ -113,12 +115,17 @@ fn mark_gather(x: u32) {
 fn node_contacts(c: u32) -> bool {
     var any_slot = false;
     let pc = pos[c];
-    let rc = bodies[nodes[c].body].radius;
+    let bc = bodies[nodes[c].body];
+    let rc = bc.radius;
+    // Row of C's contact material in the law table.
+    let row = bc.contact_material * params.n_contact_materials;
     let vc = pos[c].vel;
     for (var e = start[c]; e < start[c + 1u]; e++) {
         let d = entries[e].neighbor;
         let nd = nodes[d];
-        let rd = bodies[nd.body].radius;
+        let bd = bodies[nd.body];
+        let rd = bd.radius;
+        let law = contact_laws[row + bd.contact_material];
         var s = empty_slot();
         let pd = pos[d];
         let cd = df_sub(pc, pd);
@@ -162,7 +169,7 @@ fn node_contacts(c: u32) -> bool {
                     let vd = pos[d].vel;
                     let vd1 = pos[d1].vel;
                     let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
+                    let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
                     s.seg_force = cf.force;
                     s.seg_w = w;
                     s.seg_fn = cf.f_n;
@@ -180,7 +187,7 @@ fn node_contacts(c: u32) -> bool {
                 if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
                     let n = vec2<f32>(cd.x / dist, cd.y / dist);
                     let vd = pos[d].vel;
-                    let cf = contact_law(params.k_n, params.k_t, params.mu, params.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
+                    let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
                     s.cap_force = cf.force;
                     s.cap_fn = cf.f_n;
                     s.flags |= SLOT_CAP;
@@ -190,7 +197,7 @@ fn node_contacts(c: u32) -> bool {
         }
         var index = NO_SLOT;
         if (s.flags != 0u) {
-            let i = atomicAdd(&flags[6], 1u);
+            let i = atomicAdd(&flags.pool_used, 1u);
             if (i < arrayLength(&pool)) {
                 pool[i] = s;
                 index = i;
@@ -202,8 +209,8 @@ fn node_contacts(c: u32) -> bool {
                     mark_gather(nd.next);
                 }
             } else {
-                atomicStore(&flags[7], 1u);
-                atomicStore(&flags[1], 1u);
+                atomicStore(&flags.pool_overflow, 1u);
+                atomicStore(&flags.stop, 1u);
             }
         }
         slot_index[e] = index;

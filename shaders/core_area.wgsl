@@ -14,9 +14,9 @@
 @group(0) @binding(2) var<storage, read> materials: array<Material>;
 @group(0) @binding(3) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(4) var<storage, read_write> body_state: array<BodyState>;
-// flags[1] != 0: a neighbour list or the contact-slot pool overflowed earlier in this batch; every
+// flags.stop != 0: a neighbour list or the contact-slot pool overflowed earlier in this batch; every
 // kernel is a no-op until the host grows them and redoes the step (gpu::stepper::step_with_retry).
-@group(0) @binding(5) var<storage, read> flags: array<u32>;
+@group(0) @binding(5) var<storage, read> flags: StepFlagsView;
 
 // two_sum, split, two_prod: df32.wgsl.
 
@@ -46,7 +46,7 @@ fn add_cross(sum: vec2<f32>, a: vec4<f32>, c: vec4<f32>) -> vec2<f32> {
 @compute @workgroup_size(64)
 fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let b = linear_id(wid, lid, nwg, 64u);
-    if (b >= params.n_bodies || flags[1] != 0u) {
+    if (b >= params.n_bodies || flags.stop != 0u) {
         return;
     }
     let body = bodies[b];

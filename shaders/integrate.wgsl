@@ -8,7 +8,7 @@
 @group(0) @binding(2) var<storage, read> state_in: array<NodeState>;
 @group(0) @binding(3) var<storage, read> x_ref: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read_write> state_out: array<NodeState>;
-@group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> flags: StepFlags;
 // Boundary conditions, indexed by NodeRecord.bc (NONE: none).
 @group(0) @binding(7) var<storage, read> bcs: array<NodeBc>;
 
@@ -16,9 +16,9 @@
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, 64u);
     var d = 0.0;
-    // flags[1] != 0: list or pool overflow earlier in this batch: no-op (the workgroup reduction below
+    // flags.stop != 0: list or pool overflow earlier in this batch: no-op (the workgroup reduction below
     // still runs in uniform control flow; its atomicMax is undone by the host's redo).
-    if (i < params.n_nodes && atomicLoad(&flags[1]) == 0u) {
+    if (i < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
         let n = nodes[i];
         let s = state_in[i];
         let h = 0.5 * params.dt / n.mass;
@@ -44,6 +44,6 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     // Largest displacement: reduce in the workgroup, then one atomicMax on the f32 bits.
     let wg = workgroup_max(lid.x, d);
     if (lid.x == 0u) {
-        atomicMax(&flags[0], bitcast<u32>(wg));
+        atomicMax(&flags.max_disp, bitcast<u32>(wg));
     }
 }

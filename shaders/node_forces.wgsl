@@ -9,8 +9,8 @@
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
 @group(0) @binding(4) var<storage, read> slot_index: array<u32>;
-// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
-@group(0) @binding(5) var<storage, read> flags: array<u32>;
+// flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
+@group(0) @binding(5) var<storage, read> flags: StepFlagsView;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 // Slot marks, one bit per node, written by contact_pairs.
 @group(0) @binding(7) var<storage, read> slot_marks: array<u32>;
@@ -30,7 +30,7 @@
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || flags[1] != 0u) {
+    if (x >= params.n_nodes || flags.stop != 0u) {
         return;
     }
     node_force_finish(x, node_force_sum(x));
@@ -40,7 +40,7 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 @compute @workgroup_size(64)
 fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || flags[1] != 0u) {
+    if (x >= params.n_nodes || flags.stop != 0u) {
         return;
     }
     var f = node_force_sum(x);

@@ -16,8 +16,8 @@
 @group(0) @binding(5) var<storage, read> old: array<NodeState>;
 @group(0) @binding(6) var<storage, read> pos: array<NodeState>;
 @group(0) @binding(8) var<storage, read_write> shell: array<ShellForce>;
-// flags[1] != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
-@group(0) @binding(9) var<storage, read> flags: array<u32>;
+// flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
+@group(0) @binding(9) var<storage, read> flags: StepFlagsView;
 // The marks (see contact_pairs.wgsl): this kernel clears the gather marks that contact_pairs,
 // next, ORs into (node_forces of the step before has read them).
 @group(0) @binding(10) var<storage, read_write> slot_marks: array<u32>;
@@ -28,7 +28,7 @@ fn shell_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     if (x < params.n_nodes && (x & 31u) == 0u) {
         slot_marks[marks_words() + (x >> 5u)] = 0u;
     }
-    if (x >= params.n_nodes || flags[1] != 0u) {
+    if (x >= params.n_nodes || flags.stop != 0u) {
         return;
     }
     let n = nodes[x];

@@ -52,6 +52,7 @@ struct Body {
     core_v0: f32,
     core_a0_hi: f32,
     core_a0_lo: f32,
+    contact_material: u32,
 }
 
 struct Material {
@@ -77,15 +78,20 @@ struct SimParams {
     gravity: vec2<f32>,
     cell_size: f32,
     cutoff: f32,
-    k_n: f32,
-    k_t: f32,
-    mu: f32,
-    c_n: f32,
     self_exclusion: u32,
     // Always 0. XOR-ing float bits with it hides values from the shader compiler (see opaque).
     opaque_zero: u32,
     contact_reach: f32,
-    _pad2: u32,
+    // The contact law of materials (a, b) is entry a·n_contact_materials + b of the law table.
+    n_contact_materials: u32,
+}
+
+// The contact law (eq 5–8) of one pair of contact materials (src/model/contact_table.rs).
+struct ContactLaw {
+    k_n: f32,
+    k_t: f32,
+    mu: f32,
+    c_n: f32,
 }
 
 struct NodeState {
@@ -156,4 +162,51 @@ struct ContactSlot {
     cap_fn: f32,
     flags: u32,
     hist: vec2<f32>,
+}
+
+// The SPD stepper's step flags: one record in a storage buffer, written by the kernels and read by
+// the host after each batch (`StepFlags` of src/model/layout.rs, field by field). Kernels that
+// write it bind `StepFlags` (atomic words), kernels that only test `stop` bind `StepFlagsView`
+// (the same words, plain); both have the layout of the Rust record (tests/layout.rs).
+struct StepFlags {
+    // Largest node displacement since the last list build (f32 bits; integrate).
+    max_disp: atomic<u32>,
+    // 1: a list, the segment grid or the slot pool overflowed, or a build is due in a step
+    // recorded without it: every later kernel of the batch does nothing.
+    stop: atomic<u32>,
+    // 1: the next rebuild_decide builds the list whatever the displacement (host).
+    force_rebuild: atomic<u32>,
+    // List builds so far.
+    rebuilds: atomic<u32>,
+    // Longest free segment at the last build (f32 bits): the cut-off is that + contact_reach.
+    longest_free_segment: atomic<u32>,
+    // The step being computed (1-based; counted by rebuild_decide/rebuild_check, read by
+    // cohesive_links).
+    step: atomic<u32>,
+    // Slots appended to the pool in this step (contact_pairs; zeroed every step).
+    pool_used: atomic<u32>,
+    // 1: the slot pool overflowed (host: grow the pool, not the lists).
+    pool_overflow: atomic<u32>,
+    // 1: more segment-grid items than seg_items holds (host: grow it, redo the step).
+    grid_overflow: atomic<u32>,
+    // 1: a loop of the list build stopped short (`cut_short`; host: an error).
+    cut_short: atomic<u32>,
+    // 1: a rebuild is due in a step recorded without it (`rebuild_check`; host: redo the step
+    // with the build).
+    rebuild_due: atomic<u32>,
+}
+
+// `StepFlags` as read-only kernels bind it (atomics need read_write storage).
+struct StepFlagsView {
+    max_disp: u32,
+    stop: u32,
+    force_rebuild: u32,
+    rebuilds: u32,
+    longest_free_segment: u32,
+    step: u32,
+    pool_used: u32,
+    pool_overflow: u32,
+    grid_overflow: u32,
+    cut_short: u32,
+    rebuild_due: u32,
 }

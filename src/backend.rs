@@ -118,14 +118,3 @@ pub enum BackendKind {
     Gpu,
     Cpu,
 }
-
-/// Creates the backend `kind` for `scene` (the GPU one on the adapter chosen from the environment).
-pub fn create(kind: BackendKind, scene: &Scene) -> anyhow::Result<Box<dyn Backend>> {
-    Ok(match kind {
-        BackendKind::Cpu => Box::new(crate::cpu::CpuBackend::new(scene)?),
-        BackendKind::Gpu => {
-            let ctx = std::sync::Arc::new(crate::gpu::context::GpuContext::new()?);
-            Box::new(crate::gpu::stepper::GpuBackend::new(ctx, scene)?)
-        }
-    })
-}

@@ -85,13 +85,21 @@ pub fn energies(scene: &Scene, nodes: &[NodeState], bodies: &[BodyState], contac
             _ => 0.0,
         };
     }
-    let kn = scene.contact.k_n as f64;
-    for s in &contacts.slots {
-        if s.flags & SLOT_SEG != 0 {
-            e.contact += 0.5 * (s.seg_fn as f64).powi(2) / kn;
-        }
-        if s.flags & SLOT_CAP != 0 {
-            e.contact += 0.5 * (s.cap_fn as f64).powi(2) / kn;
+    // ½ f_n²/k_n with the k_n of each contact's pair law (entry e of node c's list: c and its
+    // neighbour's bodies' contact materials).
+    let laws = scene.contact_law_table();
+    let n_mat = scene.n_contact_materials() as usize;
+    let material = |i: u32| scene.bodies[scene.nodes[i as usize].body as usize].contact_material as usize;
+    for c in 0..contacts.start.len().saturating_sub(1) {
+        for k in contacts.start[c] as usize..contacts.start[c + 1] as usize {
+            let s = &contacts.slots[k];
+            let kn = laws[material(c as u32) * n_mat + material(contacts.entries[k].neighbor)].k_n as f64;
+            if s.flags & SLOT_SEG != 0 {
+                e.contact += 0.5 * (s.seg_fn as f64).powi(2) / kn;
+            }
+            if s.flags & SLOT_CAP != 0 {
+                e.contact += 0.5 * (s.cap_fn as f64).powi(2) / kn;
+            }
         }
     }
     e

@@ -1,7 +1,8 @@
 //! `softdem` command line: `run`, `check`, `info`, `compare`, `sweep`, `bench`, `validate`.
 
 use clap::{Parser, Subcommand};
-use softdem::backend::{create, BackendKind};
+use softdem::backend::BackendKind;
+use softdem::engine::spd::create;
 use softdem::model::BODY_CLOSED;
 use softdem::run::session::{self, RunRequest};
 use softdem::run::Driver;

@@ -189,7 +189,8 @@ fn stiff_core_is_stable_at_half_the_critical_dt_cpu() {
 /// wall must give byte-identical node states after 2,000 steps with skins ℓ̄/2 and ℓ̄/5.
 #[test]
 fn results_do_not_depend_on_the_skin_cpu() {
-    use softdem::backend::{create, BackendKind};
+    use softdem::backend::BackendKind;
+    use softdem::engine::spd::create;
     let (mut scene, _) = softdem::scenes::compaction_bench(36);
     scene.contact.mu = 0.3;
     scene.contact.k_t = 0.5 * scene.contact.k_n;

@@ -61,15 +61,15 @@ fn shared_records_have_identical_layouts() {
     check_record!(NodeBc, "NodeBc", [mode => "mode", _pad => "_pad", velocity => "velocity", force => "force"]);
     check_record!(Body, "Body", [first => "first", count => "count", material => "material", flags => "flags",
         radius => "radius", core_model => "core_model", core_p0 => "core_p0", core_v0 => "core_v0",
-        core_a0_hi => "core_a0_hi", core_a0_lo => "core_a0_lo"]);
+        core_a0_hi => "core_a0_hi", core_a0_lo => "core_a0_lo", contact_material => "contact_material"]);
+    check_record!(ContactLaw, "ContactLaw", [k_n => "k_n", k_t => "k_t", mu => "mu", c_n => "c_n"]);
     check_record!(Material, "Material", [k_s => "k_s", f_s_yield => "f_s_yield", c_s => "c_s", k_b => "k_b",
         m_b_yield => "m_b_yield", c_b => "c_b", k_core => "k_core", depth => "depth"]);
     check_record!(SimParams, "SimParams", [n_nodes => "n_nodes", n_bodies => "n_bodies", max_entries => "max_entries",
         grid_buckets => "grid_buckets", dt => "dt", viscous_damping => "viscous_damping",
         local_damping => "local_damping", skin => "skin", gravity => "gravity", cell_size => "cell_size",
-        cutoff => "cutoff", k_n => "k_n", k_t => "k_t", mu => "mu", c_n => "c_n",
-        self_exclusion => "self_exclusion", opaque_zero => "opaque_zero", contact_reach => "contact_reach",
-        _pad2 => "_pad2"]);
+        cutoff => "cutoff", self_exclusion => "self_exclusion", opaque_zero => "opaque_zero",
+        contact_reach => "contact_reach", n_contact_materials => "n_contact_materials"]);
     check_record!(NodeState, "NodeState", [pos_hi => "pos_hi", pos_lo => "pos_lo", vel => "vel", force => "force",
         seg_rest => "seg_rest", theta_p => "theta_p"]);
     check_record!(BodyState, "BodyState", [area => "area", pressure => "pressure",
@@ -81,6 +81,21 @@ fn shared_records_have_identical_layouts() {
         seg_fn => "seg_fn", cap_fn => "cap_fn", flags => "flags", hist => "hist"]);
     // A uniform buffer's size must be a multiple of 16 bytes.
     assert_eq!(size_of::<SimParams>() % 16, 0);
+}
+
+/// The SPD GPU stepper's step flags: the Rust record against both WGSL views of it (atomic words
+/// for the kernels that write them, plain words for those that only read), in the modules of a
+/// writer (broad_phase) and a reader (node_forces).
+#[test]
+fn step_flags_have_identical_layouts() {
+    for (kernel, name) in [("broad_phase", "StepFlags"), ("node_forces", "StepFlagsView")] {
+        let layout = wgsl_layout_in(kernel, name).unwrap_or_else(|| panic!("struct {name} not in kernel {kernel}"));
+        check_record!(@check layout, StepFlags, "StepFlags", [max_disp => "max_disp", stop => "stop",
+            force_rebuild => "force_rebuild", rebuilds => "rebuilds",
+            longest_free_segment => "longest_free_segment", step => "step", pool_used => "pool_used",
+            pool_overflow => "pool_overflow", grid_overflow => "grid_overflow", cut_short => "cut_short",
+            rebuild_due => "rebuild_due"]);
+    }
 }
 
 /// The modal engine's records (src/modal/layout.rs) and the SPD–modal coupling's

@@ -161,7 +161,8 @@ fn modal_example_run_on_the_gpu_matches_the_cpu() {
     let p = example();
     let mut series = vec![];
     for be in ["cpu", "gpu"] {
-        let dir = tmp(be);
+        // Not `tmp("cpu")`: modal_example_run_follows_the_table, in parallel, uses that one.
+        let dir = tmp(&format!("compare-{be}"));
         softdem(&[
             "run",
             "--backend",
@@ -334,7 +335,7 @@ fn modal_run_draws_snapshots_and_frames_of_the_disk() {
         [("output.snapshots_every", &every), ("output.frames_every", &every)].map(|(k, v)| (k.to_string(), v.clone()));
     let sc = Scenario::load_with_overrides(&example(), &over).unwrap();
     let out = tmp("drawn");
-    softdem::run::modal::run(&sc, softdem::backend::BackendKind::Cpu, Some(&out), Some(720), true).unwrap();
+    softdem::run::session::run_modal(&sc, softdem::backend::BackendKind::Cpu, Some(&out), Some(720), true).unwrap();
     let (h, rows) = read_series(&out);
     let last = rows.last().unwrap();
     let centre = [last[col(&h, "disk.x")], last[col(&h, "disk.y")]];

@@ -9,10 +9,11 @@
 //! then the SPD node_forces with that force added.
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
+pub use super::backend::CoupleStatic;
+use super::backend::CoupledBackend;
 use super::broad_phase::CoupleLists;
 use super::contact::modal_node_vs_cell;
-use super::layout::{CellRec, CoupleParams, SegSlot};
-use super::stepper::CoupledBackend;
+use super::layout::SegSlot;
 use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
 use crate::cpu::CpuBackend;
@@ -24,15 +25,6 @@ use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
 use crate::model::NodeState;
 use rayon::prelude::*;
-
-/// Static data of the coupling passes (both backends).
-#[derive(Clone, Debug)]
-pub struct CoupleStatic {
-    pub params: CoupleParams,
-    pub cells: Vec<CellRec>,
-    /// SPD body of each SPD node.
-    pub node_cell: Vec<u32>,
-}
 
 /// SPD node x against the level sets of the modal bodies listed for its cell (twin of the
 /// kernel `spd_node_vs_modal`); writes x's MAX_MB slots.

@@ -5,10 +5,9 @@
 //! `modal::gpu::ModalBuffers` (as in the modal-only backend); every reduction is a gather in a
 //! fixed order.
 
+use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
 use super::broad_phase::CoupleLists;
-use super::cpu::CoupleStatic;
 use super::layout::SegSlot;
-use super::stepper::{CoupledBackend, CoupledSlots};
 use super::{MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
 use crate::gpu::array::{dispatch_size, GpuArray};

@@ -26,6 +26,7 @@
 //! - [`stepper`]: the scene, the backend trait and the shared driver (list schedule), which
 //!   implements `crate::backend::Backend`.
 
+pub mod backend;
 pub mod broad_phase;
 pub mod contact;
 pub mod cpu;

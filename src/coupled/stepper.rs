@@ -20,12 +20,12 @@
 //! positions back, rebuilds the modal–modal lists (`modal::broad_phase`) and the cell ↔ modal
 //! lists (`broad_phase`), and moves the friction histories to their partners' new slots.
 
+pub use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
 use super::broad_phase::{cell_circles, couple_lists, remap_mnode_slots, remap_spd_slots, CoupleLists};
-use super::cpu::{CoupleStatic, CpuCoupled};
-use super::layout::{CellRec, CoupleParams, SegSlot};
-use crate::backend::Backend;
+use super::cpu::CpuCoupled;
+use super::layout::{CellRec, CoupleParams};
 use crate::modal::broad_phase::neighbour_lists;
-use crate::modal::layout::{ModalSlot, ModalState, NONE};
+use crate::modal::layout::{ModalState, NONE};
 use crate::modal::stepper::{remap_slots, ModalScene, Packed};
 use crate::model::*;
 use anyhow::ensure;
@@ -154,41 +154,6 @@ pub fn mode_keeps_centre(b: &crate::modal::body::ModalBody, a: usize) -> bool {
         }
     }
     s[0].hypot(s[1]) <= 1e-3 * count as f64 * max
-}
-
-/// Modal-slot, SPD-node-slot and modal-node-slot arrays (for the history remap).
-pub type CoupledSlots = (Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>);
-
-/// What a coupled backend offers to the shared driver.
-pub trait CoupledBackend {
-    /// The SPD side (node states, contacts, boundary conditions).
-    fn spd(&mut self) -> &mut dyn Backend;
-    fn packed(&self) -> &Packed;
-    fn statics(&self) -> &CoupleStatic;
-    /// The dt = 0 pass: f_0 and every slot at state 0 (after the first lists).
-    fn init_forces(&mut self) -> anyhow::Result<()>;
-    /// Coupled steps done (the SPD side's count).
-    fn steps_done(&self) -> u64;
-    /// `n` coupled steps with the current lists.
-    fn step(&mut self, n: u32) -> anyhow::Result<()>;
-    fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>>;
-    /// Force on each modal wall (from the slots of the state before the last step).
-    fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
-    fn slots(&mut self) -> anyhow::Result<CoupledSlots>;
-    /// Gravity on SPD nodes and on the modal bodies' rigid part from now on.
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
-    /// The modal read-write arrays (checkpoints).
-    fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic>;
-    /// Restores `modal_dynamic` of a backend of the same scene.
-    fn set_modal_dynamic(&mut self, dy: &crate::modal::cpu::Dynamic) -> anyhow::Result<()>;
-    /// Installs the lists (and, when given, remapped slots).
-    fn set_lists(
-        &mut self,
-        nb: &[u32],
-        nb_back: &[u32],
-        lists: &CoupleLists,
-        slots: Option<CoupledSlots>,
-    ) -> anyhow::Result<()>;
 }
 
 /// The shared driver: batches of `rebuild_every` steps, lists rebuilt in between.

@@ -24,13 +24,14 @@ pub struct LawParams {
 }
 
 impl LawParams {
-    pub fn from(p: &SimParams) -> Self {
+    /// The pair law `law` (an entry of the contact law table, `model::contact_table`) at step dt.
+    pub fn new(law: &ContactLaw, dt: f32) -> Self {
         LawParams {
-            k_n: p.k_n,
-            k_t: p.k_t,
-            mu: p.mu,
-            c_n: p.c_n,
-            dt: p.dt,
+            k_n: law.k_n,
+            k_t: law.k_t,
+            mu: law.mu,
+            c_n: law.c_n,
+            dt,
         }
     }
 }

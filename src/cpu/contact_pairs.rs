@@ -58,6 +58,7 @@ pub fn out_of_reach(
 pub fn contact_pairs(
     c: usize,
     p: &SimParams,
+    laws: &[ContactLaw],
     nodes: &[NodeRecord],
     bodies: &[Body],
     pos: &[NodeState],
@@ -69,7 +70,7 @@ pub fn contact_pairs(
     pool: &mut Vec<ContactSlot>,
     gather: &mut Vec<u32>,
 ) -> bool {
-    let args = (p, nodes, bodies, pos, entries, old_index, old_pool);
+    let args = (p, laws, nodes, bodies, pos, entries, old_index, old_pool);
     let before = pool.len();
     let base = start[c] as usize;
     for (k, index) in slot_index.iter_mut().enumerate() {
@@ -79,9 +80,11 @@ pub fn contact_pairs(
     pool.len() > before
 }
 
-/// What `entry_contacts` reads.
+/// What `entry_contacts` reads: the parameters, the contact law table (`Scene::contact_law_table`),
+/// the nodes, bodies and state, the lists and the previous slots.
 pub type PairInputs<'a> = (
     &'a SimParams,
+    &'a [ContactLaw],
     &'a [NodeRecord],
     &'a [Body],
     &'a [NodeState],
@@ -98,13 +101,13 @@ pub type PairInputs<'a> = (
 pub fn entry_contacts<const EARLY_OUT: bool>(
     c: usize,
     e: usize,
-    (p, nodes, bodies, pos, entries, old_index, old_pool): PairInputs,
+    (p, laws, nodes, bodies, pos, entries, old_index, old_pool): PairInputs,
     pool: &mut Vec<ContactSlot>,
     gather: &mut Vec<u32>,
 ) -> u32 {
-    let lp = LawParams::from(p);
     let pc = &pos[c];
-    let rc = bodies[nodes[c].body as usize].radius;
+    let bc = &bodies[nodes[c].body as usize];
+    let rc = bc.radius;
     let vc = pos[c].vel;
     // Friction history of this entry's contacts (segment, cap) after the previous step.
     let history = || match old_index[e] {
@@ -113,7 +116,11 @@ pub fn entry_contacts<const EARLY_OUT: bool>(
     };
     let d = entries[e].neighbor;
     let nd = nodes[d as usize];
-    let rd = bodies[nd.body as usize].radius;
+    let bd = &bodies[nd.body as usize];
+    let rd = bd.radius;
+    // The pair's law: the table's entry for the two bodies' contact materials.
+    let pair = bc.contact_material as usize * p.n_contact_materials as usize + bd.contact_material as usize;
+    let lp = LawParams::new(&laws[pair], p.dt);
     let mut s = ContactSlot::default();
     let pd = &pos[d as usize];
     let cd = df_sub(pc.pos_hi, pc.pos_lo, pd.pos_hi, pd.pos_lo);

@@ -296,8 +296,10 @@ mod tests {
                 // contact_pairs_reached = contact_pairs on every node of the run.
                 let count = start[c1] as usize - base;
                 let (mut si, mut pool, mut gather, mut marks) = (vec![7; count], vec![], vec![], vec![0u32; 32]);
+                let laws = sc.contact_law_table();
                 let args = (
                     &p,
+                    &laws[..],
                     &nodes[..],
                     &sc.bodies[..],
                     &pos[..],
@@ -322,6 +324,7 @@ mod tests {
                     let has = contact_pairs(
                         c,
                         &p,
+                        &laws,
                         &nodes,
                         &sc.bodies,
                         &pos,

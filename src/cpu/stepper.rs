@@ -74,6 +74,8 @@ pub struct CpuBackend {
     shell_cols: ShellColumns,
     links: Vec<Link>,
     link_laws: Vec<LinkLaw>,
+    /// The contact law of every pair of contact materials (`Scene::contact_law_table`).
+    contact_laws: Vec<ContactLaw>,
     link_state: Vec<LinkState>,
     link_state_new: Vec<LinkState>,
     link_force: Vec<[f32; 2]>,
@@ -118,6 +120,7 @@ impl CpuBackend {
             shell_cols: ShellColumns::new(n),
             links: scene.links.clone(),
             link_laws: scene.link_laws.clone(),
+            contact_laws: scene.contact_law_table(),
             link_state: vec![LinkState::default(); scene.links.len()],
             link_state_new: vec![LinkState::default(); scene.links.len()],
             link_force: vec![[0.0; 2]; scene.links.len()],
@@ -243,6 +246,7 @@ impl CpuBackend {
         let lane_ok = self.lane_ok.as_slice();
         let reach_tables = &self.reach_tables;
         let owner = self.entry_owner.as_slice();
+        let laws = self.contact_laws.as_slice();
         let (index_lo, index_hi) = self.slot_index.split_at_mut(1);
         let (old_index, new_index) = if self.side == 0 {
             (&index_lo[0], &mut index_hi[0])
@@ -292,7 +296,7 @@ impl CpuBackend {
                     // where the CPU allows, then the exact tests on the entries that passed (the
                     // same slots in the same order).
                     if contact_reach(c0, c1, start, entries, owner, new_ro, reach_tables, reach) {
-                        let args = (&p, nodes, bodies, new_ro, entries, old_index, old_pool);
+                        let args = (&p, laws, nodes, bodies, new_ro, entries, old_index, old_pool);
                         contact_pairs_reached(c0, base, args, owner, reach, si, cp, gather, marks);
                     } else {
                         for j in 0..c1 - c0 {
@@ -301,6 +305,7 @@ impl CpuBackend {
                             let has_slots = contact_pairs(
                                 c,
                                 &p,
+                                laws,
                                 nodes,
                                 bodies,
                                 new_ro,

@@ -3,7 +3,7 @@
 //! wall's velocity on every node of its body).
 
 use super::{Controls, Kind, Sample};
-use crate::backend::{Backend, SavedState};
+use crate::backend::{Backend, BackendKind, SavedState};
 use crate::model::*;
 use crate::run::measure;
 use crate::scenario::Built;
@@ -137,4 +137,17 @@ impl Kind for SpdKind {
     fn read_links(&mut self) -> anyhow::Result<Vec<LinkState>> {
         self.backend.read_links()
     }
+}
+
+/// Creates the SPD backend `kind` for `scene` (the GPU one on the adapter chosen from the
+/// environment). Here, above `backend` and both steppers, so that `backend` (the trait the
+/// steppers implement) does not import them.
+pub fn create(kind: BackendKind, scene: &Scene) -> anyhow::Result<Box<dyn Backend>> {
+    Ok(match kind {
+        BackendKind::Cpu => Box::new(crate::cpu::CpuBackend::new(scene)?),
+        BackendKind::Gpu => {
+            let ctx = std::sync::Arc::new(crate::gpu::context::GpuContext::new()?);
+            Box::new(crate::gpu::stepper::GpuBackend::new(ctx, scene)?)
+        }
+    })
 }

@@ -121,6 +121,8 @@ pub struct GpuBackend {
     nodes_host: Vec<Node>,
     bodies: GpuArray<Body>,
     materials: GpuArray<Material>,
+    /// The contact law of every pair of contact materials (`Scene::contact_law_table`).
+    contact_laws: GpuArray<ContactLaw>,
     state: [GpuArray<NodeState>; 2],
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
@@ -129,7 +131,8 @@ pub struct GpuBackend {
     /// clears the gather half), read by node_forces (`has_slots`, `gathers`).
     slot_marks: GpuArray<u32>,
     body_state: GpuArray<BodyState>,
-    flags: GpuArray<u32>,
+    /// The step flags (one `StepFlags` record; `read_flags`, `write_flags`).
+    flags: GpuArray<StepFlags>,
     bucket_start: GpuArray<u32>,
     bucket_nodes: GpuArray<u32>,
     /// The segment grid: item offsets per bucket (as `bucket_start`) and the items (segment,
@@ -166,9 +169,6 @@ pub struct GpuBackend {
     side: usize,
     steps: u64,
 }
-
-/// Words of the flags buffer (their meaning: `shaders/broad_phase.wgsl`, binding 13).
-const FLAG_WORDS: usize = 11;
 
 /// `SOFTDEM_GPU_REBUILD`: `host` (default) or `gpu` (see `GpuBackend::host_rebuild`).
 fn rebuild_mode_from_env() -> anyhow::Result<bool> {
@@ -384,6 +384,7 @@ impl GpuBackend {
                 "materials",
                 &scene.materials.iter().map(|m| m.for_kernels()).collect::<Vec<_>>(),
             )?,
+            contact_laws: GpuArray::new(c, "contact_laws", &scene.contact_law_table())?,
             state: [
                 GpuArray::new(c, "state 0", &scene.init)?,
                 GpuArray::new(c, "state 1", &scene.init)?,
@@ -394,13 +395,16 @@ impl GpuBackend {
             slot_marks: GpuArray::zeroed(c, "slot_marks", 2 * (n as usize).div_ceil(32))?,
             body_state: GpuArray::zeroed(c, "body_state", scene.bodies.len())?,
             // max displacement = +inf and force_rebuild = 1: the first step builds the list.
-            flags: GpuArray::new(c, "flags", &{
-                let mut f = [0u32; FLAG_WORDS];
-                // No displacement bound yet (+∞: rebuild), a build forced (flags[2]).
-                f[0] = f32::INFINITY.to_bits();
-                f[2] = 1;
-                f
-            })?,
+            // No displacement bound yet (+∞: rebuild), a build forced.
+            flags: GpuArray::new(
+                c,
+                "flags",
+                &[StepFlags {
+                    max_disp: f32::INFINITY.to_bits(),
+                    force_rebuild: 1,
+                    ..StepFlags::default()
+                }],
+            )?,
             bucket_start,
             bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
             seg_start,
@@ -420,7 +424,7 @@ impl GpuBackend {
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("flags staging"),
-                    size: FLAG_WORDS as u64 * 4,
+                    size: std::mem::size_of::<StepFlags>() as u64,
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 })
@@ -525,13 +529,13 @@ impl GpuBackend {
             return self.step_host_driven(steps, init);
         }
         let mut left = steps;
-        // The GPU's step counter (flags[5]) equals the host's at the start of a call.
+        // The GPU's step counter (flags.step) equals the host's at the start of a call.
         let mut counted0 = self.steps as u32;
         while left > 0 {
             let side0 = self.side;
             self.record_and_submit(left, init);
-            let flags = self.flags.read(&self.ctx);
-            if flags[1] == 0 {
+            let flags = self.read_flags();
+            if flags.stop == 0 {
                 return Ok(());
             }
             let done = self.handle_stop(flags, side0, counted0, init)?;
@@ -544,7 +548,7 @@ impl GpuBackend {
     /// `step_with_retry` with host-driven rebuilds: batches of `STEPS_PER_SUBMIT` steps, two in
     /// flight, each ending with a copy of the flags into its own staging buffer; the host reads a
     /// batch's flags while the next one runs. When a batch stopped (a due rebuild, an
-    /// overflow), the batch after it did nothing (every kernel tests flags[1]); the host handles
+    /// overflow), the batch after it did nothing (every kernel tests flags.stop); the host handles
     /// the stop and records from the stopping step.
     fn step_host_driven(&mut self, steps: u32, init: bool) -> anyhow::Result<()> {
         let mut left = steps;
@@ -563,7 +567,7 @@ impl GpuBackend {
             }
             let (batch, side0, index, k) = flight.pop_front().expect("a batch in flight");
             let flags = self.read_staged_flags(k, index);
-            if flags[1] == 0 {
+            if flags.stop == 0 {
                 left -= batch;
                 queued -= batch;
                 if !init {
@@ -590,7 +594,7 @@ impl GpuBackend {
     }
 
     /// The flags as batch `index` left them in staging buffer `k` (waits for that batch only).
-    fn read_staged_flags(&self, k: usize, index: wgpu::SubmissionIndex) -> Vec<u32> {
+    fn read_staged_flags(&self, k: usize, index: wgpu::SubmissionIndex) -> StepFlags {
         let buf = &self.flag_staging[k];
         let (tx, rx) = std::sync::mpsc::channel();
         buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
@@ -606,45 +610,45 @@ impl GpuBackend {
         rx.recv()
             .expect("map_async callback was not called")
             .expect("mapping the flags' staging buffer failed");
-        let flags = bytemuck::cast_slice::<u8, u32>(&buf.slice(..).get_mapped_range().expect("mapped flags")).to_vec();
+        let flags = bytemuck::pod_read_unaligned::<StepFlags>(&buf.slice(..).get_mapped_range().expect("mapped flags"));
         buf.unmap();
         flags
     }
 
-    /// After a batch stopped (flags[1]) at the step the step counter flags[5] stopped at: undoes
+    /// After a batch stopped (flags.stop) at the step the step counter flags.step stopped at: undoes
     /// that step's counters, grows what overflowed or marks the build due (`rebuild_next`),
     /// writes the flags back, puts the ping-pong side at the start of that step and returns the
     /// steps of the batch (begun on side `side0` with the counter at `counted0`) done before it.
-    fn handle_stop(&mut self, mut flags: Vec<u32>, side0: usize, counted0: u32, init: bool) -> anyhow::Result<u32> {
+    fn handle_stop(&mut self, mut flags: StepFlags, side0: usize, counted0: u32, init: bool) -> anyhow::Result<u32> {
         anyhow::ensure!(
-            flags[9] == 0,
-            "GPU list build: a loop of the wall walk stopped before its end (flags[9]; \
+            flags.cut_short == 0,
+            "GPU list build: a loop of the wall walk stopped before its end (flags.cut_short; \
              shaders/broad_phase.wgsl, cut_short). The driver caps the loop iterations of one \
              invocation (lavapipe: 65535 for all loops together), and a wall node's walk of its \
              long segments needed more: subdivide the long walls (`segment`) or run with \
              --backend cpu"
         );
         // Steps completed before the overflowing one (the step counter stopped at it).
-        let done = if init { 0 } else { flags[5].wrapping_sub(counted0) - 1 };
+        let done = if init { 0 } else { flags.step.wrapping_sub(counted0) - 1 };
         self.side = side0 ^ (done as usize & 1);
-        if flags[10] != 0 {
+        if flags.rebuild_due != 0 {
             // rebuild_check found a rebuild due: redo that step with the build recorded.
-            flags[10] = 0;
+            flags.rebuild_due = 0;
             self.rebuild_next = true;
-        } else if flags[7] != 0 {
-            // The contact-slot pool overflowed in contact_pairs (flags[6]: the slots that step
+        } else if flags.pool_overflow != 0 {
+            // The contact-slot pool overflowed in contact_pairs (flags.pool_used: the slots that step
             // asked for; threads that started after the overflow stopped early, so the redo
             // may overflow again and grow again). The step's list build, if any, had
             // committed and is kept: the redo, from the same positions, finds no reason to
             // rebuild.
-            let (needed, before) = (flags[6], self.pool.capacity);
+            let (needed, before) = (flags.pool_used, self.pool.capacity);
             self.grow_pool(needed)?;
             anyhow::ensure!(
                 self.pool.capacity > before,
                 "contact-slot pool cannot grow beyond {before} slots"
             );
-            flags[7] = 0;
-        } else if flags[8] != 0 {
+            flags.pool_overflow = 0;
+        } else if flags.grid_overflow != 0 {
             // The segment grid outgrew its items in grid_scatter (the cell side shrank, or a
             // wall stretched): seg_start holds the items the build asked for.
             let needed = self.seg_start.read(&self.ctx)[self.params.grid_buckets as usize];
@@ -652,9 +656,9 @@ impl GpuBackend {
             self.seg_capacity = needed.saturating_add(needed / 2).max(2 * before);
             self.seg_items = GpuArray::zeroed(&self.ctx, "seg_items", 3 * self.seg_capacity as usize)?;
             self.make_groups();
-            flags[8] = 0;
-            flags[2] = 1;
-            flags[3] -= 1;
+            flags.grid_overflow = 0;
+            flags.force_rebuild = 1;
+            flags.rebuilds -= 1;
             self.rebuild_next = true;
         } else {
             let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
@@ -666,17 +670,26 @@ impl GpuBackend {
             );
             // Undo the overflowing step's rebuild_decide: rebuild forced again, rebuild
             // counter back by one.
-            flags[2] = 1;
-            flags[3] -= 1;
+            flags.force_rebuild = 1;
+            flags.rebuilds -= 1;
             self.rebuild_next = true;
         }
         // Overflow off, step counter back by one.
-        flags[1] = 0;
+        flags.stop = 0;
         if !init {
-            flags[5] -= 1;
+            flags.step -= 1;
         }
-        self.flags.write(&self.ctx, &flags);
+        self.write_flags(&flags);
         Ok(done)
+    }
+
+    /// The step flags as the GPU left them (waits for the queue).
+    fn read_flags(&self) -> StepFlags {
+        self.flags.read(&self.ctx)[0]
+    }
+
+    fn write_flags(&self, flags: &StepFlags) {
+        self.flags.write(&self.ctx, std::slice::from_ref(flags));
     }
 
     /// Writes `params` to the stepping uniform and, with dt = 0, to the initial-force one.
@@ -736,6 +749,7 @@ impl GpuBackend {
                     (11, l.slot_index[s].buffer()),
                     (10, self.flags.buffer()),
                     (12, self.slot_marks.buffer()),
+                    (13, self.contact_laws.buffer()),
                 ],
             );
             let shell_forces = k.shell_forces.bind(
@@ -875,7 +889,7 @@ impl GpuBackend {
     /// give the same run bit for bit (test `host_and_gpu_driven_rebuilds_give_the_same_run`).
     pub fn set_host_driven_rebuilds(&mut self, on: bool) {
         if on && !self.host_rebuild {
-            // A build forced on the GPU (flags[2]) is found by rebuild_check, which stops the
+            // A build forced on the GPU (flags.force_rebuild) is found by rebuild_check, which stops the
             // batch; the host then records it.
             self.rebuild_next = false;
         }
@@ -946,7 +960,7 @@ impl GpuBackend {
             left -= batch;
         }
         anyhow::ensure!(
-            self.flags.read(&self.ctx)[1] == 0,
+            self.read_flags().stop == 0,
             "coupled modal–SPD run: the SPD neighbour list outgrew its {} entries or the contact-slot \
              pool its {} slots (src/gpu/stepper.rs, record_coupled); give the GPU backend larger \
              initial capacities",
@@ -1052,7 +1066,7 @@ impl GpuBackend {
 
     /// Number of neighbour-list builds so far (including the initial one).
     pub fn rebuilds(&self) -> u64 {
-        self.flags.read(&self.ctx)[3] as u64
+        self.read_flags().rebuilds as u64
     }
 
     pub fn params(&self) -> &SimParams {
@@ -1089,6 +1103,7 @@ impl GpuBackend {
             self.bcs.buffer(),
             self.bodies.buffer(),
             self.materials.buffer(),
+            self.contact_laws.buffer(),
             self.state[0].buffer(),
             self.state[1].buffer(),
             self.shell.buffer(),
@@ -1178,7 +1193,7 @@ impl Backend for GpuBackend {
             entries,
             hist,
             x_ref: self.x_ref.read(c),
-            max_disp_bits: self.flags.read(c)[0],
+            max_disp_bits: self.read_flags().max_disp,
             links: self.links.state[self.side].read(c),
             kind: Vec::new(),
         })
@@ -1220,15 +1235,15 @@ impl Backend for GpuBackend {
             self.links.count
         );
         self.links.state[self.side].write(c, &saved.links);
-        let mut flags = self.flags.read(c);
-        flags[0] = saved.max_disp_bits;
-        flags[5] = saved.steps as u32;
-        flags[1] = 0;
-        flags[2] = 0;
+        let mut flags = self.read_flags();
+        flags.max_disp = saved.max_disp_bits;
+        flags.step = saved.steps as u32;
+        flags.stop = 0;
+        flags.force_rebuild = 0;
         // The imported list is live; rebuild_check decides the next build from the imported
         // displacement.
         self.rebuild_next = false;
-        self.flags.write(c, &flags);
+        self.write_flags(&flags);
         Ok(())
     }
 

@@ -11,52 +11,12 @@
 //!   limit (as in LS-DEM [15], and the SPD contacts of src/cpu/contact.rs).
 //! - `node_vs_wall`, `point_vs_body`: a point against a wall / against a body's level set.
 
+pub use super::frame::{rot, rot_t, sin_cos_det};
 use super::layout::*;
+pub use super::level_set::{grid_of, ls_cell, ls_interp};
 use super::level_set::{ls_bilinear, Grid};
-use super::stepper::Packed;
+use super::packed::Packed;
 use super::MAX_MODES;
-
-pub fn grid_of(b: &ModalBodyRec) -> Grid {
-    Grid {
-        origin: b.origin,
-        h: b.h,
-        nx: b.nx,
-        ny: b.ny,
-    }
-}
-
-/// (sin x, cos x) from +, −, × only (Cody–Waite reduction by π/2, Taylor polynomials to x⁹ / x⁸
-/// on |r| ≤ π/4, error < 1e-7), so the GPU twin `sin_cos_det` rounds identically: library sin/cos
-/// differ by an ulp between lavapipe and Rust, and a multi-body run amplifies that.
-pub fn sin_cos_det(x: f32) -> (f32, f32) {
-    let k = (x * std::f32::consts::FRAC_2_PI).round_ties_even();
-    let r = (x - k * 1.570_796_4) - k * (-4.371_139e-8);
-    let r2 = r * r;
-    let mut ps = 1.0 / 362_880.0;
-    ps = ps * r2 - 1.0 / 5040.0;
-    ps = ps * r2 + 1.0 / 120.0;
-    ps = ps * r2 - 1.0 / 6.0;
-    let sn = r + (r * r2) * ps;
-    let mut pc = 1.0 / 40_320.0;
-    pc = pc * r2 - 1.0 / 720.0;
-    pc = pc * r2 + 1.0 / 24.0;
-    pc = pc * r2 - 0.5;
-    let cs = 1.0 + r2 * pc;
-    match (k as i32) & 3 {
-        0 => (sn, cs),
-        1 => (cs, -sn),
-        2 => (-sn, -cs),
-        _ => (-cs, sn),
-    }
-}
-
-pub fn rot(c: f32, s: f32, v: [f32; 2]) -> [f32; 2] {
-    [c * v[0] - s * v[1], s * v[0] + c * v[1]]
-}
-
-pub fn rot_t(c: f32, s: f32, v: [f32; 2]) -> [f32; 2] {
-    [c * v[0] + s * v[1], c * v[1] - s * v[0]]
-}
 
 /// Φ of mode `m` of body `b` at reference point p.
 pub fn mode_eval(sc: &Packed, b: &ModalBodyRec, m: u32, p: [f32; 2]) -> [f32; 2] {
@@ -116,29 +76,6 @@ pub fn displacement_at_node(sc: &Packed, b: &ModalBodyRec, eps: &[f32; 4], i: u3
         u[1] += eps[m as usize] * f[1];
     }
     u
-}
-
-/// q's cell of body `b`'s level-set grid: its corner (i, j) and q's fractions (fx, fy) in it;
-/// `None` off the grid (no contact possible there). Twin of `ls_cell` in modal_lib.wgsl.
-pub fn ls_cell(b: &ModalBodyRec, q: [f32; 2]) -> Option<(u32, u32, f32, f32)> {
-    let gx = (q[0] - b.origin[0]) / b.h;
-    let gy = (q[1] - b.origin[1]) / b.h;
-    if !(gx >= 0.0 && gy >= 0.0 && gx < (b.nx - 1) as f32 && gy < (b.ny - 1) as f32) {
-        return None;
-    }
-    let i = gx.floor() as u32;
-    let j = gy.floor() as u32;
-    Some((i, j, gx - i as f32, gy - j as f32))
-}
-
-/// Bilinear interpolation of the corner values `v` (order (i, j), (i+1, j), (i, j+1), (i+1, j+1))
-/// at fractions (fx, fy) of a cell of spacing h: (φ, ∂φ/∂x, ∂φ/∂y, 1). Twin of `ls_interp` in
-/// modal_lib.wgsl.
-pub fn ls_interp(v: [f32; 4], fx: f32, fy: f32, h: f32) -> [f32; 4] {
-    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
-    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / h;
-    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / h;
-    [phi, dx, dy, 1.0]
 }
 
 /// Deformed level set of body `b` (amplitudes `eps`) at q, body frame: (φ, ∂φ/∂x, ∂φ/∂y, inside)

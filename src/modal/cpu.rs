@@ -7,24 +7,15 @@
 //! `modal_wall_force` (one wall sums its slots over the nodes in order), `modal_clock`.
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
+pub use super::backend::Dynamic;
+use super::backend::ModalBackend;
 use super::contact::*;
 use super::layout::*;
-use super::stepper::{ModalBackend, Packed};
+use super::packed::Packed;
 use super::stiffness::table_force;
 use super::MAX_NB;
 use crate::model::df32::df_add;
 use rayon::prelude::*;
-
-/// Dynamic arrays (the GPU's read-write buffers).
-#[derive(Clone, Debug)]
-pub struct Dynamic {
-    pub state: Vec<ModalState>,
-    pub nb: Vec<u32>,
-    pub nb_back: Vec<u32>,
-    pub slots: Vec<ModalSlot>,
-    pub clock: u32,
-    pub wall_force: Vec<[f32; 2]>,
-}
 
 /// Surface node k's position relative to X in the global frame, R(Θ)(p + ε_α Φ_α(p)) (eq 1), with
 /// (s, c) = sin_cos_det(Θ) computed once by the caller (twin of `node_arm` in modal_lib.wgsl).

@@ -3,8 +3,9 @@
 //! submission. Every reduction is a gather in a fixed order (no atomics), so runs are
 //! deterministic; the CPU twins are in `cpu.rs`.
 
+use super::backend::{Dynamic, ModalBackend};
 use super::layout::*;
-use super::stepper::{ModalBackend, Packed};
+use super::packed::Packed;
 use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -83,9 +84,9 @@ impl ModalBuffers {
     }
 
     /// The read-write arrays, read back (checkpoints).
-    pub fn dynamic(&self, ctx: &GpuContext) -> super::cpu::Dynamic {
+    pub fn dynamic(&self, ctx: &GpuContext) -> Dynamic {
         let f = self.wall_force.read(ctx);
-        super::cpu::Dynamic {
+        Dynamic {
             state: self.state.read(ctx),
             nb: self.nb.read(ctx),
             nb_back: self.nb_back.read(ctx),
@@ -96,7 +97,7 @@ impl ModalBuffers {
     }
 
     /// Writes the read-write arrays of `dynamic` back.
-    pub fn set_dynamic(&self, ctx: &GpuContext, dy: &super::cpu::Dynamic) -> anyhow::Result<()> {
+    pub fn set_dynamic(&self, ctx: &GpuContext, dy: &Dynamic) -> anyhow::Result<()> {
         anyhow::ensure!(
             dy.state.len() == self.state.len() && dy.slots.len() == self.slots.len(),
             "saved modal state has {} bodies and {} slots, this scene {} and {}",
@@ -230,10 +231,10 @@ impl ModalBackend for GpuModal {
         self.buf.params.write(&self.ctx, &[self.sc.params]);
         Ok(())
     }
-    fn dynamic(&mut self) -> anyhow::Result<super::cpu::Dynamic> {
+    fn dynamic(&mut self) -> anyhow::Result<Dynamic> {
         Ok(self.buf.dynamic(&self.ctx))
     }
-    fn set_dynamic(&mut self, dy: &super::cpu::Dynamic, steps: u64) -> anyhow::Result<()> {
+    fn set_dynamic(&mut self, dy: &Dynamic, steps: u64) -> anyhow::Result<()> {
         self.buf.set_dynamic(&self.ctx, dy)?;
         self.steps = steps;
         Ok(())

@@ -2,6 +2,10 @@
 //! outside (eq 45), sampled at grid nodes and interpolated bilinearly (the 2D form of the
 //! trilinear interpolation of LS-DEM). Generated from a polygon (exact distance to its edges) or
 //! from an analytic function.
+//! Also a modal body's grid and cell lookup and the bilinear interpolation of a cell's corners
+//! (`grid_of`, `ls_cell`, `ls_interp`; twins in shaders/modal_lib.wgsl).
+
+use super::layout::ModalBodyRec;
 
 /// A regular grid of nx × ny nodes, node (i, j) at origin + (i, j)·h, in body (reference) coordinates.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,6 +136,39 @@ pub fn polygon_sdf(poly: &[[f64; 2]], p: [f64; 2]) -> f64 {
     } else {
         d2.sqrt()
     }
+}
+
+/// Body `b`'s level-set grid.
+pub fn grid_of(b: &ModalBodyRec) -> Grid {
+    Grid {
+        origin: b.origin,
+        h: b.h,
+        nx: b.nx,
+        ny: b.ny,
+    }
+}
+
+/// q's cell of body `b`'s level-set grid: its corner (i, j) and q's fractions (fx, fy) in it;
+/// `None` off the grid (no contact possible there). Twin of `ls_cell` in modal_lib.wgsl.
+pub fn ls_cell(b: &ModalBodyRec, q: [f32; 2]) -> Option<(u32, u32, f32, f32)> {
+    let gx = (q[0] - b.origin[0]) / b.h;
+    let gy = (q[1] - b.origin[1]) / b.h;
+    if !(gx >= 0.0 && gy >= 0.0 && gx < (b.nx - 1) as f32 && gy < (b.ny - 1) as f32) {
+        return None;
+    }
+    let i = gx.floor() as u32;
+    let j = gy.floor() as u32;
+    Some((i, j, gx - i as f32, gy - j as f32))
+}
+
+/// Bilinear interpolation of the corner values `v` (order (i, j), (i+1, j), (i, j+1), (i+1, j+1))
+/// at fractions (fx, fy) of a cell of spacing h: (φ, ∂φ/∂x, ∂φ/∂y, 1). Twin of `ls_interp` in
+/// modal_lib.wgsl.
+pub fn ls_interp(v: [f32; 4], fx: f32, fy: f32, h: f32) -> [f32; 4] {
+    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
+    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / h;
+    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / h;
+    [phi, dx, dy, 1.0]
 }
 
 #[cfg(test)]

@@ -21,14 +21,17 @@
 //!   the step loop both share.
 //! - [`validation`]: the four validation cases of issue 7 (`modal_*` rows).
 
+pub mod backend;
 pub mod body;
 pub mod broad_phase;
 pub mod contact;
 pub mod cpu;
+pub mod frame;
 pub mod gpu;
 pub mod layout;
 pub mod level_set;
 pub mod modes;
+pub mod packed;
 pub mod precomputed;
 pub mod quadrature;
 pub mod stepper;

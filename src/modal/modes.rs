@@ -80,7 +80,7 @@ pub fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: [f32; 2]) -> [f32; 
     let k = PI / length;
     let a = k * (p[0] - x_left);
     let z = p[1] - y_mid;
-    let (sn, cs) = super::contact::sin_cos_det(a);
+    let (sn, cs) = super::frame::sin_cos_det(a);
     [z * k * cs, -sn]
 }
 

@@ -17,10 +17,10 @@
 //!   interpolation and its gradient).
 
 use super::body::ModalBody;
-use super::contact::{grid_of, ls_cell, ls_interp};
 use super::layout::*;
+use super::level_set::{grid_of, ls_cell, ls_interp};
 use super::level_set::{polygon_sdf, LevelSet};
-use super::stepper::Packed;
+use super::packed::Packed;
 use super::MAX_MODES;
 
 #[derive(Clone, Debug)]

@@ -8,9 +8,11 @@
 //! same schedule, so they compute the same thing.
 #![allow(clippy::needless_range_loop)] // index loops over slots
 
+pub use super::backend::ModalBackend;
 use super::body::ModalBody;
 use super::broad_phase::neighbour_lists;
 use super::layout::*;
+pub use super::packed::Packed;
 use super::stiffness::ModalStiffness;
 use super::{MAX_MODES, MAX_NB};
 use anyhow::ensure;
@@ -34,23 +36,6 @@ pub struct ModalScene {
     pub rebuild_every: u32,
     /// Verlet skin added to the bounding circles when listing neighbour bodies.
     pub skin: f32,
-}
-
-/// The static arrays both backends read (the GPU uploads them once).
-#[derive(Clone, Debug)]
-pub struct Packed {
-    pub params: ModalParams,
-    pub bodies: Vec<ModalBodyRec>,
-    pub modes: Vec<ModalModeRec>,
-    pub mode_grid: Vec<f32>,
-    pub phi0: Vec<f32>,
-    pub nodes: Vec<ModalNodeRec>,
-    pub walls: Vec<ModalWallRec>,
-    pub tables: Vec<f32>,
-    /// Per body: the level-set query (pullback or precomputed, `precomputed::pack_body`).
-    pub queries: Vec<ModalQueryRec>,
-    /// Sample amplitudes and precomputed level-set fields (eq 49–50) of the bodies that use them.
-    pub pre_ls: Vec<f32>,
 }
 
 /// Line wall through p0 with unit normal `normal` (towards the bodies), moving at `velocity`.
@@ -218,28 +203,6 @@ impl ModalScene {
         }
         Ok(p)
     }
-}
-
-/// What a backend offers to the shared loop.
-pub trait ModalBackend {
-    /// Runs `n` steps with the current neighbour lists.
-    fn step(&mut self, n: u32) -> anyhow::Result<()>;
-    fn states(&mut self) -> anyhow::Result<Vec<ModalState>>;
-    /// Total force on each wall at the last step (sum over nodes of −force, node order).
-    fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
-    fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>>;
-    /// Installs neighbour lists (and, when given, remapped contact slots).
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()>;
-    fn steps_done(&self) -> u64;
-    fn packed(&self) -> &Packed;
-    /// Replaces the walls (a stage changes a wall's velocity; `engine::modal`).
-    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()>;
-    /// Gravity on the bodies' rigid part from now on.
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
-    /// The read-write arrays (checkpoints).
-    fn dynamic(&mut self) -> anyhow::Result<super::cpu::Dynamic>;
-    /// Restores `dynamic()` of a backend of the same scene, with the step count.
-    fn set_dynamic(&mut self, dy: &super::cpu::Dynamic, steps: u64) -> anyhow::Result<()>;
 }
 
 /// The shared driver: batches of `rebuild_every` steps with a neighbour-list rebuild in between.

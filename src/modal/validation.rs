@@ -27,7 +27,7 @@ use super::stiffness::{ModalStiffness, PAPER_COMPACTION_TABLE};
 use super::timestep::critical_time_steps;
 use crate::backend::BackendKind;
 use crate::plot::{PlotSpec, Series, Style};
-use crate::validation::{CaseReport, Check, Extent, Figure, Trace};
+use crate::validation::checks::{CaseReport, Check, Extent, Figure, Trace};
 use std::time::Instant;
 
 /// A recorded run: per sample, time-step index, wall forces and body states.

@@ -152,6 +152,9 @@ pub struct Body {
     /// K_Ω (V − V0)/V0 is not limited by the f32 rounding of V or V0 (eq 4).
     pub core_a0_hi: f32,
     pub core_a0_lo: f32,
+    /// Index into the contact-material table (`Scene::contact_material`; 0: `[contact]`): the
+    /// law of a contact is the table's entry for the two bodies' contact materials.
+    pub contact_material: u32,
 }
 
 /// Shell and core constitutive parameters (§2.2).
@@ -222,14 +225,6 @@ pub struct SimParams {
     /// `segment_max`), so stretched shells keep their contacts; wall (frozen) segments of any
     /// length go into the segment grid (`cpu::broad_phase`).
     pub cutoff: f32,
-    /// Contact normal stiffness k_n (eq 6).
-    pub k_n: f32,
-    /// Contact tangential stiffness k_t (eq 7).
-    pub k_t: f32,
-    /// Coulomb friction coefficient μ (eq 7–8).
-    pub mu: f32,
-    /// Contact normal viscous damping c_n (force per unit approach speed), 0 for elastic contacts.
-    pub c_n: f32,
     /// Self-contact skips node pairs closer than this along the shell (ring distance).
     pub self_exclusion: u32,
     /// Always 0: the GPU kernels XOR float bits with it to stop inexact compiler algebra
@@ -237,7 +232,24 @@ pub struct SimParams {
     pub opaque_zero: u32,
     /// 2 r_max + 2 skin: the cut-off is the longest free segment plus this (docs/model-to-code.md).
     pub contact_reach: f32,
-    pub _pad2: u32,
+    /// Contact materials n: the pair law of materials (a, b) is entry a·n + b of the law table
+    /// (`model::contact_table`).
+    pub n_contact_materials: u32,
+}
+
+/// The contact law of eq 5–8 between two bodies: one contact material, or the law of a pair of
+/// them as the law table holds it (`model::contact_table`; one record per ordered pair).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactLaw {
+    /// Normal stiffness k_n (eq 6).
+    pub k_n: f32,
+    /// Tangential stiffness k_t (eq 7).
+    pub k_t: f32,
+    /// Coulomb friction coefficient μ (eq 7–8).
+    pub mu: f32,
+    /// Normal viscous damping c_n (force per unit approach speed), 0 for elastic contacts.
+    pub c_n: f32,
 }
 
 /// One entry of a node's neighbour list (CSR, sorted by `neighbor`).
@@ -382,6 +394,39 @@ pub struct LinkState {
     pub broken_step: u32,
     /// `LINK_*` mode.
     pub mode: u32,
+}
+
+/// The SPD GPU stepper's step flags: one record in a storage buffer, written by the kernels and
+/// read by the host after each batch (`gpu::stepper`). Mirrored in `shaders/spd_records.wgsl` as
+/// `StepFlags` (atomic words, for the kernels that write it) and `StepFlagsView` (plain words);
+/// tests/layout.rs checks both against this record.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct StepFlags {
+    /// Largest node displacement since the last list build, as f32 bits (integrate).
+    pub max_disp: u32,
+    /// 1: a list, the segment grid or the slot pool overflowed, or a build is due in a step
+    /// recorded without it; every later kernel of the batch does nothing.
+    pub stop: u32,
+    /// 1: the next `rebuild_decide` builds the list whatever the displacement (set by the host).
+    pub force_rebuild: u32,
+    /// List builds so far.
+    pub rebuilds: u32,
+    /// Longest free segment at the last build, as f32 bits: the cut-off is that + `contact_reach`.
+    pub longest_free_segment: u32,
+    /// The step being computed (1-based; counted by the broad phase, read by cohesive_links).
+    pub step: u32,
+    /// Slots appended to the pool in this step (contact_pairs; zeroed every step).
+    pub pool_used: u32,
+    /// 1: the slot pool overflowed (the host grows the pool, not the lists).
+    pub pool_overflow: u32,
+    /// 1: more segment-grid items than `seg_items` holds (the host grows it, redoes the step).
+    pub grid_overflow: u32,
+    /// 1: a loop of the list build stopped short (`cut_short`): an error.
+    pub cut_short: u32,
+    /// 1: `rebuild_check` found a build due in a step recorded without it (the host redoes the
+    /// step with the build).
+    pub rebuild_due: u32,
 }
 
 #[cfg(test)]

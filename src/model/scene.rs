@@ -95,15 +95,6 @@ pub struct BodyState {
     pub area_change: f32,
 }
 
-/// Contact parameters for every pair of bodies (eq 6–8).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContactLaw {
-    pub k_n: f32,
-    pub k_t: f32,
-    pub mu: f32,
-    pub c_n: f32,
-}
-
 /// Core model of a closed shell.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Core {
@@ -152,7 +143,11 @@ pub struct Scene {
     pub bodies: Vec<Body>,
     pub materials: Vec<Material>,
     pub init: Vec<NodeState>,
+    /// Contact material 0 (the scenario's `[contact]`): every body's unless it names another.
     pub contact: ContactLaw,
+    /// Contact materials 1, 2, … (`[contact_materials.NAME]`; `add_contact_material`), chosen per
+    /// body by `Body::contact_material`; pairs mix by `contact_table::mix`.
+    pub contact_materials: Vec<ContactLaw>,
     pub gravity: [f32; 2],
     pub viscous_damping: f32,
     pub local_damping: f32,
@@ -181,6 +176,7 @@ impl Default for Scene {
                 mu: 0.0,
                 c_n: 0.0,
             },
+            contact_materials: vec![],
             gravity: [0.0, 0.0],
             viscous_damping: 0.0,
             local_damping: 0.0,
@@ -230,6 +226,34 @@ impl Scene {
     pub fn add_material(&mut self, m: Material) -> u32 {
         self.materials.push(m);
         (self.materials.len() - 1) as u32
+    }
+
+    /// Adds a contact material and returns its index (≥ 1; 0 is `contact`).
+    pub fn add_contact_material(&mut self, law: ContactLaw) -> u32 {
+        self.contact_materials.push(law);
+        self.contact_materials.len() as u32
+    }
+
+    /// Contact material `i`: 0 is `contact`, then `contact_materials`.
+    pub fn contact_material(&self, i: u32) -> Option<&ContactLaw> {
+        match i {
+            0 => Some(&self.contact),
+            i => self.contact_materials.get(i as usize - 1),
+        }
+    }
+
+    /// Number of contact materials (`contact` and `contact_materials`).
+    pub fn n_contact_materials(&self) -> u32 {
+        1 + self.contact_materials.len() as u32
+    }
+
+    /// The pair law of every ordered pair of contact materials, mixed by `contact_table::mix`
+    /// (row-major: entry a·n + b, n = `n_contact_materials`). Both backends read it.
+    pub fn contact_law_table(&self) -> Vec<ContactLaw> {
+        let all: Vec<ContactLaw> = std::iter::once(self.contact)
+            .chain(self.contact_materials.iter().copied())
+            .collect();
+        super::contact_table::law_table(&all)
     }
 
     /// Adds a body through the given points; `closed` makes it a shell (cell), otherwise an open line.
@@ -302,6 +326,7 @@ impl Scene {
             core_v0: depth * area.abs() as f32,
             core_a0_hi: a0_hi,
             core_a0_lo: (area.abs() - a0_hi as f64) as f32,
+            contact_material: 0,
         });
         body
     }
@@ -459,7 +484,10 @@ impl Scene {
     /// Bending and core stiffnesses are converted to node-level springs: 4 k_b/ℓ² and the core's
     /// breathing-mode stiffness K_Ω s² ℓ² N / V0.
     pub fn k_max(&self) -> f32 {
-        let mut k = self.contact.k_n.max(self.contact.k_t);
+        let mut k = 0.0f32;
+        for law in self.contact_law_table() {
+            k = k.max(law.k_n).max(law.k_t);
+        }
         for law in &self.link_laws {
             k = k.max(law.k_n).max(law.k_t);
         }
@@ -582,6 +610,20 @@ impl Scene {
         if self.contact.k_n.is_nan() || self.contact.k_n <= 0.0 {
             return Err(format!("contact k_n = {} must be > 0", self.contact.k_n));
         }
+        for (i, law) in self.contact_materials.iter().enumerate() {
+            if law.k_n.is_nan() || law.k_n <= 0.0 {
+                return Err(format!("contact material {}: k_n = {} must be > 0", i + 1, law.k_n));
+            }
+        }
+        for (i, b) in self.bodies.iter().enumerate() {
+            if b.contact_material >= self.n_contact_materials() {
+                return Err(format!(
+                    "body {i}: no contact material {} (the scene has {})",
+                    b.contact_material,
+                    self.n_contact_materials()
+                ));
+            }
+        }
         let dt = self.dt();
         let dtc = self.critical_dt();
         if dt.is_nan() || dt <= 0.0 || dt > dtc {
@@ -616,12 +658,9 @@ impl Scene {
             gravity: self.gravity,
             cell_size: cutoff,
             cutoff,
-            k_n: self.contact.k_n,
-            k_t: self.contact.k_t,
-            mu: self.contact.mu,
-            c_n: self.contact.c_n,
             self_exclusion: self.self_exclusion.unwrap_or_else(|| self.auto_self_exclusion()),
             contact_reach,
+            n_contact_materials: self.n_contact_materials(),
             ..Default::default()
         }
     }

@@ -4,7 +4,6 @@
 //! positions, angles and modal amplitudes, wall forces; also in coupled runs) with
 //! [`ModalSeries`], and snapshots and frames of the bodies' outlines with [`ModalPictures`].
 
-use crate::backend::BackendKind;
 use crate::modal::stiffness::ModalStiffness;
 use crate::output::{self, atomic};
 use crate::run::{is_due, next_multiple, ObserveCtx, Observer};
@@ -158,24 +157,6 @@ pub fn series_row(
         write!(csv, ",{:.9e},{:.9e}", f[0], f[1]).unwrap();
     }
     csv.push('\n');
-}
-
-/// Runs a modal-only scenario under the driver (`session::run_loaded`; stages, checkpoints);
-/// `steps` caps the step count. Returns the output directory.
-pub fn run(
-    sc: &Scenario,
-    kind: BackendKind,
-    out: Option<&Path>,
-    steps: Option<u64>,
-    quiet: bool,
-) -> anyhow::Result<PathBuf> {
-    let req = super::session::RunRequest {
-        out: out.map(Path::to_path_buf),
-        steps,
-        quiet,
-        ..super::session::RunRequest::new(None, kind)
-    };
-    Ok(super::session::run_loaded(sc, &req)?.out)
 }
 
 /// `modal_series.csv` as a driver observer: a row every `every` steps (0: only the first and

@@ -462,3 +462,21 @@ pub(super) fn finish(
         backend,
     })
 }
+
+/// Runs a modal-only scenario under the driver (`run_loaded`; stages, checkpoints; here, not in `run::modal`, whose observers this module uses);
+/// `steps` caps the step count. Returns the output directory.
+pub fn run_modal(
+    sc: &Scenario,
+    kind: BackendKind,
+    out: Option<&Path>,
+    steps: Option<u64>,
+    quiet: bool,
+) -> anyhow::Result<PathBuf> {
+    let req = RunRequest {
+        out: out.map(Path::to_path_buf),
+        steps,
+        quiet,
+        ..RunRequest::new(None, kind)
+    };
+    Ok(run_loaded(sc, &req)?.out)
+}

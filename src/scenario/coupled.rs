@@ -16,9 +16,9 @@
 //! [`CoupledBuilt::warnings`] says so when a scene has modal walls, or nothing that holds its
 //! modal bodies.
 
-use super::modal::{ModalBuilt, ModalSection};
+use super::modal::ModalBuilt;
 use super::{Built, Problem, Scenario, ScenarioError};
-use crate::coupled::stepper::{mode_keeps_centre, CoupledScene};
+use crate::coupled::stepper::CoupledScene;
 use crate::coupled::DIR_SPD_WALLS;
 use crate::model::{TimeStep, BODY_FROZEN};
 
@@ -85,70 +85,6 @@ impl Scenario {
             warnings,
         })
     }
-}
-
-/// The checks of `[modal]` in a mixed scene that need no SPD scene (called by the modal build,
-/// so that `build_modal` already refuses them).
-pub(super) fn mixed_checks(
-    sc: &Scenario,
-    m: &ModalSection,
-    bodies: &[crate::modal::body::ModalBody],
-) -> Result<(), Problem> {
-    let why = "in a scene with SPD bodies the time step is the smallest of the SPD, modal and mixed-contact \
-               steps and the run length is [[stages]] (or [simulation] max_steps)";
-    for (key, given) in [
-        ("modal.dt", m.dt.is_some()),
-        ("modal.duration", m.duration.is_some()),
-        ("modal.steps", m.steps.is_some()),
-    ] {
-        if given {
-            return Err(Problem::new(
-                key,
-                format!("`{}` is for modal-only scenes: {why}", &key[6..]),
-            ));
-        }
-    }
-    for (i, b) in m.bodies.iter().enumerate() {
-        for (key, given) in [
-            ("velocity", b.velocity.is_some_and(|v| v != [0.0, 0.0])),
-            ("angular_velocity", b.angular_velocity.is_some_and(|w| w != 0.0)),
-        ] {
-            if given {
-                return Err(Problem::new(
-                    format!("modal.bodies[{i}].{key}"),
-                    format!(
-                        "a coupled SPD + modal run starts modal bodies at rest (src/coupled/stepper.rs): \
-                         `{key}` is for modal-only scenes"
-                    ),
-                ));
-            }
-        }
-    }
-    // Gravity, from [simulation] or a stage, acts on the modal bodies' rigid part only.
-    let staged = sc
-        .file
-        .stages
-        .iter()
-        .any(|st| st.gravity.as_ref().is_some_and(|g| g.iter().any(|&x| x != 0.0)));
-    if sc.settings.gravity != [0.0; 3] || staged {
-        for (i, b) in bodies.iter().enumerate() {
-            for a in 0..b.modes.len() {
-                if !mode_keeps_centre(b, a) {
-                    return Err(Problem::new(
-                        format!("modal.bodies[{i}].modes[{a}].shape"),
-                        format!(
-                            "mode \"{}\" moves the centre of mass (∫ρ Φ ≠ 0): under gravity the coupled \
-                             stepper applies M g to the rigid part only, which is exact only for modes \
-                             that keep the centre of mass (e.g. compaction); set [simulation] gravity = \
-                             [0, 0] or use such a mode",
-                            m.bodies[i].modes[a].shape
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A modal body and an SPD body closer than the node's half-thickness in the initial state (a

@@ -348,6 +348,27 @@ impl Scenario {
                 format!("k_n = {} must be > 0", file.contact().k_n),
             )));
         }
+        for (name, c) in &file.contact_materials {
+            check_contact_material(&format!("contact_materials.{name}"), c).map_err(at)?;
+        }
+        for (i, b) in file.bodies.iter().enumerate() {
+            if let Some(name) = &b.contact_material {
+                if !file.contact_materials.contains_key(name) {
+                    let defined: Vec<&str> = file.contact_materials.keys().map(String::as_str).collect();
+                    return Err(at(Problem::new(
+                        format!("bodies[{i}].contact_material"),
+                        format!(
+                            "unknown contact material \"{name}\" (defined in [contact_materials]: {})",
+                            if defined.is_empty() {
+                                "none".to_string()
+                            } else {
+                                defined.join(", ")
+                            }
+                        ),
+                    )));
+                }
+            }
+        }
         if !(0.0..1.0).contains(&sim.local_damping) {
             return Err(at(Problem::new(
                 "simulation.local_damping",
@@ -441,13 +462,7 @@ impl Scenario {
             let got = scene.add_material(m.material);
             debug_assert_eq!(got, *id);
         }
-        let c = self.file.contact();
-        scene.contact = crate::model::ContactLaw {
-            k_n: c.k_n as f32,
-            k_t: c.k_t as f32,
-            mu: c.mu as f32,
-            c_n: c.c_n as f32,
-        };
+        scene.contact = contact_law_of(self.file.contact());
         // Gravity is applied by the driver as a force m·g on free nodes (it changes by stage).
         scene.gravity = [0.0, 0.0];
         scene.viscous_damping = sim.viscous_damping as f32;
@@ -464,8 +479,18 @@ impl Scenario {
         for (name, law) in &self.link_laws {
             laws.insert(name.clone(), scene.add_link_law(*law));
         }
-        let (scene, geometry) =
+        // Contact materials 1, 2, … in name order; every body of an entry naming one uses it.
+        let mut contact_ids = BTreeMap::new();
+        for (name, c) in &self.file.contact_materials {
+            contact_ids.insert(name.as_str(), scene.add_contact_material(contact_law_of(c)));
+        }
+        let (mut scene, geometry) =
             geometry::build(scene, &self.file.bodies, &self.materials, &laws, &self.base_dir).map_err(at)?;
+        for (body, &entry) in scene.bodies.iter_mut().zip(&geometry.origin) {
+            if let Some(name) = &self.file.bodies[entry].contact_material {
+                body.contact_material = contact_ids[name.as_str()];
+            }
+        }
         if scene.nodes.is_empty() {
             return Err(at(Problem::new(
                 "bodies",
@@ -718,6 +743,35 @@ fn key_on_line(text: &str, line: usize) -> Option<String> {
     })
 }
 
+/// A contact table (`[contact]` or `[contact_materials.NAME]`) as the model's law.
+fn contact_law_of(c: &schema::Contact) -> crate::model::ContactLaw {
+    crate::model::ContactLaw {
+        k_n: c.k_n as f32,
+        k_t: c.k_t as f32,
+        mu: c.mu as f32,
+        c_n: c.c_n as f32,
+    }
+}
+
+/// `[contact_materials.NAME]` (at `path`): k_n > 0, k_t, μ, c_n ≥ 0.
+fn check_contact_material(path: &str, c: &schema::Contact) -> Result<(), Problem> {
+    if !(c.k_n > 0.0) {
+        return Err(Problem::new(
+            format!("{path}.k_n"),
+            format!("k_n = {} must be > 0", c.k_n),
+        ));
+    }
+    for (key, x) in [("k_t", c.k_t), ("mu", c.mu), ("c_n", c.c_n)] {
+        if !(x >= 0.0) {
+            return Err(Problem::new(
+                format!("{path}.{key}"),
+                format!("{key} = {x} must be ≥ 0"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Each kind with its allowed keys.
 type KindKeys = &'static [(&'static str, &'static [&'static str])];
 
@@ -749,11 +803,17 @@ fn check_kinds(spans: &SpanIndex, file: &ScenarioFile) -> Result<(), Problem> {
             let prefix = format!("{table}[{i}].");
             for k in &spans.keys {
                 if let Some(key) = k.path.strip_prefix(&prefix) {
-                    if !key.contains(['.', '[']) && key != "kind" && key != "name" && !keys.contains(&key) {
+                    if !key.contains(['.', '['])
+                        && key != "kind"
+                        && key != "name"
+                        && !keys.contains(&key)
+                        && !(table == "bodies" && key == "contact_material")
+                    {
                         return Err(Problem::new(
                             k.path.clone(),
                             format!(
-                                "`{key}` is not a key of {table} of kind \"{kind}\" (its keys: kind, name, {})",
+                                "`{key}` is not a key of {table} of kind \"{kind}\" (its keys: kind, name, {}{})",
+                                if table == "bodies" { "contact_material, " } else { "" },
                                 keys.join(", ")
                             ),
                         ));

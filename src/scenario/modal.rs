@@ -680,9 +680,70 @@ fn wall(sc: &Scenario, i: usize, w: &ModalWallSpec) -> Result<(ModalWallRec, Str
     Ok((rec, w.name.clone().unwrap_or_else(|| format!("wall{i}"))))
 }
 
+/// The checks of `[modal]` in a mixed scene that need no SPD scene (called by the modal build,
+/// so that `build_modal` already refuses them; here, not in `scenario::coupled`, which builds on
+/// this module).
+fn mixed_checks(sc: &Scenario, m: &ModalSection, bodies: &[crate::modal::body::ModalBody]) -> Result<(), Problem> {
+    let why = "in a scene with SPD bodies the time step is the smallest of the SPD, modal and mixed-contact \
+               steps and the run length is [[stages]] (or [simulation] max_steps)";
+    for (key, given) in [
+        ("modal.dt", m.dt.is_some()),
+        ("modal.duration", m.duration.is_some()),
+        ("modal.steps", m.steps.is_some()),
+    ] {
+        if given {
+            return Err(Problem::new(
+                key,
+                format!("`{}` is for modal-only scenes: {why}", &key[6..]),
+            ));
+        }
+    }
+    for (i, b) in m.bodies.iter().enumerate() {
+        for (key, given) in [
+            ("velocity", b.velocity.is_some_and(|v| v != [0.0, 0.0])),
+            ("angular_velocity", b.angular_velocity.is_some_and(|w| w != 0.0)),
+        ] {
+            if given {
+                return Err(Problem::new(
+                    format!("modal.bodies[{i}].{key}"),
+                    format!(
+                        "a coupled SPD + modal run starts modal bodies at rest (src/coupled/stepper.rs): \
+                         `{key}` is for modal-only scenes"
+                    ),
+                ));
+            }
+        }
+    }
+    // Gravity, from [simulation] or a stage, acts on the modal bodies' rigid part only.
+    let staged = sc
+        .file
+        .stages
+        .iter()
+        .any(|st| st.gravity.as_ref().is_some_and(|g| g.iter().any(|&x| x != 0.0)));
+    if sc.settings.gravity != [0.0; 3] || staged {
+        for (i, b) in bodies.iter().enumerate() {
+            for a in 0..b.modes.len() {
+                if !crate::coupled::stepper::mode_keeps_centre(b, a) {
+                    return Err(Problem::new(
+                        format!("modal.bodies[{i}].modes[{a}].shape"),
+                        format!(
+                            "mode \"{}\" moves the centre of mass (∫ρ Φ ≠ 0): under gravity the coupled \
+                             stepper applies M g to the rigid part only, which is exact only for modes \
+                             that keep the centre of mass (e.g. compaction); set [simulation] gravity = \
+                             [0, 0] or use such a mode",
+                            m.bodies[i].modes[a].shape
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `mixed`: the file also has SPD bodies (`[[bodies]]`); the run length and the time step then
 /// come from `[simulation]` and `[[stages]]`, and the keys the coupled stepper refuses are
-/// checked (`scenario::coupled::mixed_checks`).
+/// checked (`mixed_checks`).
 fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Problem> {
     // Pairs that serde would silently truncate (the scenario's VEC2 check covers center,
     // velocity and size).
@@ -727,7 +788,7 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
     let critical =
         critical_time_steps(&bodies, c.k_n, beta_r, beta_d).map_err(|e| Problem::new("modal", e.to_string()))?;
     if mixed {
-        super::coupled::mixed_checks(sc, m, &bodies)?;
+        mixed_checks(sc, m, &bodies)?;
     } else if m.spd_walls.is_some() {
         return Err(Problem::new(
             "modal.spd_walls",

@@ -24,6 +24,10 @@ pub struct ScenarioFile {
     pub output: Output,
     /// Required in 2D scenarios (`ScenarioFile::contact`); absent from `[spheres]` ones.
     pub contact: Option<Contact>,
+    /// `[contact_materials.NAME]`: more contact materials (the `[contact]` table is the default
+    /// one); a body names its own with `contact_material`, pairs mix by `model::contact_table`.
+    #[serde(default)]
+    pub contact_materials: BTreeMap<String, Contact>,
     #[serde(default)]
     pub materials: BTreeMap<String, MaterialSpec>,
     #[serde(default)]
@@ -123,7 +127,8 @@ impl Default for Output {
     }
 }
 
-/// `[contact]`: the contact law between every pair of bodies (eq 5–8).
+/// `[contact]`: the contact law between every pair of bodies (eq 5–8), the default contact
+/// material; also the form of each `[contact_materials.NAME]`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Contact {
@@ -234,6 +239,8 @@ pub struct BodySpec {
     pub jitter: Option<f64>,
     pub minkowski_radius: Option<f64>,
     pub link_law: Option<String>,
+    /// `[contact_materials.NAME]` of every body this entry makes (any kind; default `[contact]`).
+    pub contact_material: Option<String>,
     pub wall_link_law: Option<String>,
     pub bond_walls: Option<bool>,
     pub side_walls: Option<bool>,

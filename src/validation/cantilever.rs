@@ -22,7 +22,8 @@
 use super::case_file::{beams, BEAMS_PATH};
 use super::measure::linear_fit;
 use super::{CaseReport, Check, Extent, Figure, Trace};
-use crate::backend::{create, BackendKind};
+use crate::backend::BackendKind;
+use crate::engine::spd::create;
 use crate::model::*;
 use crate::plot::{PlotSpec, Series, Style};
 

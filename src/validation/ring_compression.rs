@@ -43,8 +43,9 @@
 use super::elastica;
 use super::measure::{self, linear_fit};
 use super::{CaseReport, Check, Extent, Figure, Trace};
-use crate::backend::{create, BackendKind};
+use crate::backend::BackendKind;
 use crate::diagnostics;
+use crate::engine::spd::create;
 use crate::model::*;
 use crate::plot::{PlotSpec, Series, Style};
 use std::f64::consts::PI;

@@ -1,0 +1,54 @@
+//! What the coupled driver (`stepper::CoupledRun`) needs from a coupled backend, and the static
+//! data both backends share: below `cpu`, `gpu` and `stepper`, so none of them imports another
+//! for these (the driver constructs the backends, the backends do not know the driver).
+
+use super::broad_phase::CoupleLists;
+use super::layout::{CellRec, CoupleParams, SegSlot};
+use crate::backend::Backend;
+use crate::modal::cpu::Dynamic;
+use crate::modal::layout::{ModalSlot, ModalState};
+use crate::modal::stepper::Packed;
+
+/// Static data of the coupling passes (both backends).
+#[derive(Clone, Debug)]
+pub struct CoupleStatic {
+    pub params: CoupleParams,
+    pub cells: Vec<CellRec>,
+    /// SPD body of each SPD node.
+    pub node_cell: Vec<u32>,
+}
+
+/// Modal-slot, SPD-node-slot and modal-node-slot arrays (for the history remap).
+pub type CoupledSlots = (Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>);
+
+/// What a coupled backend offers to the shared driver.
+pub trait CoupledBackend {
+    /// The SPD side (node states, contacts, boundary conditions).
+    fn spd(&mut self) -> &mut dyn Backend;
+    fn packed(&self) -> &Packed;
+    fn statics(&self) -> &CoupleStatic;
+    /// The dt = 0 pass: f_0 and every slot at state 0 (after the first lists).
+    fn init_forces(&mut self) -> anyhow::Result<()>;
+    /// Coupled steps done (the SPD side's count).
+    fn steps_done(&self) -> u64;
+    /// `n` coupled steps with the current lists.
+    fn step(&mut self, n: u32) -> anyhow::Result<()>;
+    fn modal_states(&mut self) -> anyhow::Result<Vec<ModalState>>;
+    /// Force on each modal wall (from the slots of the state before the last step).
+    fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
+    fn slots(&mut self) -> anyhow::Result<CoupledSlots>;
+    /// Gravity on SPD nodes and on the modal bodies' rigid part from now on.
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
+    /// The modal read-write arrays (checkpoints).
+    fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic>;
+    /// Restores `modal_dynamic` of a backend of the same scene.
+    fn set_modal_dynamic(&mut self, dy: &Dynamic) -> anyhow::Result<()>;
+    /// Installs the lists (and, when given, remapped slots).
+    fn set_lists(
+        &mut self,
+        nb: &[u32],
+        nb_back: &[u32],
+        lists: &CoupleLists,
+        slots: Option<CoupledSlots>,
+    ) -> anyhow::Result<()>;
+}

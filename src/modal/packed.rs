@@ -1,0 +1,22 @@
+//! The static arrays of a modal scene as both backends read them (`Packed`, built by
+//! `stepper::ModalScene::pack`): below the contact functions, the CPU and GPU passes and the
+//! driver, which all read it.
+
+use super::layout::*;
+
+/// The static arrays both backends read (the GPU uploads them once).
+#[derive(Clone, Debug)]
+pub struct Packed {
+    pub params: ModalParams,
+    pub bodies: Vec<ModalBodyRec>,
+    pub modes: Vec<ModalModeRec>,
+    pub mode_grid: Vec<f32>,
+    pub phi0: Vec<f32>,
+    pub nodes: Vec<ModalNodeRec>,
+    pub walls: Vec<ModalWallRec>,
+    pub tables: Vec<f32>,
+    /// Per body: the level-set query (pullback or precomputed, `precomputed::pack_body`).
+    pub queries: Vec<ModalQueryRec>,
+    /// Sample amplitudes and precomputed level-set fields (eq 49–50) of the bodies that use them.
+    pub pre_ls: Vec<f32>,
+}
