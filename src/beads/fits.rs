@@ -140,20 +140,27 @@ pub fn prony2_fit(t: &[f64], f: &[f64]) -> Prony2 {
             }
         }
     }
+    // Pattern search: move to the best neighbour at step h while one improves (a valley that
+    // runs diagonally needs several moves per step size), then halve h.
     let mut h = h0;
     for _ in 0..40 {
         h *= 0.5;
-        let (_, c1, c2) = best;
-        for d1 in [-1.0, 0.0, 1.0] {
-            for d2 in [-1.0, 0.0, 1.0] {
-                let (l1, l2) = ((c1 + d1 * h).clamp(lo, hi), (c2 + d2 * h).clamp(lo, hi));
-                if l1 - l2 < SEPARATION {
-                    continue;
+        for _ in 0..64 {
+            let (r0, c1, c2) = best;
+            for d1 in [-1.0, 0.0, 1.0] {
+                for d2 in [-1.0, 0.0, 1.0] {
+                    let (l1, l2) = ((c1 + d1 * h).clamp(lo, hi), (c2 + d2 * h).clamp(lo, hi));
+                    if l1 - l2 < SEPARATION {
+                        continue;
+                    }
+                    let (_, res) = prony_linear(t, f, l1.exp(), l2.exp());
+                    if res < best.0 {
+                        best = (res, l1, l2);
+                    }
                 }
-                let (_, res) = prony_linear(t, f, l1.exp(), l2.exp());
-                if res < best.0 {
-                    best = (res, l1, l2);
-                }
+            }
+            if best.0 >= r0 {
+                break;
             }
         }
     }
