@@ -146,6 +146,9 @@ enum Command {
         /// Report directory.
         #[arg(long, default_value = "out/validation")]
         out: PathBuf,
+        /// Only these families of cases (comma-separated; default all).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        only: Vec<softdem::validation::Family>,
     },
 }
 
@@ -258,7 +261,7 @@ fn main() {
                 bench(backend, &cells, steps, node_steps, name, wall_segment)
             })
         }
-        Command::Validate { backend, out } => match softdem::validation::run_all(backend, &out) {
+        Command::Validate { backend, out, only } => match softdem::validation::run_all(backend, &out, &only) {
             Ok(true) => Ok(()),
             Ok(false) => Err(anyhow::anyhow!("validation failed: see {}", out.display())),
             Err(e) => Err(e),

@@ -152,3 +152,23 @@ fn compare_prints_deviation_per_quantity() {
         assert!(out.contains(want), "no `{want}` in\n{out}");
     }
 }
+
+/// `validate --only modal` runs the modal family alone: every row of validation.csv is a
+/// modal_* row, the asserted ones pass, and a family name that does not exist is refused.
+#[test]
+fn validate_runs_only_the_families_asked_for() {
+    let dir = tmp("validate-only");
+    ok(softdem()
+        .args(["validate", "--backend", "cpu", "--only", "modal", "--out"])
+        .arg(&dir));
+    let csv = std::fs::read_to_string(dir.join("validation.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).filter(|l| !l.is_empty()).collect();
+    assert!(rows.len() >= 5, "{csv}");
+    assert!(rows.iter().all(|r| r.starts_with("modal_")), "{csv}");
+    let out = softdem()
+        .args(["validate", "--backend", "cpu", "--only", "tissue"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("spheres"));
+}
