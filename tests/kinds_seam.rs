@@ -8,10 +8,9 @@ use softdem::run::session::make_backend;
 use softdem::run::{Driver, ObserveCtx, Observer, RunEnd};
 use softdem::scenario::Scenario;
 use std::path::Path;
-use std::process::Command;
 
 mod run_cases;
-use run_cases::{path, tmp};
+use run_cases::{ok, path, softdem, tmp};
 
 /// The shared resume check (`run_cases`), its scratch directories removed.
 fn half_resume_equals_full(scenario: &Path, kind: BackendKind, n: u64, tag: &str, files: &[&str]) {
@@ -125,26 +124,6 @@ fn modal_walls_and_gravity_follow_the_stages(kind: BackendKind) {
     // The disk rests on the floor (radius 1): centre below 1 and above the lid's reach.
     let y_end = t.last().unwrap().4;
     assert!(y_end > 0.7 && y_end < 1.0, "disk at {y_end}");
-}
-
-fn softdem() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_softdem"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    );
-    c
-}
-
-fn ok(c: &mut Command) -> String {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{:?} failed:\n{}",
-        c,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
 }
 
 /// The relative deviation of a `softdem compare` row.

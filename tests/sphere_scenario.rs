@@ -10,7 +10,7 @@ use softdem::run::session::run;
 use std::path::{Path, PathBuf};
 
 mod run_cases;
-use run_cases::{path, request, tmp};
+use run_cases::{ok, path, request, softdem, tmp};
 
 const SMALL: &str = "tests/scenarios/spheres_small.toml";
 
@@ -144,25 +144,6 @@ fn gpu_sphere_run_resumes_bit_for_bit_and_follows_the_cpu() {
     assert!(worst < 1e-4, "GPU positions differ from the CPU's by {worst:.3e} radii");
     std::fs::remove_dir_all(gpu).ok();
     std::fs::remove_dir_all(cpu).ok();
-}
-
-fn softdem() -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_softdem"));
-    c.env(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
-    );
-    c
-}
-
-fn ok(c: &mut std::process::Command) -> String {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{c:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
 }
 
 /// A sweep over a sphere material key runs every member through the driver; the friction

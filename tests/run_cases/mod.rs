@@ -1,5 +1,6 @@
 //! Shared by the tests that drive whole runs through `run::session` (kinds_seam.rs,
-//! sphere_scenario.rs): paths, scratch directories, run requests, and the resume check.
+//! sphere_scenario.rs, bead_scenario.rs, membrane_scenario.rs): paths, scratch directories, run
+//! requests, the resume check, and the command line (`softdem`, `ok`).
 
 #![allow(dead_code)]
 
@@ -72,4 +73,25 @@ pub fn half_resume_equals_full(scenario: &Path, kind: BackendKind, n: u64, tag: 
     }
     std::fs::remove_dir_all(half).ok();
     full
+}
+
+/// The `softdem` binary of this build, with an XDG_RUNTIME_DIR for lavapipe.
+pub fn softdem() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_softdem"));
+    c.env(
+        "XDG_RUNTIME_DIR",
+        std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()),
+    );
+    c
+}
+
+/// Runs `c`, asserts it succeeded (its stderr in the message) and returns its stdout.
+pub fn ok(c: &mut std::process::Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{c:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
 }
