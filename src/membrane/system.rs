@@ -44,34 +44,34 @@ pub fn no_contact_law() -> PairLaw {
     PairLaw::linear(0.0, 0.0, 0.5, 0.0)
 }
 
-/// What both façades (`MembraneSpheres`, `gpu_system::GpuMembraneSpheres`) step: the sphere
-/// states (grains, then the membrane's vertices), the law table with the membrane's material
-/// (module doc) and the membrane's records.
-pub fn membrane_system(
-    params: &SphereParams,
-    grains: Vec<SphereState>,
-    materials: &[SphereMaterial],
-    spec: &MembraneSpec,
-) -> (Vec<SphereState>, LawTable, Membrane) {
+/// `grains` (the law table of the grains' materials 0..n) widened by the membrane's material n
+/// (module doc): MSS_particle: Hertz–Mindlin between grains and vertices; MSS_patch: grains
+/// meet the patches (`patch_laws`), never the vertices; no law with itself nor with rigid walls.
+pub fn with_membrane_material(grains: &LawTable, materials: &[SphereMaterial], spec: &MembraneSpec) -> LawTable {
     let mm = spec.material();
     let n = materials.len();
-    let mut all = materials.to_vec();
-    all.push(mm);
-    let mut laws = LawTable::hertz_mindlin(&all);
-    for (k, m) in materials.iter().enumerate() {
-        let law = if spec.contact == MembraneContact::Particles && m.young.is_finite() {
-            PairLaw::hertz_mindlin(m, &mm)
+    let mut table = LawTable {
+        n_materials: n + 1,
+        laws: vec![no_contact_law(); (n + 1) * (n + 1)],
+    };
+    for (a, ma) in materials.iter().enumerate() {
+        for b in 0..n {
+            table.laws[a * (n + 1) + b] = *grains.get(a as u32, b as u32);
+        }
+        let law = if spec.contact == MembraneContact::Particles && ma.young.is_finite() {
+            PairLaw::hertz_mindlin(ma, &mm)
         } else {
             no_contact_law()
         };
-        laws.laws[k * (n + 1) + n] = law;
-        laws.laws[n * (n + 1) + k] = law;
+        table.laws[a * (n + 1) + n] = law;
+        table.laws[n * (n + 1) + a] = law;
     }
-    laws.laws[n * (n + 1) + n] = no_contact_law();
-    let first = grains.len();
-    let mut states = grains;
+    table
+}
+
+/// Each vertex's mass: density · thickness · A/3 of each of its patches.
+pub fn vertex_masses(spec: &MembraneSpec) -> Vec<f64> {
     let mesh = &spec.mesh;
-    // Vertex mass: density · thickness · A/3 of each of its patches.
     let mut mass = vec![0.0f64; mesh.vertices.len()];
     for t in &mesh.triangles {
         let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
@@ -87,27 +87,65 @@ pub fn membrane_system(
             mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
         }
     }
-    for (v, x) in mesh.vertices.iter().enumerate() {
-        let (hi, lo) = df3_split(*x);
-        let r = spec.vertex_radius;
-        states.push(SphereState {
-            pos_hi: hi,
-            radius: r as f32,
-            pos_lo: lo,
-            mass: mass[v] as f32,
-            vel: [0.0; 3],
-            inertia: (0.4 * mass[v] * r * r) as f32,
-            omega: [0.0; 3],
-            material: n as u32,
-        });
-    }
-    // Per sphere material against a patch; the vertices' (last): the membrane against itself.
-    let patch_laws: Vec<PairLaw> = materials
+    mass
+}
+
+/// The membrane's vertex particles as spheres of `material`: radius `vertex_radius`, the mass of
+/// `vertex_masses`.
+pub fn vertex_spheres(spec: &MembraneSpec, material: u32) -> Vec<SphereState> {
+    let r = spec.vertex_radius;
+    spec.mesh
+        .vertices
+        .iter()
+        .zip(vertex_masses(spec))
+        .map(|(x, m)| {
+            let (hi, lo) = df3_split(*x);
+            SphereState {
+                pos_hi: hi,
+                radius: r as f32,
+                pos_lo: lo,
+                mass: m as f32,
+                vel: [0.0; 3],
+                inertia: (0.4 * m * r * r) as f32,
+                omega: [0.0; 3],
+                material,
+            }
+        })
+        .collect()
+}
+
+/// Per sphere material against a patch; the vertices' (last, index n): the membrane against
+/// itself (self-contact).
+pub fn patch_laws(materials: &[SphereMaterial], spec: &MembraneSpec) -> Vec<PairLaw> {
+    let mm = spec.material();
+    materials
         .iter()
         .chain(std::iter::once(&mm))
         .map(|m| PairLaw::hertz_mindlin(m, &mm))
-        .collect();
-    let membrane = Membrane::new(spec, first, &states, patch_laws, params.dt, params.skin as f64);
+        .collect()
+}
+
+/// What both façades (`MembraneSpheres`, `gpu_system::GpuMembraneSpheres`) step: the sphere
+/// states (grains, then the membrane's vertices), the law table with the membrane's material
+/// (module doc) and the membrane's records.
+pub fn membrane_system(
+    params: &SphereParams,
+    grains: Vec<SphereState>,
+    materials: &[SphereMaterial],
+    spec: &MembraneSpec,
+) -> (Vec<SphereState>, LawTable, Membrane) {
+    let laws = with_membrane_material(&LawTable::hertz_mindlin(materials), materials, spec);
+    let first = grains.len();
+    let mut states = grains;
+    states.extend(vertex_spheres(spec, materials.len() as u32));
+    let membrane = Membrane::new(
+        spec,
+        first,
+        &states,
+        patch_laws(materials, spec),
+        params.dt,
+        params.skin as f64,
+    );
     (states, laws, membrane)
 }
 

@@ -10,10 +10,9 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::Problem;
-use crate::membrane::system::no_contact_law;
+use crate::membrane::system::{patch_laws, vertex_masses, vertex_spheres, with_membrane_material};
 use crate::membrane::{Membrane, MembraneContact, MembraneMesh, MembraneSpec};
-use crate::spheres::pair_law::{LawTable, PairLaw, SphereMaterial};
-use crate::spheres::precision::df3_split;
+use crate::spheres::pair_law::{LawTable, SphereMaterial};
 use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE};
 use serde::{Deserialize, Serialize};
 
@@ -188,44 +187,11 @@ pub fn build(
         platen("bottom_platen", &m.bottom_platen)?,
         platen("top_platen", &m.top_platen)?,
     );
-    // The law table with the membrane's material (as `membrane::system::MembraneSpheres`):
-    // MSS_particle: Hertz–Mindlin between grains and vertices; MSS_patch: grains meet the
-    // patches (`patch_laws`), never the vertices; no law with itself nor with rigid walls.
-    let mm = spec.material();
+    // The law table with the membrane's material (as `membrane::system::MembraneSpheres`).
     let n = mats.len();
-    let mut table = LawTable {
-        n_materials: n + 1,
-        laws: vec![no_contact_law(); (n + 1) * (n + 1)],
-    };
-    for (a, ma) in mats.iter().enumerate() {
-        for b in 0..n {
-            table.laws[a * (n + 1) + b] = *laws.get(a as u32, b as u32);
-        }
-        let law = if contact == MembraneContact::Particles && ma.young.is_finite() {
-            PairLaw::hertz_mindlin(ma, &mm)
-        } else {
-            no_contact_law()
-        };
-        table.laws[a * (n + 1) + n] = law;
-        table.laws[n * (n + 1) + a] = law;
-    }
-    // Vertex masses: density · thickness · A/3 of each of its patches.
+    let table = with_membrane_material(laws, mats, &spec);
     let mesh = &spec.mesh;
-    let mut mass = vec![0.0f64; mesh.vertices.len()];
-    for t in &mesh.triangles {
-        let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
-        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-        let cr = [
-            u[1] * v[2] - u[2] * v[1],
-            u[2] * v[0] - u[0] * v[2],
-            u[0] * v[1] - u[1] * v[0],
-        ];
-        let area = 0.5 * (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt();
-        for i in t {
-            mass[*i as usize] += spec.density * spec.thickness * area / 3.0;
-        }
-    }
+    let mass = vertex_masses(&spec);
     // Stability of the stretching springs: k = (√3/2) E d on ≤ 6 edges a vertex; Δt ≤
     // 0.5 sqrt(m/Σk) as for the bead bonds (docs/beads.md).
     let k = crate::laws::membrane_stretch::stretch_stiffness(spec.young, spec.thickness);
@@ -242,27 +208,20 @@ pub fn build(
         ));
     }
     let first = states.len();
-    for (v, x) in mesh.vertices.iter().enumerate() {
-        let (hi, lo) = df3_split(*x);
-        let r = spec.vertex_radius;
-        states.push(SphereState {
-            pos_hi: hi,
-            radius: r as f32,
-            pos_lo: lo,
-            mass: mass[v] as f32,
-            vel: [0.0; 3],
-            inertia: (0.4 * mass[v] * r * r) as f32,
-            omega: [0.0; 3],
-            material: n as u32,
-        });
-    }
+    states.extend(vertex_spheres(&spec, n as u32));
     // Rims: the first and last rings (`MembraneMesh::cylinder`).
     let ring = ((2.0 * std::f64::consts::PI * radius / spacing).round() as usize).max(3);
     let nv = mesh.vertices.len();
     let mut pins: Vec<(u32, u32)> = (0..ring).map(|v| ((first + v) as u32, bottom)).collect();
     pins.extend((nv - ring..nv).map(|v| ((first + v) as u32, top)));
-    let patch_laws: Vec<PairLaw> = mats.iter().map(|a| PairLaw::hertz_mindlin(a, &mm)).collect();
-    let membrane = Membrane::new(&spec, first, states, patch_laws, params.dt, params.skin as f64);
+    let membrane = Membrane::new(
+        &spec,
+        first,
+        states,
+        patch_laws(mats, &spec),
+        params.dt,
+        params.skin as f64,
+    );
     let wz = |w: u32| crate::spheres::precision::df3_value(walls[w as usize].point_hi, walls[w as usize].point_lo)[2];
     let axis = [center[0], center[1]];
     let v0 = MembraneMesh::volume_about_z(&mesh.vertices, &mesh.triangles, axis);
