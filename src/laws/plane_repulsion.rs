@@ -6,6 +6,27 @@
 
 use super::vec3::{dot, scale, V3};
 
+/// Eq 6 as a function of the depth alone: F = S p² for p > 0, else 0. What the sphere engine's
+/// wall law `LAW_PLANE_REPULSION` applies to a wall contact of overlap δ = p
+/// (`spheres::contact::classical_normal_force`).
+#[inline]
+pub fn plane_repulsion_normal(s: f32, p: f32) -> f32 {
+    if p <= 0.0 {
+        return 0.0;
+    }
+    // Eq 6.
+    s * p * p
+}
+
+/// Energy stored at depth p, S p³/3 (its derivative is eq 6).
+#[inline]
+pub fn plane_repulsion_energy(s: f32, p: f32) -> f32 {
+    if p <= 0.0 {
+        return 0.0;
+    }
+    s * p * p * p / 3.0
+}
+
 /// Force on a bead of contact radius r at offset d = x − p₀ from a plane with inward unit normal
 /// n and constant S (N/m²); returns (force, depth p, energy S p³/3).
 #[inline]
@@ -14,9 +35,7 @@ pub fn plane_repulsion_force(s: f32, radius: f32, n: V3, d: V3) -> (V3, f32, f32
     if p <= 0.0 {
         return ([0.0; 3], p, 0.0);
     }
-    // Eq 6.
-    let f = s * p * p;
-    (scale(n, f), p, s * p * p * p / 3.0)
+    (scale(n, plane_repulsion_normal(s, p)), p, plane_repulsion_energy(s, p))
 }
 
 #[cfg(test)]
@@ -38,5 +57,9 @@ mod tests {
         // On the free side, and with the contact radius taken into account.
         assert_eq!(plane_repulsion_force(1e10, 0.0, n, [0.0, 0.0, 1e-6]).0, [0.0; 3]);
         assert!(plane_repulsion_force(1e10, 2e-6, n, [0.0, 0.0, 1e-6]).1 > 0.0);
+        // The depth-only form is the same law.
+        assert_eq!(plane_repulsion_normal(1e10, 2e-6), f[2]);
+        assert_eq!(plane_repulsion_energy(1e10, 2e-6), e);
+        assert_eq!(plane_repulsion_normal(1e10, -1e-6), 0.0);
     }
 }
