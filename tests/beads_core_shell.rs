@@ -27,3 +27,89 @@ fn shell_thickness_sweep_orders_the_forces() {
         assert!(!c.fails(), "{c:?}");
     }
 }
+
+/// Validation 6's open points (docs/beads.md, "Core–shell"): the paper's bead count (R = 11.3 l),
+/// three readings of "a bond in the shell" (its middle beyond R − h, the generator's; both
+/// beads; either bead) and the force ratio at δ/2R = 1–5 %, for SC-HS (k_core = 2, k_shell =
+/// 200 N/m) and HC-SS (200 / 20 N/m) at h/r = 0.05, 0.2, 0.5, against the homogeneous hard sphere.
+/// Prints the table (~20 runs of ~6,000 beads). `cargo test --release --test beads_core_shell --
+/// --ignored --nocapture`.
+#[test]
+#[ignore = "validation 6's study: ~20 runs of 6,000 beads (several minutes)"]
+fn shell_rule_and_depth_study() {
+    use softdem::beads::scenes::{compression_scene, run_compression, BeadRun, CompressionSpec};
+    use softdem::beads::{BodyShape, BodySpec};
+    let l = 12.5e-6;
+    let radius = 11.3 * l;
+    let tau = 5e-8;
+    let spec = |k: f64| CompressionSpec {
+        body: BodySpec {
+            shape: BodyShape::Disordered { radius, seed: 24 },
+            spacing: l,
+            k,
+            b: tau * k,
+            shell: None,
+            bead_mass: 1000.0 * l * l * l,
+            contact_radius: 0.01 * l,
+            material: 0,
+            center: [0.0; 3],
+        },
+        speed: 2.0,
+        strain: 0.05,
+        s: 1e10,
+        dt: 2e-9,
+        damping: 0.0,
+    };
+    let marks = [0.01, 0.02, 0.03, 0.04, 0.05];
+    // Forces at the marks (δ/2R), with the bonds re-assigned by `rule` (None: homogeneous).
+    let run = |k_core: f64, k_shell: f64, h: f64, rule: Option<&str>| -> (Vec<f64>, usize) {
+        let (mut scene, body) = compression_scene(&spec(k_core));
+        let pos: Vec<[f64; 3]> = scene.states.iter().map(|s| s.position()).collect();
+        let inner = radius * (1.0 - h);
+        let out = |p: [f64; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() > inner;
+        let mut n_shell = 0;
+        if let Some(rule) = rule {
+            for b in &mut scene.forces.bonds.bonds {
+                let (a, c) = (pos[b.i as usize], pos[b.j as usize]);
+                let mid = [0, 1, 2].map(|d| 0.5 * (a[d] + c[d]));
+                let shell = match rule {
+                    "midpoint" => out(mid),
+                    "both" => out(a) && out(c),
+                    "either" => out(a) || out(c),
+                    _ => unreachable!(),
+                };
+                if shell {
+                    b.k = k_shell as f32;
+                    b.b = (tau * k_shell) as f32;
+                    n_shell += 1;
+                }
+            }
+        }
+        let r = body.outer_radius;
+        let sp = spec(k_core);
+        let steps = (sp.stop_time(r) / sp.dt).ceil() as usize;
+        let mut bead_run = BeadRun::cpu(scene);
+        let s = run_compression(&mut bead_run, None, steps, (steps / 100).max(1)).unwrap();
+        let at = |m: f64| {
+            let k = s.iter().position(|x| x.delta >= m * 2.0 * r).unwrap_or(s.len() - 1);
+            // Mean over ±2 samples: the record rings at the scale of a few samples.
+            let w = &s[k.saturating_sub(2)..(k + 3).min(s.len())];
+            w.iter().map(|x| x.force()).sum::<f64>() / w.len() as f64
+        };
+        (marks.iter().map(|&m| at(m)).collect(), n_shell)
+    };
+    let (hard, _) = run(200.0, 200.0, 1.0, None);
+    println!("hard sphere, F at δ/2R = {marks:?}: {hard:.4e}");
+    for (name, kc, ks) in [("SC-HS", 2.0, 200.0), ("HC-SS", 200.0, 20.0)] {
+        for rule in ["midpoint", "both", "either"] {
+            for h in [0.05, 0.2, 0.5] {
+                let (f, n) = run(kc, ks, h, Some(rule));
+                let ratio: Vec<String> = f.iter().zip(&hard).map(|(a, b)| format!("{:.3}", a / b)).collect();
+                println!(
+                    "{name} {rule:<8} h/r = {h:<4} shell bonds {n:>6}: F/F_hard at 1..5 % = {}",
+                    ratio.join(" ")
+                );
+            }
+        }
+    }
+}

@@ -62,4 +62,33 @@ mod tests {
         assert_eq!(plane_repulsion_energy(1e10, 2e-6), e);
         assert_eq!(plane_repulsion_normal(1e10, -1e-6), 0.0);
     }
+
+    /// The sphere engine's wall law `LAW_PLANE_REPULSION` is eq 6 on the overlap: S δ² along the
+    /// normal, no tangential force or history however the bead slides or spins, energy S δ³/3.
+    #[test]
+    fn the_sphere_wall_law_is_eq_6() {
+        use crate::spheres::contact::{classical_normal_force, pair_force, ContactGeometry, ContactHistory};
+        use crate::spheres::pair_law::PairLaw;
+        let law = PairLaw::plane_repulsion(1e10);
+        let g = ContactGeometry {
+            normal: [0.0, 0.0, -1.0],
+            delta: 3e-7,
+            v_rel: [2.0, -1.0, 5.0],
+            r_star: 1.25e-7,
+            w_rel: [1e3, 0.0, 0.0],
+            m_star: 2e-12,
+        };
+        let (f, h) = pair_force(&law, &g, 2e-9, &ContactHistory::default(), 0.0);
+        let want = plane_repulsion_normal(1e10, 3e-7);
+        assert_eq!(classical_normal_force(&law, &g), want);
+        assert_eq!(f.f_n, want);
+        assert_eq!(f.force[2], -want);
+        assert!(f.force[0].abs() == 0.0 && f.force[1].abs() == 0.0);
+        assert_eq!(f.energy, plane_repulsion_energy(1e10, 3e-7));
+        assert_eq!(f.rolling_torque, [0.0; 3]);
+        assert!(h.tangential.iter().chain(&h.rolling).all(|x| *x == 0.0));
+        // Apart: nothing.
+        let apart = ContactGeometry { delta: -1e-7, ..g };
+        assert_eq!(pair_force(&law, &apart, 2e-9, &h, 0.0).0.f_n, 0.0);
+    }
 }

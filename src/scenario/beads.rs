@@ -572,6 +572,36 @@ mod tests {
         sc.build_sphere_run().map(|(_, b)| b).map_err(|e| e.to_string())
     }
 
+    /// An eq-6 wall (`law = "eq6"`) gets a material of its own whose law with every material is
+    /// F = S p² (`LAW_PLANE_REPULSION`, S in `linear.k_n`); the other pairs keep their laws.
+    #[test]
+    fn eq6_walls_get_their_own_plane_repulsion_material() {
+        use crate::spheres::pair_law::{LAW_HERTZ_MINDLIN, LAW_PLANE_REPULSION};
+        let walls = "[[spheres.walls]]\nkind = \"plane\"\nname = \"top\"\npoint = [0.0, 0.0, 4e-5]\n\
+                     normal = [0.0, 0.0, -1.0]\nlaw = \"eq6\"\nstiffness = 1e10\n\
+                     [[spheres.walls]]\nkind = \"plane\"\nname = \"floor\"\nmaterial = \"grain\"\n\
+                     point = [0.0, 0.0, -4e-5]\nnormal = [0.0, 0.0, 1.0]\n";
+        let b = build(
+            "generator = \"lattice\"\nradius = 3.75e-5\nspacing = 12.5e-6\nk = 200.0",
+            walls,
+        )
+        .unwrap();
+        assert_eq!(b.laws.n_materials, 3);
+        assert_eq!(b.material_names[2], "top (eq 6)");
+        assert_eq!(b.walls[0].material, 2);
+        assert_eq!(b.walls[1].material, 1);
+        for m in 0..3 {
+            let l = b.laws.get(m, 2);
+            assert!(l.kind == LAW_PLANE_REPULSION && l.linear.k_n == 1e10 && l.linear.k_t == 0.0);
+            assert_eq!(l, b.laws.get(2, m));
+        }
+        // The materials' own pairs are unchanged: the bead self-pair has no contact, grain–bead
+        // is Hertz–Mindlin.
+        assert_eq!(b.laws.get(0, 0).linear.k_n, 0.0);
+        assert_eq!(b.laws.get(0, 1).kind, LAW_HERTZ_MINDLIN);
+        assert_eq!(b.laws.get(1, 1).kind, LAW_HERTZ_MINDLIN);
+    }
+
     /// Beads come first (particles after, their group shifted), weigh density × l³, never touch
     /// each other, and the particles keep their law with themselves.
     #[test]
