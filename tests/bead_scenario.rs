@@ -61,7 +61,8 @@ fn vtp_cells(file: &Path, name: &str) -> (usize, Vec<f64>) {
 
 /// The creep scenario: the bond's stretch in the bonds frames (× the 10 m rest length) follows
 /// the exact solution within 0.5 % of F/k = 5 m through creep and recovery (velocity Verlet
-/// with Δt = 2 ms: b Δt/(m/2) = 0.08), and the frames carry the per-bead stress.
+/// with Δt = 2 ms: b Δt/(m/2) = 0.08), and the frames (bonds and spheres parts) carry the
+/// per-bead stress.
 #[test]
 fn kv_creep_and_recovery_follow_the_exact_solution() {
     let out = tmp("creep");
@@ -86,6 +87,10 @@ fn kv_creep_and_recovery_follow_the_exact_solution() {
     assert!((creep_exact(6.0) - 4.98).abs() < 0.01);
     let (_, tau) = vtp_cells(&out.join("frames/bonds_002000.vtp"), "max_shear");
     assert!(tau.iter().all(|x| x.is_finite() && *x > 0.0), "max_shear {tau:?}");
+    // The sphere part carries the same per-bead stress.
+    let (n, tau_spheres) = vtp_cells(&out.join("frames/frame_002000.vtp"), "max_shear");
+    assert_eq!((n, &tau_spheres), (2, &tau));
+    assert_eq!(vtp_cells(&out.join("frames/frame_002000.vtp"), "bead_stress").1.len(), 18);
     let t = Table::read(&out.join("series.csv")).unwrap();
     assert_eq!(t.column("bonds_intact").unwrap().last(), Some(&1.0));
     std::fs::remove_dir_all(out).ok();

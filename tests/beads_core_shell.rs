@@ -99,7 +99,7 @@ fn shell_rule_and_depth_study() {
         (marks.iter().map(|&m| at(m)).collect(), n_shell)
     };
     let (hard, _) = run(200.0, 200.0, 1.0, None);
-    println!("hard sphere, F at δ/2R = {marks:?}: {hard:.4e}");
+    println!("hard sphere, F at δ/2R = {marks:?}: {hard:?} N");
     for (name, kc, ks) in [("SC-HS", 2.0, 200.0), ("HC-SS", 200.0, 20.0)] {
         for rule in ["midpoint", "both", "either"] {
             for h in [0.05, 0.2, 0.5] {

@@ -93,9 +93,9 @@ mod tests {
     /// rows recovers E from an exact eq-1 record, and the truncated sphere is eq 1 when b = 0.
     #[test]
     fn eq_1_is_two_hertz_contacts_and_the_fit_recovers_e() {
-        let (e, nu, r) = (40e6, 0.25, 4e-4);
+        let (e, nu, r): (f64, f64, f64) = (40e6, 0.25, 4e-4);
         let e_star = e / (1.0 - nu * nu);
-        for delta in [1e-6, 1e-5, 8e-5] {
+        for delta in [1e-6f64, 1e-5, 8e-5] {
             let eq1 = e * (2.0 * r).sqrt() / (3.0 * (1.0 - nu * nu)) * delta.powf(1.5);
             let hertz = 4.0 / 3.0 * e_star * r.sqrt() * (0.5 * delta).powf(1.5);
             assert!((eq1 - hertz).abs() < 1e-12 * eq1);
@@ -122,11 +122,11 @@ mod tests {
     /// solution is the punch integral's: P = ∫ 2π r p(r) dr is checked through dP/dδ = 2E* a.
     #[test]
     fn truncated_sphere_limits() {
-        let (e_star, r, b) = (1e7, 1.0, 0.1);
-        let d = 1e-7;
+        let (e_star, r, b): (f64, f64, f64) = (1e7, 1.0, 0.1);
+        let d: f64 = 1e-7;
         let p = flat_pole_force(e_star, r, b, d);
         assert!((p / (2.0 * e_star * b * d) - 1.0).abs() < 1e-3, "{p}");
-        let d = 0.2;
+        let d: f64 = 0.2;
         let hertz = 4.0 / 3.0 * e_star * r.sqrt() * d.powf(1.5);
         assert!((flat_pole_force(e_star, r, b, d) / hertz - 1.0).abs() < 0.05);
         // Contact stiffness dP/dδ = 2E* a (true of every axisymmetric punch).

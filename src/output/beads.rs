@@ -6,7 +6,8 @@
 //!   the break, the spring's share of the force the bond carried), rewritten whole from the
 //!   bonds' break records at every series sample and at the end (so a resumed run writes the
 //!   same file);
-//! - frames: `frames/bonds_NNNNNN.vtp`, the intact bonds as lines between bead centres with
+//! - frames: the sphere part `frames/frame_NNNNNN.vtp` with, per sphere, `bead_stress` and
+//!   `max_shear` (zero for spheres that are not beads); `frames/bonds_NNNNNN.vtp`, the intact bonds as lines between bead centres with
 //!   their `tension` (force along the bond, > 0 pulling) and `stretch` X/l₀, and per bead its
 //!   virial `stress` (9 components, tension positive, `beads::stress`) and `max_shear`
 //!   |σ1 − σ3|/2;
@@ -106,13 +107,33 @@ pub fn bonds_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f
     t
 }
 
-/// The frame maker of a sphere run with bead bodies: spheres, contacts, bonds.
+/// The spheres part of a run with bead bodies: the sphere frame with, per sphere, the beads'
+/// virial `bead_stress` (9 components) and `max_shear` |σ1 − σ3|/2 (the bonds part's values;
+/// zero for the spheres that are not beads), so that one Glyph filter shows both.
+pub fn spheres_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f32, ascii: bool) -> String {
+    let mut t = super::spheres::spheres_polydata(s, ascii);
+    let (sig, tau) = stresses(bb, s, b, dt);
+    let n = s.states.len();
+    let mut flat: Vec<f64> = sig.iter().flat_map(|m| m.iter().flatten().copied()).collect();
+    flat.resize(9 * n, 0.0);
+    let mut shear = tau;
+    shear.resize(n, 0.0);
+    let mut extra = String::new();
+    data_array(&mut extra, "bead_stress", 9, &flat, ascii);
+    data_array(&mut extra, "max_shear", 1, &shear, ascii);
+    let at = t.find("</PointData>").expect("the sphere frame has point data");
+    t.insert_str(at, &extra);
+    t
+}
+
+/// The frame maker of a sphere run with bead bodies: spheres (with the beads' stress),
+/// contacts, bonds.
 pub fn frame_parts(bb: Rc<BeadsBuilt>, dt: f32) -> (super::vtk::PartsFn, Vec<&'static str>) {
     let f: super::vtk::PartsFn = Box::new(move |ctx: &mut ObserveCtx, ascii: bool| {
         let s = snapshot_of(ctx)?;
         let b = beads_of(ctx)?;
         Ok(vec![
-            super::spheres::spheres_polydata(&s, ascii),
+            spheres_polydata(&bb, &s, &b, dt, ascii),
             super::spheres::contacts_polydata(&s, ascii),
             bonds_polydata(&bb, &s, &b, dt, ascii),
         ])
