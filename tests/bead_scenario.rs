@@ -90,7 +90,10 @@ fn kv_creep_and_recovery_follow_the_exact_solution() {
     // The sphere part carries the same per-bead stress.
     let (n, tau_spheres) = vtp_cells(&out.join("frames/frame_002000.vtp"), "max_shear");
     assert_eq!((n, &tau_spheres), (2, &tau));
-    assert_eq!(vtp_cells(&out.join("frames/frame_002000.vtp"), "bead_stress").1.len(), 18);
+    assert_eq!(
+        vtp_cells(&out.join("frames/frame_002000.vtp"), "bead_stress").1.len(),
+        18
+    );
     let t = Table::read(&out.join("series.csv")).unwrap();
     assert_eq!(t.column("bonds_intact").unwrap().last(), Some(&1.0));
     std::fs::remove_dir_all(out).ok();

@@ -130,7 +130,10 @@ fn shell_rule_and_depth_study() {
             for h in [0.05, 0.2, 0.5] {
                 let (f, n) = core_shell_forces(kc, ks, h, Some(rule));
                 let ratio: Vec<String> = f.iter().zip(&hard).map(|(a, b)| format!("{:.3}", a / b)).collect();
-                println!("{name} {rule:<8} h/r = {h:<4} shell bonds {n:>6}: F/F_hard at 1..5 % = {}", ratio.join(" "));
+                println!(
+                    "{name} {rule:<8} h/r = {h:<4} shell bonds {n:>6}: F/F_hard at 1..5 % = {}",
+                    ratio.join(" ")
+                );
             }
         }
     }
