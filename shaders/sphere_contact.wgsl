@@ -1,7 +1,8 @@
 // sphere_contact.wgsl: one contact, twin of src/spheres/contact.rs (same names and steps): the
 // law table record, the geometry of two spheres, and `pair_force`, the law of the pair applied
 // to a geometry and a history. Functions only; kernels: sphere_law_batch.wgsl, sphere_step.wgsl.
-// Uses sphere_state, hertz, mindlin, linear_spring_dashpot, rolling_resistance, mc_stress.
+// Uses sphere_state, hertz, mindlin, linear_spring_dashpot, rolling_resistance, mc_stress,
+// plane_repulsion (the eq-6 wall law).
 
 #import sphere_state
 #import hertz
@@ -9,6 +10,7 @@
 #import linear_spring_dashpot
 #import rolling_resistance
 #import mc_stress
+#import plane_repulsion
 
 struct PairLaw {
     kind: u32,
@@ -22,6 +24,8 @@ struct PairLaw {
 
 const LAW_HERTZ_MINDLIN: u32 = 0u;
 const LAW_LINEAR: u32 = 1u;
+// Eq 6 of the bonded beads, S δ² (S in linear.k_n): a wall law.
+const LAW_PLANE_REPULSION: u32 = 2u;
 
 struct ContactGeometry {
     normal: vec3<f32>,
@@ -49,6 +53,9 @@ fn classical_normal_force(law: PairLaw, g: ContactGeometry) -> f32 {
     let delta_dot = -v3_dot(g.v_rel, g.normal);
     if (law.kind == LAW_HERTZ_MINDLIN) {
         return hertz_normal_force(law.hertz, g.r_star, g.m_star, g.delta, delta_dot);
+    }
+    if (law.kind == LAW_PLANE_REPULSION) {
+        return plane_repulsion_normal(law.linear.k_n, g.delta);
     }
     return linear_normal_force(law.linear, g.m_star, g.delta, delta_dot);
 }
@@ -78,6 +85,13 @@ fn pair_force(law: PairLaw, g: ContactGeometry, dt: f32, h: ContactHistory, f_mc
         gamma_t = mindlin_damping(law.mindlin, k_t, g.m_star);
         mu = law.mindlin.mu;
         energy = hertz_energy(law.hertz, g.r_star, g.delta);
+    } else if (law.kind == LAW_PLANE_REPULSION) {
+        // Eq 6: normal only (k_t = γ_t = μ = 0 give no tangential force nor history).
+        k_n = law.linear.k_n * g.delta;
+        k_t = 0.0;
+        gamma_t = 0.0;
+        mu = 0.0;
+        energy = plane_repulsion_energy(law.linear.k_n, g.delta);
     } else {
         k_n = law.linear.k_n;
         k_t = law.linear.k_t;

@@ -1,6 +1,7 @@
 //! Bead bodies in sphere scenarios (`[spheres.beads]`, issue 24) through the shared driver: a
 //! Kelvin–Voigt bond's creep and recovery against the exact solution, a bond breaking at the
-//! analytic time, the lattice compression equal to the library's scene, frames with bonds and
+//! analytic time, the lattice compression equal to the library's scene, the eq-6 walls moved by
+//! a stage and held (their forces eq 6 summed over the beads), frames with bonds and
 //! stresses, a bit-exact resume across a stage change with bonds broken before and after the
 //! checkpoint (CPU and lavapipe), the GPU against the CPU, and `check`/`compare`. GPU cases
 //! fail (never skip) when no adapter exists.
@@ -60,7 +61,8 @@ fn vtp_cells(file: &Path, name: &str) -> (usize, Vec<f64>) {
 
 /// The creep scenario: the bond's stretch in the bonds frames (× the 10 m rest length) follows
 /// the exact solution within 0.5 % of F/k = 5 m through creep and recovery (velocity Verlet
-/// with Δt = 2 ms: b Δt/(m/2) = 0.08), and the frames carry the per-bead stress.
+/// with Δt = 2 ms: b Δt/(m/2) = 0.08), and the frames (bonds and spheres parts) carry the
+/// per-bead stress.
 #[test]
 fn kv_creep_and_recovery_follow_the_exact_solution() {
     let out = tmp("creep");
@@ -85,6 +87,13 @@ fn kv_creep_and_recovery_follow_the_exact_solution() {
     assert!((creep_exact(6.0) - 4.98).abs() < 0.01);
     let (_, tau) = vtp_cells(&out.join("frames/bonds_002000.vtp"), "max_shear");
     assert!(tau.iter().all(|x| x.is_finite() && *x > 0.0), "max_shear {tau:?}");
+    // The sphere part carries the same per-bead stress.
+    let (n, tau_spheres) = vtp_cells(&out.join("frames/frame_002000.vtp"), "max_shear");
+    assert_eq!((n, &tau_spheres), (2, &tau));
+    assert_eq!(
+        vtp_cells(&out.join("frames/frame_002000.vtp"), "bead_stress").1.len(),
+        18
+    );
     let t = Table::read(&out.join("series.csv")).unwrap();
     assert_eq!(t.column("bonds_intact").unwrap().last(), Some(&1.0));
     std::fs::remove_dir_all(out).ok();
@@ -126,10 +135,12 @@ fn a_bond_breaks_when_its_stretch_passes_the_threshold() {
 }
 
 /// The shipped lattice compression builds the library's scene (`beads::scenes::
-/// paper_compression_spec(6)`, validated against Hertz at larger sizes in beads_compression.rs):
-/// the top plate's force over the first 1000 steps equals the library run's within 1e-5 (the
-/// series' 7 digits), the plates balance, the force grows; a shear slice PNG is written at the
-/// end.
+/// paper_compression_spec(6)`, validated against Hertz at larger sizes in beads_compression.rs)
+/// with its planes as eq-6 walls of the sphere engine, the top one moved at 2 m/s by the stage
+/// "press", the bottom one static (the paper's set-up): both walls' forces over the first 1000
+/// steps equal the library run's (its `BeadPlane`s given the same motion) within 1e-5 of the
+/// largest (the series' 7 digits; the wall pass sums in another order than the bead source),
+/// the force grows; a shear slice PNG is written at the end.
 #[test]
 fn lattice_compression_scenario_is_the_library_scene() {
     use softdem::beads::scenes::{compression_scene, paper_compression_spec, run_compression, BeadRun};
@@ -142,7 +153,9 @@ fn lattice_compression_scenario_is_the_library_scene() {
         None,
     ))
     .unwrap();
-    let (scene, body) = compression_scene(&paper_compression_spec(6.0));
+    let (mut scene, body) = compression_scene(&paper_compression_spec(6.0));
+    scene.forces.planes[0].velocity = [0.0, 0.0, -2.0];
+    scene.forces.planes[1].velocity = [0.0; 3];
     let t = Table::read(&out.join("series.csv")).unwrap();
     let (steps, ft, fb) = (
         t.column("step").unwrap(),
@@ -152,22 +165,26 @@ fn lattice_compression_scenario_is_the_library_scene() {
     assert_eq!(body.states.len(), 895);
     let mut lib = BeadRun::cpu(scene);
     let samples = run_compression(&mut lib, None, 1000, 50).unwrap();
+    let scale = samples
+        .iter()
+        .map(|s| s.f_top.abs().max(s.f_bottom.abs()))
+        .fold(0.0, f64::max);
     let mut at = vec![];
     for s in &samples {
         let step = (s.time / 2e-9).round();
         let k = steps.iter().position(|&x| x == step).unwrap();
         assert!(
-            (ft[k] - s.f_top).abs() <= 1e-5 * s.f_top.abs() + 1e-12,
-            "step {step}: scenario {} vs library {}",
+            (ft[k] - s.f_top).abs() <= 1e-5 * scale && (-fb[k] - s.f_bottom).abs() <= 1e-5 * scale,
+            "step {step}: scenario {} {} vs library {} {}",
             ft[k],
-            s.f_top
-        );
-        assert!(
-            (ft[k] + fb[k]).abs() < 1e-3 * ft[k].abs() + 1e-12,
-            "plates not in balance"
+            -fb[k],
+            s.f_top,
+            s.f_bottom
         );
         at.push(ft[k]);
     }
+    // The bottom wall feels the sphere once the wave has crossed it (≈ 0.6 µs = 300 steps).
+    assert!(fb[steps.iter().position(|&x| x == 1000.0).unwrap()] < -1e-3);
     // The lattice rings at the scale of 50 steps; over 500 the force grows.
     let last = *at.last().unwrap();
     assert!(last > 1.5 * at[9] && at[9] > 0.0 && last > 5e-3, "forces {at:?}");
@@ -175,6 +192,49 @@ fn lattice_compression_scenario_is_the_library_scene() {
         let n = e.unwrap().file_name().to_string_lossy().to_string();
         n.starts_with("shear_") && n.ends_with(".png")
     }));
+    std::fs::remove_dir_all(out).ok();
+}
+
+/// The small scenario's eq-6 walls (`[[spheres.walls]]` with `law = "eq6"`, S = 10¹⁰ N/m²):
+/// the stage "press" moves the top one at 10 m/s for 600 steps, "hold" keeps it where it
+/// stopped, the bottom one never moves (top_z, bottom_z in series.csv within 1e-12 m); at the
+/// end both walls' forces in series.csv are eq 6 summed over the beads of final.csv,
+/// Σ S (r − (z_b − z_w)·n)², within 1e-4 (f32 depths of sub-micrometre overlaps).
+#[test]
+fn eq6_walls_move_by_a_stage_then_hold_and_push_by_s_p2() {
+    let out = tmp("eq6-walls");
+    run(&request(&path(SMALL), BackendKind::Cpu, Some(out.clone()), 800, None)).unwrap();
+    let t = Table::read(&out.join("series.csv")).unwrap();
+    let c = |n: &str| t.column(n).unwrap();
+    let (steps, top_z, bot_z, top_f, bot_f) = (c("step"), c("top_z"), c("bottom_z"), c("top_fz"), c("bottom_fz"));
+    let (z_top0, z_bot0, dt, v) = (3.7625e-5, -3.7625e-5, 2e-9, 10.0);
+    for (k, &s) in steps.iter().enumerate() {
+        let z = z_top0 - v * dt * s.min(600.0);
+        assert!((top_z[k] - z).abs() < 1e-12, "step {s}: top at {} vs {z}", top_z[k]);
+        assert!((bot_z[k] - z_bot0).abs() < 1e-12, "step {s}: bottom moved");
+    }
+    let f = Table::read(&out.join("final.csv")).unwrap();
+    let (z, r) = (f.column("z").unwrap(), f.column("r").unwrap());
+    let last = steps.len() - 1;
+    assert_eq!(steps[last], 800.0);
+    let eq6 = |zw: f64, n: f64| -> f64 {
+        z.iter()
+            .zip(&r)
+            .map(|(&zb, &rb)| (rb - (zb - zw) * n).max(0.0).powi(2) * 1e10)
+            .sum()
+    };
+    let (want_top, want_bot) = (eq6(top_z[last], -1.0), eq6(bot_z[last], 1.0));
+    assert!(want_top > 1e-4 && want_bot > 1e-4, "{want_top} {want_bot}");
+    assert!(
+        (top_f[last] - want_top).abs() < 1e-4 * want_top,
+        "top wall: series {} vs Σ S p² {want_top}",
+        top_f[last]
+    );
+    assert!(
+        (-bot_f[last] - want_bot).abs() < 1e-4 * want_bot,
+        "bottom wall: series {} vs Σ S p² {want_bot}",
+        -bot_f[last]
+    );
     std::fs::remove_dir_all(out).ok();
 }
 
@@ -205,9 +265,10 @@ fn cpu_bead_run_resumes_bit_for_bit_across_a_stage_change_and_breaks() {
     std::fs::remove_dir_all(full).ok();
 }
 
-/// GPU: resume bit for bit; against the CPU after 800 steps (bonds breaking), the same bonds
-/// broken at the same steps and every bead within 1e-4 l of the CPU's (lavapipe gives 0: the
-/// bond and plane passes are the same f32 arithmetic in the same order).
+/// GPU: resume bit for bit; against the CPU after 800 steps (bonds breaking, the eq-6 walls
+/// moved by a stage and then held), the same bonds broken at the same steps, every bead within
+/// 1e-4 l of the CPU's and the walls' forces within 1e-5 of the largest (lavapipe gives 0: the
+/// bond and wall passes are the same f32 arithmetic in the same order).
 #[test]
 fn gpu_bead_run_resumes_bit_for_bit_and_follows_the_cpu() {
     let gpu = half_resume(BackendKind::Gpu, "bead-gpu");
@@ -234,18 +295,34 @@ fn gpu_bead_run_resumes_bit_for_bit_and_follows_the_cpu() {
         worst < 1e-4 * 12.5e-6,
         "GPU beads differ from the CPU's by {worst:.3e} m"
     );
+    // The eq-6 walls' forces (the sphere engine's wall pass on each backend) over the run: within
+    // 1e-5 of the largest (lavapipe: the same f32 operations in the same order).
+    let forces = |d: &Path| {
+        let t = Table::read(&d.join("series.csv")).unwrap();
+        [t.column("top_fz").unwrap(), t.column("bottom_fz").unwrap()]
+    };
+    let (fc, fg) = (forces(&cpu), forces(&gpu));
+    let scale = fc.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(scale > 1e-3);
+    for (a, b) in fc.iter().zip(&fg) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-5 * scale, "wall force CPU {x} vs GPU {y}");
+        }
+    }
     std::fs::remove_dir_all(gpu).ok();
     std::fs::remove_dir_all(cpu).ok();
 }
 
-/// `check` lists the bodies, planes and the bonds' stability bound; `compare` adds the bond
+/// `check` lists the bodies, the eq-6 walls and the bonds' stability bound; `compare` adds the bond
 /// rows (both backends bit-identical here); every shipped bead scenario passes `check`.
 #[test]
 fn check_and_compare_take_bead_scenarios() {
     let text = ok(softdem().arg("check").arg(path(SMALL)));
     assert!(
         text.contains("bead body \"ball\": 123 beads, 762 bonds")
-            && text.contains("bead plane \"top\"")
+            && text.contains("wall 0 \"top\": kind plane")
+            && text.contains("law eq 6 (F = S p², S = 1.0000e10)")
             && text.contains("bonds break at stretch 0.02"),
         "{text}"
     );
@@ -264,7 +341,7 @@ fn check_and_compare_take_bead_scenarios() {
     };
     assert!(row("bonds_broken")[1].parse::<f64>().unwrap() > 0.0, "{cmp}");
     assert_eq!(row("bonds_broken")[1], row("bonds_broken")[2]);
-    assert!(row("bead_plane0_fz")[1].parse::<f64>().unwrap() > 0.0);
+    assert!(row("wall0_fz")[1].parse::<f64>().unwrap() > 0.0);
     assert!(cmp.contains("max |df| over bonds"), "{cmp}");
     // The core–shell body: shell bonds 20 N/m, core 200 N/m.
     let cs = ok(softdem()

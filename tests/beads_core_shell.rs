@@ -4,7 +4,9 @@
 //! HC-SS force falls and the SC-HS force rises with h/r, and for HC-SS the change from h/r = 0.05
 //! to 0.2 exceeds the change from 0.2 to 1 (the paper's statement). The cut-off bound above
 //! h/r = 0.5 is printed only: at this size a shell of h/r = 0.5 is 3 beads thick (the change is
-//! 33 %); `softdem validate` asserts it at the paper's bead count (R = 11.3 l: 9 %).
+//! 33 %); `softdem validate` asserts it at the paper's bead count (R = 11.3 l: 9 %). At the
+//! paper's bead count: the SC-HS cut-off holds at small deformation only (asserted), and the
+//! shell-bond rule and deformation study of docs/beads.md (ignored, prints its table).
 
 use softdem::validation::beads_core_shell::{force_at_5_percent, hr_sweep, sweep_checks, H_OVER_R};
 
@@ -25,5 +27,114 @@ fn shell_thickness_sweep_orders_the_forces() {
             c.name, c.measured, c.expected, c.tolerance, c.pass, c.kind
         );
         assert!(!c.fails(), "{c:?}");
+    }
+}
+
+/// δ/2R at which `core_shell_forces` samples the force.
+const MARKS: [f64; 5] = [0.01, 0.02, 0.03, 0.04, 0.05];
+
+/// Forces at `MARKS` of the paper-size disordered sphere (R = 11.3 l, ~6,000 beads, seed 24,
+/// plates at 2 m/s, b = 5 × 10⁻⁸ s · k as `validation::beads_core_shell`) with the bonds of the
+/// shell (h/r = `h`) given `k_shell` by `rule`: "midpoint" (the generator's: the bond's middle
+/// beyond R − h), "both" (both beads beyond), "either" (one bead beyond); None: homogeneous
+/// k_core. Each force is the mean of the 5 samples (of 100) around the mark. Also returns the
+/// number of shell bonds.
+fn core_shell_forces(k_core: f64, k_shell: f64, h: f64, rule: Option<&str>) -> (Vec<f64>, usize) {
+    use softdem::beads::scenes::{compression_scene, run_compression, BeadRun, CompressionSpec};
+    use softdem::beads::{BodyShape, BodySpec};
+    let l = 12.5e-6;
+    let radius = 11.3 * l;
+    let tau = 5e-8;
+    let spec = CompressionSpec {
+        body: BodySpec {
+            shape: BodyShape::Disordered { radius, seed: 24 },
+            spacing: l,
+            k: k_core,
+            b: tau * k_core,
+            shell: None,
+            bead_mass: 1000.0 * l * l * l,
+            contact_radius: 0.01 * l,
+            material: 0,
+            center: [0.0; 3],
+        },
+        speed: 2.0,
+        strain: 0.05,
+        s: 1e10,
+        dt: 2e-9,
+        damping: 0.0,
+    };
+    let (mut scene, body) = compression_scene(&spec);
+    let pos: Vec<[f64; 3]> = scene.states.iter().map(|s| s.position()).collect();
+    let inner = radius * (1.0 - h);
+    let out = |p: [f64; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() > inner;
+    let mut n_shell = 0;
+    if let Some(rule) = rule {
+        for b in &mut scene.forces.bonds.bonds {
+            let (a, c) = (pos[b.i as usize], pos[b.j as usize]);
+            let mid = [0, 1, 2].map(|d| 0.5 * (a[d] + c[d]));
+            let shell = match rule {
+                "midpoint" => out(mid),
+                "both" => out(a) && out(c),
+                "either" => out(a) || out(c),
+                _ => unreachable!(),
+            };
+            if shell {
+                b.k = k_shell as f32;
+                b.b = (tau * k_shell) as f32;
+                n_shell += 1;
+            }
+        }
+    }
+    let r = body.outer_radius;
+    let steps = (spec.stop_time(r) / spec.dt).ceil() as usize;
+    let mut bead_run = BeadRun::cpu(scene);
+    let s = run_compression(&mut bead_run, None, steps, (steps / 100).max(1)).unwrap();
+    let at = |m: f64| {
+        let k = s.iter().position(|x| x.delta >= m * 2.0 * r).unwrap_or(s.len() - 1);
+        let w = &s[k.saturating_sub(2)..(k + 3).min(s.len())];
+        w.iter().map(|x| x.force()).sum::<f64>() / w.len() as f64
+    };
+    (MARKS.iter().map(|&m| at(m)).collect(), n_shell)
+}
+
+/// Validation 6's cut-off for SC-HS at the paper's bead count (R = 11.3 l): a soft core
+/// (k = 2 N/m) of radius R/2 under a hard shell (h/r = 0.5) leaves the force within 5 % of the
+/// hard sphere's at δ/2R = 1 % (seen 1.9 %) and within 15 % at 2 % (seen 10 %): the paper's
+/// "barely changes above h/r = 0.5" holds at small deformation. At 5 % it does not: the change
+/// |F(1) − F(0.5)|/F(0.5) exceeds 15 % (seen 22 %), the contact zone (a ≈ 0.22 R, its stress
+/// field a few a deep) reaching the core at depth R/2. Two runs of ~6,000 beads.
+#[test]
+fn soft_core_cut_off_holds_at_small_deformation_only() {
+    let (hard, _) = core_shell_forces(200.0, 200.0, 1.0, None);
+    let (schs, _) = core_shell_forces(2.0, 200.0, 0.5, Some("midpoint"));
+    let change: Vec<f64> = hard.iter().zip(&schs).map(|(h, s)| (h - s).abs() / s).collect();
+    println!("SC-HS h/r = 0.5: |F(1) − F(0.5)|/F(0.5) at δ/2R = {MARKS:?}: {change:.3?}");
+    assert!(change[0] <= 0.05, "{change:?}");
+    assert!(change[1] <= 0.15, "{change:?}");
+    assert!(change[4] > 0.15, "{change:?}");
+}
+
+/// Validation 6's open points (docs/beads.md, "Core–shell"): the paper's bead count (R = 11.3 l),
+/// three readings of "a bond in the shell" (its middle beyond R − h, the generator's; both
+/// beads; either bead) and the force ratio at δ/2R = 1–5 %, for SC-HS (k_core = 2, k_shell =
+/// 200 N/m) and HC-SS (200 / 20 N/m) at h/r = 0.05, 0.2, 0.5, against the homogeneous hard sphere.
+/// Prints the table (19 runs of ~6,000 beads, ~3 min). `cargo test --release --test
+/// beads_core_shell -- --ignored --nocapture`.
+#[test]
+#[ignore = "validation 6's study: 19 runs of 6,000 beads (several minutes)"]
+fn shell_rule_and_depth_study() {
+    let (hard, _) = core_shell_forces(200.0, 200.0, 1.0, None);
+    println!("hard sphere, F at δ/2R = {MARKS:?}: {hard:?} N");
+    for (name, kc, ks) in [("SC-HS", 2.0, 200.0), ("HC-SS", 200.0, 20.0)] {
+        for rule in ["midpoint", "both", "either"] {
+            for h in [0.05, 0.2, 0.5] {
+                let (f, n) = core_shell_forces(kc, ks, h, Some(rule));
+                let ratio: Vec<String> = f.iter().zip(&hard).map(|(a, b)| format!("{:.3}", a / b)).collect();
+                println!(
+                    "{name} {rule:<8} h/r = {h:<4} shell bonds {n:>6}: F/F_hard at 1..5 % = {}",
+                    ratio.join(" ")
+                );
+            }
+        }
     }
 }

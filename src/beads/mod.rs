@@ -1,12 +1,14 @@
 //! Viscoelastic solids of beads joined by Kelvin–Voigt bonds (issue 24; Sahputra, Alexiadis and
 //! Adams 2020, `../shared/seeds/kelvin-voigt-bonded-beads.txt`), on the 3D sphere engine: the
-//! beads are spheres of `crate::spheres`, the bonds and the eq-6 planes one extra force source
-//! (`spheres::extra_force`) on each stepper. Laws in `crate::laws::{kelvin_voigt,
+//! beads are spheres of `crate::spheres`, the bonds (and, in the library scenes, the eq-6
+//! planes) one extra force source (`spheres::extra_force`) on each stepper; in scenarios the
+//! eq-6 planes are walls of the sphere engine (`pair_law::LAW_PLANE_REPULSION`). Laws in `crate::laws::{kelvin_voigt,
 //! plane_repulsion}` with WGSL twins. Model, choices and figures: docs/beads.md.
 
 pub mod attach;
 pub mod bench;
 pub mod bonds;
+pub mod facet;
 pub mod fits;
 pub mod forces;
 pub mod generators;

@@ -6,13 +6,17 @@
 //!
 //! over the bead's contacts c with branch vector l_c from its centre to the point of action and
 //! force f_c on it: a bond to bead j acts at the bond's middle, l = (x_j − x_b)/2; a plane at the
-//! bead's surface, l = −r n. V_b is the volume a bead stands for (l³ on the cubic lattice, the
+//! bead's surface, l = −r n; a contact of the sphere engine (a wall, the eq-6 walls included, or
+//! another sphere) at the middle of its overlap (`add_contact_stress`). V_b is the volume a bead stands for (l³ on the cubic lattice, the
 //! body's volume over its bead count otherwise). Host-side (f64), from the bond forces of the
 //! last evaluation: a post-processing quantity, not on the stepping path.
 
 use super::forces::BeadForces;
 use crate::laws::plane_repulsion::plane_repulsion_force;
+use crate::spheres::backend::SphereSnapshot;
+use crate::spheres::contact::sphere_pair_geometry;
 use crate::spheres::precision::df3_sub;
+use crate::spheres::wall::wall_geometry;
 use crate::spheres::SphereState;
 
 pub type Mat3 = [[f64; 3]; 3];
@@ -54,6 +58,40 @@ pub fn bead_stress(states: &[SphereState], forces: &BeadForces, t: f64, volume: 
         }
     }
     out
+}
+
+/// Adds to σ of the beads (the first `sig.len()` spheres, before the division by their volume)
+/// the sphere engine's contacts of the last evaluation: every wall contact (the eq-6 walls
+/// included) and every pair contact with another sphere, l ⊗ f with l the contact's branch
+/// vector (`wall_geometry`, `sphere_pair_geometry`: the middle of the overlap) and f the force
+/// on the bead.
+pub fn add_contact_stress(sig: &mut [Mat3], snap: &SphereSnapshot) {
+    let n = sig.len();
+    let mut add = |b: usize, l: [f32; 3], f: [f32; 3]| {
+        for (r, row) in sig[b].iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v += l[r] as f64 * f[c] as f64;
+            }
+        }
+    };
+    for c in &snap.wall_contacts {
+        if (c.i as usize) < n {
+            let l = wall_geometry(&snap.walls[c.j as usize], &snap.states[c.i as usize]).1;
+            add(c.i as usize, l, c.out.force);
+        }
+    }
+    for c in &snap.contacts {
+        let (i, j) = (c.i as usize, c.j as usize);
+        if i < n || j < n {
+            let (_, l_i, l_j) = sphere_pair_geometry(&snap.states[i], &snap.states[j]);
+            if i < n {
+                add(i, l_i, c.out.force);
+            }
+            if j < n {
+                add(j, l_j, c.out.force.map(|x| -x));
+            }
+        }
+    }
 }
 
 /// Eigenvalues σ1 ≥ σ2 ≥ σ3 of the symmetric part of σ (closed form, trigonometric).

@@ -1,13 +1,13 @@
 //! Outputs of bead bodies in sphere runs (`[spheres.beads]`), added to the sphere outputs:
-//! - `series.csv` columns (after the sphere ones): per eq-6 plane `<plane>_x,_y,_z` (its point
-//!   at the sample's time) and `<plane>_fx,_fy,_fz` (the beads' force on it), then
-//!   `bonds_intact,bonds_broken`;
+//! - `series.csv` columns (after the sphere ones, which hold the walls, the eq-6 walls
+//!   included): `bonds_intact,bonds_broken`;
 //! - `breaks.csv`: `step,time,bond,bead_i,bead_j,body,stretch,spring_force`, one row per broken
 //!   bond in break order (step s is the force evaluation at time s Δt; `spring_force` = k X at
 //!   the break, the spring's share of the force the bond carried), rewritten whole from the
 //!   bonds' break records at every series sample and at the end (so a resumed run writes the
 //!   same file);
-//! - frames: `frames/bonds_NNNNNN.vtp`, the intact bonds as lines between bead centres with
+//! - frames: the sphere part `frames/frame_NNNNNN.vtp` with, per sphere, `bead_stress` and
+//!   `max_shear` (zero for spheres that are not beads); `frames/bonds_NNNNNN.vtp`, the intact bonds as lines between bead centres with
 //!   their `tension` (force along the bond, > 0 pulling) and `stretch` X/l₀, and per bead its
 //!   virial `stress` (9 components, tension positive, `beads::stress`) and `max_shear`
 //!   |σ1 − σ3|/2;
@@ -17,7 +17,7 @@
 use super::atomic;
 use super::series::column_name;
 use super::spheres::{data_array, snapshot_of, vtk_head};
-use crate::beads::stress::{bead_stress, max_shear, Mat3};
+use crate::beads::stress::{add_contact_stress, bead_stress, max_shear, Mat3};
 use crate::beads::BeadForces;
 use crate::run::{ObserveCtx, Observer};
 use crate::scenario::beads::BeadsBuilt;
@@ -35,34 +35,21 @@ pub fn beads_of(ctx: &mut ObserveCtx) -> anyhow::Result<Rc<BeadForces>> {
 }
 
 /// The bead columns of `series.csv` (each starts with a comma).
-pub fn series_header(bb: &BeadsBuilt) -> String {
-    let mut h = String::new();
-    for name in &bb.plane_names {
-        let c = column_name(name);
-        h += &format!(",{c}_x,{c}_y,{c}_z,{c}_fx,{c}_fy,{c}_fz");
-    }
-    h + ",bonds_intact,bonds_broken"
+pub fn series_header() -> &'static str {
+    ",bonds_intact,bonds_broken"
 }
 
 /// The bead cells of a `series.csv` row.
-pub fn series_cells(b: &BeadForces, dt: f32) -> String {
-    let t = b.time(dt);
-    let mut r = String::new();
-    for (p, f) in b.planes.iter().zip(&b.plane_force) {
-        let x = p.point_at(t);
-        r += &format!(
-            ",{:.9e},{:.9e},{:.9e},{:.6e},{:.6e},{:.6e}",
-            x[0], x[1], x[2], f[0], f[1], f[2]
-        );
-    }
+pub fn series_cells(b: &BeadForces) -> String {
     let intact = b.bonds.intact();
-    r + &format!(",{intact},{}", b.bonds.len() - intact)
+    format!(",{intact},{}", b.bonds.len() - intact)
 }
 
 /// Per bead: its virial stress (tension positive) and |σ1 − σ3|/2 at the last evaluation.
 pub fn stresses(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f32) -> (Vec<Mat3>, Vec<f64>) {
     let n = bb.n_beads();
     let mut sig = bead_stress(&s.states[..n], b, b.time(dt), 1.0);
+    add_contact_stress(&mut sig, s);
     for (m, v) in sig.iter_mut().zip(&bb.bead_volume) {
         m.iter_mut().flatten().for_each(|x| *x /= v);
     }
@@ -120,13 +107,33 @@ pub fn bonds_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f
     t
 }
 
-/// The frame maker of a sphere run with bead bodies: spheres, contacts, bonds.
+/// The spheres part of a run with bead bodies: the sphere frame with, per sphere, the beads'
+/// virial `bead_stress` (9 components) and `max_shear` |σ1 − σ3|/2 (the bonds part's values;
+/// zero for the spheres that are not beads), so that one Glyph filter shows both.
+pub fn spheres_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f32, ascii: bool) -> String {
+    let mut t = super::spheres::spheres_polydata(s, ascii);
+    let (sig, tau) = stresses(bb, s, b, dt);
+    let n = s.states.len();
+    let mut flat: Vec<f64> = sig.iter().flat_map(|m| m.iter().flatten().copied()).collect();
+    flat.resize(9 * n, 0.0);
+    let mut shear = tau;
+    shear.resize(n, 0.0);
+    let mut extra = String::new();
+    data_array(&mut extra, "bead_stress", 9, &flat, ascii);
+    data_array(&mut extra, "max_shear", 1, &shear, ascii);
+    let at = t.find("</PointData>").expect("the sphere frame has point data");
+    t.insert_str(at, &extra);
+    t
+}
+
+/// The frame maker of a sphere run with bead bodies: spheres (with the beads' stress),
+/// contacts, bonds.
 pub fn frame_parts(bb: Rc<BeadsBuilt>, dt: f32) -> (super::vtk::PartsFn, Vec<&'static str>) {
     let f: super::vtk::PartsFn = Box::new(move |ctx: &mut ObserveCtx, ascii: bool| {
         let s = snapshot_of(ctx)?;
         let b = beads_of(ctx)?;
         Ok(vec![
-            super::spheres::spheres_polydata(&s, ascii),
+            spheres_polydata(&bb, &s, &b, dt, ascii),
             super::spheres::contacts_polydata(&s, ascii),
             bonds_polydata(&bb, &s, &b, dt, ascii),
         ])
@@ -267,7 +274,7 @@ impl Observer for BeadPictures {
 }
 
 /// Rows `quantity, a, b` comparing the bead sources of two runs (`softdem compare`): bonds
-/// broken, the largest bond-force deviation, the plane forces.
+/// broken, the largest bond-force deviation (the eq-6 walls' forces are the sphere rows).
 pub fn compare_rows(a: &BeadForces, b: &BeadForces) -> Vec<(String, f64, f64)> {
     let broken = |x: &BeadForces| (x.bonds.len() - x.bonds.intact()) as f64;
     let dev = a
@@ -276,16 +283,10 @@ pub fn compare_rows(a: &BeadForces, b: &BeadForces) -> Vec<(String, f64, f64)> {
         .zip(&b.bond_force)
         .map(|(p, q)| (0..3).map(|k| ((p[k] - q[k]) as f64).powi(2)).sum::<f64>().sqrt())
         .fold(0.0, f64::max);
-    let mut rows = vec![
+    vec![
         ("max |df| over bonds".to_string(), 0.0, dev),
         ("bonds_broken".to_string(), broken(a), broken(b)),
-    ];
-    for (k, (p, q)) in a.plane_force.iter().zip(&b.plane_force).enumerate() {
-        for (c, axis) in ["x", "y", "z"].iter().enumerate() {
-            rows.push((format!("bead_plane{k}_f{axis}"), p[c] as f64, q[c] as f64));
-        }
-    }
-    rows
+    ]
 }
 
 /// The lines `softdem check` prints for the bead bodies.
@@ -307,12 +308,6 @@ pub fn check_lines(bb: &BeadsBuilt) -> Vec<String> {
             "bead body \"{name}\": {} beads, {} bonds, k {kmin:.4e} … {kmax:.4e}, b up to {bmax:.4e}",
             r.len(),
             bonds.len()
-        ));
-    }
-    for (p, name) in bb.forces.planes.iter().zip(&bb.plane_names) {
-        out.push(format!(
-            "bead plane \"{name}\": point {:?}, normal {:?}, velocity {:?}, held from t = {:.4e}, S = {:.4e}",
-            p.point, p.normal, p.velocity, p.stop_time, p.s
         ));
     }
     let brk = bb.forces.break_stretch;

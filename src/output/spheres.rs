@@ -35,8 +35,8 @@ pub fn series_header(sb: &SphereBuilt) -> String {
         h += &format!(",{c}_x,{c}_y,{c}_z,{c}_fx,{c}_fy,{c}_fz,{c}_tx,{c}_ty,{c}_tz");
     }
     h += ",height,strain,stress_zz,stress_xx,love_xx,love_yy,love_zz,love_xy,love_xz,love_yz,packing_fraction,coordination,e_kinetic,e_contact,contacts,wall_contacts";
-    if let Some(b) = &sb.beads {
-        h += &super::beads::series_header(b);
+    if sb.beads.is_some() {
+        h += super::beads::series_header();
     }
     if sb.membrane.is_some() {
         h += super::membrane::series_header();
@@ -83,7 +83,7 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
         );
         if sb.beads.is_some() {
             let b = super::beads::beads_of(ctx)?;
-            r += &super::beads::series_cells(&b, sb.params.dt);
+            r += &super::beads::series_cells(&b);
         }
         if let Some(mb) = &sb.membrane {
             r += &super::membrane::series_cells(mb, &s);

@@ -28,8 +28,15 @@ pub fn check(sc: &Scenario) -> anyhow::Result<()> {
     }
     for (i, (w, name)) in sb.walls.iter().zip(&sb.wall_names).enumerate() {
         let p = df3_value(w.point_hi, w.point_lo);
+        // An eq-6 wall's law is the same with every material: read it from its self pair.
+        let law = sb.laws.get(w.material, w.material);
+        let eq6 = if law.kind == crate::spheres::pair_law::LAW_PLANE_REPULSION {
+            format!(", law eq 6 (F = S p², S = {:.4e})", law.linear.k_n)
+        } else {
+            String::new()
+        };
         println!(
-            "wall {i} \"{name}\": kind {}, point ({:.4e}, {:.4e}, {:.4e}), direction {:?}, velocity {:?}",
+            "wall {i} \"{name}\": kind {}, point ({:.4e}, {:.4e}, {:.4e}), direction {:?}, velocity {:?}{eq6}",
             ["plane", "cylinder", "servo"].get(w.kind as usize).unwrap_or(&"?"),
             p[0],
             p[1],

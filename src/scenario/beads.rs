@@ -10,7 +10,7 @@
 
 use super::{Problem, Scenario};
 use crate::beads::generators::{build_body, parse_body_file, BeadBody, BodyShape, BodySpec, Shell};
-use crate::beads::{BeadForces, BeadPlane, Bond, BondList, LoadProfile, PointLoad};
+use crate::beads::{BeadForces, Bond, BondList, LoadProfile, PointLoad};
 use crate::spheres::pair_law::{LawTable, PairLaw, SphereMaterial};
 use crate::spheres::SphereState;
 use serde::{Deserialize, Serialize};
@@ -23,8 +23,9 @@ pub struct BeadsSection {
     pub break_stretch: Option<f64>,
     #[serde(default)]
     pub bodies: Vec<BeadBodySpec>,
+    /// The former eq-6 planes (any content): refused, see `build`.
     #[serde(default)]
-    pub planes: Vec<BeadPlaneSpec>,
+    pub planes: Vec<toml::Table>,
     #[serde(default)]
     pub loads: Vec<BeadLoadSpec>,
 }
@@ -59,22 +60,6 @@ pub struct BeadBodySpec {
     pub shell_b: Option<f64>,
     /// file: `bead x y z` and `bond i j k b` lines (relative to the scenario).
     pub path: Option<String>,
-}
-
-/// `[[spheres.beads.planes]]`: a rigid plane pushing every bead by eq 6, F = S p², moving at
-/// `velocity` until it has travelled `travel` (or until time `hold_at`), then held.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct BeadPlaneSpec {
-    pub name: Option<String>,
-    pub point: Option<[f64; 3]>,
-    /// Normal into the body (the side the beads are on).
-    pub normal: Option<[f64; 3]>,
-    pub velocity: Option<[f64; 3]>,
-    pub travel: Option<f64>,
-    pub hold_at: Option<f64>,
-    /// S of eq 6 [force/length²].
-    pub stiffness: Option<f64>,
 }
 
 /// `[[spheres.beads.loads]]`: a force on one bead of a body: `force` while `on` ≤ t < `off`
@@ -160,7 +145,8 @@ const ALL_KEYS: &[&str] = &[
 /// The bead bodies of a scenario resolved.
 #[derive(Clone, Debug)]
 pub struct BeadsBuilt {
-    /// The source as attached at the start (bonds, planes, loads, break threshold).
+    /// The source as attached at the start (bonds, loads, break threshold; the eq-6 planes are
+    /// walls of the sphere engine, `[[spheres.walls]]` with `law = "eq6"`).
     pub forces: BeadForces,
     /// The beads (spheres 0..n of the run).
     pub states: Vec<SphereState>,
@@ -170,7 +156,6 @@ pub struct BeadsBuilt {
     pub bead_volume: Vec<f64>,
     /// Per bead: its body's lattice spacing (the PNG slice's disc size).
     pub spacing: Vec<f64>,
-    pub plane_names: Vec<String>,
     /// Materials of the bead bodies (their self-pairs have no contact).
     pub materials: Vec<u32>,
     /// Stability bound of the bonds: the largest Δt allowed (see `check_dt`).
@@ -231,14 +216,6 @@ fn bond_law(p: &str, law: &Option<String>, k: Option<f64>, b: Option<f64>) -> Re
             format!("law = \"{other}\" is not one of linear, kelvin_voigt"),
         )),
     }
-}
-
-fn unit(path: &str, v: [f64; 3]) -> Result<[f64; 3], Problem> {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if !(n > 0.0) || !n.is_finite() {
-        return Err(Problem::new(path, "the direction must be a non-zero finite vector"));
-    }
-    Ok(v.map(|x| x / n))
 }
 
 impl Scenario {
@@ -340,57 +317,15 @@ impl Scenario {
         }
         let n_beads = states.len();
         let list = BondList::new(n_beads, bonds);
-        // Planes.
-        let mut planes = vec![];
-        let mut plane_names: Vec<String> = vec![];
-        for (i, ps) in bs.planes.iter().enumerate() {
-            let p = format!("spheres.beads.planes[{i}]");
-            let point = ps
-                .point
-                .ok_or_else(|| Problem::new(p.clone(), "missing field `point`"))?;
-            let normal = unit(
-                &format!("{p}.normal"),
-                ps.normal
-                    .ok_or_else(|| Problem::new(p.clone(), "missing field `normal`"))?,
-            )?;
-            let s = positive(&format!("{p}.stiffness"), ps.stiffness, "S of eq 6, F = S p²")?;
-            let velocity = ps.velocity.unwrap_or([0.0; 3]);
-            let speed = velocity.iter().map(|x| x * x).sum::<f64>().sqrt();
-            let stop_time = match (ps.travel, ps.hold_at) {
-                (Some(_), Some(_)) => {
-                    return Err(Problem::new(
-                        format!("{p}.hold_at"),
-                        "give either travel or hold_at, not both",
-                    ))
-                }
-                (Some(d), None) => {
-                    let d = positive(&format!("{p}.travel"), Some(d), "")?;
-                    if !(speed > 0.0) {
-                        return Err(Problem::new(
-                            format!("{p}.travel"),
-                            "a plane at rest travels nothing: give it a velocity",
-                        ));
-                    }
-                    d / speed
-                }
-                (None, Some(t)) => positive(&format!("{p}.hold_at"), Some(t), "")?,
-                (None, None) => f64::INFINITY,
-            };
-            let name = ps.name.clone().unwrap_or_else(|| format!("plane{i}"));
-            if plane_names.contains(&name) || bodies.iter().any(|(b, _)| b == &name) {
-                return Err(Problem::new(
-                    format!("{p}.name"),
-                    format!("the name \"{name}\" is taken"),
-                ));
-            }
-            plane_names.push(name);
-            planes.push(BeadPlane {
-                point,
-                normal: normal.map(|x| x as f32),
-                velocity,
-                stop_time,
-                s: s as f32,
-            });
+        // The eq-6 planes are walls now (`[[spheres.walls]]` with `law = "eq6"`, moved by stages).
+        if !bs.planes.is_empty() {
+            return Err(Problem::new(
+                "spheres.beads.planes[0]",
+                "[[spheres.beads.planes]] was replaced by eq-6 walls that stages move: write \
+                 [[spheres.walls]] kind = \"plane\", name, point, normal, law = \"eq6\", stiffness = S, \
+                 then a [[stages]] kind = \"move_wall\" (wall, velocity, time = travel/speed) and a \
+                 kind = \"hold\" stage (docs/beads.md)",
+            ));
         }
         // Point loads.
         let mut loads: Vec<PointLoad> = vec![];
@@ -479,12 +414,11 @@ impl Scenario {
             }
         }
         Ok(Some(BeadsBuilt {
-            forces: BeadForces::new(list, planes, loads, brk),
+            forces: BeadForces::new(list, Vec::new(), loads, brk),
             states,
             bodies,
             bead_volume,
             spacing: spacing_of,
-            plane_names,
             materials,
             dt_max,
         }))
@@ -562,6 +496,60 @@ impl Scenario {
 
 /// The law table with no contact between beads of one bead material (they interact through
 /// their bonds only): a zero-stiffness linear law gives exactly zero force.
+/// The law of `[[spheres.walls]]` entry `p`: `None` for "contact" (its material's contact law),
+/// `Some(S)` for "eq6" (F = S p², the bonded beads' rigid plane), which takes `stiffness` and no
+/// `material`.
+pub fn wall_law(
+    p: &str,
+    law: &Option<String>,
+    stiffness: Option<f64>,
+    has_material: bool,
+) -> Result<Option<f64>, Problem> {
+    match law.as_deref().unwrap_or("contact") {
+        "contact" => {
+            if stiffness.is_some() {
+                return Err(Problem::new(
+                    format!("{p}.stiffness"),
+                    "`stiffness` belongs to law = \"eq6\" (S of F = S p²)",
+                ));
+            }
+            Ok(None)
+        }
+        "eq6" => {
+            if has_material {
+                return Err(Problem::new(
+                    format!("{p}.material"),
+                    "an eq-6 wall has no material: it pushes every sphere by F = S p² (give `stiffness` = S)",
+                ));
+            }
+            positive(&format!("{p}.stiffness"), stiffness, "S of eq 6, F = S p²").map(Some)
+        }
+        other => Err(Problem::new(
+            format!("{p}.law"),
+            format!("law = \"{other}\" is not one of contact, eq6"),
+        )),
+    }
+}
+
+/// Appends a material whose law with every material (itself included) is eq 6 with S =
+/// `stiffness` (`PairLaw::plane_repulsion`); returns its index. The table's other entries keep
+/// their places.
+pub fn add_eq6_material(laws: &mut LawTable, stiffness: f64) -> u32 {
+    let n = laws.n_materials;
+    let law = PairLaw::plane_repulsion(stiffness);
+    let mut out = Vec::with_capacity((n + 1) * (n + 1));
+    for a in 0..n {
+        out.extend_from_slice(&laws.laws[a * n..(a + 1) * n]);
+        out.push(law);
+    }
+    out.extend(std::iter::repeat_n(law, n + 1));
+    *laws = LawTable {
+        n_materials: n + 1,
+        laws: out,
+    };
+    n as u32
+}
+
 pub fn separate_bead_materials(laws: &mut LawTable, materials: &[u32]) {
     let n = laws.n_materials;
     for &m in materials {
@@ -582,6 +570,36 @@ mod tests {
         let sc =
             Scenario::from_text(&text, "t.toml", std::path::Path::new("."), "t", &[]).map_err(|e| e.to_string())?;
         sc.build_sphere_run().map(|(_, b)| b).map_err(|e| e.to_string())
+    }
+
+    /// An eq-6 wall (`law = "eq6"`) gets a material of its own whose law with every material is
+    /// F = S p² (`LAW_PLANE_REPULSION`, S in `linear.k_n`); the other pairs keep their laws.
+    #[test]
+    fn eq6_walls_get_their_own_plane_repulsion_material() {
+        use crate::spheres::pair_law::{LAW_HERTZ_MINDLIN, LAW_PLANE_REPULSION};
+        let walls = "[[spheres.walls]]\nkind = \"plane\"\nname = \"top\"\npoint = [0.0, 0.0, 4e-5]\n\
+                     normal = [0.0, 0.0, -1.0]\nlaw = \"eq6\"\nstiffness = 1e10\n\
+                     [[spheres.walls]]\nkind = \"plane\"\nname = \"floor\"\nmaterial = \"grain\"\n\
+                     point = [0.0, 0.0, -4e-5]\nnormal = [0.0, 0.0, 1.0]\n";
+        let b = build(
+            "generator = \"lattice\"\nradius = 3.75e-5\nspacing = 12.5e-6\nk = 200.0",
+            walls,
+        )
+        .unwrap();
+        assert_eq!(b.laws.n_materials, 3);
+        assert_eq!(b.material_names[2], "top (eq 6)");
+        assert_eq!(b.walls[0].material, 2);
+        assert_eq!(b.walls[1].material, 1);
+        for m in 0..3 {
+            let l = b.laws.get(m, 2);
+            assert!(l.kind == LAW_PLANE_REPULSION && l.linear.k_n == 1e10 && l.linear.k_t == 0.0);
+            assert_eq!(l, b.laws.get(2, m));
+        }
+        // The materials' own pairs are unchanged: the bead self-pair has no contact, grain–bead
+        // is Hertz–Mindlin.
+        assert_eq!(b.laws.get(0, 0).linear.k_n, 0.0);
+        assert_eq!(b.laws.get(0, 1).kind, LAW_HERTZ_MINDLIN);
+        assert_eq!(b.laws.get(1, 1).kind, LAW_HERTZ_MINDLIN);
     }
 
     /// Beads come first (particles after, their group shifted), weigh density × l³, never touch

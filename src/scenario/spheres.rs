@@ -148,6 +148,10 @@ pub struct SphereWallSpec {
     pub gain: Option<f64>,
     pub max_speed: Option<f64>,
     pub area: Option<f64>,
+    /// The wall's law with every sphere: "contact" (default: its `material`'s contact law) or
+    /// "eq6", the bonded beads' rigid plane F = S p² (`stiffness` = S; no `material`).
+    pub law: Option<String>,
+    pub stiffness: Option<f64>,
 }
 
 /// `[spheres.measure]`: walls by name; the vertical axis is z.
@@ -204,13 +208,21 @@ const PARTICLE_KINDS: &[(&str, &[&str])] = &[
     ("sphere", &["material", "radius", "center", "velocity", "omega"]),
 ];
 const WALL_KINDS: &[(&str, &[&str])] = &[
-    ("plane", &["material", "point", "normal", "velocity"]),
-    ("box", &["material", "min", "max"]),
-    ("cylinder", &["material", "center", "axis", "radius"]),
+    (
+        "plane",
+        &["material", "law", "stiffness", "point", "normal", "velocity"],
+    ),
+    ("box", &["material", "law", "stiffness", "min", "max"]),
+    (
+        "cylinder",
+        &["material", "law", "stiffness", "center", "axis", "radius"],
+    ),
     (
         "servo",
         &[
             "material",
+            "law",
+            "stiffness",
             "point",
             "normal",
             "target_stress",
@@ -521,10 +533,17 @@ impl Scenario {
         // Walls.
         let mut walls = vec![];
         let mut wall_names = vec![];
+        let mut eq6_walls = vec![];
         for (i, ws) in sec.walls.iter().enumerate() {
             let p = format!("spheres.walls[{i}]");
             super::modal::check_kind_keys(self, &p, "kind", &ws.kind, WALL_KINDS, &all_keys(WALL_KINDS))?;
-            let mat = material(&p, &ws.material)?;
+            // An eq-6 wall gets a material of its own after the loop (`beads::add_eq6_material`).
+            let eq6 = super::beads::wall_law(&p, &ws.law, ws.stiffness, ws.material.is_some())?;
+            let mat = match eq6 {
+                Some(_) => u32::MAX,
+                None => material(&p, &ws.material)?,
+            };
+            let first_wall = walls.len();
             let name = ws.name.clone().unwrap_or_else(|| format!("{}{i}", ws.kind));
             let need =
                 |k: &str, v: Option<[f64; 3]>| v.ok_or_else(|| Problem::new(p.clone(), format!("missing field `{k}`")));
@@ -571,6 +590,20 @@ impl Scenario {
                     wall_names.extend(BOX_SIDES.iter().map(|s| format!("{name}.{s}")));
                 }
                 _ => unreachable!("checked by check_kind_keys"),
+            }
+            if let Some(stiffness) = eq6 {
+                eq6_walls.push((
+                    first_wall..walls.len(),
+                    stiffness,
+                    ws.name.clone().unwrap_or_else(|| format!("{}{i}", ws.kind)),
+                ));
+            }
+        }
+        for (r, stiffness, name) in eq6_walls {
+            let m = super::beads::add_eq6_material(&mut laws, stiffness);
+            names.push(format!("{name} (eq 6)"));
+            for w in &mut walls[r] {
+                w.material = m;
             }
         }
         for (i, n) in wall_names.iter().enumerate() {

@@ -2,13 +2,14 @@
 //! the force of the pair's law. `pair_force` is the twin of `pair_force` in
 //! `shaders/sphere_contact.wgsl` (same records, same steps).
 
-use super::pair_law::{PairLaw, LAW_HERTZ_MINDLIN};
+use super::pair_law::{PairLaw, LAW_HERTZ_MINDLIN, LAW_PLANE_REPULSION};
 use super::precision::df3_sub;
 use super::state::SphereState;
 use crate::laws::hertz::{hertz_elastic_force, hertz_energy, hertz_normal_force};
 use crate::laws::linear_spring_dashpot::{linear_energy, linear_normal_force, linear_tangential_damping};
 use crate::laws::mc_stress::MC_CAP_HERTZ;
 use crate::laws::mindlin::{mindlin_damping, mindlin_energy, mindlin_stiffness, tangential_spring_force};
+use crate::laws::plane_repulsion::{plane_repulsion_energy, plane_repulsion_normal};
 use crate::laws::rolling_resistance::rolling_torque;
 use crate::laws::vec3::{add, cross, dot, norm, scale, sub, tangential, V3};
 use bytemuck::{Pod, Zeroable};
@@ -48,13 +49,16 @@ pub struct PairForce {
     pub energy: f32,
 }
 
-/// The classical normal force of the pair's law (eq 3, or the linear spring–dashpot), ≥ 0:
+/// The classical normal force of the pair's law (eq 3, the linear spring–dashpot, or the bead
+/// planes' eq 6), ≥ 0:
 /// what MC-stress's first pass sums into the particle stress.
 #[inline]
 pub fn classical_normal_force(law: &PairLaw, g: &ContactGeometry) -> f32 {
     let delta_dot = -dot(g.v_rel, g.normal);
     if law.kind == LAW_HERTZ_MINDLIN {
         hertz_normal_force(&law.hertz, g.r_star, g.m_star, g.delta, delta_dot)
+    } else if law.kind == LAW_PLANE_REPULSION {
+        plane_repulsion_normal(law.linear.k_n, g.delta)
     } else {
         linear_normal_force(&law.linear, g.m_star, g.delta, delta_dot)
     }
@@ -96,6 +100,13 @@ pub fn pair_force(
         gamma_t = mindlin_damping(&law.mindlin, k_t, g.m_star);
         mu = law.mindlin.mu;
         energy = hertz_energy(&law.hertz, g.r_star, g.delta);
+    } else if law.kind == LAW_PLANE_REPULSION {
+        // Eq 6: normal only (k_t = γ_t = μ = 0 give no tangential force nor history).
+        k_n = law.linear.k_n * g.delta;
+        k_t = 0.0;
+        gamma_t = 0.0;
+        mu = 0.0;
+        energy = plane_repulsion_energy(law.linear.k_n, g.delta);
     } else {
         k_n = law.linear.k_n;
         k_t = law.linear.k_t;

@@ -14,12 +14,16 @@ use bytemuck::{Pod, Zeroable};
 pub const LAW_HERTZ_MINDLIN: u32 = 0;
 /// `PairLaw::kind`: linear spring–dashpot, normal and tangential.
 pub const LAW_LINEAR: u32 = 1;
+/// `PairLaw::kind`: the bead planes' repulsion F = S δ² (eq 6 of the bonded-beads paper,
+/// `laws::plane_repulsion`), normal only, no damping, no friction; S (N/m²) in `linear.k_n`.
+/// A wall law: an eq-6 wall's material pairs with every sphere material by it.
+pub const LAW_PLANE_REPULSION: u32 = 2;
 
 /// The contact law of one material pair (72 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct PairLaw {
-    /// `LAW_HERTZ_MINDLIN` or `LAW_LINEAR`.
+    /// `LAW_HERTZ_MINDLIN`, `LAW_LINEAR` or `LAW_PLANE_REPULSION`.
     pub kind: u32,
     pub _pad0: u32,
     pub hertz: HertzParams,
@@ -115,6 +119,23 @@ impl PairLaw {
                 k_t: k_t as f32,
                 beta_e: restitution_damping_ratio(restitution) as f32,
                 mu: mu as f32,
+            },
+            ..Default::default()
+        }
+    }
+}
+
+impl PairLaw {
+    /// Eq 6 of the bonded beads, F = S δ² (`LAW_PLANE_REPULSION`; S stored in `linear.k_n`,
+    /// every other stiffness, damping and friction zero).
+    pub fn plane_repulsion(s: f64) -> PairLaw {
+        PairLaw {
+            kind: LAW_PLANE_REPULSION,
+            linear: LinearSpringDashpotParams {
+                k_n: s as f32,
+                k_t: 0.0,
+                beta_e: 0.0,
+                mu: 0.0,
             },
             ..Default::default()
         }
