@@ -86,7 +86,8 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
             r += &super::beads::series_cells(&b, sb.params.dt);
         }
         if let Some(mb) = &sb.membrane {
-            r += &super::membrane::series_cells(mb, &s);
+            let sigma_c = ctx.backend.confining_pressure().unwrap_or(mb.sigma_c);
+            r += &super::membrane::series_cells(mb, &s, sigma_c);
         }
         Ok(r)
     })

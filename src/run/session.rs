@@ -202,16 +202,13 @@ fn make_spheres(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> 
             Box::new(SphereKind::new(CpuSphereBackend(sys), sb.clone()))
         }
         BackendKind::Gpu => {
-            anyhow::ensure!(
-                sb.membrane.is_none(),
-                "{}: [spheres.membrane] runs on the CPU backend only (--backend cpu): the membrane's GPU force \
-                 source (a GpuExtraForces of its kernels) is not written yet",
-                scenario.origin
-            );
             let ctx = crate::gpu::context::GpuContext::new()?;
             let mut sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
             if let Some(b) = &sb.beads {
                 crate::beads::attach::attach_gpu(&ctx, &mut sys, b.forces.clone())?;
+            }
+            if let Some(m) = &sb.membrane {
+                crate::membrane::attach::attach_gpu(&ctx, &mut sys, m.membrane.clone())?;
             }
             Box::new(SphereKind::new(GpuSphereBackend { ctx, sys }, sb.clone()))
         }
