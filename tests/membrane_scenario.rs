@@ -132,7 +132,9 @@ fn gpu_membrane_cell_follows_the_cpu_and_resumes_bit_for_bit() {
         col(&cpu, "final.csv", "fx"),
         col(&cpu, "final.csv", "fy"),
     );
-    let pressed = (0..mat.len()).filter(|&i| mat[i] == 0.0 && fx[i].hypot(fy[i]) > 0.1).count();
+    let pressed = (0..mat.len())
+        .filter(|&i| mat[i] == 0.0 && fx[i].hypot(fy[i]) > 0.1)
+        .count();
     assert!(pressed >= 20, "only {pressed} grains press on the membrane");
     let sigma_c = 2.0e4;
     for (k, tol) in [
@@ -164,10 +166,7 @@ fn gpu_membrane_cell_follows_the_cpu_and_resumes_bit_for_bit() {
             );
         }
         // "shear" (from step 200): the servo platen is a plane moving at −0.5 m/s.
-        let (a, b) = (
-            step.iter().position(|&x| x == 200.0).unwrap(),
-            step.len() - 1,
-        );
+        let (a, b) = (step.iter().position(|&x| x == 200.0).unwrap(), step.len() - 1);
         let moved = top[b] - top[a];
         let want = -0.5 * (step[b] - step[a]) * dt;
         assert!((moved - want).abs() < 1e-3 * want.abs(), "{moved} vs {want}");
@@ -234,7 +233,10 @@ fn dense_preparation_from_scenario_keys() {
     assert!(phi > 0.42, "φ = {phi}");
     for g in grains {
         let x = g.position();
-        assert!(x[0].hypot(x[1]) + g.radius as f64 <= 0.010 * (1.0 + 1e-3), "a grain outside the mould");
+        assert!(
+            x[0].hypot(x[1]) + g.radius as f64 <= 0.010 * (1.0 + 1e-3),
+            "a grain outside the mould"
+        );
         assert!(x[2] - g.radius as f64 >= -1e-5 && x[2] + g.radius as f64 <= h + 1e-5);
     }
     // The membrane: rings of n vertices at R/cos(π/n), from z = 0 to h.
@@ -242,7 +244,11 @@ fn dense_preparation_from_scenario_keys() {
     let n = (2.0 * std::f64::consts::PI * 0.010 / 4.0e-3).round();
     let want = 0.010 / (std::f64::consts::PI / n).cos();
     for x in &v {
-        assert!((x[0].hypot(x[1]) / want - 1.0).abs() < 1e-6, "vertex at radius {}", x[0].hypot(x[1]));
+        assert!(
+            (x[0].hypot(x[1]) / want - 1.0).abs() < 1e-6,
+            "vertex at radius {}",
+            x[0].hypot(x[1])
+        );
     }
     let zmax = v.iter().map(|x| x[2]).fold(f64::MIN, f64::max);
     assert!((zmax - h).abs() < 1e-12);
@@ -259,7 +265,11 @@ fn dense_preparation_from_scenario_keys() {
     );
     let k = step.iter().position(|&x| x == 300.0).unwrap();
     assert!(((s1[k] - sd[k]) - 2.0e4).abs() < 1e-6 * 2.0e4, "σ_c reached");
-    assert!((s1[k] / 2.0e4 - 1.0).abs() < 0.25, "σ_p = {} at the end of confine", s1[k]);
+    assert!(
+        (s1[k] / 2.0e4 - 1.0).abs() < 0.25,
+        "σ_p = {} at the end of confine",
+        s1[k]
+    );
     std::fs::remove_dir_all(out).ok();
 }
 
@@ -273,4 +283,90 @@ fn the_triaxial_scenario_builds() {
         assert_eq!(sb.states.len() as u32, m.first + m.n_vertices);
         assert_eq!(sb.material_names.last().map(String::as_str), Some("membrane"));
     }
+}
+
+/// The sphere PNG draws the membrane (`sphere_picture::render_with`): the initial cell of
+/// `membrane_small.toml` drawn without and with its membrane. With it, the slice shows the cut
+/// (dark, `SLICE_LINE`) where the plane y = y_mid meets the ring, between R cos(π/n) and R from
+/// the axis at mid-height, where the picture without it is white (the grains stay within
+/// 11 mm of the 14 mm membrane); the view is filled at 0.95 R (the far half, grey); and no
+/// pixel changes outside the membrane's projection.
+#[test]
+fn the_sphere_snapshot_draws_the_membrane() {
+    use softdem::output::sphere_picture::{render_with, MembraneView};
+    use softdem::spheres::backend::SphereSnapshot;
+    let sc = softdem::scenario::Scenario::load(&path(SMALL)).unwrap();
+    let (_, sb) = sc.build_sphere_run().unwrap();
+    let m = sb.membrane.as_ref().unwrap();
+    let snap = SphereSnapshot {
+        states: sb.states.clone(),
+        forces: vec![Default::default(); sb.states.len()],
+        walls: sb.walls.clone(),
+        ..Default::default()
+    };
+    let dir = run_cases::tmp("membrane-png");
+    std::fs::create_dir_all(&dir).unwrap();
+    let width = 800u32;
+    let read = |with: bool| {
+        let p = dir.join(format!("{with}.png"));
+        let view = with.then_some(MembraneView {
+            first: m.first as usize,
+            triangles: &m.triangles,
+        });
+        render_with(&p, &snap, width, "test", view).unwrap();
+        let mut r = png::Decoder::new(std::fs::File::open(&p).unwrap()).read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size()];
+        let info = r.next_frame(&mut buf).unwrap();
+        let (w, n) = (info.width as usize, info.color_type.samples());
+        (0..buf.len() / n)
+            .map(|k| [buf[k * n], buf[k * n + 1], buf[k * n + 2]])
+            .collect::<Vec<[u8; 3]>>()
+            .chunks(w)
+            .map(|row| row.to_vec())
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (read(false), read(true));
+    // The picture's mapping (sphere_picture::render): the bounding box of the spheres.
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for s in &sb.states {
+        let c = s.position();
+        for k in 0..3 {
+            lo[k] = lo[k].min(c[k] - s.radius as f64);
+            hi[k] = hi[k].max(c[k] + s.radius as f64);
+        }
+    }
+    let panel = (width / 2) as f64;
+    let scale = 0.92 * panel / (hi[0] - lo[0]).max(hi[2] - lo[2]);
+    let cx = 0.5 * (lo[0] + hi[0]);
+    let col = |x: f64, off: f64| (off + 0.5 * panel + (x - cx) * scale) as usize;
+    let row = (40.0 + 0.5 * panel) as usize;
+    let r = 0.014;
+    let n = (2.0 * std::f64::consts::PI * r / 4e-3).round();
+    let (c0, c1) = (col(r * (std::f64::consts::PI / n).cos(), panel) - 2, col(r, panel) + 2);
+    let dark = |p: [u8; 3]| p.iter().all(|&x| x < 60);
+    assert!(
+        (c0..=c1).any(|c| dark(b[row][c])),
+        "no membrane cut in the slice at columns {c0}..{c1}: {:?}",
+        &b[row][c0..=c1]
+    );
+    assert!(
+        (c0..=c1).all(|c| a[row][c] == [255; 3]),
+        "the slice without the membrane is not white there"
+    );
+    let c = col(0.95 * r, 0.0);
+    assert_eq!(a[row][c], [255; 3]);
+    assert!(
+        b[row][c] != [255; 3],
+        "the view is not filled by the membrane at 0.95 R"
+    );
+    // Outside the membrane's projection (x beyond ±R + 3 px in both panels) nothing changed.
+    let changed_outside = (0..a.len()).any(|y| {
+        (0..a[y].len()).any(|x| {
+            let off = if x as f64 >= panel { panel } else { 0.0 };
+            let xm = cx + (x as f64 - off - 0.5 * panel) / scale;
+            (xm - cx).abs() > r + 3.0 / scale && y >= 40 && a[y][x] != b[y][x]
+        })
+    });
+    assert!(!changed_outside, "the membrane changed pixels outside its projection");
+    std::fs::remove_dir_all(dir).ok();
 }

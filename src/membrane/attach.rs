@@ -84,7 +84,12 @@ pub fn read_cpu(sys: &CpuSpheres) -> Option<Membrane> {
 /// vertices' and walls' points at the start.
 pub fn apply_pins(sys: &mut CpuSpheres, pins: &[(u32, u32)], x0: &[[f64; 3]], w0: &[[f64; 3]]) {
     for (k, &(s, w)) in pins.iter().enumerate() {
-        pin(&mut sys.states[s as usize], x0[k], w0[w as usize], &sys.walls[w as usize]);
+        pin(
+            &mut sys.states[s as usize],
+            x0[k],
+            w0[w as usize],
+            &sys.walls[w as usize],
+        );
     }
 }
 
@@ -212,6 +217,11 @@ pub fn restore_gpu(
 ) -> anyhow::Result<()> {
     let s = gpu_source(sys).ok_or_else(|| anyhow::anyhow!("this run has no membrane"))?;
     let mut src = s.0.borrow_mut();
-    check_keys(keys, history, src.host.params.n_spheres as usize, src.host.params.n_patches)?;
+    check_keys(
+        keys,
+        history,
+        src.host.params.n_spheres as usize,
+        src.host.params.n_patches,
+    )?;
     src.restore_list(ctx, keys, history)
 }

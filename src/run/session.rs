@@ -362,6 +362,7 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut sphere_snaps =
         output::spheres::SphereSnapshots::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     sphere_snaps.at_stage_end = settings.stage_snapshots;
+    sphere_snaps.membrane = spheres.as_ref().and_then(|sb| sb.membrane.clone());
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
     if let Some((a, b)) = outlines {

@@ -135,7 +135,10 @@ pub fn grow(
     let r_min = positive(&key("r_min"), pk.r_min, "smallest grain radius")?;
     let r_max = positive(&key("r_max"), pk.r_max, "largest grain radius")?;
     if r_max < r_min {
-        return Err(Problem::new(key("r_max"), format!("r_max = {r_max} is below r_min = {r_min}")));
+        return Err(Problem::new(
+            key("r_max"),
+            format!("r_max = {r_max} is below r_min = {r_min}"),
+        ));
     }
     if 2.0 * r_max >= radius.min(height) {
         return Err(Problem::new(
@@ -166,7 +169,10 @@ pub fn grow(
     };
     let rate = positive(&key("growth_rate"), Some(pk.growth_rate.unwrap_or(5e-5)), "")?;
     if rate >= 0.5 {
-        return Err(Problem::new(key("growth_rate"), format!("growth_rate = {rate} must be < 0.5")));
+        return Err(Problem::new(
+            key("growth_rate"),
+            format!("growth_rate = {rate} must be < 0.5"),
+        ));
     }
     let p_stop = positive(&key("stop_stress"), Some(pk.stop_stress.unwrap_or(0.05 * sigma)), "")?;
     let damping = pk.damping.unwrap_or(200.0);
@@ -198,8 +204,15 @@ pub fn grow(
         pk.relax_steps.unwrap_or(2000),
         pk.compact_steps.unwrap_or(20_000),
     );
-    if packing.grains.iter().any(|g| !g.position().iter().all(|x| x.is_finite())) {
-        return Err(Problem::new(p, "the preparation diverged (a smaller dt or a slower growth_rate)"));
+    if packing
+        .grains
+        .iter()
+        .any(|g| !g.position().iter().all(|x| x.is_finite()))
+    {
+        return Err(Problem::new(
+            p,
+            "the preparation diverged (a smaller dt or a slower growth_rate)",
+        ));
     }
     let grains = packing
         .grains
@@ -207,11 +220,8 @@ pub fn grow(
         .map(|g| {
             let x = g.position();
             let mut st = *g;
-            (st.pos_hi, st.pos_lo) = crate::spheres::precision::df3_split([
-                x[0] + center[0],
-                x[1] + center[1],
-                x[2] + center[2],
-            ]);
+            (st.pos_hi, st.pos_lo) =
+                crate::spheres::precision::df3_split([x[0] + center[0], x[1] + center[1], x[2] + center[2]]);
             st.material = mat;
             st
         })
