@@ -273,11 +273,25 @@ fn dense_preparation_from_scenario_keys() {
     std::fs::remove_dir_all(out).ok();
 }
 
-/// The shipped triaxial case and the test cell build (`softdem check` path).
+/// The shipped triaxial case and the test cells build (`softdem check` path); the case's
+/// 1750-grain preparation takes minutes, so it is built here with 150 grains and short phases
+/// (the keys as shipped, overridden as a sweep would).
 #[test]
 fn the_triaxial_scenario_builds() {
-    for f in ["scenarios/membrane/triaxial_case1.toml", SMALL, GPU] {
-        let sc = softdem::scenario::Scenario::load(&path(f)).unwrap();
+    let quick: Vec<(String, toml::Value)> = [
+        ("spheres.membrane.packing.count", 150),
+        ("spheres.membrane.packing.relax_steps", 200),
+        ("spheres.membrane.packing.compact_steps", 500),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), toml::Value::Integer(*v)))
+    .collect();
+    for (f, over) in [
+        ("scenarios/membrane/triaxial_case1.toml", quick.clone()),
+        (SMALL, vec![]),
+        (GPU, vec![]),
+    ] {
+        let sc = softdem::scenario::Scenario::load_with_overrides(&path(f), &over).unwrap();
         let (_, sb) = sc.build_sphere_run().unwrap();
         let m = sb.membrane.as_ref().expect("a membrane");
         assert_eq!(sb.states.len() as u32, m.first + m.n_vertices);

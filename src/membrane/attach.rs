@@ -160,10 +160,10 @@ pub fn saved_history(m: &Membrane) -> (Vec<[u32; 2]>, Vec<ContactHistory>) {
 fn keys_with_history(l: &PatchList, history: &[ContactHistory]) -> (Vec<[u32; 2]>, Vec<ContactHistory>) {
     let (mut keys, mut hist) = (vec![], vec![]);
     for s in 0..l.start.len().saturating_sub(1) {
-        for k in l.start[s] as usize..l.start[s + 1] as usize {
-            let h = history[k];
+        let (a, b) = (l.start[s] as usize, l.start[s + 1] as usize);
+        for (&h, &patch) in history[a..b].iter().zip(&l.patch[a..b]) {
             if h != ContactHistory::default() {
-                keys.push([s as u32, l.patch[k]]);
+                keys.push([s as u32, patch]);
                 hist.push(h);
             }
         }

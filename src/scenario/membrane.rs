@@ -90,6 +90,9 @@ pub struct PackingSection {
     pub dt: Option<f64>,
 }
 
+/// Resolves a material name (with the path of the table naming it) to its index.
+pub type MaterialOf<'a> = &'a dyn Fn(&str, &Option<String>) -> Result<u32, Problem>;
+
 /// A grown packing (`grow`): its grains and the cylinder they fill.
 #[derive(Clone, Debug)]
 pub struct Grown {
@@ -109,7 +112,7 @@ pub struct Grown {
 pub fn grow(
     m: &MembraneSection,
     mats: &[SphereMaterial],
-    material: &dyn Fn(&str, &Option<String>) -> Result<u32, Problem>,
+    material: MaterialOf,
     dt_rule: &dyn Fn(f64, &SphereMaterial) -> Result<f64, Problem>,
 ) -> Result<Option<Grown>, Problem> {
     let Some(pk) = &m.packing else { return Ok(None) };
