@@ -82,6 +82,9 @@ impl<B: SphereBackend> SphereKind<B> {
         if let Some((_, sys)) = self.backend.gpu() {
             membrane_attach::set_sigma(None, Some(sys), sigma)?;
         }
+        if self.built.walls[mb.top as usize].kind != WALL_SERVO {
+            return Ok(());
+        }
         let mut walls = self.backend.walls()?;
         let top = &mut walls[mb.top as usize];
         if top.kind == WALL_SERVO {
@@ -262,6 +265,9 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
                         start,
                     });
                 }
+            } else {
+                // A stage without the key leaves σ_c where it is (an unfinished ramp stops).
+                self.ramp = None;
             }
         }
         if walls != current {
