@@ -33,6 +33,9 @@ pub struct Controls {
     /// The wall the current stage moves (an id of `Built::geometry.walls`) and its velocity
     /// ((x, y, 0) for 2D kinds).
     pub wall: Option<(u32, [f64; 3])>,
+    /// The current stage's confining stress on a membrane and the step the stage began at
+    /// (`[spheres.membrane]`; the kind ramps σ_c from its value then).
+    pub confining: Option<(crate::scenario::stages::Confining, u64)>,
 }
 
 /// One read-back state and what the driver measures on it. `nodes`, `bodies` and `contacts` are
@@ -88,6 +91,10 @@ pub trait Kind {
     /// for kinds without bead bodies.
     fn beads(&mut self) -> anyhow::Result<Option<std::rc::Rc<crate::beads::BeadForces>>> {
         Ok(None)
+    }
+    /// The membrane's confining stress σ_c now (`[spheres.membrane]` outputs); none without one.
+    fn confining_pressure(&self) -> Option<f64> {
+        None
     }
     /// The spheres' state at the current step (sphere outputs); none for 2D kinds.
     fn spheres(&mut self) -> anyhow::Result<Option<std::rc::Rc<crate::spheres::backend::SphereSnapshot>>> {

@@ -17,7 +17,7 @@ use crate::spheres::backend::{SphereBackend, SphereSaved, SphereSnapshot};
 use crate::spheres::contact::ContactHistory;
 use crate::spheres::observables::{sample_box, solid_volume, speed, wall_stress};
 use crate::spheres::precision::df3_value;
-use crate::spheres::{PlaneWall, WALL_SERVO};
+use crate::spheres::{PlaneWall, WALL_PLANE, WALL_SERVO};
 use std::rc::Rc;
 
 /// Tag of a sphere checkpoint (`SavedState::kind`, first word).
@@ -30,16 +30,68 @@ pub struct SphereKind<B: SphereBackend> {
     last: Option<(u64, Rc<SphereSnapshot>)>,
     /// The same for the bead source (`[spheres.beads]`).
     last_beads: Option<(u64, Rc<BeadForces>)>,
+    /// The membrane's confining stress σ_c now and the stage ramp it follows.
+    sigma: f64,
+    ramp: Option<Ramp>,
+}
+
+/// σ_c of a stage (`stages::Confining`): linear from `from` at step `start` to `to` over `time`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ramp {
+    from: f64,
+    to: f64,
+    time: f64,
+    start: u64,
+}
+
+impl Ramp {
+    /// σ_c for the step that follows `done` steps (the step's force evaluations see it).
+    fn at(&self, done: u64, dt: f64) -> f64 {
+        if self.time <= 0.0 {
+            return self.to;
+        }
+        let k = done.saturating_sub(self.start) + 1;
+        self.from + (self.to - self.from) * (k as f64 * dt / self.time).min(1.0)
+    }
 }
 
 impl<B: SphereBackend> SphereKind<B> {
     pub fn new(backend: B, built: Rc<SphereBuilt>) -> SphereKind<B> {
         SphereKind {
+            sigma: built.membrane.as_ref().map_or(0.0, |m| m.sigma_c),
             backend,
             built,
             last: None,
             last_beads: None,
+            ramp: None,
         }
+    }
+
+    /// Follows the stage's σ_c ramp before a step: the membrane's σ and, where the top platen is
+    /// a servo wall, its target (σ_p = σ_c).
+    fn follow_ramp(&mut self) -> anyhow::Result<()> {
+        let (Some(r), Some(mb)) = (self.ramp, self.built.membrane.clone()) else {
+            return Ok(());
+        };
+        let sigma = r.at(self.backend.steps_done(), self.built.params.dt as f64);
+        if sigma == self.sigma {
+            return Ok(());
+        }
+        self.sigma = sigma;
+        membrane_attach::set_sigma(self.backend.cpu(), None, sigma)?;
+        if let Some((_, sys)) = self.backend.gpu() {
+            membrane_attach::set_sigma(None, Some(sys), sigma)?;
+        }
+        if self.built.walls[mb.top as usize].kind != WALL_SERVO {
+            return Ok(());
+        }
+        let mut walls = self.backend.walls()?;
+        let top = &mut walls[mb.top as usize];
+        if top.kind == WALL_SERVO {
+            top.target_stress = sigma as f32;
+            self.backend.set_walls(&walls)?;
+        }
+        Ok(())
     }
 
     /// The bead source at the current step (read back once per step); None without bead bodies.
@@ -164,12 +216,13 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             .map(|w| df3_value(w.point_hi, w.point_lo))
             .collect();
         for _ in 0..steps {
+            self.follow_ramp()?;
             self.backend.step(1)?;
-            let sys = self
-                .backend
-                .cpu()
-                .ok_or_else(|| anyhow::anyhow!("a membrane run on the GPU (not supported)"))?;
-            membrane_attach::apply_pins(sys, &mb.pins, &x0, &w0);
+            if let Some(sys) = self.backend.cpu() {
+                membrane_attach::apply_pins(sys, &mb.pins, &x0, &w0);
+            } else if let Some((ctx, sys)) = self.backend.gpu() {
+                membrane_attach::apply_pins_gpu(ctx, sys, &mb.pins, &x0, &w0, &self.built.states);
+            }
         }
         Ok(())
     }
@@ -189,7 +242,34 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             self.backend.set_gravity(g)?;
         }
         let current = self.backend.walls()?;
-        let walls = walls_under(&current, &self.built.walls, c);
+        let mut walls = walls_under(&current, &self.built.walls, c);
+        if let Some(mb) = &self.built.membrane {
+            // A servo top platen becomes a plane wall, for good, when a stage moves it (the
+            // shear after the servo-held confinement, `membrane::triaxial::start_shear`).
+            if let Some((id, v)) = c.wall {
+                let w = &mut walls[id as usize];
+                if id == mb.top && w.kind == WALL_SERVO {
+                    w.kind = WALL_PLANE;
+                    w.velocity = v.map(|x| x as f32);
+                }
+            }
+            if let Some((k, start)) = c.confining {
+                let same = self
+                    .ramp
+                    .is_some_and(|r| r.to == k.target && r.time == k.ramp_time && r.start == start);
+                if !same {
+                    self.ramp = Some(Ramp {
+                        from: self.sigma,
+                        to: k.target,
+                        time: k.ramp_time,
+                        start,
+                    });
+                }
+            } else {
+                // A stage without the key leaves σ_c where it is (an unfinished ramp stops).
+                self.ramp = None;
+            }
+        }
         if walls != current {
             self.backend.set_walls(&walls)?;
             self.last = None;
@@ -226,13 +306,26 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
                 .u64(b.evaluations as u64);
         }
         if self.built.membrane.is_some() {
-            let m = self
-                .backend
-                .cpu()
-                .and_then(|sys| membrane_attach::read_cpu(sys))
-                .ok_or_else(|| anyhow::anyhow!("a membrane scenario without its membrane source"))?;
-            let (keys, hist) = membrane_attach::saved_history(&m);
+            let saved = if let Some(sys) = self.backend.cpu() {
+                membrane_attach::read_cpu(sys).map(|m| membrane_attach::saved_history(&m))
+            } else if let Some((ctx, sys)) = self.backend.gpu() {
+                membrane_attach::saved_history_gpu(ctx, sys)
+            } else {
+                None
+            };
+            let (keys, hist) =
+                saved.ok_or_else(|| anyhow::anyhow!("a membrane scenario without its membrane source"))?;
             out.array(&keys).array(&hist);
+            // σ_c now and its ramp (from, to, time; start, 1 if any).
+            let r = self.ramp.unwrap_or(Ramp {
+                from: 0.0,
+                to: 0.0,
+                time: 0.0,
+                start: 0,
+            });
+            out.array(&[self.sigma, r.from, r.to, r.time])
+                .u64(r.start)
+                .u64(self.ramp.is_some() as u64);
         }
         Ok(SavedState {
             steps: s.steps,
@@ -274,11 +367,24 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         if self.built.membrane.is_some() {
             let mkeys: Vec<[u32; 2]> = r.array()?;
             let mhist: Vec<ContactHistory> = r.exact(mkeys.len(), "membrane contact histories")?;
-            let sys = self
-                .backend
-                .cpu()
-                .ok_or_else(|| anyhow::anyhow!("a membrane run on the GPU (not supported)"))?;
-            membrane_attach::restore_cpu(sys, &mkeys, &mhist)?;
+            let sig: Vec<f64> = r.exact(4, "confining stress and ramp")?;
+            let (start, on) = (r.u64()?, r.u64()?);
+            self.sigma = sig[0];
+            self.ramp = (on != 0).then_some(Ramp {
+                from: sig[1],
+                to: sig[2],
+                time: sig[3],
+                start,
+            });
+            membrane_attach::set_sigma(self.backend.cpu(), None, self.sigma)?;
+            if let Some((_, sys)) = self.backend.gpu() {
+                membrane_attach::set_sigma(None, Some(sys), self.sigma)?;
+            }
+            if let Some(sys) = self.backend.cpu() {
+                membrane_attach::restore_cpu(sys, &mkeys, &mhist)?;
+            } else if let Some((ctx, sys)) = self.backend.gpu() {
+                membrane_attach::restore_gpu(ctx, sys, &mkeys, &mhist)?;
+            }
         }
         self.backend.import(&SphereSaved {
             states,
@@ -301,6 +407,9 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         self.last = None;
         self.last_beads = None;
         Ok(())
+    }
+    fn confining_pressure(&self) -> Option<f64> {
+        self.built.membrane.as_ref().map(|_| self.sigma)
     }
     fn spheres(&mut self) -> anyhow::Result<Option<Rc<SphereSnapshot>>> {
         self.snapshot().map(Some)

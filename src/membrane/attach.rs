@@ -1,25 +1,68 @@
-//! A membrane in a driven sphere run (`[spheres.membrane]`): the source attached to the CPU
-//! stepper, its rims kept on their platens after every step, read back for the outputs, and its
-//! contact history saved and restored for checkpoints.
+//! A membrane in a driven sphere run (`[spheres.membrane]`): the source attached to either
+//! stepper (the CPU's `Membrane`, the GPU's `GpuMembraneSource` behind a `RefCell` as
+//! `SharedGpuMembrane`, so that a restore and the σ_c ramp can reach it through the stepper's
+//! `extra()`), its rims kept on their platens after every step, its confining stress set by the
+//! stages, and its contact history saved and restored for checkpoints.
 //!
 //! **Pins.** A pinned vertex follows its wall: x = x₀ + (w − w₀) (w the wall's point, x₀ and w₀
 //! at the start), with the wall's velocity, after every step (as `MembraneSpheres::step` does
-//! with its own pins).
+//! with its own pins). On the GPU the walls are read back (one small read per step) and the
+//! pinned vertices written, one contiguous run per write, from the same f64 expression.
 //!
 //! **Checkpoint.** As for sphere pairs (`spheres::backend`): the (grain, patch) candidates with
 //! non-zero history, as sorted keys, and their history. A restore puts them in the membrane as
 //! its candidate list before the stepper's rebuild, which carries them into the new list by key;
 //! a candidate apart has no history, so the moment of a rebuild does not change a result.
 
+use super::gpu_source::GpuMembraneSource;
 use super::model::Membrane;
 use super::patch_list::PatchList;
+use crate::gpu::context::GpuContext;
 use crate::spheres::contact::ContactHistory;
 use crate::spheres::cpu_stepper::CpuSpheres;
+use crate::spheres::extra_force::{Evaluation, GpuExtraForces};
+use crate::spheres::gpu_stepper::GpuSpheres;
 use crate::spheres::precision::{df3_split, df3_value};
+use crate::spheres::{PlaneWall, SphereState};
+use std::cell::RefCell;
+
+/// `GpuMembraneSource` as a source a restore can reach (see the module doc).
+pub struct SharedGpuMembrane(pub RefCell<GpuMembraneSource>);
+
+impl GpuExtraForces for SharedGpuMembrane {
+    fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
+        self.0.get_mut().bind(ctx, spheres, extra)
+    }
+    fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
+        self.0.get_mut().rebuild(ctx, states, skin)
+    }
+    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
+        self.0.get_mut().prepare(ctx, eval)
+    }
+    fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.0.borrow().record(pass)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
 
 /// Attaches the membrane to the CPU stepper (first evaluation, candidate list built).
 pub fn attach_cpu(sys: &mut CpuSpheres, m: Membrane) {
     sys.add_extra(Box::new(m));
+}
+
+/// Attaches the membrane to the GPU stepper (bound, candidate list built on the GPU, first
+/// evaluation force only).
+pub fn attach_gpu(ctx: &GpuContext, sys: &mut GpuSpheres, m: Membrane) -> anyhow::Result<()> {
+    let src = GpuMembraneSource::new(ctx, m)?;
+    sys.add_extra(ctx, Box::new(SharedGpuMembrane(RefCell::new(src))))
+}
+
+fn gpu_source(sys: &GpuSpheres) -> Option<&SharedGpuMembrane> {
+    sys.extra()
+        .iter()
+        .find_map(|s| s.as_any().downcast_ref::<SharedGpuMembrane>())
 }
 
 fn source(sys: &CpuSpheres) -> Option<usize> {
@@ -41,25 +84,86 @@ pub fn read_cpu(sys: &CpuSpheres) -> Option<Membrane> {
 /// vertices' and walls' points at the start.
 pub fn apply_pins(sys: &mut CpuSpheres, pins: &[(u32, u32)], x0: &[[f64; 3]], w0: &[[f64; 3]]) {
     for (k, &(s, w)) in pins.iter().enumerate() {
-        let wall = &sys.walls[w as usize];
-        let now = df3_value(wall.point_hi, wall.point_lo);
-        let x = [0, 1, 2].map(|c| x0[k][c] + (now[c] - w0[w as usize][c]));
-        let st = &mut sys.states[s as usize];
-        (st.pos_hi, st.pos_lo) = df3_split(x);
-        st.vel = wall.velocity;
-        st.omega = [0.0; 3];
+        pin(
+            &mut sys.states[s as usize],
+            x0[k],
+            w0[w as usize],
+            &sys.walls[w as usize],
+        );
     }
+}
+
+/// One pinned vertex on its wall's path: x = x₀ + (w − w₀), the wall's velocity, no spin.
+fn pin(st: &mut SphereState, x0: [f64; 3], w0: [f64; 3], wall: &PlaneWall) {
+    let now = df3_value(wall.point_hi, wall.point_lo);
+    let x = [0, 1, 2].map(|c| x0[c] + (now[c] - w0[c]));
+    (st.pos_hi, st.pos_lo) = df3_split(x);
+    st.vel = wall.velocity;
+    st.omega = [0.0; 3];
+}
+
+/// The GPU twin of `apply_pins`: the walls read back, the pinned vertices (static fields from
+/// `initial`, the run's first states) written one contiguous run at a time.
+pub fn apply_pins_gpu(
+    ctx: &GpuContext,
+    sys: &GpuSpheres,
+    pins: &[(u32, u32)],
+    x0: &[[f64; 3]],
+    w0: &[[f64; 3]],
+    initial: &[SphereState],
+) {
+    let walls = sys.walls(ctx);
+    let mut k = 0;
+    while k < pins.len() {
+        let s0 = pins[k].0 as usize;
+        let mut run = Vec::new();
+        while k < pins.len() && pins[k].0 as usize == s0 + run.len() {
+            let (s, w) = pins[k];
+            let mut st = initial[s as usize];
+            pin(&mut st, x0[k], w0[w as usize], &walls[w as usize]);
+            run.push(st);
+            k += 1;
+        }
+        sys.write_spheres(ctx, s0, &run);
+    }
+}
+
+/// Sets the confining stress σ of the attached membrane (CPU or GPU stepper), from the next
+/// force evaluation on.
+pub fn set_sigma(cpu: Option<&mut CpuSpheres>, gpu: Option<&GpuSpheres>, sigma: f64) -> anyhow::Result<()> {
+    if let Some(sys) = cpu {
+        let k = source(sys).ok_or_else(|| anyhow::anyhow!("this run has no membrane"))?;
+        let m = sys.extra[k]
+            .as_any_mut()
+            .and_then(|a| a.downcast_mut::<Membrane>())
+            .expect("checked");
+        m.params.sigma = sigma as f32;
+    } else if let Some(sys) = gpu {
+        let s = gpu_source(sys).ok_or_else(|| anyhow::anyhow!("this run has no membrane"))?;
+        s.0.borrow_mut().set_sigma(sigma as f32);
+    }
+    Ok(())
+}
+
+/// The GPU twin of `saved_history` on the attached source (its list read back).
+pub fn saved_history_gpu(ctx: &GpuContext, sys: &GpuSpheres) -> Option<(Vec<[u32; 2]>, Vec<ContactHistory>)> {
+    let s = gpu_source(sys)?;
+    let (list, history) = s.0.borrow().list(ctx);
+    Some(keys_with_history(&list, &history))
 }
 
 /// The candidates with non-zero history: keys (sphere, patch), sorted, and their history.
 pub fn saved_history(m: &Membrane) -> (Vec<[u32; 2]>, Vec<ContactHistory>) {
+    keys_with_history(&m.list, &m.patch_history)
+}
+
+fn keys_with_history(l: &PatchList, history: &[ContactHistory]) -> (Vec<[u32; 2]>, Vec<ContactHistory>) {
     let (mut keys, mut hist) = (vec![], vec![]);
-    let l = &m.list;
     for s in 0..l.start.len().saturating_sub(1) {
-        for k in l.start[s] as usize..l.start[s + 1] as usize {
-            let h = m.patch_history[k];
+        let (a, b) = (l.start[s] as usize, l.start[s + 1] as usize);
+        for (&h, &patch) in history[a..b].iter().zip(&l.patch[a..b]) {
             if h != ContactHistory::default() {
-                keys.push([s as u32, l.patch[k]]);
+                keys.push([s as u32, patch]);
                 hist.push(h);
             }
         }
@@ -73,12 +177,7 @@ pub fn restore_cpu(sys: &mut CpuSpheres, keys: &[[u32; 2]], history: &[ContactHi
     let k = source(sys).ok_or_else(|| anyhow::anyhow!("this run has no membrane"))?;
     let n = sys.states.len();
     let cur = sys.extra[k].as_any().downcast_ref::<Membrane>().expect("checked");
-    anyhow::ensure!(
-        keys.len() == history.len()
-            && keys.iter().all(|k| (k[0] as usize) < n && k[1] < cur.params.n_patches)
-            && keys.windows(2).all(|w| w[0] < w[1]),
-        "the checkpoint's membrane contacts are not sorted (sphere, patch) keys of this scenario"
-    );
+    check_keys(keys, history, n, cur.params.n_patches)?;
     let mut start = vec![0u32; n + 1];
     for key in keys {
         start[key[0] as usize + 1] += 1;
@@ -96,4 +195,33 @@ pub fn restore_cpu(sys: &mut CpuSpheres, keys: &[[u32; 2]], history: &[ContactHi
     m.patch_history = history.to_vec();
     sys.extra[k] = Box::new(m);
     Ok(())
+}
+
+fn check_keys(keys: &[[u32; 2]], history: &[ContactHistory], n: usize, n_patches: u32) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        keys.len() == history.len()
+            && keys.iter().all(|k| (k[0] as usize) < n && k[1] < n_patches)
+            && keys.windows(2).all(|w| w[0] < w[1]),
+        "the checkpoint's membrane contacts are not sorted (sphere, patch) keys of this scenario"
+    );
+    Ok(())
+}
+
+/// The GPU twin of `restore_cpu`: the saved candidates become the source's list before the
+/// stepper's restore, whose rebuild carries them.
+pub fn restore_gpu(
+    ctx: &GpuContext,
+    sys: &GpuSpheres,
+    keys: &[[u32; 2]],
+    history: &[ContactHistory],
+) -> anyhow::Result<()> {
+    let s = gpu_source(sys).ok_or_else(|| anyhow::anyhow!("this run has no membrane"))?;
+    let mut src = s.0.borrow_mut();
+    check_keys(
+        keys,
+        history,
+        src.host.params.n_spheres as usize,
+        src.host.params.n_patches,
+    )?;
+    src.restore_list(ctx, keys, history)
 }

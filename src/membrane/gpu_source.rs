@@ -134,6 +134,41 @@ impl GpuMembraneSource {
         }
     }
 
+    /// Puts saved candidates in as the current list: `keys` (sphere, patch), sorted, with their
+    /// `history` (a checkpoint's restore, `membrane::attach::restore_gpu`). The stepper's rebuild
+    /// that follows carries the history into its new list by key, as after any build.
+    pub fn restore_list(
+        &mut self,
+        ctx: &GpuContext,
+        keys: &[[u32; 2]],
+        history: &[ContactHistory],
+    ) -> anyhow::Result<()> {
+        let n = self.host.params.n_spheres as usize;
+        let mut start = vec![0u32; n + 1];
+        for k in keys {
+            start[k[0] as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let patch: Vec<u32> = keys.iter().map(|k| k[1]).collect();
+        let nv = self.host.params.n_vertices as usize;
+        self.list = Some(GpuPatchBuffers {
+            start: GpuArray::new(ctx, "cand start", &start)?,
+            patch: GpuArray::new(ctx, "cand patch", &nonempty(&patch))?,
+            history: GpuArray::new(ctx, "patch history", &nonempty(history))?,
+            corner_start: GpuArray::zeroed(ctx, "corner start", nv + 1)?,
+            corner: GpuArray::zeroed(ctx, "corner", 1)?,
+            len: keys.len(),
+        });
+        Ok(())
+    }
+
+    /// The confining stress σ (eq 18–19) from the next evaluation on (`prepare` uploads it).
+    pub fn set_sigma(&mut self, sigma: f32) {
+        self.host.params.sigma = sigma;
+    }
+
     /// Each candidate's result of the last evaluation (order of `list`).
     pub fn patch_out(&self, ctx: &GpuContext) -> Vec<PatchOut> {
         let n = self.list.as_ref().map_or(0, |l| l.len);

@@ -328,11 +328,7 @@ impl TriaxialCell {
         spacing: f64,
         vertex_radius: f64,
     ) -> TriaxialCell {
-        let n = (2.0 * PI * spec.radius / spacing).round();
-        let radius = match contact {
-            MembraneContact::Patches => spec.radius / (PI / n).cos(),
-            MembraneContact::Particles => spec.radius + vertex_radius,
-        };
+        let radius = membrane_radius(contact, spec.radius, spacing, vertex_radius);
         let n = (2.0 * PI * radius / spacing).round();
         let h = packing.height;
         let mesh = MembraneMesh::cylinder([0.0; 3], radius, h, 2.0 * PI * radius / n);
@@ -403,19 +399,7 @@ impl TriaxialCell {
             .iter()
             .map(|&v| self.sys.spheres.states[self.sys.vertex_sphere(v)].position())
             .collect();
-        let k = x.len();
-        let poly = 0.5
-            * (0..k)
-                .map(|i| x[i][0] * x[(i + 1) % k][1] - x[(i + 1) % k][0] * x[i][1])
-                .sum::<f64>()
-                .abs();
-        match self.contact {
-            MembraneContact::Patches => poly,
-            MembraneContact::Particles => {
-                let r = (poly / PI).sqrt();
-                PI * (r - self.vertex_radius).powi(2)
-            }
-        }
+        rim_area_of(&x, self.contact, self.vertex_radius)
     }
 
     /// One step: the membrane system, the rims on their platens, the servo's area.
@@ -529,6 +513,34 @@ impl TriaxialCell {
             }
         }
         out
+    }
+}
+
+/// Radius of the membrane around a packing grown in a rigid cylinder of radius R (module doc):
+/// R/cos(π/n) for patches (n = round(2πR/s) vertices a ring), R + r_v for particles.
+pub fn membrane_radius(contact: MembraneContact, radius: f64, spacing: f64, vertex_radius: f64) -> f64 {
+    let n = (2.0 * PI * radius / spacing).round();
+    match contact {
+        MembraneContact::Patches => radius / (PI / n).cos(),
+        MembraneContact::Particles => radius + vertex_radius,
+    }
+}
+
+/// The sample's cross-section at a rim through the points `x` (in ring order): the polygon
+/// (patches), or the circle of the same area less the vertex radius (particles).
+pub fn rim_area_of(x: &[[f64; 3]], contact: MembraneContact, vertex_radius: f64) -> f64 {
+    let k = x.len();
+    let poly = 0.5
+        * (0..k)
+            .map(|i| x[i][0] * x[(i + 1) % k][1] - x[(i + 1) % k][0] * x[i][1])
+            .sum::<f64>()
+            .abs();
+    match contact {
+        MembraneContact::Patches => poly,
+        MembraneContact::Particles => {
+            let r = (poly / PI).sqrt();
+            PI * (r - vertex_radius).powi(2)
+        }
     }
 }
 

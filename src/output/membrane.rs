@@ -3,7 +3,7 @@
 //!   volume V enclosed by the membrane and the platens (`MembraneMesh::volume_about_z`), the
 //!   axial strain (H0 − H)/H0 between the platens, the volumetric strain (V0 − V)/V0, the axial
 //!   stress σ_1 = F_top / A on the top platen over the mean cross-section A = V/H (compression
-//!   positive) and the deviatoric stress σ_d = σ_1 − σ_c;
+//!   positive) and the deviatoric stress σ_d = σ_1 − σ_c (σ_c now: stages may ramp it);
 //! - frames: `frames/membrane_NNNNNN.vtp`, the membrane as a triangle mesh with each vertex's
 //!   `force` (everything acting on the vertex particle at the last evaluation: springs,
 //!   bending, σ_c, contacts) and `velocity`.
@@ -25,8 +25,8 @@ pub fn series_header() -> &'static str {
     ",membrane_volume,axial_strain,volumetric_strain,sigma_1,sigma_d"
 }
 
-/// (V, H, ε_a, ε_v, σ_1, σ_d) of a sample.
-pub fn cell_measures(m: &MembraneBuilt, s: &SphereSnapshot) -> [f64; 6] {
+/// (V, H, ε_a, ε_v, σ_1, σ_d) of a sample under the confining stress `sigma_c`.
+pub fn cell_measures(m: &MembraneBuilt, s: &SphereSnapshot, sigma_c: f64) -> [f64; 6] {
     let pos: Vec<[f64; 3]> = (m.first..m.first + m.n_vertices)
         .map(|i| {
             let st = &s.states[i as usize];
@@ -40,12 +40,12 @@ pub fn cell_measures(m: &MembraneBuilt, s: &SphereSnapshot) -> [f64; 6] {
     };
     let h = z(m.top) - z(m.bottom);
     let sigma_1 = s.walls[m.top as usize].force[2] as f64 / (v / h);
-    [v, h, (m.h0 - h) / m.h0, (m.v0 - v) / m.v0, sigma_1, sigma_1 - m.sigma_c]
+    [v, h, (m.h0 - h) / m.h0, (m.v0 - v) / m.v0, sigma_1, sigma_1 - sigma_c]
 }
 
 /// The membrane cells of a `series.csv` row.
-pub fn series_cells(m: &MembraneBuilt, s: &SphereSnapshot) -> String {
-    let [v, _, ea, ev, s1, sd] = cell_measures(m, s);
+pub fn series_cells(m: &MembraneBuilt, s: &SphereSnapshot, sigma_c: f64) -> String {
+    let [v, _, ea, ev, s1, sd] = cell_measures(m, s, sigma_c);
     format!(",{v:.9e},{ea:.6e},{ev:.6e},{s1:.6e},{sd:.6e}")
 }
 

@@ -2,6 +2,11 @@
 //! each sphere shaded as a lit ball and coloured by its pressure (−tr σ_i/3, scaled by the
 //! 95th percentile), nearer spheres hiding farther ones (a depth buffer); on the right the slice
 //! y = y_mid through the packing (the discs where the plane cuts the spheres), same colours.
+//!
+//! A membrane (`[spheres.membrane]`, `render_with`) is drawn as its triangles: in the view, the
+//! far half (patches whose outward normal points away from the viewer) filled grey behind the
+//! grains (depth-tested, shaded by the normal), the near half as a grey wireframe over them (so
+//! the grains stay visible); in the slice, the membrane's cut by the plane as dark lines.
 
 use super::atomic;
 use crate::spheres::backend::SphereSnapshot;
@@ -25,8 +30,26 @@ pub(crate) fn colour(t: f64) -> [f64; 3] {
     [0, 1, 2].map(|c| stops[k][c] * (1.0 - f) + stops[k + 1][c] * f)
 }
 
+/// A membrane to draw with the spheres: its vertices are the spheres `first ..`.
+#[derive(Clone, Copy, Debug)]
+pub struct MembraneView<'a> {
+    pub first: usize,
+    pub triangles: &'a [[u32; 3]],
+}
+
 /// Writes the picture (width × (width/2 + 40) pixels) with `caption` on top.
 pub fn render(path: &Path, s: &SphereSnapshot, width: u32, caption: &str) -> anyhow::Result<()> {
+    render_with(path, s, width, caption, None)
+}
+
+/// `render`, with a membrane drawn as the module doc says.
+pub fn render_with(
+    path: &Path,
+    s: &SphereSnapshot,
+    width: u32,
+    caption: &str,
+    membrane: Option<MembraneView>,
+) -> anyhow::Result<()> {
     let panel = (width / 2).max(32) as usize;
     let top = 40usize;
     let (w, h) = (2 * panel, panel + top);
@@ -104,6 +127,56 @@ pub fn render(path: &Path, s: &SphereSnapshot, width: u32, caption: &str) -> any
             }
         }
     }
+    if let Some(m) = membrane {
+        let px = |x: [f64; 3], off: usize| {
+            let (a, b) = to_px(x[0], x[2], off);
+            [a, b, x[1]]
+        };
+        let tri = |t: &[u32; 3]| t.map(|v| centres[m.first + v as usize]);
+        let mut raster = Raster {
+            img: &mut img,
+            depth: &mut depth,
+            w,
+            top,
+            h,
+        };
+        for t in m.triangles {
+            let [a, b, c] = tri(t);
+            let n = cross(sub(b, a), sub(c, a));
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt().max(1e-300);
+            let (pa, pb, pc) = (px(a, 0), px(b, 0), px(c, 0));
+            if n[1] > 0.0 {
+                // The far half: filled behind the grains.
+                let shade = 0.55 + 0.35 * n[1] / len;
+                raster.triangle([pa, pb, pc], (0, panel), MEMBRANE.map(|x| x * shade));
+            }
+        }
+        for t in m.triangles {
+            let [a, b, c] = tri(t);
+            let n = cross(sub(b, a), sub(c, a));
+            if n[1] <= 0.0 {
+                // The near half: its edges over everything.
+                let (pa, pb, pc) = (px(a, 0), px(b, 0), px(c, 0));
+                for (p, q) in [(pa, pb), (pb, pc), (pc, pa)] {
+                    raster.line(p, q, (0, panel), MEMBRANE_LINE, 1);
+                }
+            }
+            // The slice: where the plane y = y_mid cuts the triangle (a corner on the plane
+            // counts as above it, so a ring through the plane keeps its cut).
+            let above = |p: &[f64; 3]| p[1] >= y_mid;
+            let cut: Vec<[f64; 3]> = [(a, b), (b, c), (c, a)]
+                .iter()
+                .filter(|(p, q)| above(p) != above(q))
+                .map(|(p, q)| {
+                    let f = (y_mid - p[1]) / (q[1] - p[1]);
+                    [0, 1, 2].map(|k| p[k] + f * (q[k] - p[k]))
+                })
+                .collect();
+            if cut.len() == 2 {
+                raster.line(px(cut[0], panel), px(cut[1], panel), (panel, panel), SLICE_LINE, 2);
+            }
+        }
+    }
     atomic::write_with(path, |tmp| {
         let root = BitMapBackend::new(tmp, (w as u32, h as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -130,4 +203,89 @@ pub fn render(path: &Path, s: &SphereSnapshot, width: u32, caption: &str) -> any
         root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(())
     })
+}
+
+/// The membrane's colours (`render_with`): the far half's fill, the near half's wireframe and
+/// the slice's cut.
+const MEMBRANE: [f64; 3] = [0.85, 0.85, 0.9];
+const MEMBRANE_LINE: [f64; 3] = [0.45, 0.45, 0.5];
+const SLICE_LINE: [f64; 3] = [0.1, 0.1, 0.1];
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// The picture being drawn: pixels, the view's depth buffer (y), size and the caption's height.
+struct Raster<'a> {
+    img: &'a mut [[u8; 3]],
+    depth: &'a mut [f64],
+    w: usize,
+    top: usize,
+    h: usize,
+}
+
+impl Raster<'_> {
+    /// Whether pixel (x, y) lies in the panel of columns `off .. off + width` below the caption.
+    fn inside(&self, x: i64, y: i64, (off, width): (usize, usize)) -> bool {
+        x >= off as i64 && x < (off + width) as i64 && y >= self.top as i64 && y < self.h as i64
+    }
+
+    /// A filled triangle (pixel x, pixel y, depth y per corner), depth-tested.
+    fn triangle(&mut self, p: [[f64; 3]; 3], panel: (usize, usize), colour: [f64; 3]) {
+        let area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]);
+        if area.abs() < 1e-12 {
+            return;
+        }
+        let lo = |k: usize| p.iter().map(|q| q[k]).fold(f64::INFINITY, f64::min).floor() as i64;
+        let hi = |k: usize| p.iter().map(|q| q[k]).fold(f64::NEG_INFINITY, f64::max).ceil() as i64;
+        for y in lo(1)..=hi(1) {
+            for x in lo(0)..=hi(0) {
+                if !self.inside(x, y, panel) {
+                    continue;
+                }
+                let (fx, fy) = (x as f64 + 0.5, y as f64 + 0.5);
+                // Barycentric weights of the pixel's centre.
+                let e = |a: [f64; 3], b: [f64; 3]| (b[0] - a[0]) * (fy - a[1]) - (fx - a[0]) * (b[1] - a[1]);
+                let l = [e(p[1], p[2]) / area, e(p[2], p[0]) / area, e(p[0], p[1]) / area];
+                if l.iter().any(|&v| v < 0.0) {
+                    continue;
+                }
+                let d = l[0] * p[0][2] + l[1] * p[1][2] + l[2] * p[2][2];
+                let k = y as usize * self.w + x as usize;
+                if d >= self.depth[k] {
+                    continue;
+                }
+                self.depth[k] = d;
+                self.img[k] = colour.map(|c| (255.0 * c.clamp(0.0, 1.0)) as u8);
+            }
+        }
+    }
+
+    /// A line `thick` pixels wide from p to q (pixel coordinates), drawn over everything.
+    fn line(&mut self, p: [f64; 3], q: [f64; 3], panel: (usize, usize), colour: [f64; 3], thick: i64) {
+        let n = ((q[0] - p[0]).abs().max((q[1] - p[1]).abs()).ceil() as usize).max(1);
+        let c = colour.map(|c| (255.0 * c) as u8);
+        for i in 0..=n {
+            let f = i as f64 / n as f64;
+            let (x, y) = (
+                (p[0] + f * (q[0] - p[0])).floor() as i64,
+                (p[1] + f * (q[1] - p[1])).floor() as i64,
+            );
+            for dy in 0..thick {
+                for dx in 0..thick {
+                    if self.inside(x + dx, y + dy, panel) {
+                        self.img[(y + dy) as usize * self.w + (x + dx) as usize] = c;
+                    }
+                }
+            }
+        }
+    }
 }

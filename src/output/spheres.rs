@@ -86,7 +86,8 @@ pub fn series_row(sb: Rc<SphereBuilt>) -> RowFn {
             r += &super::beads::series_cells(&b);
         }
         if let Some(mb) = &sb.membrane {
-            r += &super::membrane::series_cells(mb, &s);
+            let sigma_c = ctx.backend.confining_pressure().unwrap_or(mb.sigma_c);
+            r += &super::membrane::series_cells(mb, &s, sigma_c);
         }
         Ok(r)
     })
@@ -266,6 +267,8 @@ pub struct SphereSnapshots {
     pub every: u64,
     pub width: u32,
     pub at_stage_end: bool,
+    /// A membrane to draw with the spheres (`sphere_picture::render_with`).
+    pub membrane: Option<Rc<crate::scenario::membrane::MembraneBuilt>>,
     last: Option<u64>,
 }
 
@@ -276,6 +279,7 @@ impl SphereSnapshots {
             every,
             width,
             at_stage_end: false,
+            membrane: None,
             last: None,
         }
     }
@@ -286,7 +290,11 @@ impl SphereSnapshots {
             "step {}   t = {:.4e}   {}   strain {:.4}   stress_zz {:.4e}",
             ctx.step, ctx.time, ctx.stage, ctx.strain, ctx.m.stress_yy
         );
-        super::sphere_picture::render(path, &s, self.width, &caption)?;
+        let view = self.membrane.as_ref().map(|m| super::sphere_picture::MembraneView {
+            first: m.first as usize,
+            triangles: &m.triangles,
+        });
+        super::sphere_picture::render_with(path, &s, self.width, &caption, view)?;
         self.last = Some(ctx.step);
         Ok(())
     }

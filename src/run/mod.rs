@@ -310,6 +310,7 @@ impl Driver {
         let Some(st) = self.built.stages.get(self.state.stage) else {
             return c;
         };
+        c.confining = st.confining.map(|k| (k, self.state.stage_start));
         match &st.action {
             Action::MoveWall { wall, velocity } | Action::Unload { wall, velocity } => {
                 c.wall = Some((*wall, *velocity))

@@ -202,16 +202,13 @@ fn make_spheres(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> 
             Box::new(SphereKind::new(CpuSphereBackend(sys), sb.clone()))
         }
         BackendKind::Gpu => {
-            anyhow::ensure!(
-                sb.membrane.is_none(),
-                "{}: [spheres.membrane] runs on the CPU backend only (--backend cpu): the membrane's GPU force \
-                 source (a GpuExtraForces of its kernels) is not written yet",
-                scenario.origin
-            );
             let ctx = crate::gpu::context::GpuContext::new()?;
             let mut sys = GpuSpheres::new(&ctx, sb.params, &sb.states, &sb.laws, &sb.walls)?;
             if let Some(b) = &sb.beads {
                 crate::beads::attach::attach_gpu(&ctx, &mut sys, b.forces.clone())?;
+            }
+            if let Some(m) = &sb.membrane {
+                crate::membrane::attach::attach_gpu(&ctx, &mut sys, m.membrane.clone())?;
             }
             Box::new(SphereKind::new(GpuSphereBackend { ctx, sys }, sb.clone()))
         }
@@ -365,6 +362,7 @@ pub fn run_loaded(scenario: &Scenario, req: &RunRequest) -> anyhow::Result<RunRe
     let mut sphere_snaps =
         output::spheres::SphereSnapshots::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     sphere_snaps.at_stage_end = settings.stage_snapshots;
+    sphere_snaps.membrane = spheres.as_ref().and_then(|sb| sb.membrane.clone());
     let mut snaps = SnapshotWriter::new(out.join("snapshots"), settings.snapshots_every, settings.snapshot_width);
     snaps.at_stage_end = settings.stage_snapshots;
     if let Some((a, b)) = outlines {

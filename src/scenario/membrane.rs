@@ -3,17 +3,27 @@
 //! particles (the membrane library's `MembraneSpec`), its rims pinned to two platens of
 //! `[[spheres.walls]]` (they move with them, by stages), a confining stress σ_c on it, and the
 //! grains of `[[spheres.particles]]` inside. The vertices are the last spheres of the run; the
-//! membrane is a force source of the CPU stepper (`spheres::extra_force`). The GPU backend
-//! refuses these scenarios: the membrane's GPU source is not written yet.
+//! membrane is a force source of either stepper (`spheres::extra_force`, `membrane::attach`).
+//!
+//! **Dense preparation** (`[spheres.membrane.packing]`): the grains are grown in the rigid
+//! cylinder of the membrane's `radius` × `height` and compacted by a servo plane at a stress
+//! (`membrane::triaxial::grow_packing`, the validation's preparation, called as is); the
+//! membrane is then built where the grains meet it (`triaxial::membrane_radius`) with the
+//! compacted height, and the top platen put at that height.
+//!
+//! **Servo top platen**: a `servo` wall as `top_platen` acts on the rim's cross-section
+//! (`triaxial::rim_area_of`, constant: the rims are pinned) with σ_c as its target, so σ_p = σ_c
+//! while the stages ramp σ_c (`engine::spheres`); a stage that moves it makes it a plane wall.
 
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::Problem;
 use crate::membrane::system::{patch_laws, vertex_masses, vertex_spheres, with_membrane_material};
+use crate::membrane::triaxial::{grow_packing, membrane_radius, rim_area_of, CellSpec};
 use crate::membrane::{Membrane, MembraneContact, MembraneMesh, MembraneSpec};
 use crate::spheres::pair_law::{LawTable, SphereMaterial};
-use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE};
+use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE, WALL_SERVO};
 use serde::{Deserialize, Serialize};
 
 /// `[spheres.membrane]`.
@@ -51,6 +61,182 @@ pub struct MembraneSection {
     /// The plane walls the lower and upper rims are pinned to.
     pub bottom_platen: Option<String>,
     pub top_platen: Option<String>,
+    /// The dense preparation of the grains (`[spheres.membrane.packing]`).
+    pub packing: Option<PackingSection>,
+}
+
+/// `[spheres.membrane.packing]`: grains grown in the membrane's cylinder and compacted
+/// (`membrane::triaxial::grow_packing`; docs/membrane.md, "Packing").
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackingSection {
+    pub name: Option<String>,
+    pub material: Option<String>,
+    pub count: Option<usize>,
+    pub r_min: Option<f64>,
+    pub r_max: Option<f64>,
+    pub seed: Option<u64>,
+    /// dλ per step at zero mean stress (default 5e-5).
+    pub growth_rate: Option<f64>,
+    /// The growth slows to 0 at this mean stress (default 0.05 × compact_stress).
+    pub stop_stress: Option<f64>,
+    pub relax_steps: Option<usize>,
+    pub compact_steps: Option<usize>,
+    /// The servo plane's stress in the compaction (default: `confining_pressure`).
+    pub compact_stress: Option<f64>,
+    /// Global damping of the preparation (default 200 1/s).
+    pub damping: Option<f64>,
+    /// Time step of the preparation (default: the run's rule on r_min, `dt` or `dt_fraction`).
+    pub dt: Option<f64>,
+}
+
+/// Resolves a material name (with the path of the table naming it) to its index.
+pub type MaterialOf<'a> = &'a dyn Fn(&str, &Option<String>) -> Result<u32, Problem>;
+
+/// A grown packing (`grow`): its grains and the cylinder they fill.
+#[derive(Clone, Debug)]
+pub struct Grown {
+    pub name: String,
+    pub grains: Vec<SphereState>,
+    /// The mould's radius and the compacted height.
+    pub radius: f64,
+    pub height: f64,
+    /// λ, the solid fraction and the mean stress at the end (for `check`).
+    pub scale: f64,
+    pub solid_fraction: f64,
+}
+
+/// Grows the grains of `[spheres.membrane.packing]` (None without one). `material` resolves a
+/// material name to its index (with the path for errors); `dt_rule` gives the run's time step
+/// for a smallest radius.
+pub fn grow(
+    m: &MembraneSection,
+    mats: &[SphereMaterial],
+    material: MaterialOf,
+    dt_rule: &dyn Fn(f64, &SphereMaterial) -> Result<f64, Problem>,
+) -> Result<Option<Grown>, Problem> {
+    let Some(pk) = &m.packing else { return Ok(None) };
+    let p = "spheres.membrane.packing";
+    let key = |k: &str| format!("{p}.{k}");
+    let center = m
+        .center
+        .ok_or_else(|| Problem::new("spheres.membrane", "missing field `center` (centre of the lower rim)"))?;
+    let radius = positive("spheres.membrane.radius", m.radius, "the cylinder's radius")?;
+    let height = positive("spheres.membrane.height", m.height, "the cylinder's height")?;
+    let mat = material(p, &pk.material)?;
+    let grain = mats[mat as usize];
+    if !(grain.density > 0.0) || !grain.young.is_finite() {
+        return Err(Problem::new(
+            key("material"),
+            "the grains' material needs a density and a finite young",
+        ));
+    }
+    let count = match pk.count {
+        Some(c) if c > 0 => c,
+        _ => return Err(Problem::new(key("count"), "count must be ≥ 1 (missing field `count`?)")),
+    };
+    let r_min = positive(&key("r_min"), pk.r_min, "smallest grain radius")?;
+    let r_max = positive(&key("r_max"), pk.r_max, "largest grain radius")?;
+    if r_max < r_min {
+        return Err(Problem::new(
+            key("r_max"),
+            format!("r_max = {r_max} is below r_min = {r_min}"),
+        ));
+    }
+    if 2.0 * r_max >= radius.min(height) {
+        return Err(Problem::new(
+            key("r_max"),
+            format!("grains of radius {r_max} do not fit a cylinder of radius {radius} and height {height}"),
+        ));
+    }
+    // Placed at half their radii without overlap (`grow_packing`): refuse what cannot fit.
+    let placed: f64 = 4.0 / 3.0 * std::f64::consts::PI * (0.5 * r_max).powi(3) * count as f64;
+    let room = std::f64::consts::PI * radius * radius * height;
+    if placed > 0.3 * room {
+        return Err(Problem::new(
+            key("count"),
+            format!(
+                "{count} grains at half their radii fill {:.0} % of the cylinder: too many to place at random (≤ 30 %)",
+                100.0 * placed / room
+            ),
+        ));
+    }
+    let sigma = match pk.compact_stress.or(m.confining_pressure) {
+        Some(x) => positive(&key("compact_stress"), Some(x), "")?,
+        None => {
+            return Err(Problem::new(
+                key("compact_stress"),
+                "missing field `compact_stress` (the servo's stress; default confining_pressure, not given)",
+            ))
+        }
+    };
+    let rate = positive(&key("growth_rate"), Some(pk.growth_rate.unwrap_or(5e-5)), "")?;
+    if rate >= 0.5 {
+        return Err(Problem::new(
+            key("growth_rate"),
+            format!("growth_rate = {rate} must be < 0.5"),
+        ));
+    }
+    let p_stop = positive(&key("stop_stress"), Some(pk.stop_stress.unwrap_or(0.05 * sigma)), "")?;
+    let damping = pk.damping.unwrap_or(200.0);
+    if !(damping >= 0.0) {
+        return Err(Problem::new(key("damping"), format!("damping = {damping} must be ≥ 0")));
+    }
+    let dt = match pk.dt {
+        Some(d) => positive(&key("dt"), Some(d), "")?,
+        None => dt_rule(r_min, &grain)?,
+    };
+    let spec = CellSpec {
+        radius,
+        height,
+        r_min,
+        r_max,
+        n_grains: count,
+        grain,
+        membrane_friction: 0.0,
+        sigma_c: sigma,
+        dt,
+        damping,
+        shear_damping: damping,
+        seed: pk.seed.unwrap_or(0),
+    };
+    let packing = grow_packing(
+        &spec,
+        rate,
+        p_stop,
+        pk.relax_steps.unwrap_or(2000),
+        pk.compact_steps.unwrap_or(20_000),
+    );
+    if packing
+        .grains
+        .iter()
+        .any(|g| !g.position().iter().all(|x| x.is_finite()))
+    {
+        return Err(Problem::new(
+            p,
+            "the preparation diverged (a smaller dt or a slower growth_rate)",
+        ));
+    }
+    let grains = packing
+        .grains
+        .iter()
+        .map(|g| {
+            let x = g.position();
+            let mut st = *g;
+            (st.pos_hi, st.pos_lo) =
+                crate::spheres::precision::df3_split([x[0] + center[0], x[1] + center[1], x[2] + center[2]]);
+            st.material = mat;
+            st
+        })
+        .collect();
+    Ok(Some(Grown {
+        name: pk.name.clone().unwrap_or_else(|| "grains".into()),
+        grains,
+        radius,
+        height: packing.height,
+        scale: packing.scale,
+        solid_fraction: packing.solid_fraction,
+    }))
 }
 
 /// The membrane of a scenario resolved.
@@ -90,9 +276,10 @@ pub fn build(
     mats: &[SphereMaterial],
     laws: &LawTable,
     states: &mut Vec<SphereState>,
-    walls: &[PlaneWall],
+    walls: &mut [PlaneWall],
     wall_names: &[String],
     params: &SphereParams,
+    grown: Option<&Grown>,
 ) -> Result<(LawTable, MembraneBuilt), Problem> {
     let p = "spheres.membrane";
     let key = |k: &str| format!("{p}.{k}");
@@ -102,7 +289,7 @@ pub fn build(
     let radius = positive(&key("radius"), m.radius, "the cylinder's radius")?;
     let height = positive(&key("height"), m.height, "the cylinder's height")?;
     let spacing = positive(&key("spacing"), m.spacing, "vertex spacing")?;
-    if spacing > 0.5 * radius.min(height) {
+    if spacing > 0.5 * radius.min(height.min(grown.map_or(height, |g| g.height))) {
         return Err(Problem::new(
             key("spacing"),
             format!("spacing = {spacing} is too coarse for a cylinder of radius {radius} and height {height}"),
@@ -139,6 +326,21 @@ pub fn build(
             format!("restitution = {restitution} must be in (0, 1]"),
         ));
     }
+    let vertex_radius = match m.vertex_radius {
+        Some(r) => positive(&key("vertex_radius"), Some(r), "")?,
+        None if contact == MembraneContact::Particles => 0.5 * spacing,
+        None => 0.05 * spacing,
+    };
+    // Around a grown packing: where the grains meet the membrane, at the compacted height, the
+    // spacing adjusted so that a ring keeps round(2πR/s) vertices (`TriaxialCell::new`).
+    let (radius, height, spacing) = match grown {
+        None => (radius, height, spacing),
+        Some(g) => {
+            let rm = membrane_radius(contact, g.radius, spacing, vertex_radius);
+            let n = (2.0 * std::f64::consts::PI * rm / spacing).round();
+            (rm, g.height, 2.0 * std::f64::consts::PI * rm / n)
+        }
+    };
     let spec = MembraneSpec {
         mesh: MembraneMesh::cylinder(center, radius, height, spacing),
         young: positive(&key("young"), m.young, "the membrane's Young's modulus")?,
@@ -152,11 +354,7 @@ pub fn build(
         k_diss: nonneg("bending_damping", m.bending_damping, 0.0)?,
         sigma: nonneg("confining_pressure", m.confining_pressure, 0.0)?,
         contact,
-        vertex_radius: match m.vertex_radius {
-            Some(r) => positive(&key("vertex_radius"), Some(r), "")?,
-            None if contact == MembraneContact::Particles => 0.5 * spacing,
-            None => 0.05 * spacing,
-        },
+        vertex_radius,
         self_contact: match (m.self_contact.unwrap_or(false), contact) {
             (true, MembraneContact::Particles) => {
                 return Err(Problem::new(
@@ -178,8 +376,12 @@ pub fn build(
                 format!("no wall named \"{n}\" (walls: {})", wall_names.join(", ")),
             )
         })?;
-        if walls[w].kind != WALL_PLANE {
-            return Err(Problem::new(key(k), format!("wall \"{n}\" is not a plane wall")));
+        let servo_ok = k == "top_platen" && walls[w].kind == WALL_SERVO;
+        if walls[w].kind != WALL_PLANE && !servo_ok {
+            return Err(Problem::new(
+                key(k),
+                format!("wall \"{n}\" is not a plane wall (the top platen may also be a servo wall)"),
+            ));
         }
         Ok(w as u32)
     };
@@ -222,6 +424,19 @@ pub fn build(
         params.dt,
         params.skin as f64,
     );
+    // A grown packing's top platen at the compacted height.
+    if grown.is_some() {
+        let w = &mut walls[top as usize];
+        let x = crate::spheres::precision::df3_value(w.point_hi, w.point_lo);
+        (w.point_hi, w.point_lo) = crate::spheres::precision::df3_split([x[0], x[1], center[2] + height]);
+    }
+    // A servo top platen holds σ_c on the rim's cross-section (constant: the rims are pinned).
+    if walls[top as usize].kind == WALL_SERVO {
+        let rim: Vec<[f64; 3]> = mesh.vertices[nv - ring..].to_vec();
+        let w = &mut walls[top as usize];
+        w.size = rim_area_of(&rim, contact, spec.vertex_radius) as f32;
+        w.target_stress = spec.sigma as f32;
+    }
     let wz = |w: u32| crate::spheres::precision::df3_value(walls[w as usize].point_hi, walls[w as usize].point_lo)[2];
     let axis = [center[0], center[1]];
     let v0 = MembraneMesh::volume_about_z(&mesh.vertices, &mesh.triangles, axis);

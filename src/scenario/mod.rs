@@ -532,6 +532,7 @@ impl Scenario {
             self.settings.check_every,
         )
         .map_err(at)?;
+        stages::refuse_confining(&stages).map_err(at)?;
         let strain_from = match self.file.measure.as_ref().and_then(|m| m.strain_from.as_ref()) {
             None => None,
             Some(name) => Some(stages.iter().position(|s| &s.name == name).ok_or_else(|| {

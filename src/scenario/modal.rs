@@ -195,6 +195,7 @@ impl Scenario {
             self.settings.check_every,
         )
         .map_err(|p| self.error(p))?;
+        super::stages::refuse_confining(&stages).map_err(|p| self.error(p))?;
         let mut settings = self.settings.clone();
         settings.max_steps = Some(settings.max_steps.map_or(b.steps, |m| m.min(b.steps)));
         let built = super::Built {

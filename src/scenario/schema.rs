@@ -292,4 +292,8 @@ pub struct StageSpec {
     pub force: Option<[f64; 2]>,
     pub total_force: Option<[f64; 2]>,
     pub persist: Option<bool>,
+    /// σ_c of the membrane (`[spheres.membrane]`) at the end of `ramp_time` (then held).
+    pub confining_pressure: Option<f64>,
+    /// Time over which σ_c goes linearly to `confining_pressure` (default 0: at once).
+    pub ramp_time: Option<f64>,
 }

@@ -351,10 +351,15 @@ impl Scenario {
             self.settings.check_every,
         )
         .map_err(at)?;
-        // A servo wall moves by its own law (on the device); a stage cannot move it.
+        if sb.membrane.is_none() {
+            super::stages::refuse_confining(&stages).map_err(at)?;
+        }
+        // A servo wall moves by its own law (on the device); a stage cannot move it, except a
+        // membrane's servo top platen, which a stage turns into a plane wall (`engine::spheres`).
+        let servo_platen = sb.membrane.as_ref().map(|m| m.top);
         for (i, st) in stages.iter().enumerate() {
             if let Some(w) = st.wall() {
-                if sb.walls[w as usize].kind == crate::spheres::WALL_SERVO {
+                if sb.walls[w as usize].kind == crate::spheres::WALL_SERVO && Some(w) != servo_platen {
                     return Err(at(Problem::new(
                         format!("stages[{i}].wall"),
                         format!(
@@ -506,6 +511,30 @@ impl Scenario {
             }
             let name = ps.name.clone().unwrap_or_else(|| format!("{}{i}", ps.kind));
             groups.push((name, first..states.len() as u32));
+        }
+        // A membrane's dense preparation: its grains follow the particles (`super::membrane::grow`).
+        let grown = match &sec.membrane {
+            None => None,
+            Some(m) => {
+                let dt_rule = |r: f64, mat: &SphereMaterial| -> Result<f64, Problem> {
+                    Ok(match sec.dt {
+                        Some(dt) => positive("spheres.dt", Some(dt), "")?,
+                        None => sec.dt_fraction.unwrap_or(0.2) * rayleigh_time(r, mat),
+                    })
+                };
+                super::membrane::grow(m, &mats, &material, &dt_rule)?
+            }
+        };
+        if let Some(g) = &grown {
+            if !sec.particles.is_empty() {
+                return Err(Problem::new(
+                    "spheres.membrane.packing",
+                    "the packing makes the grains: a scenario with it has no [[spheres.particles]]",
+                ));
+            }
+            let first = states.len() as u32;
+            states.extend(g.grains.iter().copied());
+            groups.push((g.name.clone(), first..states.len() as u32));
         }
         // Bead bodies: their beads first (the bond source's spheres 0..n_beads).
         let beads = self.build_beads(sec, &mats, &names)?;
@@ -740,7 +769,16 @@ impl Scenario {
         let (laws, membrane) = match &sec.membrane {
             None => (laws, None),
             Some(m) => {
-                let (t, mb) = super::membrane::build(m, &mats, &laws, &mut states, &walls, &wall_names, &params)?;
+                let (t, mb) = super::membrane::build(
+                    m,
+                    &mats,
+                    &laws,
+                    &mut states,
+                    &mut walls,
+                    &wall_names,
+                    &params,
+                    grown.as_ref(),
+                )?;
                 groups.push(("membrane".into(), mb.first..mb.first + mb.n_vertices));
                 names.push("membrane".into());
                 (t, Some(std::rc::Rc::new(mb)))

@@ -108,6 +108,15 @@ pub struct Stop {
     pub max_steps: Option<u64>,
 }
 
+/// A stage's confining stress on a membrane (`confining_pressure`, `ramp_time`): σ_c goes
+/// linearly from its value at the stage's start to `target` over `ramp_time`, then holds (and
+/// keeps its value after the stage).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Confining {
+    pub target: f64,
+    pub ramp_time: f64,
+}
+
 /// One resolved stage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stage {
@@ -115,6 +124,8 @@ pub struct Stage {
     pub kind: String,
     pub action: Action,
     pub stop: Stop,
+    /// σ_c of a membrane (3D scenarios with `[spheres.membrane]` only).
+    pub confining: Option<Confining>,
 }
 
 impl Stage {
@@ -147,7 +158,16 @@ const STOPS: &[&str] = &[
 pub const STAGE_KINDS: &[(&str, &[&str])] = &[
     (
         "deposit",
-        &["gravity", "steps", "time", "ke_below", "min_steps", "max_steps"],
+        &[
+            "gravity",
+            "steps",
+            "time",
+            "ke_below",
+            "min_steps",
+            "max_steps",
+            "confining_pressure",
+            "ramp_time",
+        ],
     ),
     ("gravity", &["gravity"]),
     (
@@ -163,9 +183,22 @@ pub const STAGE_KINDS: &[(&str, &[&str])] = &[
             "touch",
             "min_steps",
             "max_steps",
+            "confining_pressure",
+            "ramp_time",
         ],
     ),
-    ("hold", &["steps", "time", "ke_below", "min_steps", "max_steps"]),
+    (
+        "hold",
+        &[
+            "steps",
+            "time",
+            "ke_below",
+            "min_steps",
+            "max_steps",
+            "confining_pressure",
+            "ramp_time",
+        ],
+    ),
     (
         "unload",
         &[
@@ -179,6 +212,8 @@ pub const STAGE_KINDS: &[(&str, &[&str])] = &[
             "touch",
             "min_steps",
             "max_steps",
+            "confining_pressure",
+            "ramp_time",
         ],
     ),
     (
@@ -194,6 +229,8 @@ pub const STAGE_KINDS: &[(&str, &[&str])] = &[
             "time",
             "min_steps",
             "max_steps",
+            "confining_pressure",
+            "ramp_time",
         ],
     ),
     (
@@ -433,12 +470,49 @@ pub fn resolve(
                 format!("{key} needs the sample walls: add a [measure] table or a box"),
             ));
         }
+        let confining = match (s.confining_pressure, s.ramp_time) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(Problem::new(
+                    format!("{p}.ramp_time"),
+                    "ramp_time needs confining_pressure (the σ_c it ramps to)",
+                ))
+            }
+            (Some(target), ramp) => {
+                if !(target >= 0.0) || !target.is_finite() {
+                    return Err(Problem::new(
+                        format!("{p}.confining_pressure"),
+                        format!("confining_pressure = {target} must be ≥ 0"),
+                    ));
+                }
+                let ramp_time = ramp.unwrap_or(0.0);
+                if !(ramp_time >= 0.0) || !ramp_time.is_finite() {
+                    return Err(Problem::new(
+                        format!("{p}.ramp_time"),
+                        format!("ramp_time = {ramp_time} must be ≥ 0"),
+                    ));
+                }
+                Some(Confining { target, ramp_time })
+            }
+        };
         out.push(Stage {
             name,
             kind: s.kind.clone(),
             action,
             stop,
+            confining,
         });
     }
     Ok(out)
+}
+
+/// Refuses `confining_pressure` in a scenario without a membrane (it sets a membrane's σ_c).
+pub fn refuse_confining(stages: &[Stage]) -> Result<(), Problem> {
+    match stages.iter().position(|s| s.confining.is_some()) {
+        None => Ok(()),
+        Some(i) => Err(Problem::new(
+            format!("stages[{i}].confining_pressure"),
+            "confining_pressure sets the σ_c of a membrane: this scenario has no [spheres.membrane]",
+        )),
+    }
 }

@@ -38,6 +38,11 @@ pub trait ExtraForces: Send + Sync {
     fn rebuild(&mut self, _states: &[SphereState], _skin: f32) {}
     /// The source itself, to read what it measured (`downcast_ref`).
     fn as_any(&self) -> &dyn std::any::Any;
+    /// The source itself, to change its controls between steps (e.g. a membrane's confining
+    /// stress); None where a source has none.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// A GPU source. `bind` is called once when attached, with the stepper's sphere buffer and the
