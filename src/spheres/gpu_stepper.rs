@@ -3,13 +3,16 @@
 //! steps are recorded per submission (`steps_batched`); the device decides when the list is
 //! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
 //! host reads the flag once per batch and then rebuilds the list with `GpuCellList` (history
-//! carried by key on the GPU) and the incident lists with `cpu_stepper::incident_lists`.
+//! carried by key on the GPU) and the j-side incident lists (`j_incident`).
+//! Pair records are packed (no vec3 padding) and the rolling history is held only when a law
+//! uses it: 4 (partner) + 12 (tangential history) + 44 (result) + 4 (j-side incident) = 64 B per
+//! candidate pair (docs/spheres.md, *Records*).
 //! Sphere–wall contacts are kept for the candidates of the build only (`wall_index`, as the CPU
 //! twin's `wall_slots`), so their records cost memory per candidate, not per sphere and wall.
 
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
-use super::cpu_stepper::{incident_lists, PairOut};
+use super::cpu_stepper::PairOut;
 use super::extra_force::{Evaluation, GpuExtraForces};
 use super::gpu_cell_list::GpuCellList;
 use super::gpu_pass::{dispatch, params_uniform};
@@ -35,12 +38,20 @@ struct StepKernels {
     wall_gather: Kernel,
 }
 
+/// f32 words of one pair's result in `pair_out` (`PAIR_OUT_WORDS` in `shaders/sphere_step.wgsl`):
+/// force (3), f_n, torque on i (3), energy, torque on j (3).
+const PAIR_OUT_WORDS: usize = 11;
+
 /// Buffers that change size at a rebuild.
 struct ListBuffers {
     pair_start: GpuArray<u32>,
     partner: GpuArray<u32>,
-    history: GpuArray<ContactHistory>,
-    pair_out: GpuArray<PairOut>,
+    /// Tangential history, 3 f32 per pair.
+    history: GpuArray<f32>,
+    /// Rolling torque history, 3 f32 per pair when some law has rolling resistance (else 1).
+    history_rolling: GpuArray<f32>,
+    /// `PAIR_OUT_WORDS` f32 per pair.
+    pair_out: GpuArray<f32>,
     pair_trace: GpuArray<[f32; 2]>,
     pair_strain: GpuArray<f32>,
     incident_start: GpuArray<u32>,
@@ -73,6 +84,8 @@ pub struct GpuSpheres {
     pub mc: bool,
     /// Whether it uses MC-strain (`strain_pass` then runs).
     pub strain: bool,
+    /// Whether some law has rolling resistance (the rolling history is then held per pair).
+    rolling: bool,
     lists: ListBuffers,
     /// Host copy of the candidate list (the key of the history carry).
     pub list: NeighborList,
@@ -122,6 +135,7 @@ impl GpuSpheres {
                 pair_start: GpuArray::zeroed(ctx, "pair start", n + 1)?,
                 partner: GpuArray::zeroed(ctx, "partner", 0)?,
                 history: GpuArray::zeroed(ctx, "history", 0)?,
+                history_rolling: GpuArray::zeroed(ctx, "rolling history", 1)?,
                 pair_out: GpuArray::zeroed(ctx, "pair out", 0)?,
                 pair_trace: GpuArray::zeroed(ctx, "pair trace", 0)?,
                 pair_strain: GpuArray::zeroed(ctx, "pair strain", 0)?,
@@ -151,6 +165,7 @@ impl GpuSpheres {
             wall_strain: GpuArray::zeroed(ctx, "wall strain", if laws.has_mc_strain() { n * nw } else { 1 })?,
             mc: laws.has_mc_stress(),
             strain: laws.has_mc_strain(),
+            rolling: laws.has_rolling(),
             lists: empty(ctx)?,
             list: NeighborList::default(),
             bind: Vec::new(),
@@ -161,10 +176,9 @@ impl GpuSpheres {
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
         sys.rebuild_with(ctx, Some(vec![ContactHistory::default(); n * nw]))?;
-        let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
+        let saved = sys.save_histories(ctx);
         sys.submit(ctx, |s, pass| s.record_forces(pass));
-        sys.lists.history.write(ctx, &saved.0);
-        sys.wall_history.write(ctx, &saved.1);
+        sys.restore_histories(ctx, &saved);
         Ok(sys)
     }
 
@@ -203,6 +217,7 @@ impl GpuSpheres {
             (19, self.wall_strain.buffer()),
             (20, self.extra_force.buffer()),
             (21, self.wall_index.buffer()),
+            (22, l.history_rolling.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -343,7 +358,7 @@ impl GpuSpheres {
         source.rebuild(ctx, &self.spheres.read(ctx), self.params.skin)?;
         self.extra.push(source);
         self.make_bind_groups(ctx);
-        let saved = (self.lists.history.read(ctx), self.wall_history.read(ctx));
+        let saved = self.save_histories(ctx);
         let eval = Evaluation {
             dt: self.params.dt,
             advance: false,
@@ -352,8 +367,7 @@ impl GpuSpheres {
             src.prepare(ctx, eval);
         }
         self.submit(ctx, |s, pass| s.record_forces(pass));
-        self.lists.history.write(ctx, &saved.0);
-        self.wall_history.write(ctx, &saved.1);
+        self.restore_histories(ctx, &saved);
         Ok(())
     }
 
@@ -379,11 +393,11 @@ impl GpuSpheres {
         fit_grid(&mut self.params, &states);
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
-        let old_history = self.lists.history.read(ctx);
+        let old_history = self.history(ctx);
         let (list, history) = self
             .cell_list
             .build(ctx, &self.params, &states, &self.list, &old_history)?;
-        let (_, incident_start, incident) = incident_lists(&list);
+        let (incident_start, incident) = j_incident(&list);
         let walls = self.walls.read(ctx);
         // Sphere–wall candidates (twin: CpuSpheres::build_wall_candidates), in slot order.
         let nw = walls.len();
@@ -423,8 +437,13 @@ impl GpuSpheres {
         self.lists = ListBuffers {
             pair_start: GpuArray::new(ctx, "pair start", &list.start)?,
             partner: GpuArray::new(ctx, "partner", &list.partner)?,
-            history: GpuArray::new(ctx, "history", &history)?,
-            pair_out: GpuArray::zeroed(ctx, "pair out", list.len())?,
+            history: GpuArray::new(ctx, "history", &pack_tangential(&history))?,
+            history_rolling: if self.rolling {
+                GpuArray::new(ctx, "rolling history", &pack_rolling(&history))?
+            } else {
+                GpuArray::zeroed(ctx, "rolling history", 1)?
+            },
+            pair_out: GpuArray::zeroed(ctx, "pair out", PAIR_OUT_WORDS * list.len())?,
             pair_trace: GpuArray::zeroed(ctx, "pair trace", if self.mc { list.len() } else { 1 })?,
             pair_strain: GpuArray::zeroed(ctx, "pair strain", if self.strain { 2 * list.len() } else { 1 })?,
             incident_start: GpuArray::new(ctx, "incident start", &incident_start)?,
@@ -499,6 +518,7 @@ impl GpuSpheres {
             l.pair_start.buffer().size(),
             l.partner.buffer().size(),
             l.history.buffer().size(),
+            l.history_rolling.buffer().size(),
             l.pair_out.buffer().size(),
             l.pair_trace.buffer().size(),
             l.incident_start.buffer().size(),
@@ -520,8 +540,28 @@ impl GpuSpheres {
         self.lists.pair_strain.read(ctx)
     }
 
+    /// Each candidate pair's history (pair order of `list`).
     pub fn history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
-        self.lists.history.read(ctx)
+        let t = self.lists.history.read(ctx);
+        let r = if self.rolling {
+            self.lists.history_rolling.read(ctx)
+        } else {
+            Vec::new()
+        };
+        unpack_history(&t, &r)
+    }
+
+    /// The pair and wall histories (packed as held), to put back after a force evaluation that
+    /// must not advance them.
+    fn save_histories(&self, ctx: &GpuContext) -> (Vec<f32>, Vec<f32>, Vec<ContactHistory>) {
+        let l = &self.lists;
+        (l.history.read(ctx), l.history_rolling.read(ctx), self.wall_history.read(ctx))
+    }
+
+    fn restore_histories(&self, ctx: &GpuContext, saved: &(Vec<f32>, Vec<f32>, Vec<ContactHistory>)) {
+        self.lists.history.write(ctx, &saved.0);
+        self.lists.history_rolling.write(ctx, &saved.1);
+        self.wall_history.write(ctx, &saved.2);
     }
 }
 
@@ -530,7 +570,19 @@ impl GpuSpheres {
 impl GpuSpheres {
     /// Each candidate pair's result of the last force evaluation (pair order of `list`).
     pub fn pair_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
-        self.lists.pair_out.read(ctx)
+        self.lists
+            .pair_out
+            .read(ctx)
+            .chunks_exact(PAIR_OUT_WORDS)
+            .map(|w| PairOut {
+                force: [w[0], w[1], w[2]],
+                f_n: w[3],
+                torque_i: [w[4], w[5], w[6]],
+                energy: w[7],
+                torque_j: [w[8], w[9], w[10]],
+                _pad: 0.0,
+            })
+            .collect()
     }
 
     /// Each sphere–wall result of the last force evaluation, index s · n_walls + w (zero where
@@ -584,11 +636,69 @@ impl GpuSpheres {
         self.spheres.write(ctx, states);
         self.forces.write(ctx, forces);
         self.set_walls(ctx, walls);
-        self.lists.history = GpuArray::new(ctx, "history", history)?;
+        self.lists.history = GpuArray::new(ctx, "history", &pack_tangential(history))?;
+        if self.rolling {
+            self.lists.history_rolling = GpuArray::new(ctx, "rolling history", &pack_rolling(history))?;
+        }
         self.list = list;
         self.rebuild_with(ctx, Some(wall_history.to_vec()))?;
         self.steps = steps;
         self.rebuilds = rebuilds;
         Ok(())
     }
+}
+
+/// The j-side incident lists of `list`: per sphere (CSR starts, n + 1) the pairs where it is j,
+/// in pair order. A sphere's own pairs are its row of the list, after all of these (their owner
+/// is lower), so "these, then the row" is the incident order of `cpu_stepper::incident_lists`.
+pub fn j_incident(list: &NeighborList) -> (Vec<u32>, Vec<u32>) {
+    let n = list.start.len().saturating_sub(1);
+    let mut start = vec![0u32; n + 1];
+    for &j in &list.partner {
+        start[j as usize] += 1;
+    }
+    let total = crate::cpu::scan::prefix_scan(&mut start[..n]);
+    start[n] = total;
+    let mut cursor = start.clone();
+    let mut incident = vec![0u32; total as usize];
+    for (k, &j) in list.partner.iter().enumerate() {
+        incident[cursor[j as usize] as usize] = k as u32;
+        cursor[j as usize] += 1;
+    }
+    (start, incident)
+}
+
+/// Tangential histories as 3 f32 per pair (one zero word for an empty list: a binding may not
+/// be empty).
+fn pack_tangential(h: &[ContactHistory]) -> Vec<f32> {
+    let mut v: Vec<f32> = h.iter().flat_map(|c| c.tangential).collect();
+    if v.is_empty() {
+        v.push(0.0);
+    }
+    v
+}
+
+/// Rolling histories as 3 f32 per pair (one zero word for an empty list).
+fn pack_rolling(h: &[ContactHistory]) -> Vec<f32> {
+    let mut v: Vec<f32> = h.iter().flat_map(|c| c.rolling).collect();
+    if v.is_empty() {
+        v.push(0.0);
+    }
+    v
+}
+
+/// Histories from the packed arrays (`rolling` empty: zero rolling torques).
+fn unpack_history(tangential: &[f32], rolling: &[f32]) -> Vec<ContactHistory> {
+    let n = tangential.len() / 3;
+    (0..n)
+        .map(|k| ContactHistory {
+            tangential: [tangential[3 * k], tangential[3 * k + 1], tangential[3 * k + 2]],
+            rolling: if rolling.len() >= 3 * n {
+                [rolling[3 * k], rolling[3 * k + 1], rolling[3 * k + 2]]
+            } else {
+                [0.0; 3]
+            },
+            ..Default::default()
+        })
+        .collect()
 }
