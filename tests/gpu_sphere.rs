@@ -277,6 +277,47 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
     let h = again.states(&ctx);
     assert_eq!(bytemuck::cast_slice::<_, u32>(&g), bytemuck::cast_slice::<_, u32>(&h));
     assert_eq!(gpu.history(&ctx), again.history(&ctx));
+
+    // The packed history pool (tangential 3 f32 per pair, rolling in its own array since this
+    // case has μ_r = 0.02) carries the same histories as the CPU's records: same pairs, within
+    // 1e-3 of the largest component (seen: a few ulp), rolling torques present.
+    assert_eq!(gpu.list.partner, cpu.list.partner, "same candidate list");
+    let gh = gpu.history(&ctx);
+    let scale = |f: &dyn Fn(&ContactHistory) -> [f32; 3]| {
+        cpu.history.iter().flat_map(|c| f(c)).map(f32::abs).fold(0.0, f32::max)
+    };
+    let (t_scale, r_scale) = (scale(&|c| c.tangential), scale(&|c| c.rolling));
+    assert!(t_scale > 0.0 && r_scale > 0.0, "tangential and rolling histories in use");
+    for (k, (a, b)) in cpu.history.iter().zip(&gh).enumerate() {
+        for c in 0..3 {
+            let (dt, dr) = ((a.tangential[c] - b.tangential[c]).abs(), (a.rolling[c] - b.rolling[c]).abs());
+            assert!(dt <= 1e-3 * t_scale && dr <= 1e-3 * r_scale, "pair {k}: {a:?} cpu, {b:?} gpu");
+        }
+    }
+}
+
+/// GPU memory per sphere with contact history on a dense polydisperse packing in random order
+/// (`bench_scene::random_dense`, ≈ 5 candidate pairs per sphere at this size, 5.8 at 10⁵): the
+/// issue's ≤ 512 B/sphere. Per candidate pair 64 B (partner 4, tangential history 12, result 44,
+/// j-side incident 4; before the packing 92 B: 656 B/sphere at 10⁵).
+#[test]
+fn gpu_memory_per_sphere_of_a_dense_random_packing_is_at_most_512_bytes() {
+    use softdem::spheres::bench_scene::random_dense;
+    use softdem::spheres::gpu_stepper::GpuSpheres;
+    let ctx = gpu_for_tests();
+    let (p, states, laws, walls) = random_dense(4000);
+    let n = states.len();
+    let gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
+    let pairs = gpu.list.len() as f64 / n as f64;
+    let bytes = gpu.bytes_per_sphere();
+    println!("random dense, {n} spheres: {pairs:.2} candidate pairs and {bytes:.1} B per sphere");
+    assert!(pairs > 4.5, "a dense packing ({pairs} candidate pairs per sphere)");
+    assert!(bytes <= 512.0, "{bytes} B per sphere");
+    // Fixed per sphere: state 64, force 32, reference position 12, pair start 4, incident
+    // start 4, wall index start 4; then 64 B per candidate pair (no rolling resistance here)
+    // plus the floor's and lid's candidate records (84 B each, ~2 B per pair here).
+    let per_pair = (bytes - 120.0) / pairs;
+    assert!(per_pair < 70.0, "{per_pair} B per candidate pair");
 }
 
 /// The drop case run `steps` steps with `laws` on the CPU and the GPU, and with the classical
