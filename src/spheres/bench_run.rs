@@ -120,7 +120,7 @@ pub fn run(b: &SphereBench) -> anyhow::Result<()> {
                 s.pair_out.iter().filter(|o| o.f_n > 0.0).count(),
                 s.rebuilds,
             ),
-            Stepper::Gpu(s, _) => (s.bytes_per_sphere(), s.list.len(), 0, s.rebuilds),
+            Stepper::Gpu(s, _) => (s.bytes_per_sphere(), s.pair_count(), 0, s.rebuilds),
         };
         println!(
             "{},{},{},{n},{steps},{s:.4},{cpu:.3},{:.4e},{bytes:.1},{:.3},{},{rebuilds}",

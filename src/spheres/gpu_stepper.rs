@@ -2,8 +2,11 @@
 //! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
 //! steps are recorded per submission (`steps_batched`); the device decides when the list is
 //! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
-//! host reads the flag once per batch and then rebuilds the list with `GpuCellList` (history
-//! carried by key on the GPU) and the j-side incident lists (`j_incident`).
+//! host reads the flag once per batch and then rebuilds the list with `GpuCellList` on the
+//! device: the candidates are counted and scanned there, the host reads the pair total (one
+//! number) and grows the pair buffers when it exceeds their capacity, then the rows, the history
+//! carry (by key) and the j-side incident lists are written there; the list is read back only
+//! for outputs (`list`). The host still reads the states at a build (grid fit, wall candidates).
 //! Pair records are packed (no vec3 padding) and the rolling history is held only when a law
 //! uses it: 4 (partner) + 12 (tangential history) + 44 (result) + 4 (j-side incident) = 64 B per
 //! candidate pair (docs/spheres.md, *Records*).
@@ -14,7 +17,7 @@ use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
 use super::cpu_stepper::PairOut;
 use super::extra_force::{Evaluation, GpuExtraForces};
-use super::gpu_cell_list::GpuCellList;
+use super::gpu_cell_list::{DeviceLists, GpuCellList};
 use super::gpu_pass::{dispatch, params_uniform};
 use super::pair_law::LawTable;
 use super::state::{SphereForce, SphereParams, SphereState};
@@ -87,8 +90,13 @@ pub struct GpuSpheres {
     /// Whether some law has rolling resistance (the rolling history is then held per pair).
     rolling: bool,
     lists: ListBuffers,
-    /// Host copy of the candidate list (the key of the history carry).
-    pub list: NeighborList,
+    /// Candidate pairs of the current list (the total `GpuCellList::count` read back).
+    total: usize,
+    /// Pairs the pair buffers hold (≥ `total`); grown by an eighth over the total when a
+    /// build's count exceeds it.
+    cap: usize,
+    /// Builds that grew the pair buffers (the first allocation not counted).
+    pub growths: u64,
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
@@ -133,14 +141,14 @@ impl GpuSpheres {
         let empty = |ctx| -> anyhow::Result<ListBuffers> {
             Ok(ListBuffers {
                 pair_start: GpuArray::zeroed(ctx, "pair start", n + 1)?,
-                partner: GpuArray::zeroed(ctx, "partner", 0)?,
-                history: GpuArray::zeroed(ctx, "history", 0)?,
+                partner: GpuArray::zeroed(ctx, "partner", 1)?,
+                history: GpuArray::zeroed(ctx, "history", 3)?,
                 history_rolling: GpuArray::zeroed(ctx, "rolling history", 1)?,
                 pair_out: GpuArray::zeroed(ctx, "pair out", 0)?,
                 pair_trace: GpuArray::zeroed(ctx, "pair trace", 0)?,
                 pair_strain: GpuArray::zeroed(ctx, "pair strain", 0)?,
                 incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
-                incident: GpuArray::zeroed(ctx, "incident", 0)?,
+                incident: GpuArray::zeroed(ctx, "incident", 1)?,
                 x_ref: GpuArray::zeroed(ctx, "x ref", 3 * (n + nw))?,
             })
         };
@@ -167,7 +175,9 @@ impl GpuSpheres {
             strain: laws.has_mc_strain(),
             rolling: laws.has_rolling(),
             lists: empty(ctx)?,
-            list: NeighborList::default(),
+            total: 0,
+            cap: 0,
+            growths: 0,
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
@@ -385,6 +395,8 @@ impl GpuSpheres {
     /// `rebuild`, the wall history taken from `dense_walls` (index s · n_walls + w) when given,
     /// else from the current candidates.
     fn rebuild_with(&mut self, ctx: &GpuContext, dense_walls: Option<Vec<ContactHistory>>) -> anyhow::Result<()> {
+        // The host still reads the states: the grid fit (bounding box), the sphere–wall
+        // candidates and the reference positions are made here.
         let states = self.spheres.read(ctx);
         let dense_walls = match dense_walls {
             Some(d) => d,
@@ -393,11 +405,47 @@ impl GpuSpheres {
         fit_grid(&mut self.params, &states);
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
-        let old_history = self.history(ctx);
-        let (list, history) = self
+        let n = states.len();
+        // The old list, copied aside for the carry (the new one is written in place).
+        let keep = self.total.max(1);
+        let old_partner = self.copy_of::<u32>(ctx, self.lists.partner.buffer(), keep)?;
+        let old_history = self.copy_of::<f32>(ctx, self.lists.history.buffer(), 3 * keep)?;
+        let old_rolling = if self.rolling {
+            self.copy_of::<f32>(ctx, self.lists.history_rolling.buffer(), 3 * keep)?
+        } else {
+            GpuArray::zeroed(ctx, "old rolling", 1)?
+        };
+        let old_start = std::mem::replace(&mut self.lists.pair_start, GpuArray::zeroed(ctx, "pair start", n + 1)?);
+        // Count and scan on the device; one number comes back.
+        let (counted, total) = self
             .cell_list
-            .build(ctx, &self.params, &states, &self.list, &old_history)?;
-        let (incident_start, incident) = j_incident(&list);
+            .count(ctx, &self.params, self.spheres.buffer(), n, self.lists.pair_start.buffer())?;
+        let total = total as usize;
+        if total > self.cap {
+            if self.cap > 0 {
+                self.growths += 1;
+            }
+            self.alloc_pairs(ctx, if self.cap == 0 { total } else { total + total / 8 })?;
+        }
+        let l = &self.lists;
+        self.cell_list.fill(
+            ctx,
+            counted,
+            &DeviceLists {
+                spheres: self.spheres.buffer(),
+                old_start: old_start.buffer(),
+                old_partner: old_partner.buffer(),
+                old_history: old_history.buffer(),
+                old_rolling: old_rolling.buffer(),
+                pair_start: l.pair_start.buffer(),
+                partner: l.partner.buffer(),
+                history: l.history.buffer(),
+                rolling: l.history_rolling.buffer(),
+                incident_start: l.incident_start.buffer(),
+                incident: l.incident.buffer(),
+            },
+        )?;
+        self.total = total;
         let walls = self.walls.read(ctx);
         // Sphere–wall candidates (twin: CpuSpheres::build_wall_candidates), in slot order.
         let nw = walls.len();
@@ -434,29 +482,67 @@ impl GpuSpheres {
         self.wall_out = GpuArray::zeroed(ctx, "wall out", slots.len().max(1))?;
         self.wall_index = GpuArray::new(ctx, "wall index", &wall_index)?;
         self.wall_slots = slots;
-        self.lists = ListBuffers {
-            pair_start: GpuArray::new(ctx, "pair start", &list.start)?,
-            partner: GpuArray::new(ctx, "partner", &list.partner)?,
-            history: GpuArray::new(ctx, "history", &pack_tangential(&history))?,
-            history_rolling: if self.rolling {
-                GpuArray::new(ctx, "rolling history", &pack_rolling(&history))?
-            } else {
-                GpuArray::zeroed(ctx, "rolling history", 1)?
-            },
-            pair_out: GpuArray::zeroed(ctx, "pair out", PAIR_OUT_WORDS * list.len())?,
-            pair_trace: GpuArray::zeroed(ctx, "pair trace", if self.mc { list.len() } else { 1 })?,
-            pair_strain: GpuArray::zeroed(ctx, "pair strain", if self.strain { 2 * list.len() } else { 1 })?,
-            incident_start: GpuArray::new(ctx, "incident start", &incident_start)?,
-            incident: GpuArray::new(ctx, "incident", &incident)?,
-            x_ref: GpuArray::new(ctx, "x ref", &x_ref)?,
-        };
-        self.list = list;
+        self.lists.x_ref = GpuArray::new(ctx, "x ref", &x_ref)?;
         self.make_bind_groups(ctx);
         self.rebuilds += 1;
         for src in &mut self.extra {
             src.rebuild(ctx, &states, self.params.skin)?;
         }
         Ok(())
+    }
+
+    /// A device copy of the first `len` elements of `buffer` (f32 or u32 words).
+    fn copy_of<T: bytemuck::Pod>(&self, ctx: &GpuContext, buffer: &wgpu::Buffer, len: usize) -> anyhow::Result<GpuArray<T>> {
+        let out = GpuArray::<T>::zeroed(ctx, "old list copy", len)?;
+        let bytes = (len * std::mem::size_of::<T>()) as u64;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, out.buffer(), 0, bytes.min(buffer.size()));
+        ctx.queue.submit([encoder.finish()]);
+        Ok(out)
+    }
+
+    /// The pair buffers at capacity `cap` pairs (at least one: a binding may not be empty).
+    fn alloc_pairs(&mut self, ctx: &GpuContext, cap: usize) -> anyhow::Result<()> {
+        let cap = cap.max(1);
+        let l = &mut self.lists;
+        l.partner = GpuArray::zeroed(ctx, "partner", cap)?;
+        l.history = GpuArray::zeroed(ctx, "history", 3 * cap)?;
+        l.history_rolling = GpuArray::zeroed(ctx, "rolling history", if self.rolling { 3 * cap } else { 1 })?;
+        l.pair_out = GpuArray::zeroed(ctx, "pair out", PAIR_OUT_WORDS * cap)?;
+        l.pair_trace = GpuArray::zeroed(ctx, "pair trace", if self.mc { cap } else { 1 })?;
+        l.pair_strain = GpuArray::zeroed(ctx, "pair strain", if self.strain { 2 * cap } else { 1 })?;
+        l.incident = GpuArray::zeroed(ctx, "incident", cap)?;
+        self.cap = cap;
+        Ok(())
+    }
+
+    /// The j-side incident lists (starts, entries) built on the device (twin: `j_incident`).
+    pub fn incident(&self, ctx: &GpuContext) -> (Vec<u32>, Vec<u32>) {
+        let start = self.lists.incident_start.read(ctx);
+        let mut incident = self.lists.incident.read(ctx);
+        incident.truncate(*start.last().unwrap_or(&0) as usize);
+        (start, incident)
+    }
+
+    /// Candidate pairs of the current list.
+    pub fn pair_count(&self) -> usize {
+        self.total
+    }
+
+    /// Pairs the pair buffers hold now.
+    pub fn pair_capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The current candidate list, read back from the device (outputs and checkpoints; the
+    /// stepping path never reads it).
+    pub fn list(&self, ctx: &GpuContext) -> NeighborList {
+        let mut partner = self.lists.partner.read(ctx);
+        partner.truncate(self.total);
+        NeighborList {
+            start: self.lists.pair_start.read(ctx),
+            partner,
+        }
     }
 
     pub fn states(&self, ctx: &GpuContext) -> Vec<SphereState> {
@@ -537,17 +623,23 @@ impl GpuSpheres {
 
     /// Σ_k δ_{k→c} of every pair contact (i's side, j's side) at the last force evaluation (MC-strain).
     pub fn pair_strain(&self, ctx: &GpuContext) -> Vec<f32> {
-        self.lists.pair_strain.read(ctx)
+        let mut v = self.lists.pair_strain.read(ctx);
+        if self.strain {
+            v.truncate(2 * self.total);
+        }
+        v
     }
 
     /// Each candidate pair's history (pair order of `list`).
     pub fn history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
-        let t = self.lists.history.read(ctx);
-        let r = if self.rolling {
+        let mut t = self.lists.history.read(ctx);
+        t.truncate(3 * self.total);
+        let mut r = if self.rolling {
             self.lists.history_rolling.read(ctx)
         } else {
             Vec::new()
         };
+        r.truncate(3 * self.total);
         unpack_history(&t, &r)
     }
 
@@ -574,6 +666,7 @@ impl GpuSpheres {
             .pair_out
             .read(ctx)
             .chunks_exact(PAIR_OUT_WORDS)
+            .take(self.total)
             .map(|w| PairOut {
                 force: [w[0], w[1], w[2]],
                 f_n: w[3],
@@ -636,11 +729,19 @@ impl GpuSpheres {
         self.spheres.write(ctx, states);
         self.forces.write(ctx, forces);
         self.set_walls(ctx, walls);
-        self.lists.history = GpuArray::new(ctx, "history", &pack_tangential(history))?;
+        anyhow::ensure!(
+            history.len() == list.len() && list.start.len() == n + 1,
+            "one history per pair of a list of the {n} spheres"
+        );
+        // The saved list becomes the old list of the rebuild below (the carry's key).
+        self.alloc_pairs(ctx, list.len())?;
+        self.lists.pair_start = GpuArray::new(ctx, "pair start", &list.start)?;
+        self.lists.partner.write(ctx, &list.partner);
+        self.lists.history.write(ctx, &pack_tangential(history)[..3 * list.len()]);
         if self.rolling {
-            self.lists.history_rolling = GpuArray::new(ctx, "rolling history", &pack_rolling(history))?;
+            self.lists.history_rolling.write(ctx, &pack_rolling(history)[..3 * list.len()]);
         }
-        self.list = list;
+        self.total = list.len();
         self.rebuild_with(ctx, Some(wall_history.to_vec()))?;
         self.steps = steps;
         self.rebuilds = rebuilds;
