@@ -287,11 +287,20 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
         cpu.history.iter().flat_map(|c| f(c)).map(f32::abs).fold(0.0, f32::max)
     };
     let (t_scale, r_scale) = (scale(&|c| c.tangential), scale(&|c| c.rolling));
-    assert!(t_scale > 0.0 && r_scale > 0.0, "tangential and rolling histories in use");
+    assert!(
+        t_scale > 0.0 && r_scale > 0.0,
+        "tangential and rolling histories in use"
+    );
     for (k, (a, b)) in cpu.history.iter().zip(&gh).enumerate() {
         for c in 0..3 {
-            let (dt, dr) = ((a.tangential[c] - b.tangential[c]).abs(), (a.rolling[c] - b.rolling[c]).abs());
-            assert!(dt <= 1e-3 * t_scale && dr <= 1e-3 * r_scale, "pair {k}: {a:?} cpu, {b:?} gpu");
+            let (dt, dr) = (
+                (a.tangential[c] - b.tangential[c]).abs(),
+                (a.rolling[c] - b.rolling[c]).abs(),
+            );
+            assert!(
+                dt <= 1e-3 * t_scale && dr <= 1e-3 * r_scale,
+                "pair {k}: {a:?} cpu, {b:?} gpu"
+            );
         }
     }
 }
@@ -498,7 +507,11 @@ fn gpu_pair_buffers_grow_as_a_compressed_packing_gains_pairs() {
             gpu.step(&ctx).unwrap();
         }
         assert_eq!(gpu.list(&ctx), cpu.list, "the device-built list equals the CPU's");
-        assert_eq!(gpu.incident(&ctx), j_incident(&cpu.list), "the device-built incident lists");
+        assert_eq!(
+            gpu.incident(&ctx),
+            j_incident(&cpu.list),
+            "the device-built incident lists"
+        );
         assert!(gpu.pair_capacity() >= gpu.pair_count());
         if gpu.pair_count() > most.0 {
             most = (gpu.pair_count(), 100 * block);
@@ -518,10 +531,18 @@ fn gpu_pair_buffers_grow_as_a_compressed_packing_gains_pairs() {
     assert_eq!(first.0, 0, "no candidate pair at the start");
     assert!(most.0 > 20, "the packing gained pairs");
     assert!(gpu.growths >= 1 && gpu.pair_capacity() >= most.0, "the buffers grew");
-    let t_scale = cpu.history.iter().flat_map(|c| c.tangential).map(f32::abs).fold(0.0, f32::max);
+    let t_scale = cpu
+        .history
+        .iter()
+        .flat_map(|c| c.tangential)
+        .map(f32::abs)
+        .fold(0.0, f32::max);
     for (a, b) in cpu.history.iter().zip(&gpu.history(&ctx)) {
         for c in 0..3 {
-            assert!((a.tangential[c] - b.tangential[c]).abs() <= 1e-3 * t_scale, "{a:?} cpu, {b:?} gpu");
+            assert!(
+                (a.tangential[c] - b.tangential[c]).abs() <= 1e-3 * t_scale,
+                "{a:?} cpu, {b:?} gpu"
+            );
         }
     }
     // Stated tolerance: positions within 1e-6 r, i.e. ~1e-6 of the 12 mm each sphere travels

@@ -124,7 +124,10 @@ fn glass_oedometer_amplifies_a_sub_ulp_perturbation_and_the_gpu_follows_the_cpu_
     // (a) The compression alone, one bead moved by 1e-12 m at its start.
     let mut moved = start.clone();
     moved[0].pos_lo[0] += 1e-12;
-    assert_ne!(moved[0].pos_lo[0], start[0].pos_lo[0], "the perturbation is representable");
+    assert_ne!(
+        moved[0].pos_lo[0], start[0].pos_lo[0],
+        "the perturbation is representable"
+    );
     let other = compress(&cpu, moved, h0, steps);
     let g_compress = gap(&base, &other, scale);
     // (b) The whole preparation, one bead moved by 1e-12 m before the deposit.
@@ -142,7 +145,10 @@ fn glass_oedometer_amplifies_a_sub_ulp_perturbation_and_the_gpu_follows_the_cpu_
     );
     assert!(scale > 1e6, "the packing carries the compression (MPa)");
     // A sub-ulp perturbation moves the result by orders of magnitude more.
-    assert!(g_compress > 1e-7 && g_prep > 1e-3, "amplified ({g_compress:.2e}, {g_prep:.2e})");
+    assert!(
+        g_compress > 1e-7 && g_prep > 1e-3,
+        "amplified ({g_compress:.2e}, {g_prep:.2e})"
+    );
 
     // Short horizon on the GPU from the same prepared packing.
     let gpu_f = SimFactory::new(BackendKind::Gpu).unwrap_or_else(|_| {

@@ -149,7 +149,12 @@ impl GpuCellList {
             cell_scan.record(&mut pass);
             dispatch(&mut pass, &self.cursor, &self.cursor.bind(ctx, &table), p.n_cells);
             dispatch(&mut pass, &self.scatter, &self.scatter.bind(ctx, &table), n as u32);
-            dispatch(&mut pass, &self.pair_count, &self.pair_count.bind(ctx, &table), n as u32);
+            dispatch(
+                &mut pass,
+                &self.pair_count,
+                &self.pair_count.bind(ctx, &table),
+                n as u32,
+            );
             pair_scan.record(&mut pass);
         }
         ctx.queue.submit([encoder.finish()]);

@@ -417,9 +417,13 @@ impl GpuSpheres {
         };
         let old_start = std::mem::replace(&mut self.lists.pair_start, GpuArray::zeroed(ctx, "pair start", n + 1)?);
         // Count and scan on the device; one number comes back.
-        let (counted, total) = self
-            .cell_list
-            .count(ctx, &self.params, self.spheres.buffer(), n, self.lists.pair_start.buffer())?;
+        let (counted, total) = self.cell_list.count(
+            ctx,
+            &self.params,
+            self.spheres.buffer(),
+            n,
+            self.lists.pair_start.buffer(),
+        )?;
         let total = total as usize;
         if total > self.cap {
             if self.cap > 0 {
@@ -492,7 +496,12 @@ impl GpuSpheres {
     }
 
     /// A device copy of the first `len` elements of `buffer` (f32 or u32 words).
-    fn copy_of<T: bytemuck::Pod>(&self, ctx: &GpuContext, buffer: &wgpu::Buffer, len: usize) -> anyhow::Result<GpuArray<T>> {
+    fn copy_of<T: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        buffer: &wgpu::Buffer,
+        len: usize,
+    ) -> anyhow::Result<GpuArray<T>> {
         let out = GpuArray::<T>::zeroed(ctx, "old list copy", len)?;
         let bytes = (len * std::mem::size_of::<T>()) as u64;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -647,7 +656,11 @@ impl GpuSpheres {
     /// must not advance them.
     fn save_histories(&self, ctx: &GpuContext) -> (Vec<f32>, Vec<f32>, Vec<ContactHistory>) {
         let l = &self.lists;
-        (l.history.read(ctx), l.history_rolling.read(ctx), self.wall_history.read(ctx))
+        (
+            l.history.read(ctx),
+            l.history_rolling.read(ctx),
+            self.wall_history.read(ctx),
+        )
     }
 
     fn restore_histories(&self, ctx: &GpuContext, saved: &(Vec<f32>, Vec<f32>, Vec<ContactHistory>)) {
@@ -737,9 +750,13 @@ impl GpuSpheres {
         self.alloc_pairs(ctx, list.len())?;
         self.lists.pair_start = GpuArray::new(ctx, "pair start", &list.start)?;
         self.lists.partner.write(ctx, &list.partner);
-        self.lists.history.write(ctx, &pack_tangential(history)[..3 * list.len()]);
+        self.lists
+            .history
+            .write(ctx, &pack_tangential(history)[..3 * list.len()]);
         if self.rolling {
-            self.lists.history_rolling.write(ctx, &pack_rolling(history)[..3 * list.len()]);
+            self.lists
+                .history_rolling
+                .write(ctx, &pack_rolling(history)[..3 * list.len()]);
         }
         self.total = list.len();
         self.rebuild_with(ctx, Some(wall_history.to_vec()))?;
