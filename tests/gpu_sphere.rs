@@ -284,7 +284,7 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
     assert_eq!(gpu.list(&ctx).partner, cpu.list.partner, "same candidate list");
     let gh = gpu.history(&ctx);
     let scale = |f: &dyn Fn(&ContactHistory) -> [f32; 3]| {
-        cpu.history.iter().flat_map(|c| f(c)).map(f32::abs).fold(0.0, f32::max)
+        cpu.history.iter().flat_map(f).map(f32::abs).fold(0.0, f32::max)
     };
     let (t_scale, r_scale) = (scale(&|c| c.tangential), scale(&|c| c.rolling));
     assert!(

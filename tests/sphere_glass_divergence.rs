@@ -13,6 +13,7 @@
 //! - short horizon: from the same prepared packing the GPU (lavapipe) follows the CPU over the
 //!   first 2,000 compression steps within 1e-3 of the largest stress (stated tolerance; seen
 //!   5.6e-5) and no further than 10 times what the 1e-12 m perturbation does on the CPU (seen 8e-5).
+//!
 //! So the long-run drift is the packing's sensitivity (chaos), not a defect of either backend.
 //! Needs a wgpu adapter (lavapipe is enough): `gpu_for_tests` panics without one.
 

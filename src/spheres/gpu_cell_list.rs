@@ -189,17 +189,17 @@ impl GpuCellList {
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            let mut run = |k: &Kernel, count: u32| dispatch(&mut pass, k, &k.bind(ctx, &table), count);
-            run(&self.pair_fill, n);
-            run(&self.pair_carry_packed, n);
-            run(&self.incident_clear, n + 1);
-            run(&self.incident_count, n);
-            drop(run);
+            let run = |pass: &mut wgpu::ComputePass<'_>, k: &Kernel, count: u32| {
+                dispatch(pass, k, &k.bind(ctx, &table), count)
+            };
+            run(&mut pass, &self.pair_fill, n);
+            run(&mut pass, &self.pair_carry_packed, n);
+            run(&mut pass, &self.incident_clear, n + 1);
+            run(&mut pass, &self.incident_count, n);
             incident_scan.record(&mut pass);
-            let mut run = |k: &Kernel, count: u32| dispatch(&mut pass, k, &k.bind(ctx, &table), count);
-            run(&self.incident_cursor, n);
-            run(&self.incident_scatter, n);
-            run(&self.incident_sort, n);
+            run(&mut pass, &self.incident_cursor, n);
+            run(&mut pass, &self.incident_scatter, n);
+            run(&mut pass, &self.incident_sort, n);
         }
         ctx.queue.submit([encoder.finish()]);
         Ok(())
