@@ -283,9 +283,8 @@ fn gpu_stepper_follows_the_cpu_stepper_and_reruns_bit_identically() {
     // 1e-3 of the largest component (seen: a few ulp), rolling torques present.
     assert_eq!(gpu.list(&ctx).partner, cpu.list.partner, "same candidate list");
     let gh = gpu.history(&ctx);
-    let scale = |f: &dyn Fn(&ContactHistory) -> [f32; 3]| {
-        cpu.history.iter().flat_map(f).map(f32::abs).fold(0.0, f32::max)
-    };
+    let scale =
+        |f: &dyn Fn(&ContactHistory) -> [f32; 3]| cpu.history.iter().flat_map(f).map(f32::abs).fold(0.0, f32::max);
     let (t_scale, r_scale) = (scale(&|c| c.tangential), scale(&|c| c.rolling));
     assert!(
         t_scale > 0.0 && r_scale > 0.0,
