@@ -2,6 +2,10 @@
 // src/spheres/cell_list.rs (same names). Order of one build (src/spheres/gpu_cell_list.rs):
 //   cell_clear → cell_count → scan(cell_start) → cell_cursor → cell_scatter → pair_count →
 //   scan(pair_start) → pair_fill → pair_carry.
+// The GPU stepper's build (device-resident list, GpuCellList::build_into) runs the same kernels up
+// to the pair scan, reads the pair total (one u32) to size its buffers, then pair_fill →
+// pair_carry_packed → incident_clear → incident_count → scan(incident_start) → incident_cursor →
+// incident_scatter → incident_sort.
 // Integer atomics only (counts and cursors); a cell's spheres land in any order, but each row of
 // the pair list is sorted by partner, so the list (and everything after it) is deterministic.
 // Includes sphere_state.
@@ -21,6 +25,16 @@
 @group(0) @binding(8) var<storage, read> old_partner: array<u32>;
 @group(0) @binding(9) var<storage, read> old_history: array<ContactHistory>;
 @group(0) @binding(10) var<storage, read_write> history: array<ContactHistory>;
+
+// The stepper's packed history (3 f32 per pair; the rolling one sized only when a law uses it,
+// one element otherwise) and the j-side incident lists (see shaders/sphere_step.wgsl).
+@group(0) @binding(11) var<storage, read> old_history_t: array<f32>;
+@group(0) @binding(12) var<storage, read_write> history_t: array<f32>;
+@group(0) @binding(13) var<storage, read> old_history_r: array<f32>;
+@group(0) @binding(14) var<storage, read_write> history_r: array<f32>;
+@group(0) @binding(15) var<storage, read_write> incident_start: array<atomic<u32>>;
+@group(0) @binding(16) var<storage, read_write> incident: array<u32>;
+@group(0) @binding(17) var<storage, read_write> incident_cursor: array<atomic<u32>>;
 
 const CELL_WG: u32 = 64u;
 
@@ -174,5 +188,112 @@ fn pair_carry(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         } else {
             history[k] = ContactHistory(vec3<f32>(0.0), 0.0, vec3<f32>(0.0), 0.0);
         }
+    }
+}
+
+// Index of partner j in row i of the old list (binary search), NONE if absent.
+fn old_index(i: u32, j: u32) -> u32 {
+    var lo = old_start[i];
+    var hi = old_start[i + 1u];
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        let v = old_partner[mid];
+        if (v == j) {
+            return mid;
+        }
+        if (v < j) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return NONE;
+}
+
+// pair_carry on the stepper's packed history: tangential 3 f32 per pair, the rolling torque too
+// when its arrays hold one per pair.
+@compute @workgroup_size(64)
+fn pair_carry_packed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let rolling = arrayLength(&history_r) >= 3u * pair_start[sp.n_spheres] && arrayLength(&history_r) > 1u;
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        let o = old_index(i, partner[k]);
+        for (var c = 0u; c < 3u; c++) {
+            var t = 0.0;
+            var r = 0.0;
+            if (o != NONE) {
+                t = old_history_t[3u * o + c];
+                if (rolling) {
+                    r = old_history_r[3u * o + c];
+                }
+            }
+            history_t[3u * k + c] = t;
+            if (rolling) {
+                history_r[3u * k + c] = r;
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn incident_clear(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i <= sp.n_spheres) {
+        atomicStore(&incident_start[i], 0u);
+    }
+}
+
+// Pairs per sphere j (the j side), counted from the owners' rows.
+@compute @workgroup_size(64)
+fn incident_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        atomicAdd(&incident_start[partner[k]], 1u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn incident_cursor_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i < sp.n_spheres) {
+        atomicStore(&incident_cursor[i], atomicLoad(&incident_start[i]));
+    }
+}
+
+// Each pair k into its j's row (any order: the rows are sorted next).
+@compute @workgroup_size(64)
+fn incident_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, CELL_WG);
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        incident[atomicAdd(&incident_cursor[partner[k]], 1u)] = k;
+    }
+}
+
+// Row j sorted by pair index (insertion sort; rows are short), so the list is deterministic.
+@compute @workgroup_size(64)
+fn incident_sort(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let j = linear_id(wid, lid, nwg, CELL_WG);
+    if (j >= sp.n_spheres) {
+        return;
+    }
+    let a = atomicLoad(&incident_start[j]);
+    let b = atomicLoad(&incident_start[j + 1u]);
+    for (var k = a + 1u; k < b; k++) {
+        let v = incident[k];
+        var m = k;
+        while (m > a && incident[m - 1u] > v) {
+            incident[m] = incident[m - 1u];
+            m -= 1u;
+        }
+        incident[m] = v;
     }
 }

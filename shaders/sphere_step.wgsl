@@ -17,9 +17,17 @@
 @group(0) @binding(4) var<storage, read_write> walls: array<PlaneWall>;
 @group(0) @binding(5) var<storage, read> pair_start: array<u32>;
 @group(0) @binding(6) var<storage, read> partner: array<u32>;
-@group(0) @binding(7) var<storage, read_write> history: array<ContactHistory>;
-@group(0) @binding(8) var<storage, read_write> pair_out: array<PairOut>;
-// Per sphere, its pairs as pair index << 1 | 1 when the sphere is j, in pair order.
+// Pair records, packed (no vec3 padding): the memory per pair is what limits a dense packing
+// (docs/spheres.md, *Records*). Tangential history of pair k at 3k .. 3k + 2; the rolling torque
+// history in its own array, sized only when some law has rolling resistance (one element
+// otherwise: only such a law reads it, and without it the rolling history stays zero).
+@group(0) @binding(7) var<storage, read_write> history: array<f32>;
+@group(0) @binding(22) var<storage, read_write> history_rolling: array<f32>;
+// PAIR_OUT_WORDS f32 per pair: force (3), f_n, torque on i (3), energy, torque on j (3).
+@group(0) @binding(8) var<storage, read_write> pair_out: array<f32>;
+// Per sphere, the pairs where it is j (pair index, increasing); its own pairs (it is i) are its
+// row pair_start[i] .. pair_start[i + 1] − 1, all after those (the owner of a pair is its lower
+// index). Incident order of sphere i: these, then its row.
 @group(0) @binding(9) var<storage, read> incident_start: array<u32>;
 @group(0) @binding(10) var<storage, read> incident: array<u32>;
 // Sphere–wall contacts, compact: one record per candidate of the last build (wall_slot order).
@@ -45,6 +53,50 @@
 @group(0) @binding(21) var<storage, read> wall_index: array<u32>;
 
 const STEP_WG: u32 = 64u;
+const PAIR_OUT_WORDS: u32 = 11u;
+
+// (No storage pointers as parameters: WGSL allows them only with an extension.)
+fn history_load(k: u32) -> vec3<f32> {
+    return vec3<f32>(history[3u * k], history[3u * k + 1u], history[3u * k + 2u]);
+}
+
+fn history_store(k: u32, v: vec3<f32>) {
+    history[3u * k] = v.x;
+    history[3u * k + 1u] = v.y;
+    history[3u * k + 2u] = v.z;
+}
+
+fn rolling_load(k: u32) -> vec3<f32> {
+    return vec3<f32>(history_rolling[3u * k], history_rolling[3u * k + 1u], history_rolling[3u * k + 2u]);
+}
+
+fn rolling_store(k: u32, v: vec3<f32>) {
+    history_rolling[3u * k] = v.x;
+    history_rolling[3u * k + 1u] = v.y;
+    history_rolling[3u * k + 2u] = v.z;
+}
+
+fn out_load(at: u32) -> vec3<f32> {
+    return vec3<f32>(pair_out[at], pair_out[at + 1u], pair_out[at + 2u]);
+}
+
+fn out_store(at: u32, v: vec3<f32>) {
+    pair_out[at] = v.x;
+    pair_out[at + 1u] = v.y;
+    pair_out[at + 2u] = v.z;
+}
+
+fn pair_force_of(k: u32) -> vec3<f32> {
+    return out_load(PAIR_OUT_WORDS * k);
+}
+
+fn pair_torque_i(k: u32) -> vec3<f32> {
+    return out_load(PAIR_OUT_WORDS * k + 4u);
+}
+
+fn pair_torque_j(k: u32) -> vec3<f32> {
+    return out_load(PAIR_OUT_WORDS * k + 8u);
+}
 
 // Loop bounds are min(count, arrayLength(array the loop reads)), never a bare uniform: lavapipe
 // (Mesa 22.3) inlines the uniform values into a kernel whose loop bound is a uniform and
@@ -202,8 +254,10 @@ fn stress_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     var sum = 0.0;
     for (var q = incident_start[i]; q < incident_start[i + 1u]; q++) {
-        let e = incident[q];
-        sum += pair_trace[e >> 1u][e & 1u];
+        sum += pair_trace[incident[q]].y;
+    }
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        sum += pair_trace[k].x;
     }
     let nw = min(sp.n_walls, arrayLength(&wall_trace));
     for (var w = 0u; w < nw; w++) {
@@ -217,20 +271,34 @@ struct StrainContact {
     f: f32,
 }
 
+// Pair index and side (1: the sphere is j) of incident entry q of sphere i: the j-side entries,
+// then its row.
+fn incident_pair(i: u32, q: u32) -> vec2<u32> {
+    let start = incident_start[i];
+    let n_j = incident_start[i + 1u] - start;
+    if (q < n_j) {
+        return vec2<u32>(incident[start + q], 1u);
+    }
+    return vec2<u32>(pair_start[i] + (q - n_j), 0u);
+}
+
+fn incident_count(i: u32) -> u32 {
+    return incident_start[i + 1u] - incident_start[i] + pair_start[i + 1u] - pair_start[i];
+}
+
 // Branch vector and classical f_n (pass 1) of contact q of sphere i: incident entries, then walls
 // (twin: strain_contact).
 fn strain_contact(i: u32, q: u32) -> StrainContact {
     var out: StrainContact;
-    let start = incident_start[i];
-    let n_inc = incident_start[i + 1u] - start;
+    let n_inc = incident_count(i);
     if (q < n_inc) {
-        let e = incident[start + q];
-        let k = e >> 1u;
+        let e = incident_pair(i, q);
+        let k = e.x;
         let pg = sphere_pair_geometry(spheres[partner_owner(k)], spheres[partner[k]]);
         if (pg.g.delta <= 0.0) {
             return out;
         }
-        let side = e & 1u;
+        let side = e.y;
         var l = pg.b.l_i;
         if (side == 1u) {
             l = pg.b.l_j;
@@ -275,8 +343,7 @@ fn strain_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     if (i >= sp.n_spheres) {
         return;
     }
-    let start = incident_start[i];
-    let n_inc = incident_start[i + 1u] - start;
+    let n_inc = incident_count(i);
     let nc = n_inc + sp.n_walls;
     let m = spheres[i].material;
     let law = law_of(m, m);
@@ -295,8 +362,8 @@ fn strain_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             }
         }
         if (c < n_inc) {
-            let e = incident[start + c];
-            pair_strain[2u * (e >> 1u) + (e & 1u)] = sum;
+            let e = incident_pair(i, c);
+            pair_strain[2u * e.x + e.y] = sum;
         } else {
             wall_strain[i * sp.n_walls + (c - n_inc)] = sum;
         }
@@ -333,11 +400,23 @@ fn pair_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
             }
             f_mc = mc_stress_force(law.mc, pg.g.r_star, pg.g.delta, t_i, t_j);
         }
-        let r = pair_force(law, pg.g, sp.dt, history[k], f_mc);
-        history[k] = r.history;
+        var h = ContactHistory(history_load(k), 0.0, vec3<f32>(0.0), 0.0);
+        let rolling = law.rolling.mu_r > 0.0;
+        if (rolling) {
+            h.rolling = rolling_load(k);
+        }
+        let r = pair_force(law, pg.g, sp.dt, h, f_mc);
+        history_store(k, r.history.tangential);
+        if (rolling) {
+            rolling_store(k, r.history.rolling);
+        }
         let f = r.force;
-        pair_out[k] = PairOut(f.force, f.f_n, v3_cross(pg.b.l_i, f.force) + f.rolling_torque, f.energy,
-            v3_cross(pg.b.l_j, f.force * -1.0) - f.rolling_torque, 0.0);
+        let o = PAIR_OUT_WORDS * k;
+        out_store(o, f.force);
+        pair_out[o + 3u] = f.f_n;
+        out_store(o + 4u, v3_cross(pg.b.l_i, f.force) + f.rolling_torque);
+        pair_out[o + 7u] = f.energy;
+        out_store(o + 8u, v3_cross(pg.b.l_j, f.force * -1.0) - f.rolling_torque);
     }
 }
 
@@ -399,16 +478,15 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let s = spheres[i];
     var f = sp.gravity * s.mass;
     var t = vec3<f32>(0.0);
+    // Incident order: the pairs where i is j, then its row (the order of the CPU's gather).
     for (var q = incident_start[i]; q < incident_start[i + 1u]; q++) {
-        let e = incident[q];
-        let o = pair_out[e >> 1u];
-        if ((e & 1u) == 0u) {
-            f = f + o.force;
-            t = t + o.torque_i;
-        } else {
-            f = f - o.force;
-            t = t + o.torque_j;
-        }
+        let k = incident[q];
+        f = f - pair_force_of(k);
+        t = t + pair_torque_j(k);
+    }
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        f = f + pair_force_of(k);
+        t = t + pair_torque_i(k);
     }
     // The sphere's candidate walls in wall order; a sphere with fewer candidates than walls
     // adds +0 once, for the cleared records the CPU's dense loop adds (the same bits: only a

@@ -127,6 +127,10 @@ enum Command {
         /// `spheres`: largest size run on the GPU backend.
         #[arg(long, default_value_t = 1e6)]
         max_spheres_gpu: f64,
+        /// `spheres`: `lattice` (n³ lattice, cell-coherent order) or `random` (random dense
+        /// polydisperse packing in random order, spheres::bench_scene::random_dense).
+        #[arg(long, default_value = "lattice", value_parser = ["lattice", "random"])]
+        sphere_packing: String,
         /// `spheres`, GPU backend: steps recorded per submission.
         #[arg(long, default_value_t = 32)]
         sphere_batch: u32,
@@ -217,6 +221,7 @@ fn main() {
             max_spheres_gpu,
             sphere_steps,
             sphere_batch,
+            sphere_packing,
             ..
         } => {
             if scene.iter().any(|s| s != "spheres" && s != "triaxial") {
@@ -238,6 +243,7 @@ fn main() {
                         steps,
                         sphere_steps,
                         batch: sphere_batch,
+                        random: sphere_packing == "random",
                     });
                 }
                 if name == "triaxial" {

@@ -266,7 +266,7 @@ impl SphereBackend for GpuSphereBackend {
     fn read(&mut self) -> anyhow::Result<SphereSnapshot> {
         let (ctx, s) = (&self.ctx, &self.sys);
         let walls = s.walls(ctx);
-        let (contacts, wall_contacts) = contacts(&s.list, &s.pair_out(ctx), &s.wall_out(ctx), walls.len());
+        let (contacts, wall_contacts) = contacts(&s.list(ctx), &s.pair_out(ctx), &s.wall_out(ctx), walls.len());
         Ok(SphereSnapshot {
             states: s.states(ctx),
             forces: s.forces(ctx),
@@ -292,7 +292,7 @@ impl SphereBackend for GpuSphereBackend {
     }
     fn export(&mut self) -> anyhow::Result<SphereSaved> {
         let (ctx, s) = (&self.ctx, &self.sys);
-        let (keys, history) = saved_pairs(&s.list, &s.history(ctx));
+        let (keys, history) = saved_pairs(&s.list(ctx), &s.history(ctx));
         Ok(SphereSaved {
             states: s.states(ctx),
             forces: s.forces(ctx),

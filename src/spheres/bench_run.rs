@@ -4,7 +4,7 @@
 //! per sphere and the log-log slope of the cost per step against the number of spheres (the
 //! issue asks ≤ 1.1). One CSV row per size on stdout, comments (#) on stderr.
 
-use super::bench_scene::compressed_lattice;
+use super::bench_scene::{compressed_lattice, random_dense};
 use super::cpu_stepper::CpuSpheres;
 use super::gpu_stepper::GpuSpheres;
 use crate::gpu::context::GpuContext;
@@ -24,6 +24,9 @@ pub struct SphereBench {
     pub sphere_steps: f64,
     /// GPU: steps per submission (`GpuSpheres::batch`).
     pub batch: u32,
+    /// The packing: false, the n³ lattice (`compressed_lattice`); true, the random dense
+    /// polydisperse packing in random order (`random_dense`, about `count` spheres).
+    pub random: bool,
 }
 
 /// User + system CPU seconds of this process (Linux /proc/self/stat; None elsewhere).
@@ -85,8 +88,11 @@ pub fn run(b: &SphereBench) -> anyhow::Result<()> {
             );
             continue;
         }
-        let side = count.cbrt().round().max(2.0) as usize;
-        let (p, states, laws, walls) = compressed_lattice(side);
+        let (p, states, laws, walls) = if b.random {
+            random_dense(count as usize)
+        } else {
+            compressed_lattice(count.cbrt().round().max(2.0) as usize)
+        };
         let n = states.len();
         let mut stepper = match &ctx {
             None => Stepper::Cpu(Box::new(CpuSpheres::new(p, states, laws, walls))),
@@ -114,10 +120,11 @@ pub fn run(b: &SphereBench) -> anyhow::Result<()> {
                 s.pair_out.iter().filter(|o| o.f_n > 0.0).count(),
                 s.rebuilds,
             ),
-            Stepper::Gpu(s, _) => (s.bytes_per_sphere(), s.list.len(), 0, s.rebuilds),
+            Stepper::Gpu(s, _) => (s.bytes_per_sphere(), s.pair_count(), 0, s.rebuilds),
         };
         println!(
-            "spheres,{},{},{n},{steps},{s:.4},{cpu:.3},{:.4e},{bytes:.1},{:.3},{},{rebuilds}",
+            "{},{},{},{n},{steps},{s:.4},{cpu:.3},{:.4e},{bytes:.1},{:.3},{},{rebuilds}",
+            if b.random { "spheres_random" } else { "spheres" },
             if b.gpu { "Gpu" } else { "Cpu" },
             adapter.replace(',', ";"),
             n as f64 * steps as f64 / s,

@@ -2,16 +2,22 @@
 //! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
 //! steps are recorded per submission (`steps_batched`); the device decides when the list is
 //! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
-//! host reads the flag once per batch and then rebuilds the list with `GpuCellList` (history
-//! carried by key on the GPU) and the incident lists with `cpu_stepper::incident_lists`.
+//! host reads the flag once per batch and then rebuilds the list with `GpuCellList` on the
+//! device: the candidates are counted and scanned there, the host reads the pair total (one
+//! number) and grows the pair buffers when it exceeds their capacity, then the rows, the history
+//! carry (by key) and the j-side incident lists are written there; the list is read back only
+//! for outputs (`list`). The host still reads the states at a build (grid fit, wall candidates).
+//! Pair records are packed (no vec3 padding) and the rolling history is held only when a law
+//! uses it: 4 (partner) + 12 (tangential history) + 44 (result) + 4 (j-side incident) = 64 B per
+//! candidate pair (docs/spheres.md, *Records*).
 //! Sphere–wall contacts are kept for the candidates of the build only (`wall_index`, as the CPU
 //! twin's `wall_slots`), so their records cost memory per candidate, not per sphere and wall.
 
 use super::cell_list::{fit_grid, NeighborList};
 use super::contact::ContactHistory;
-use super::cpu_stepper::{incident_lists, PairOut};
+use super::cpu_stepper::PairOut;
 use super::extra_force::{Evaluation, GpuExtraForces};
-use super::gpu_cell_list::GpuCellList;
+use super::gpu_cell_list::{DeviceLists, GpuCellList};
 use super::gpu_pass::{dispatch, params_uniform};
 use super::pair_law::LawTable;
 use super::state::{SphereForce, SphereParams, SphereState};
@@ -35,12 +41,20 @@ struct StepKernels {
     wall_gather: Kernel,
 }
 
+/// f32 words of one pair's result in `pair_out` (`PAIR_OUT_WORDS` in `shaders/sphere_step.wgsl`):
+/// force (3), f_n, torque on i (3), energy, torque on j (3).
+const PAIR_OUT_WORDS: usize = 11;
+
 /// Buffers that change size at a rebuild.
 struct ListBuffers {
     pair_start: GpuArray<u32>,
     partner: GpuArray<u32>,
-    history: GpuArray<ContactHistory>,
-    pair_out: GpuArray<PairOut>,
+    /// Tangential history, 3 f32 per pair.
+    history: GpuArray<f32>,
+    /// Rolling torque history, 3 f32 per pair when some law has rolling resistance (else 1).
+    history_rolling: GpuArray<f32>,
+    /// `PAIR_OUT_WORDS` f32 per pair.
+    pair_out: GpuArray<f32>,
     pair_trace: GpuArray<[f32; 2]>,
     pair_strain: GpuArray<f32>,
     incident_start: GpuArray<u32>,
@@ -73,9 +87,16 @@ pub struct GpuSpheres {
     pub mc: bool,
     /// Whether it uses MC-strain (`strain_pass` then runs).
     pub strain: bool,
+    /// Whether some law has rolling resistance (the rolling history is then held per pair).
+    rolling: bool,
     lists: ListBuffers,
-    /// Host copy of the candidate list (the key of the history carry).
-    pub list: NeighborList,
+    /// Candidate pairs of the current list (the total `GpuCellList::count` read back).
+    total: usize,
+    /// Pairs the pair buffers hold (≥ `total`); grown by an eighth over the total when a
+    /// build's count exceeds it.
+    cap: usize,
+    /// Builds that grew the pair buffers (the first allocation not counted).
+    pub growths: u64,
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
@@ -120,13 +141,14 @@ impl GpuSpheres {
         let empty = |ctx| -> anyhow::Result<ListBuffers> {
             Ok(ListBuffers {
                 pair_start: GpuArray::zeroed(ctx, "pair start", n + 1)?,
-                partner: GpuArray::zeroed(ctx, "partner", 0)?,
-                history: GpuArray::zeroed(ctx, "history", 0)?,
+                partner: GpuArray::zeroed(ctx, "partner", 1)?,
+                history: GpuArray::zeroed(ctx, "history", 3)?,
+                history_rolling: GpuArray::zeroed(ctx, "rolling history", 1)?,
                 pair_out: GpuArray::zeroed(ctx, "pair out", 0)?,
                 pair_trace: GpuArray::zeroed(ctx, "pair trace", 0)?,
                 pair_strain: GpuArray::zeroed(ctx, "pair strain", 0)?,
                 incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
-                incident: GpuArray::zeroed(ctx, "incident", 0)?,
+                incident: GpuArray::zeroed(ctx, "incident", 1)?,
                 x_ref: GpuArray::zeroed(ctx, "x ref", 3 * (n + nw))?,
             })
         };
@@ -151,8 +173,11 @@ impl GpuSpheres {
             wall_strain: GpuArray::zeroed(ctx, "wall strain", if laws.has_mc_strain() { n * nw } else { 1 })?,
             mc: laws.has_mc_stress(),
             strain: laws.has_mc_strain(),
+            rolling: laws.has_rolling(),
             lists: empty(ctx)?,
-            list: NeighborList::default(),
+            total: 0,
+            cap: 0,
+            growths: 0,
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
@@ -161,10 +186,9 @@ impl GpuSpheres {
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
         sys.rebuild_with(ctx, Some(vec![ContactHistory::default(); n * nw]))?;
-        let saved = (sys.lists.history.read(ctx), sys.wall_history.read(ctx));
+        let saved = sys.save_histories(ctx);
         sys.submit(ctx, |s, pass| s.record_forces(pass));
-        sys.lists.history.write(ctx, &saved.0);
-        sys.wall_history.write(ctx, &saved.1);
+        sys.restore_histories(ctx, &saved);
         Ok(sys)
     }
 
@@ -203,6 +227,7 @@ impl GpuSpheres {
             (19, self.wall_strain.buffer()),
             (20, self.extra_force.buffer()),
             (21, self.wall_index.buffer()),
+            (22, l.history_rolling.buffer()),
         ];
         let k = &self.k;
         self.bind = [
@@ -343,7 +368,7 @@ impl GpuSpheres {
         source.rebuild(ctx, &self.spheres.read(ctx), self.params.skin)?;
         self.extra.push(source);
         self.make_bind_groups(ctx);
-        let saved = (self.lists.history.read(ctx), self.wall_history.read(ctx));
+        let saved = self.save_histories(ctx);
         let eval = Evaluation {
             dt: self.params.dt,
             advance: false,
@@ -352,8 +377,7 @@ impl GpuSpheres {
             src.prepare(ctx, eval);
         }
         self.submit(ctx, |s, pass| s.record_forces(pass));
-        self.lists.history.write(ctx, &saved.0);
-        self.wall_history.write(ctx, &saved.1);
+        self.restore_histories(ctx, &saved);
         Ok(())
     }
 
@@ -371,6 +395,8 @@ impl GpuSpheres {
     /// `rebuild`, the wall history taken from `dense_walls` (index s · n_walls + w) when given,
     /// else from the current candidates.
     fn rebuild_with(&mut self, ctx: &GpuContext, dense_walls: Option<Vec<ContactHistory>>) -> anyhow::Result<()> {
+        // The host still reads the states: the grid fit (bounding box), the sphere–wall
+        // candidates and the reference positions are made here.
         let states = self.spheres.read(ctx);
         let dense_walls = match dense_walls {
             Some(d) => d,
@@ -379,11 +405,51 @@ impl GpuSpheres {
         fit_grid(&mut self.params, &states);
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
-        let old_history = self.lists.history.read(ctx);
-        let (list, history) = self
-            .cell_list
-            .build(ctx, &self.params, &states, &self.list, &old_history)?;
-        let (_, incident_start, incident) = incident_lists(&list);
+        let n = states.len();
+        // The old list, copied aside for the carry (the new one is written in place).
+        let keep = self.total.max(1);
+        let old_partner = self.copy_of::<u32>(ctx, self.lists.partner.buffer(), keep)?;
+        let old_history = self.copy_of::<f32>(ctx, self.lists.history.buffer(), 3 * keep)?;
+        let old_rolling = if self.rolling {
+            self.copy_of::<f32>(ctx, self.lists.history_rolling.buffer(), 3 * keep)?
+        } else {
+            GpuArray::zeroed(ctx, "old rolling", 1)?
+        };
+        let old_start = std::mem::replace(&mut self.lists.pair_start, GpuArray::zeroed(ctx, "pair start", n + 1)?);
+        // Count and scan on the device; one number comes back.
+        let (counted, total) = self.cell_list.count(
+            ctx,
+            &self.params,
+            self.spheres.buffer(),
+            n,
+            self.lists.pair_start.buffer(),
+        )?;
+        let total = total as usize;
+        if total > self.cap {
+            if self.cap > 0 {
+                self.growths += 1;
+            }
+            self.alloc_pairs(ctx, if self.cap == 0 { total } else { total + total / 8 })?;
+        }
+        let l = &self.lists;
+        self.cell_list.fill(
+            ctx,
+            counted,
+            &DeviceLists {
+                spheres: self.spheres.buffer(),
+                old_start: old_start.buffer(),
+                old_partner: old_partner.buffer(),
+                old_history: old_history.buffer(),
+                old_rolling: old_rolling.buffer(),
+                pair_start: l.pair_start.buffer(),
+                partner: l.partner.buffer(),
+                history: l.history.buffer(),
+                rolling: l.history_rolling.buffer(),
+                incident_start: l.incident_start.buffer(),
+                incident: l.incident.buffer(),
+            },
+        )?;
+        self.total = total;
         let walls = self.walls.read(ctx);
         // Sphere–wall candidates (twin: CpuSpheres::build_wall_candidates), in slot order.
         let nw = walls.len();
@@ -420,24 +486,72 @@ impl GpuSpheres {
         self.wall_out = GpuArray::zeroed(ctx, "wall out", slots.len().max(1))?;
         self.wall_index = GpuArray::new(ctx, "wall index", &wall_index)?;
         self.wall_slots = slots;
-        self.lists = ListBuffers {
-            pair_start: GpuArray::new(ctx, "pair start", &list.start)?,
-            partner: GpuArray::new(ctx, "partner", &list.partner)?,
-            history: GpuArray::new(ctx, "history", &history)?,
-            pair_out: GpuArray::zeroed(ctx, "pair out", list.len())?,
-            pair_trace: GpuArray::zeroed(ctx, "pair trace", if self.mc { list.len() } else { 1 })?,
-            pair_strain: GpuArray::zeroed(ctx, "pair strain", if self.strain { 2 * list.len() } else { 1 })?,
-            incident_start: GpuArray::new(ctx, "incident start", &incident_start)?,
-            incident: GpuArray::new(ctx, "incident", &incident)?,
-            x_ref: GpuArray::new(ctx, "x ref", &x_ref)?,
-        };
-        self.list = list;
+        self.lists.x_ref = GpuArray::new(ctx, "x ref", &x_ref)?;
         self.make_bind_groups(ctx);
         self.rebuilds += 1;
         for src in &mut self.extra {
             src.rebuild(ctx, &states, self.params.skin)?;
         }
         Ok(())
+    }
+
+    /// A device copy of the first `len` elements of `buffer` (f32 or u32 words).
+    fn copy_of<T: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        buffer: &wgpu::Buffer,
+        len: usize,
+    ) -> anyhow::Result<GpuArray<T>> {
+        let out = GpuArray::<T>::zeroed(ctx, "old list copy", len)?;
+        let bytes = (len * std::mem::size_of::<T>()) as u64;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, out.buffer(), 0, bytes.min(buffer.size()));
+        ctx.queue.submit([encoder.finish()]);
+        Ok(out)
+    }
+
+    /// The pair buffers at capacity `cap` pairs (at least one: a binding may not be empty).
+    fn alloc_pairs(&mut self, ctx: &GpuContext, cap: usize) -> anyhow::Result<()> {
+        let cap = cap.max(1);
+        let l = &mut self.lists;
+        l.partner = GpuArray::zeroed(ctx, "partner", cap)?;
+        l.history = GpuArray::zeroed(ctx, "history", 3 * cap)?;
+        l.history_rolling = GpuArray::zeroed(ctx, "rolling history", if self.rolling { 3 * cap } else { 1 })?;
+        l.pair_out = GpuArray::zeroed(ctx, "pair out", PAIR_OUT_WORDS * cap)?;
+        l.pair_trace = GpuArray::zeroed(ctx, "pair trace", if self.mc { cap } else { 1 })?;
+        l.pair_strain = GpuArray::zeroed(ctx, "pair strain", if self.strain { 2 * cap } else { 1 })?;
+        l.incident = GpuArray::zeroed(ctx, "incident", cap)?;
+        self.cap = cap;
+        Ok(())
+    }
+
+    /// The j-side incident lists (starts, entries) built on the device (twin: `j_incident`).
+    pub fn incident(&self, ctx: &GpuContext) -> (Vec<u32>, Vec<u32>) {
+        let start = self.lists.incident_start.read(ctx);
+        let mut incident = self.lists.incident.read(ctx);
+        incident.truncate(*start.last().unwrap_or(&0) as usize);
+        (start, incident)
+    }
+
+    /// Candidate pairs of the current list.
+    pub fn pair_count(&self) -> usize {
+        self.total
+    }
+
+    /// Pairs the pair buffers hold now.
+    pub fn pair_capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The current candidate list, read back from the device (outputs and checkpoints; the
+    /// stepping path never reads it).
+    pub fn list(&self, ctx: &GpuContext) -> NeighborList {
+        let mut partner = self.lists.partner.read(ctx);
+        partner.truncate(self.total);
+        NeighborList {
+            start: self.lists.pair_start.read(ctx),
+            partner,
+        }
     }
 
     pub fn states(&self, ctx: &GpuContext) -> Vec<SphereState> {
@@ -499,6 +613,7 @@ impl GpuSpheres {
             l.pair_start.buffer().size(),
             l.partner.buffer().size(),
             l.history.buffer().size(),
+            l.history_rolling.buffer().size(),
             l.pair_out.buffer().size(),
             l.pair_trace.buffer().size(),
             l.incident_start.buffer().size(),
@@ -517,11 +632,41 @@ impl GpuSpheres {
 
     /// Σ_k δ_{k→c} of every pair contact (i's side, j's side) at the last force evaluation (MC-strain).
     pub fn pair_strain(&self, ctx: &GpuContext) -> Vec<f32> {
-        self.lists.pair_strain.read(ctx)
+        let mut v = self.lists.pair_strain.read(ctx);
+        if self.strain {
+            v.truncate(2 * self.total);
+        }
+        v
     }
 
+    /// Each candidate pair's history (pair order of `list`).
     pub fn history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
-        self.lists.history.read(ctx)
+        let mut t = self.lists.history.read(ctx);
+        t.truncate(3 * self.total);
+        let mut r = if self.rolling {
+            self.lists.history_rolling.read(ctx)
+        } else {
+            Vec::new()
+        };
+        r.truncate(3 * self.total);
+        unpack_history(&t, &r)
+    }
+
+    /// The pair and wall histories (packed as held), to put back after a force evaluation that
+    /// must not advance them.
+    fn save_histories(&self, ctx: &GpuContext) -> (Vec<f32>, Vec<f32>, Vec<ContactHistory>) {
+        let l = &self.lists;
+        (
+            l.history.read(ctx),
+            l.history_rolling.read(ctx),
+            self.wall_history.read(ctx),
+        )
+    }
+
+    fn restore_histories(&self, ctx: &GpuContext, saved: &(Vec<f32>, Vec<f32>, Vec<ContactHistory>)) {
+        self.lists.history.write(ctx, &saved.0);
+        self.lists.history_rolling.write(ctx, &saved.1);
+        self.wall_history.write(ctx, &saved.2);
     }
 }
 
@@ -530,7 +675,20 @@ impl GpuSpheres {
 impl GpuSpheres {
     /// Each candidate pair's result of the last force evaluation (pair order of `list`).
     pub fn pair_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
-        self.lists.pair_out.read(ctx)
+        self.lists
+            .pair_out
+            .read(ctx)
+            .chunks_exact(PAIR_OUT_WORDS)
+            .take(self.total)
+            .map(|w| PairOut {
+                force: [w[0], w[1], w[2]],
+                f_n: w[3],
+                torque_i: [w[4], w[5], w[6]],
+                energy: w[7],
+                torque_j: [w[8], w[9], w[10]],
+                _pad: 0.0,
+            })
+            .collect()
     }
 
     /// Each sphere–wall result of the last force evaluation, index s · n_walls + w (zero where
@@ -584,11 +742,81 @@ impl GpuSpheres {
         self.spheres.write(ctx, states);
         self.forces.write(ctx, forces);
         self.set_walls(ctx, walls);
-        self.lists.history = GpuArray::new(ctx, "history", history)?;
-        self.list = list;
+        anyhow::ensure!(
+            history.len() == list.len() && list.start.len() == n + 1,
+            "one history per pair of a list of the {n} spheres"
+        );
+        // The saved list becomes the old list of the rebuild below (the carry's key).
+        self.alloc_pairs(ctx, list.len())?;
+        self.lists.pair_start = GpuArray::new(ctx, "pair start", &list.start)?;
+        self.lists.partner.write(ctx, &list.partner);
+        self.lists
+            .history
+            .write(ctx, &pack_tangential(history)[..3 * list.len()]);
+        if self.rolling {
+            self.lists
+                .history_rolling
+                .write(ctx, &pack_rolling(history)[..3 * list.len()]);
+        }
+        self.total = list.len();
         self.rebuild_with(ctx, Some(wall_history.to_vec()))?;
         self.steps = steps;
         self.rebuilds = rebuilds;
         Ok(())
     }
+}
+
+/// The j-side incident lists of `list`: per sphere (CSR starts, n + 1) the pairs where it is j,
+/// in pair order. A sphere's own pairs are its row of the list, after all of these (their owner
+/// is lower), so "these, then the row" is the incident order of `cpu_stepper::incident_lists`.
+pub fn j_incident(list: &NeighborList) -> (Vec<u32>, Vec<u32>) {
+    let n = list.start.len().saturating_sub(1);
+    let mut start = vec![0u32; n + 1];
+    for &j in &list.partner {
+        start[j as usize] += 1;
+    }
+    let total = crate::cpu::scan::prefix_scan(&mut start[..n]);
+    start[n] = total;
+    let mut cursor = start.clone();
+    let mut incident = vec![0u32; total as usize];
+    for (k, &j) in list.partner.iter().enumerate() {
+        incident[cursor[j as usize] as usize] = k as u32;
+        cursor[j as usize] += 1;
+    }
+    (start, incident)
+}
+
+/// Tangential histories as 3 f32 per pair (one zero word for an empty list: a binding may not
+/// be empty).
+fn pack_tangential(h: &[ContactHistory]) -> Vec<f32> {
+    let mut v: Vec<f32> = h.iter().flat_map(|c| c.tangential).collect();
+    if v.is_empty() {
+        v.push(0.0);
+    }
+    v
+}
+
+/// Rolling histories as 3 f32 per pair (one zero word for an empty list).
+fn pack_rolling(h: &[ContactHistory]) -> Vec<f32> {
+    let mut v: Vec<f32> = h.iter().flat_map(|c| c.rolling).collect();
+    if v.is_empty() {
+        v.push(0.0);
+    }
+    v
+}
+
+/// Histories from the packed arrays (`rolling` empty: zero rolling torques).
+fn unpack_history(tangential: &[f32], rolling: &[f32]) -> Vec<ContactHistory> {
+    let n = tangential.len() / 3;
+    (0..n)
+        .map(|k| ContactHistory {
+            tangential: [tangential[3 * k], tangential[3 * k + 1], tangential[3 * k + 2]],
+            rolling: if rolling.len() >= 3 * n {
+                [rolling[3 * k], rolling[3 * k + 1], rolling[3 * k + 2]]
+            } else {
+                [0.0; 3]
+            },
+            ..Default::default()
+        })
+        .collect()
 }

@@ -195,6 +195,12 @@ impl LawTable {
         self.laws.iter().any(|l| l.mc.beta != 0.0)
     }
 
+    /// Whether some pair has rolling resistance (μ_r > 0; the GPU stepper then holds a rolling
+    /// history per pair).
+    pub fn has_rolling(&self) -> bool {
+        self.laws.iter().any(|l| l.rolling.mu_r > 0.0)
+    }
+
     /// Law of materials a, b.
     pub fn get(&self, a: u32, b: u32) -> &PairLaw {
         &self.laws[a as usize * self.n_materials + b as usize]

@@ -119,8 +119,8 @@ impl SphereSim<'_> {
     /// Index of the candidate pair (i, j), i < j, in the current list.
     pub fn pair_index(&self, i: u32, j: u32) -> Option<usize> {
         let list = match self {
-            SphereSim::Cpu(s) => &s.list,
-            SphereSim::Gpu(_, s) => &s.list,
+            SphereSim::Cpu(s) => std::borrow::Cow::Borrowed(&s.list),
+            SphereSim::Gpu(ctx, s) => std::borrow::Cow::Owned(s.list(ctx)),
         };
         let (i, j) = (i.min(j), i.max(j));
         let (a, b) = (list.start[i as usize] as usize, list.start[i as usize + 1] as usize);
