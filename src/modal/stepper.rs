@@ -3,18 +3,20 @@
 //! A [`ModalScene`] (bodies, walls, contact parameters, dt) is packed into flat arrays
 //! ([`Packed`], the layout of shaders/modal_lib.wgsl). A backend ([`ModalBackend`]) steps
 //! `n` steps at a time; between batches [`ModalRun`] reads the body states back, rebuilds the
-//! body neighbour lists with the bounding-circle cell list ([`super::broad_phase`]) and, when they
+//! body neighbour lists with the shared bounding-circle broad phase ([`crate::broad_phase`]) and, when they
 //! changed, moves each node's friction history to its partner's new slot. Both backends follow the
 //! same schedule, so they compute the same thing.
 #![allow(clippy::needless_range_loop)] // index loops over slots
 
 pub use super::backend::ModalBackend;
 use super::body::ModalBody;
-use super::broad_phase::neighbour_lists;
 use super::layout::*;
 pub use super::packed::Packed;
 use super::stiffness::ModalStiffness;
 use super::{MAX_MODES, MAX_NB};
+use crate::broad_phase::circles::{near_lists, pad_symmetric, Circle};
+use crate::broad_phase::history::{carry_fixed, Plain};
+use crate::broad_phase::schedule::check_moved;
 use anyhow::ensure;
 
 /// Contact parameters (per node contact; see `contact::contact_law`).
@@ -236,21 +238,17 @@ impl<B: ModalBackend> ModalRun<B> {
             .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
             .collect();
         if !self.x_at_rebuild.is_empty() {
-            // Verlet check: a body that moved more than skin/2 since the last list may have
-            // missed a partner during the batch.
-            for (a, b) in centres.iter().zip(&self.x_at_rebuild) {
-                let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
-                ensure!(
-                    d <= 0.5 * self.skin,
-                    "modal broad phase: a body moved {d} > skin/2 = {} in one batch of {} steps; \
-                     raise `skin` or lower `rebuild_every`",
-                    0.5 * self.skin,
-                    self.rebuild_every
-                );
-            }
+            // A body that moved more than skin/2 since the last list may have missed a partner.
+            check_moved(
+                "modal body",
+                &centres,
+                &self.x_at_rebuild,
+                0..centres.len(),
+                self.skin,
+                self.rebuild_every,
+            )?;
         }
-        let radii: Vec<f32> = self.backend.packed().bodies.iter().map(|b| b.bound_radius).collect();
-        let (nb, nb_back) = neighbour_lists(&centres, &radii, self.skin)?;
+        let (nb, nb_back) = neighbour_lists(&body_circles(self.backend.packed(), &centres), self.skin)?;
         let slots = if nb != self.nb && self.backend.steps_done() > 0 {
             let old = self.backend.slots()?;
             Some(remap_slots(self.backend.packed(), &old, &self.nb, &nb))
@@ -282,24 +280,42 @@ impl<B: ModalBackend> ModalRun<B> {
     }
 }
 
-/// Moves each node's body-contact slot (history included) to the slot of the same partner in the
-/// new neighbour list; slots of partners no longer listed are dropped.
+/// The bounding circle of each modal body: its centre X and `bound_radius`.
+pub fn body_circles(p: &Packed, centres: &[[f32; 2]]) -> Vec<Circle> {
+    centres
+        .iter()
+        .zip(&p.bodies)
+        .map(|(c, b)| Circle {
+            centre: *c,
+            radius: b.bound_radius,
+        })
+        .collect()
+}
+
+/// The modal–modal lists (shared broad phase, `crate::broad_phase::circles`): bounding circles
+/// closer than `skin`; per body MAX_NB partners and the body's index in each partner's list.
+pub fn neighbour_lists(circles: &[Circle], skin: f32) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
+    pad_symmetric(
+        &near_lists(circles, circles, true, skin),
+        MAX_NB,
+        "modal body",
+        "MAX_NB",
+    )
+}
+
+/// Each node's body-contact slots (after the wall slots; history included) follow their partners
+/// into the new neighbour lists (the shared history remap, `crate::broad_phase::history`).
 pub fn remap_slots(p: &Packed, old: &[ModalSlot], old_nb: &[u32], new_nb: &[u32]) -> Vec<ModalSlot> {
-    let s = p.params.slots as usize;
-    let nw = p.params.n_walls as usize;
-    let mut out = old.to_vec();
-    for (k, node) in p.nodes.iter().enumerate() {
-        let b = node.body as usize;
-        for t in 0..MAX_NB {
-            let partner = new_nb[b * MAX_NB + t];
-            let from = (0..MAX_NB).find(|&u| partner != NONE && old_nb[b * MAX_NB + u] == partner);
-            out[k * s + nw + t] = match from {
-                Some(u) => old[k * s + nw + u],
-                None => ModalSlot::default(),
-            };
-        }
-    }
-    out
+    let owners = p.nodes.iter().enumerate().map(|(k, n)| (k, n.body as usize));
+    let (stride, walls) = (p.params.slots as usize, p.params.n_walls as usize);
+    carry_fixed(
+        old,
+        owners,
+        stride,
+        walls,
+        &Plain(old_nb, MAX_NB),
+        &Plain(new_nb, MAX_NB),
+    )
 }
 
 impl Default for ModalSlot {
