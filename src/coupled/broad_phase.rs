@@ -113,6 +113,7 @@ mod tests {
             count: 2,
             radius: 0.1,
             coupled: 1,
+            contact_material: 0,
         }];
         let mut old_l = CoupleLists::empty(1, 3);
         let mut new_l = CoupleLists::empty(1, 3);

@@ -56,9 +56,10 @@ impl CoupledScene {
     }
 
     /// The common time step: the smallest of the SPD scene's, the modal scene's and
-    /// COUPLING_DT_FRACTION · sqrt(m_min / k_n) of the mixed contacts.
+    /// COUPLING_DT_FRACTION · sqrt(m_min / k_n) of the mixed contacts (k_n: the stiffest law of
+    /// the modal law table, `ModalScene::k_n_max`).
     pub fn dt(&self) -> f32 {
-        let mixed = COUPLING_DT_FRACTION * (self.spd.m_min() / self.modal.contact.k_n).sqrt();
+        let mixed = COUPLING_DT_FRACTION * (self.spd.m_min() / self.modal.k_n_max()).sqrt();
         self.spd.dt().min(self.modal.dt).min(mixed)
     }
 
@@ -71,6 +72,15 @@ impl CoupledScene {
         let mut modal = self.modal.clone();
         modal.dt = dt;
         let packed = modal.pack()?;
+        for (i, b) in spd.bodies.iter().enumerate() {
+            ensure!(
+                b.contact_material < packed.params.n_materials,
+                "coupled scene: SPD body {i} has contact material {}, the modal law table has {} \
+                 (give the modal scene the SPD scene's contact_materials)",
+                b.contact_material,
+                packed.params.n_materials
+            );
+        }
         if spd.gravity != [0.0, 0.0] {
             for (i, b) in modal.bodies.iter().enumerate() {
                 gravity_check(b).map_err(|e| anyhow::anyhow!("coupled scene, modal body {i}: {e}"))?;
@@ -98,6 +108,7 @@ impl CoupledScene {
                     count: b.count,
                     radius: b.radius,
                     coupled,
+                    contact_material: b.contact_material,
                 }
             })
             .collect();

@@ -17,6 +17,8 @@ use super::{MAX_MODES, MAX_NB};
 use crate::broad_phase::circles::{near_lists, pad_symmetric, Circle};
 use crate::broad_phase::history::{carry_fixed, Plain};
 use crate::broad_phase::schedule::check_moved;
+use crate::model::contact_table::law_table;
+use crate::model::ContactLaw;
 use anyhow::ensure;
 
 /// Contact parameters (per node contact; see `contact::contact_law`).
@@ -32,12 +34,44 @@ pub struct ContactParams {
 pub struct ModalScene {
     pub bodies: Vec<ModalBody>,
     pub walls: Vec<ModalWallRec>,
+    /// The walls' law and contact material 0.
     pub contact: ContactParams,
+    /// Contact materials 1, 2, … (`[contact_materials.NAME]`), chosen per body by
+    /// `ModalBody::contact_material`; pairs mix by `model::contact_table::mix`. In a coupled
+    /// scene the same list as the SPD scene's, so one index names one material on both sides.
+    pub contact_materials: Vec<ContactParams>,
     pub dt: f32,
     /// Steps between neighbour-list rebuilds (and between reads of the state on the GPU).
     pub rebuild_every: u32,
     /// Verlet skin added to the bounding circles when listing neighbour bodies.
     pub skin: f32,
+}
+
+impl ContactParams {
+    pub fn law(&self) -> ContactLaw {
+        ContactLaw {
+            k_n: self.k_n,
+            k_t: self.k_t,
+            mu: self.mu,
+            c_n: self.c_n,
+        }
+    }
+}
+
+impl ModalScene {
+    /// The contact materials' laws: `contact`, then `contact_materials`.
+    pub fn laws(&self) -> Vec<ContactLaw> {
+        std::iter::once(&self.contact)
+            .chain(&self.contact_materials)
+            .map(ContactParams::law)
+            .collect()
+    }
+
+    /// The largest k_n of the law table (a material with itself or mixed): the stiffest contact,
+    /// for the critical time step.
+    pub fn k_n_max(&self) -> f32 {
+        law_table(&self.laws()).iter().map(|l| l.k_n).fold(0.0, f32::max)
+    }
 }
 
 /// Line wall through p0 with unit normal `normal` (towards the bodies), moving at `velocity`.
@@ -91,6 +125,8 @@ impl ModalScene {
                 mu: self.contact.mu,
                 opaque_zero: 0,
                 gravity: [0.0, 0.0],
+                n_materials: 1 + self.contact_materials.len() as u32,
+                pad: [0; 3],
             },
             bodies: vec![],
             modes: vec![],
@@ -101,6 +137,7 @@ impl ModalScene {
             tables: vec![],
             queries: vec![],
             pre_ls: vec![],
+            laws: law_table(&self.laws()),
         };
         ensure!(
             self.contact.k_t > 0.0 || self.contact.mu == 0.0,
@@ -108,6 +145,12 @@ impl ModalScene {
         );
         for (bi, b) in self.bodies.iter().enumerate() {
             b.validate().map_err(|e| anyhow::anyhow!("body {bi}: {e}"))?;
+            ensure!(
+                b.contact_material < p.params.n_materials,
+                "modal scene: body {bi} has contact material {} of {}",
+                b.contact_material,
+                p.params.n_materials
+            );
             let n = b.n_modes();
             let g = &b.level_set.grid;
             let m64: Vec<f64> = b.modal_mass.iter().map(|x| *x as f64).collect();
@@ -140,7 +183,7 @@ impl ModalScene {
                 bound_radius: b.reference_radius() + 2.0 * g.h,
                 table_first,
                 table_len,
-                pad: 0,
+                contact_material: b.contact_material,
                 minv: mat4(&minv, n),
                 k,
                 c: mat4(&b.modal_damping, n),
