@@ -13,6 +13,9 @@
 //!
 //! The GPU part fails (never skips) when no adapter exists.
 
+mod run_cases;
+
+use run_cases::{col, read_csv};
 use softdem::backend::BackendKind;
 use softdem::scenario::Scenario;
 use std::path::{Path, PathBuf};
@@ -139,24 +142,6 @@ fn out_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("softdem_modal_materials_{tag}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
-}
-
-/// The rows of a CSV file as numbers, and its header.
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(str::to_string).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap_or(f64::NAN)).collect())
-        .collect();
-    (header, rows)
-}
-
-fn col(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
 /// Runs two disks on `kind`: modal_series.csv as text and parsed.

@@ -2,8 +2,10 @@
 //! (`crate::modal`, docs/modal.md) and their rigid walls, resolved into a [`ModalScene`] with the
 //! same located errors (file, line, column, key) as the rest of the scenario code.
 //!
-//! The node contact law is the file's `[contact]` table (k_n, k_t, μ, c_n of
-//! `modal::contact::contact_law`). Documented key by key in docs/scenarios.md ("Modal bodies").
+//! The node contact law of walls is the file's `[contact]` table (k_n, k_t, μ, c_n of
+//! `modal::contact::contact_law`); body pairs use the law table of `[contact]` and
+//! `[contact_materials.NAME]` (`contact_material` of a body, numbered as the SPD bodies number
+//! them). Documented key by key in docs/scenarios.md ("Modal bodies").
 
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -899,19 +901,6 @@ fn contact_material_id(sc: &Scenario, key: &str, name: &Option<String>) -> Resul
     let Some(name) = name else { return Ok(0) };
     match sc.file.contact_materials.keys().position(|k| k == name) {
         Some(i) => Ok(1 + i as u32),
-        None => {
-            let defined: Vec<&str> = sc.file.contact_materials.keys().map(String::as_str).collect();
-            Err(Problem::new(
-                key,
-                format!(
-                    "unknown contact material \"{name}\" (defined in [contact_materials]: {})",
-                    if defined.is_empty() {
-                        "none".to_string()
-                    } else {
-                        defined.join(", ")
-                    }
-                ),
-            ))
-        }
+        None => Err(super::unknown_contact_material(&sc.file, key.to_string(), name)),
     }
 }
