@@ -47,7 +47,7 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
             let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel.x,
                               (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel.y);
             let h = slots[slot].hist;
-            let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]), 0.0);
+            let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]), 0.0, bodies[b].contact_material);
             sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
             sl.q = array<f32, 2>(o.q.x, o.q.y);
             sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);

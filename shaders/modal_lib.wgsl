@@ -4,6 +4,7 @@
 
 #import common
 #import df32
+#import spd_records
 
 const MODE_BENDING: u32 = 0u;
 const MODE_GRID: u32 = 1u;
@@ -28,6 +29,8 @@ struct ModalParams {
     mu: f32,
     opaque_zero: u32,
     gravity: array<f32, 2>,
+    n_materials: u32,
+    pad: array<u32, 3>,
 }
 
 struct ModalBodyRec {
@@ -47,7 +50,7 @@ struct ModalBodyRec {
     bound_radius: f32,
     table_first: u32,
     table_len: u32,
-    pad: u32,
+    contact_material: u32,
     minv: array<f32, 16>,
     k: array<f32, 16>,
     c: array<f32, 16>,
@@ -126,6 +129,8 @@ struct ModalSlot {
 // room below for other additions.
 @group(0) @binding(24) var<storage, read> ls_queries: array<ModalQueryRec>;
 @group(0) @binding(25) var<storage, read> pre_ls: array<f32>;
+// The contact law of every ordered pair of contact materials (entry a·n + b; twin: Packed::laws).
+@group(0) @binding(26) var<storage, read> modal_laws: array<ContactLaw>;
 
 // The runtime zero behind `opaque` and `df_add` (df32.wgsl).
 fn opaque_zero() -> u32 {
@@ -388,8 +393,19 @@ struct ContactOut {
     flag: u32,
 }
 
-// Penalty normal force with dashpot, tangential spring with history and Coulomb cap.
-fn contact_law(gap: f32, n: vec2<f32>, vrel: vec2<f32>, hist: vec2<f32>) -> ContactOut {
+// The law of a contact between contact materials a and b (twin: Packed::pair_law).
+fn pair_law(a: u32, b: u32) -> ContactLaw {
+    return modal_laws[a * params.n_materials + b];
+}
+
+// The walls' law, `[contact]` (twin: ModalParams::wall_law).
+fn wall_law() -> ContactLaw {
+    return ContactLaw(params.k_n, params.k_t, params.mu, params.c_n);
+}
+
+// Penalty normal force with dashpot, tangential spring with history and Coulomb cap; `law`: the
+// pair's entry of the law table or the walls' law.
+fn contact_law(law: ContactLaw, gap: f32, n: vec2<f32>, vrel: vec2<f32>, hist: vec2<f32>) -> ContactOut {
     var out: ContactOut;
     out.force = vec2<f32>(0.0, 0.0);
     out.hist = vec2<f32>(0.0, 0.0);
@@ -398,17 +414,17 @@ fn contact_law(gap: f32, n: vec2<f32>, vrel: vec2<f32>, hist: vec2<f32>) -> Cont
         return out;
     }
     let vn = vrel.x * n.x + vrel.y * n.y;
-    let fnorm = max(-params.k_n * gap - params.c_n * vn, 0.0);
+    let fnorm = max(-law.k_n * gap - law.c_n * vn, 0.0);
     let vt = vec2<f32>(vrel.x - vn * n.x, vrel.y - vn * n.y);
     let hn = hist.x * n.x + hist.y * n.y;
     var ht = vec2<f32>(hist.x - hn * n.x + vt.x * params.dt, hist.y - hn * n.y + vt.y * params.dt);
-    var ft = vec2<f32>(-params.k_t * ht.x, -params.k_t * ht.y);
+    var ft = vec2<f32>(-law.k_t * ht.x, -law.k_t * ht.y);
     let ftl = sqrt(ft.x * ft.x + ft.y * ft.y);
-    let lim = params.mu * fnorm;
+    let lim = law.mu * fnorm;
     if (ftl > lim) {
         let r = lim / ftl;
         ft = vec2<f32>(ft.x * r, ft.y * r);
-        ht = vec2<f32>(-ft.x / params.k_t, -ft.y / params.k_t);
+        ht = vec2<f32>(-ft.x / law.k_t, -ft.y / law.k_t);
     }
     out.force = vec2<f32>(n.x * fnorm + ft.x, n.y * fnorm + ft.y);
     out.hist = ht;
@@ -438,7 +454,7 @@ fn node_vs_wall(w: u32, t: f32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>
         }
     }
     let vrel = vec2<f32>(vel.x - wr.velocity[0], vel.y - wr.velocity[1]);
-    return contact_law(gap, n, vrel, hist);
+    return contact_law(wall_law(), gap, n, vrel, hist);
 }
 
 struct BodyContact {
@@ -449,9 +465,10 @@ struct BodyContact {
 
 // A point of radius r (§3.2: gap = φ − r; a modal surface node has r = 0, an SPD node its
 // half-thickness; d: its centre relative to X_j, global frame; velocity vel) against body j's
-// deformed level set; q: the centre in j's frame, p_ref = q − u(q) (eq 47). Twin:
+// deformed level set; q: the centre in j's frame, p_ref = q − u(q) (eq 47); `material`: the
+// point's contact material (the law: the table's entry for it and j's). Twin:
 // modal::contact::point_vs_body.
-fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32) -> BodyContact {
+fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32, material: u32) -> BodyContact {
     var out: BodyContact;
     out.c.force = vec2<f32>(0.0, 0.0);
     out.c.hist = vec2<f32>(0.0, 0.0);
@@ -488,7 +505,7 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32) 
     let udg = rot(c, s, ud);
     let vj = vec2<f32>(sj.v[0] - sj.omega * d.y + udg.x, sj.v[1] + sj.omega * d.x + udg.y);
     let vrel = vec2<f32>(vel.x - vj.x, vel.y - vj.y);
-    out.c = contact_law(gap, n, vrel, hist);
+    out.c = contact_law(pair_law(material, bj.contact_material), gap, n, vrel, hist);
     out.p_ref = p_ref;
     return out;
 }

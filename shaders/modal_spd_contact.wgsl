@@ -46,6 +46,7 @@ struct CellRec {
     count: u32,
     radius: f32,
     coupled: u32,
+    contact_material: u32,
 }
 
 // Twin: coupled::layout::SegSlot.
@@ -91,8 +92,9 @@ fn empty_seg_slot(partner: u32) -> SegSlot {
 }
 
 // A modal surface node at x_hi + x_lo (velocity vel) against the closest sphero-segment of SPD
-// cell ci (first in node order on ties); the slot force acts on the modal node.
-fn modal_node_vs_cell(ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> SegSlot {
+// cell ci (first in node order on ties); the slot force acts on the modal node. `law`: the
+// table's entry for the modal body's and the cell's contact materials.
+fn modal_node_vs_cell(law: ContactLaw, ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> SegSlot {
     let cell = cells[ci];
     var best = 0.0;
     var seg = cell.first;
@@ -144,7 +146,7 @@ fn modal_node_vs_cell(ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>,
     let vs = vec2<f32>(opaque((1.0 - t_best) * va.x) + opaque(t_best * vb.x),
                        opaque((1.0 - t_best) * va.y) + opaque(t_best * vb.y));
     let vrel = vec2<f32>(vel.x - vs.x, vel.y - vs.y);
-    let o = contact_law(gap, n, vrel, hist);
+    let o = contact_law(law, gap, n, vrel, hist);
     var sl: SegSlot;
     sl.force = array<f32, 2>(o.force.x, o.force.y);
     sl.hist = array<f32, 2>(o.hist.x, o.hist.y);
@@ -178,7 +180,7 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
         let d = vec2<f32>((sx.pos_hi.x - sb.x_hi[0]) + (sx.pos_lo.x - sb.x_lo[0]),
                           (sx.pos_hi.y - sb.x_hi[1]) + (sx.pos_lo.y - sb.x_lo[1]));
         let h = spd_slots[slot].hist;
-        let o = point_vs_body(b, d, spd_state[x].vel, vec2<f32>(h[0], h[1]), cell.radius);
+        let o = point_vs_body(b, d, spd_state[x].vel, vec2<f32>(h[0], h[1]), cell.radius, cell.contact_material);
         var sl: ModalSlot;
         sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
         sl.q = array<f32, 2>(o.q.x, o.q.y);
@@ -212,7 +214,8 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
             continue;
         }
         let h = mnode_slots[slot].hist;
-        mnode_slots[slot] = modal_node_vs_cell(c, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
+        let law = pair_law(bodies[b].contact_material, cells[c].contact_material);
+        mnode_slots[slot] = modal_node_vs_cell(law, c, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
     }
 }
 

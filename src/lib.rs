@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod beads;
+pub mod broad_phase;
 pub mod coupled;
 pub mod cpu;
 pub mod diagnostics;
@@ -23,7 +24,8 @@ pub mod scenes;
 pub mod shaders;
 pub mod spheres;
 pub mod sweep;
-pub mod tissue;
 pub mod validation;
 
 pub use backend::Backend;
+/// The tissue generator lives with the scenario code that builds it (`scenario::tissue`).
+pub use scenario::tissue;

@@ -14,6 +14,9 @@
 //!   6500) and the first 2000 of `FLOOR` (it meets the floor at about step 1600): node positions
 //!   and disk positions within 1e-5 (lengths in cell radii), amplitudes within 1e-3 relative.
 
+mod run_cases;
+
+use run_cases::{col, read_csv};
 use softdem::backend::BackendKind;
 use softdem::model::BODY_FROZEN;
 use softdem::scenario::Scenario;
@@ -28,24 +31,6 @@ fn out_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("softdem_coupled_scenario_{tag}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
-}
-
-/// A CSV file as its header and rows of numbers (non-numeric fields read as NaN).
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(str::to_string).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap_or(f64::NAN)).collect())
-        .collect();
-    (header, rows)
-}
-
-fn col(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
 /// Weight of everything that can move: the free SPD cells' nodes and the modal body.

@@ -108,12 +108,12 @@ fn modal_and_coupled_records_have_identical_layouts() {
     const K: &str = "modal_spd_contact";
     check_record!(K => ModalParams, "ModalParams", [dt => "dt", n_nodes => "n_nodes", n_bodies => "n_bodies",
         n_walls => "n_walls", slots => "slots", k_n => "k_n", c_n => "c_n", k_t => "k_t", mu => "mu",
-        opaque_zero => "opaque_zero", gravity => "gravity"]);
+        opaque_zero => "opaque_zero", gravity => "gravity", n_materials => "n_materials", pad => "pad"]);
     check_record!(K => ModalBodyRec, "ModalBodyRec", [node_first => "node_first", node_count => "node_count",
         n_modes => "n_modes", mode_first => "mode_first", ls_first => "ls_first", nx => "nx", ny => "ny",
         stiff_kind => "stiff_kind", origin => "origin", h => "h", mass => "mass", inertia => "inertia",
         rigid_damping => "rigid_damping", bound_radius => "bound_radius", table_first => "table_first",
-        table_len => "table_len", pad => "pad", minv => "minv", k => "k", c => "c"]);
+        table_len => "table_len", contact_material => "contact_material", minv => "minv", k => "k", c => "c"]);
     check_record!(K => ModalModeRec, "ModalModeRec", [kind => "kind", grid_first => "grid_first", length => "length",
         x_left => "x_left", y_mid => "y_mid", pad => "pad0"], inside ["pad1", "pad2"]);
     check_record!(K => ModalNodeRec, "ModalNodeRec", [body => "body", pad => "pad", p => "p", phi => "phi"]);
@@ -129,7 +129,7 @@ fn modal_and_coupled_records_have_identical_layouts() {
         directions => "directions", pad => "pad", gravity => "gravity_x", pad1 => "pad1"],
         inside ["gravity_y", "pad2"]);
     check_record!(K => CellRec, "CellRec", [first => "first", count => "count", radius => "radius",
-        coupled => "coupled"]);
+        coupled => "coupled", contact_material => "contact_material"]);
     check_record!(K => SegSlot, "SegSlot", [force => "force", hist => "hist", seg => "seg", t => "t",
         partner => "partner", active => "flag"]);
     // The coupled kernels read the SPD node state through spd_records.wgsl: the same record.

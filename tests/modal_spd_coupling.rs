@@ -74,6 +74,7 @@ fn modal_scene(bodies: Vec<ModalBody>, walls: Vec<softdem::modal::layout::ModalW
             k_t: 500.0,
             mu: 0.3,
         },
+        contact_materials: vec![],
         dt: 0.003,
         rebuild_every: 20,
         skin: 0.2,
@@ -520,7 +521,7 @@ fn friction_history_spd_node_against_level_set() {
     assert!((f_n_expect / (p.k_n * delta) - 1.0).abs() < 0.02, "φ = {}", ls[0]);
     let mut hist = [0.0f32; 2];
     for i in 1..=40 {
-        let (o, _, _) = softdem::modal::contact::point_vs_body(&packed, 0, &state, d, [v, 0.0], hist, R_SHELL);
+        let (o, _, _) = softdem::modal::contact::point_vs_body(&packed, 0, &state, d, [v, 0.0], hist, R_SHELL, 0);
         assert_eq!(o.active, 1);
         hist = o.hist;
         let f_n = o.force[0] * n[0] + o.force[1] * n[1];
@@ -562,12 +563,23 @@ fn friction_history_modal_node_against_segment() {
         count: 3,
         radius: R_SHELL,
         coupled: 1,
+        contact_material: 0,
     };
     let (v, delta) = (0.1f32, 0.01f32);
     let x = [0.0f32, R_SHELL - delta];
     let mut hist = [0.0f32; 2];
     for i in 1..=40 {
-        let s = softdem::coupled::contact::modal_node_vs_cell(&p, &cell, 0, &spd, x, [0.0; 2], [v, 0.0], hist);
+        let s = softdem::coupled::contact::modal_node_vs_cell(
+            &p,
+            &p.wall_law(),
+            &cell,
+            0,
+            &spd,
+            x,
+            [0.0; 2],
+            [v, 0.0],
+            hist,
+        );
         assert_eq!((s.active, s.seg), (1, 0));
         assert_eq!(s.t, 0.5);
         hist = s.hist;

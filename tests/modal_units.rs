@@ -79,13 +79,15 @@ fn modal_friction_sticks_then_slides_at_mu_fn() {
         mu: 0.5,
         opaque_zero: 0,
         gravity: [0.0, 0.0],
+        n_materials: 1,
+        pad: [0; 3],
     };
     let n = [0.0, 1.0];
     let gap = -0.01; // f_n = 10
     let mut hist = [0.0f32; 2];
     let mut forces = Vec::new();
     for _ in 0..20 {
-        let o = contact_law(&p, gap, n, [0.1, 0.0], hist);
+        let o = contact_law(&p.wall_law(), p.dt, gap, n, [0.1, 0.0], hist);
         hist = o.hist;
         forces.push(o.force[0]);
         assert!((o.force[1] - 10.0).abs() < 1e-4);
@@ -95,8 +97,8 @@ fn modal_friction_sticks_then_slides_at_mu_fn() {
     assert!((forces[1] + 500.0 * 0.1 * 0.02).abs() < 1e-4, "{forces:?}");
     assert!((forces[19] + 5.0).abs() < 1e-4, "{forces:?}");
     // Reversal: the history unloads elastically from the cap before sliding the other way.
-    let o = contact_law(&p, gap, n, [-0.1, 0.0], hist);
+    let o = contact_law(&p.wall_law(), p.dt, gap, n, [-0.1, 0.0], hist);
     assert!((o.force[0] + 5.0 - 500.0 * 0.1 * 0.01).abs() < 1e-3, "{:?}", o.force);
     // Separation clears the contact.
-    assert_eq!(contact_law(&p, 0.001, n, [0.1, 0.0], hist).active, 0);
+    assert_eq!(contact_law(&p.wall_law(), p.dt, 0.001, n, [0.1, 0.0], hist).active, 0);
 }

@@ -101,6 +101,7 @@ fn modal_precomputed_query_matches_the_host_interpolation() {
             k_t: 1.0,
             mu: 0.0,
         },
+        contact_materials: vec![],
         dt: 1.0,
         rebuild_every: 1,
         skin: 0.0,

@@ -11,14 +11,16 @@
 use super::layout::{CellRec, SegSlot};
 use crate::modal::contact::contact_law;
 use crate::modal::layout::ModalParams;
-use crate::model::NodeState;
+use crate::model::{ContactLaw, NodeState};
 
 /// A modal surface node at x_hi + x_lo (velocity `vel`) against the sphero-segments of SPD cell
 /// `ci` (`spd`: node states at x_{n+1} with v_{n+½}, see `NodeState::vel`). The slot's force acts on the modal node;
-/// the segment's ends take −(1−t) f and −t f.
+/// the segment's ends take −(1−t) f and −t f. `law`: the table's entry for the modal body's and
+/// the cell's contact materials (`Packed::pair_law`).
 #[allow(clippy::too_many_arguments)]
 pub fn modal_node_vs_cell(
     p: &ModalParams,
+    law: &ContactLaw,
     cell: &CellRec,
     ci: u32,
     spd: &[NodeState],
@@ -95,7 +97,7 @@ pub fn modal_node_vs_cell(
         (1.0 - t_best) * va[1] + t_best * vb[1],
     ];
     let vrel = [vel[0] - vs[0], vel[1] - vs[1]];
-    let o = contact_law(p, gap, n, vrel, hist);
+    let o = contact_law(law, p.dt, gap, n, vrel, hist);
     SegSlot {
         force: o.force,
         hist: o.hist,

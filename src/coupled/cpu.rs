@@ -56,7 +56,16 @@ pub fn spd_node_vs_modal(
             (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
             (sx.pos_hi[1] - sb.x_hi[1]) + (sx.pos_lo[1] - sb.x_lo[1]),
         ];
-        let (o, q, p_ref) = point_vs_body(sc, b as usize, sb, d, spd[x].vel, out[u].hist, cell.radius);
+        let (o, q, p_ref) = point_vs_body(
+            sc,
+            b as usize,
+            sb,
+            d,
+            spd[x].vel,
+            out[u].hist,
+            cell.radius,
+            cell.contact_material,
+        );
         out[u] = ModalSlot {
             force: o.force,
             q,
@@ -90,9 +99,11 @@ pub fn modal_node_vs_spd(
             out[t] = SegSlot::default();
             continue;
         }
+        let cell = &cs.cells[c as usize];
         out[t] = modal_node_vs_cell(
             &sc.params,
-            &cs.cells[c as usize],
+            &sc.pair_law(sc.bodies[b].contact_material, cell.contact_material),
+            cell,
             c,
             spd,
             st.x_hi,

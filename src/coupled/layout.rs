@@ -29,6 +29,9 @@ pub struct CellRec {
     /// `CELL_*` bits (`coupled::CELL_COUPLED`, `CELL_FROZEN`, `CELL_OPEN`); 1 is a free closed
     /// cell, 0 a body that is not coupled.
     pub coupled: u32,
+    /// The SPD body's contact material (`Body::contact_material`), a row of the law table
+    /// (`modal::packed::Packed::laws`) for its contacts with modal bodies.
+    pub contact_material: u32,
 }
 
 /// Contact of one modal surface node with one SPD cell (binding 22): the closest segment

@@ -11,8 +11,10 @@
 //!   neighbouring cell (closest point on the closest segment X → X+1, gap = d − r), same law with
 //!   history; the modal node gets f, the segment's end nodes −(1−t)f and −t f (lever rule, Fig. 5).
 //!
-//! Mixed pairs use the modal `ContactParams` (k_n, c_n, k_t, μ of the modal scene): the modal
-//! stepper's dt criterion (§3.3) already accounts for k_n, and the SPD scene's dt must be the same.
+//! Mixed pairs take k_n, c_n, k_t, μ from the modal law table (`modal::packed::Packed::pair_law`)
+//! at the modal body's and the SPD body's contact materials (`CellRec::contact_material`; one
+//! numbering for both scenes, `[contact]` = 0); the common dt accounts for the table's largest
+//! k_n (`CoupledScene::dt`).
 //! Free SPD bodies (cells, beams) are coupled both ways; frozen SPD bodies (walls) only with the
 //! `DIR_SPD_WALLS` bit, through their segments (modal surface nodes vs the wall's
 //! sphero-segments; the reaction goes to the wall's nodes, so it is in the SPD wall forces). Open

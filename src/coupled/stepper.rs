@@ -17,16 +17,16 @@
 //! Every force is gathered by its owner in a fixed order (no atomics): two runs are
 //! bit-identical. A dt = 0 pass of 1, 3, 4 at the start gives f_0 and the slots of state 0.
 //! Between batches of `rebuild_every` steps, [`CoupledRun`] reads the modal states and SPD node
-//! positions back, rebuilds the modal–modal lists (`modal::broad_phase`) and the cell ↔ modal
+//! positions back, rebuilds the modal–modal lists (`modal::stepper::neighbour_lists`) and the cell ↔ modal
 //! lists (`broad_phase`), and moves the friction histories to their partners' new slots.
 
 pub use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
 use super::broad_phase::{cell_circles, couple_lists, remap_mnode_slots, remap_spd_slots, CoupleLists};
 use super::cpu::CpuCoupled;
 use super::layout::{CellRec, CoupleParams};
-use crate::modal::broad_phase::neighbour_lists;
+use crate::broad_phase::schedule::check_moved;
 use crate::modal::layout::{ModalState, NONE};
-use crate::modal::stepper::{remap_slots, ModalScene, Packed};
+use crate::modal::stepper::{body_circles, neighbour_lists, remap_slots, ModalScene, Packed};
 use crate::model::*;
 use anyhow::ensure;
 
@@ -56,9 +56,10 @@ impl CoupledScene {
     }
 
     /// The common time step: the smallest of the SPD scene's, the modal scene's and
-    /// COUPLING_DT_FRACTION · sqrt(m_min / k_n) of the mixed contacts.
+    /// COUPLING_DT_FRACTION · sqrt(m_min / k_n) of the mixed contacts (k_n: the stiffest law of
+    /// the modal law table, `ModalScene::k_n_max`).
     pub fn dt(&self) -> f32 {
-        let mixed = COUPLING_DT_FRACTION * (self.spd.m_min() / self.modal.contact.k_n).sqrt();
+        let mixed = COUPLING_DT_FRACTION * (self.spd.m_min() / self.modal.k_n_max()).sqrt();
         self.spd.dt().min(self.modal.dt).min(mixed)
     }
 
@@ -71,6 +72,15 @@ impl CoupledScene {
         let mut modal = self.modal.clone();
         modal.dt = dt;
         let packed = modal.pack()?;
+        for (i, b) in spd.bodies.iter().enumerate() {
+            ensure!(
+                b.contact_material < packed.params.n_materials,
+                "coupled scene: SPD body {i} has contact material {}, the modal law table has {} \
+                 (give the modal scene the SPD scene's contact_materials)",
+                b.contact_material,
+                packed.params.n_materials
+            );
+        }
         if spd.gravity != [0.0, 0.0] {
             for (i, b) in modal.bodies.iter().enumerate() {
                 gravity_check(b).map_err(|e| anyhow::anyhow!("coupled scene, modal body {i}: {e}"))?;
@@ -98,6 +108,7 @@ impl CoupledScene {
                     count: b.count,
                     radius: b.radius,
                     coupled,
+                    contact_material: b.contact_material,
                 }
             })
             .collect();
@@ -218,38 +229,24 @@ impl<B: CoupledBackend> CoupledRun<B> {
             .collect();
         let cs = self.backend.statics().clone();
         if !self.modal_at_rebuild.is_empty() {
-            // Verlet check: with every modal centre and every coupled SPD node within skin/2 of
-            // where it was at the last build, no pair closer than the circles + skin was missed.
-            let moved = |a: &[f32; 2], b: &[f32; 2]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
-            for (i, (a, b)) in centres.iter().zip(&self.modal_at_rebuild).enumerate() {
-                let d = moved(a, b);
-                ensure!(
-                    d <= 0.5 * self.skin,
-                    "coupled broad phase: modal body {i} moved {d} > skin/2 = {} in {} steps; raise `skin` \
-                     or lower `rebuild_every`",
-                    0.5 * self.skin,
-                    self.rebuild_every
-                );
-            }
-            for c in cs.cells.iter().filter(|c| c.coupled != 0) {
-                let range = c.first as usize..(c.first + c.count) as usize;
-                for (x, (a, b)) in pos[range.clone()].iter().zip(&self.spd_at_rebuild[range]).enumerate() {
-                    let x = x + c.first as usize;
-                    let d = moved(a, b);
-                    ensure!(
-                        d <= 0.5 * self.skin,
-                        "coupled broad phase: SPD node {x} moved {d} > skin/2 = {} in {} steps; raise \
-                         `skin` or lower `rebuild_every`",
-                        0.5 * self.skin,
-                        self.rebuild_every
-                    );
-                }
-            }
+            // With every modal centre and every coupled SPD node within skin/2 of where it was
+            // at the last build, no pair closer than the circles + skin was missed.
+            let (skin, every) = (self.skin, self.rebuild_every);
+            check_moved(
+                "modal body",
+                &centres,
+                &self.modal_at_rebuild,
+                0..centres.len(),
+                skin,
+                every,
+            )?;
+            let coupled = cs.cells.iter().filter(|c| c.coupled != 0);
+            let nodes = coupled.flat_map(|c| c.first as usize..(c.first + c.count) as usize);
+            check_moved("SPD node", &pos, &self.spd_at_rebuild, nodes, skin, every)?;
         }
         let packed = self.backend.packed();
-        let radii: Vec<f32> = packed.bodies.iter().map(|b| b.bound_radius).collect();
-        let (nb, nb_back) = neighbour_lists(&centres, &radii, self.skin)?;
-        let modal_circles: Vec<([f32; 2], f32)> = centres.iter().cloned().zip(radii.iter().cloned()).collect();
+        let modal_circles = body_circles(packed, &centres);
+        let (nb, nb_back) = neighbour_lists(&modal_circles, self.skin)?;
         let lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
         let changed = nb != self.nb || lists != self.lists;
         if self.rebuilds == 0 {

@@ -25,9 +25,11 @@
 //!    its friction history. The GPU visits the candidates twice (count, then fill at the scanned
 //!    offsets); the CPU visits them once (`neighbor_candidates`, the same sorted neighbours per
 //!    node), then sums the counts and carries the slots over (`carry_slot_index`, the second half
-//!    of the WGSL `neighbor_fill`).
+//!    of the WGSL `neighbor_fill`, in the shared `crate::broad_phase::history`).
 
 use super::scan::prefix_scan;
+pub use crate::broad_phase::history::carry_slot_index;
+use crate::broad_phase::history::find_sorted;
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
 
@@ -596,48 +598,11 @@ impl GridBuild {
     }
 }
 
-/// Index of `target` among the sorted keys `key(lo..hi)`, or `NONE` (binary search).
-#[inline]
-fn find_sorted(lo: u32, hi: u32, target: u32, key: impl Fn(usize) -> u32) -> u32 {
-    let (mut lo, mut hi) = (lo, hi);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        let v = key(mid as usize);
-        if v == target {
-            return mid;
-        }
-        if v < target {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    NONE
-}
-
 /// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE` (twin of WGSL `find_live` in
 /// broad_phase.wgsl and `find_entry` in node_forces.wgsl).
 #[inline]
 pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
     find_sorted(lo, hi, target, |i| entries[i].neighbor)
-}
-
-/// Contact slot (in the pool of the previous step, which holds the friction history) of node x's
-/// new entries (`neighbors`, sorted), carried over from the previous list (`old_start`,
-/// `old_entries`, `old_index`) by binary search; `NO_SLOT` for a new pair.
-#[inline]
-pub fn carry_slot_index(
-    x: usize,
-    old_start: &[u32],
-    old_entries: &[Entry],
-    old_index: &[u32],
-    neighbors: &[u32],
-    out_index: &mut [u32],
-) {
-    for (i, &d) in out_index.iter_mut().zip(neighbors) {
-        let old = find_entry(old_entries, old_start[x], old_start[x + 1], d);
-        *i = if old != NONE { old_index[old as usize] } else { NO_SLOT };
-    }
 }
 
 #[cfg(test)]

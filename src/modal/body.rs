@@ -27,6 +27,8 @@ pub struct ModalBody {
     pub theta: f32,
     /// How partners query this body's deformed level set (§3.1.3 or §3.1.4).
     pub query: LevelSetQuery,
+    /// Contact material (`ModalScene::contact_materials`; 0: the scene's `contact`).
+    pub contact_material: u32,
 }
 
 /// The level-set query of a body (contact of other bodies' nodes against it).
@@ -183,6 +185,7 @@ pub fn disk(
         position: center,
         theta: 0.0,
         query: LevelSetQuery::Pullback,
+        contact_material: 0,
     }
 }
 
@@ -227,5 +230,6 @@ pub fn beam(
         position: center,
         theta: 0.0,
         query: LevelSetQuery::Pullback,
+        contact_material: 0,
     }
 }

@@ -17,6 +17,7 @@ pub use super::level_set::{grid_of, ls_cell, ls_interp};
 use super::level_set::{ls_bilinear, Grid};
 use super::packed::Packed;
 use super::MAX_MODES;
+use crate::model::ContactLaw;
 
 /// Φ of mode `m` of body `b` at reference point p.
 pub fn mode_eval(sc: &Packed, b: &ModalBodyRec, m: u32, p: [f32; 2]) -> [f32; 2] {
@@ -120,7 +121,9 @@ pub struct ContactOut {
 /// Normal penalty k_n·(−gap) with dashpot c_n (no tension), tangential spring k_t with history
 /// `hist` (projected on the current tangent), capped at μ f_n (Coulomb; the spring is reset to
 /// the cap on sliding). n points from the partner towards the node.
-pub fn contact_law(p: &ModalParams, gap: f32, n: [f32; 2], vrel: [f32; 2], hist: [f32; 2]) -> ContactOut {
+/// `law`: the pair's entry of the law table (`Packed::pair_law`) or the walls' law.
+pub fn contact_law(law: &ContactLaw, dt: f32, gap: f32, n: [f32; 2], vrel: [f32; 2], hist: [f32; 2]) -> ContactOut {
+    let p = law;
     if gap >= 0.0 {
         return ContactOut::default();
     }
@@ -128,7 +131,7 @@ pub fn contact_law(p: &ModalParams, gap: f32, n: [f32; 2], vrel: [f32; 2], hist:
     let fnorm = (-p.k_n * gap - p.c_n * vn).max(0.0);
     let vt = [vrel[0] - vn * n[0], vrel[1] - vn * n[1]];
     let hn = hist[0] * n[0] + hist[1] * n[1];
-    let mut ht = [hist[0] - hn * n[0] + vt[0] * p.dt, hist[1] - hn * n[1] + vt[1] * p.dt];
+    let mut ht = [hist[0] - hn * n[0] + vt[0] * dt, hist[1] - hn * n[1] + vt[1] * dt];
     let mut ft = [-p.k_t * ht[0], -p.k_t * ht[1]];
     let ftl = (ft[0] * ft[0] + ft[1] * ft[1]).sqrt();
     let lim = p.mu * fnorm;
@@ -173,7 +176,7 @@ pub fn node_vs_wall(
         }
     }
     let vrel = [vel[0] - w.velocity[0], vel[1] - w.velocity[1]];
-    contact_law(p, gap, n, vrel, hist)
+    contact_law(&p.wall_law(), p.dt, gap, n, vrel, hist)
 }
 
 /// Contact of a point of radius `r` against body `j`'s deformed level set (§3.2: gap = φ − r; a
@@ -181,7 +184,8 @@ pub fn node_vs_wall(
 /// relative to X_j (global frame), `vel` its velocity. Returns the contact, the centre in j's frame
 /// q and j's material point p_ref = q − u(q) (eq 47) there; inactive when the point is outside j's
 /// bounding circle widened by r or its grid, or gap ≥ 0. The reaction −f acts on j at q (the
-/// force's line passes through the centre, so angular momentum is kept).
+/// force's line passes through the centre, so angular momentum is kept). `material`: the point's
+/// contact material; the law is the table's entry for it and j's.
 #[allow(clippy::too_many_arguments)]
 pub fn point_vs_body(
     sc: &Packed,
@@ -191,6 +195,7 @@ pub fn point_vs_body(
     vel: [f32; 2],
     hist: [f32; 2],
     r: f32,
+    material: u32,
 ) -> (ContactOut, [f32; 2], [f32; 2]) {
     let bj = &sc.bodies[j];
     let reach = bj.bound_radius + r;
@@ -214,5 +219,6 @@ pub fn point_vs_body(
     let udg = rot(c, s, ud);
     let vj = [sj.v[0] - sj.omega * d[1] + udg[0], sj.v[1] + sj.omega * d[0] + udg[1]];
     let vrel = [vel[0] - vj[0], vel[1] - vj[1]];
-    (contact_law(&sc.params, gap, n, vrel, hist), q, p_ref)
+    let law = sc.pair_law(material, bj.contact_material);
+    (contact_law(&law, sc.params.dt, gap, n, vrel, hist), q, p_ref)
 }

@@ -82,7 +82,16 @@ pub fn modal_node_contact(
             (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel[0],
             (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel[1],
         ];
-        let (o, q, p_ref) = point_vs_body(sc, j as usize, sj, d, vel, out[slot].hist, 0.0);
+        let (o, q, p_ref) = point_vs_body(
+            sc,
+            j as usize,
+            sj,
+            d,
+            vel,
+            out[slot].hist,
+            0.0,
+            sc.bodies[b].contact_material,
+        );
         out[slot] = ModalSlot {
             force: o.force,
             q,

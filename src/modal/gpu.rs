@@ -11,7 +11,7 @@ use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 
 /// The packed modal scene on the GPU: the arrays behind modal_lib.wgsl's bindings 0–13 and
-/// 24–25, shared by this backend and the coupled one (`coupled::gpu`).
+/// 24–26, shared by this backend and the coupled one (`coupled::gpu`).
 pub struct ModalBuffers {
     pub state: GpuArray<ModalState>,
     pub nb: GpuArray<u32>,
@@ -38,6 +38,7 @@ impl ModalBuffers {
         let tables = GpuArray::new(ctx, "modal tables", &sc.tables)?;
         let queries = GpuArray::new(ctx, "modal ls queries", &sc.queries)?;
         let pre_ls = GpuArray::new(ctx, "modal precomputed ls", &sc.pre_ls)?;
+        let laws = GpuArray::new(ctx, "modal contact laws", &sc.laws)?;
         let state = GpuArray::new(ctx, "modal state", state)?;
         let none = vec![NONE; sc.bodies.len() * super::MAX_NB];
         let nb = GpuArray::new(ctx, "modal nb", &none)?;
@@ -66,6 +67,7 @@ impl ModalBuffers {
             (13, wall_force.buffer()),
             (24, queries.buffer()),
             (25, pre_ls.buffer()),
+            (26, laws.buffer()),
         ]
         .into_iter()
         .map(|(k, b)| (k, b.clone()))

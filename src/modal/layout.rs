@@ -32,6 +32,22 @@ pub struct ModalParams {
     /// Gravity on the bodies' rigid part, M g at X (modal-only runs; stages set it). The coupled
     /// stepper takes it from `CoupleParams` instead and keeps this zero.
     pub gravity: [f32; 2],
+    /// Contact materials n of the law table (`Packed::laws`, binding 26: entry a·n + b); the law
+    /// above (k_n … mu, material 0) is the walls' law.
+    pub n_materials: u32,
+    pub pad: [u32; 3],
+}
+
+impl ModalParams {
+    /// The law of node–wall contacts: `[contact]` (material 0).
+    pub fn wall_law(&self) -> crate::model::ContactLaw {
+        crate::model::ContactLaw {
+            k_n: self.k_n,
+            k_t: self.k_t,
+            mu: self.mu,
+            c_n: self.c_n,
+        }
+    }
 }
 
 /// Static description of one body.
@@ -55,7 +71,8 @@ pub struct ModalBodyRec {
     pub bound_radius: f32,
     pub table_first: u32,
     pub table_len: u32,
-    pub pad: u32,
+    /// Contact material (row and column of the law table, `Packed::laws`; 0: `[contact]`).
+    pub contact_material: u32,
     /// Inverse modal mass M_ε⁻¹, modal stiffness K_ε and modal damping C_ε, row-major 4×4.
     pub minv: [f32; 16],
     pub k: [f32; 16],

@@ -15,7 +15,7 @@
 //! - [`body`]: the body description and builders (disk, beam), its state.
 //! - [`layout`]: GPU records shared with `shaders/modal_lib.wgsl`.
 //! - [`contact`]: per-node contact functions (wall, level-set pullback, precomputed level sets).
-//! - [`broad_phase`]: bounding-circle cell list for body pairs.
+//! - body pairs are listed by the shared broad phase (`crate::broad_phase`, `stepper::neighbour_lists`).
 //! - [`timestep`]: the two critical time steps of §3.3.
 //! - [`cpu`]: CPU twins of the kernels; [`gpu`]: the wgpu stepper; [`stepper`]: scene packing and
 //!   the step loop both share.
@@ -23,7 +23,6 @@
 
 pub mod backend;
 pub mod body;
-pub mod broad_phase;
 pub mod contact;
 pub mod cpu;
 pub mod frame;

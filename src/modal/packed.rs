@@ -19,4 +19,14 @@ pub struct Packed {
     pub queries: Vec<ModalQueryRec>,
     /// Sample amplitudes and precomputed level-set fields (eq 49–50) of the bodies that use them.
     pub pre_ls: Vec<f32>,
+    /// The contact law of every ordered pair of contact materials (`model::contact_table`, entry
+    /// a·n + b, n = `params.n_materials`): modal–modal and modal–SPD contacts.
+    pub laws: Vec<crate::model::ContactLaw>,
+}
+
+impl Packed {
+    /// The law of a contact between contact materials `a` and `b`.
+    pub fn pair_law(&self, a: u32, b: u32) -> crate::model::ContactLaw {
+        self.laws[(a * self.params.n_materials + b) as usize]
+    }
 }

@@ -3,18 +3,22 @@
 //! A [`ModalScene`] (bodies, walls, contact parameters, dt) is packed into flat arrays
 //! ([`Packed`], the layout of shaders/modal_lib.wgsl). A backend ([`ModalBackend`]) steps
 //! `n` steps at a time; between batches [`ModalRun`] reads the body states back, rebuilds the
-//! body neighbour lists with the bounding-circle cell list ([`super::broad_phase`]) and, when they
+//! body neighbour lists with the shared bounding-circle broad phase ([`crate::broad_phase`]) and, when they
 //! changed, moves each node's friction history to its partner's new slot. Both backends follow the
 //! same schedule, so they compute the same thing.
 #![allow(clippy::needless_range_loop)] // index loops over slots
 
 pub use super::backend::ModalBackend;
 use super::body::ModalBody;
-use super::broad_phase::neighbour_lists;
 use super::layout::*;
 pub use super::packed::Packed;
 use super::stiffness::ModalStiffness;
 use super::{MAX_MODES, MAX_NB};
+use crate::broad_phase::circles::{near_lists, pad_symmetric, Circle};
+use crate::broad_phase::history::{carry_fixed, Plain};
+use crate::broad_phase::schedule::check_moved;
+use crate::model::contact_table::law_table;
+use crate::model::ContactLaw;
 use anyhow::ensure;
 
 /// Contact parameters (per node contact; see `contact::contact_law`).
@@ -30,12 +34,44 @@ pub struct ContactParams {
 pub struct ModalScene {
     pub bodies: Vec<ModalBody>,
     pub walls: Vec<ModalWallRec>,
+    /// The walls' law and contact material 0.
     pub contact: ContactParams,
+    /// Contact materials 1, 2, … (`[contact_materials.NAME]`), chosen per body by
+    /// `ModalBody::contact_material`; pairs mix by `model::contact_table::mix`. In a coupled
+    /// scene the same list as the SPD scene's, so one index names one material on both sides.
+    pub contact_materials: Vec<ContactParams>,
     pub dt: f32,
     /// Steps between neighbour-list rebuilds (and between reads of the state on the GPU).
     pub rebuild_every: u32,
     /// Verlet skin added to the bounding circles when listing neighbour bodies.
     pub skin: f32,
+}
+
+impl ContactParams {
+    pub fn law(&self) -> ContactLaw {
+        ContactLaw {
+            k_n: self.k_n,
+            k_t: self.k_t,
+            mu: self.mu,
+            c_n: self.c_n,
+        }
+    }
+}
+
+impl ModalScene {
+    /// The contact materials' laws: `contact`, then `contact_materials`.
+    pub fn laws(&self) -> Vec<ContactLaw> {
+        std::iter::once(&self.contact)
+            .chain(&self.contact_materials)
+            .map(ContactParams::law)
+            .collect()
+    }
+
+    /// The largest k_n of the law table (a material with itself or mixed): the stiffest contact,
+    /// for the critical time step.
+    pub fn k_n_max(&self) -> f32 {
+        law_table(&self.laws()).iter().map(|l| l.k_n).fold(0.0, f32::max)
+    }
 }
 
 /// Line wall through p0 with unit normal `normal` (towards the bodies), moving at `velocity`.
@@ -89,6 +125,8 @@ impl ModalScene {
                 mu: self.contact.mu,
                 opaque_zero: 0,
                 gravity: [0.0, 0.0],
+                n_materials: 1 + self.contact_materials.len() as u32,
+                pad: [0; 3],
             },
             bodies: vec![],
             modes: vec![],
@@ -99,6 +137,7 @@ impl ModalScene {
             tables: vec![],
             queries: vec![],
             pre_ls: vec![],
+            laws: law_table(&self.laws()),
         };
         ensure!(
             self.contact.k_t > 0.0 || self.contact.mu == 0.0,
@@ -106,6 +145,12 @@ impl ModalScene {
         );
         for (bi, b) in self.bodies.iter().enumerate() {
             b.validate().map_err(|e| anyhow::anyhow!("body {bi}: {e}"))?;
+            ensure!(
+                b.contact_material < p.params.n_materials,
+                "modal scene: body {bi} has contact material {} of {}",
+                b.contact_material,
+                p.params.n_materials
+            );
             let n = b.n_modes();
             let g = &b.level_set.grid;
             let m64: Vec<f64> = b.modal_mass.iter().map(|x| *x as f64).collect();
@@ -138,7 +183,7 @@ impl ModalScene {
                 bound_radius: b.reference_radius() + 2.0 * g.h,
                 table_first,
                 table_len,
-                pad: 0,
+                contact_material: b.contact_material,
                 minv: mat4(&minv, n),
                 k,
                 c: mat4(&b.modal_damping, n),
@@ -236,21 +281,17 @@ impl<B: ModalBackend> ModalRun<B> {
             .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
             .collect();
         if !self.x_at_rebuild.is_empty() {
-            // Verlet check: a body that moved more than skin/2 since the last list may have
-            // missed a partner during the batch.
-            for (a, b) in centres.iter().zip(&self.x_at_rebuild) {
-                let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
-                ensure!(
-                    d <= 0.5 * self.skin,
-                    "modal broad phase: a body moved {d} > skin/2 = {} in one batch of {} steps; \
-                     raise `skin` or lower `rebuild_every`",
-                    0.5 * self.skin,
-                    self.rebuild_every
-                );
-            }
+            // A body that moved more than skin/2 since the last list may have missed a partner.
+            check_moved(
+                "modal body",
+                &centres,
+                &self.x_at_rebuild,
+                0..centres.len(),
+                self.skin,
+                self.rebuild_every,
+            )?;
         }
-        let radii: Vec<f32> = self.backend.packed().bodies.iter().map(|b| b.bound_radius).collect();
-        let (nb, nb_back) = neighbour_lists(&centres, &radii, self.skin)?;
+        let (nb, nb_back) = neighbour_lists(&body_circles(self.backend.packed(), &centres), self.skin)?;
         let slots = if nb != self.nb && self.backend.steps_done() > 0 {
             let old = self.backend.slots()?;
             Some(remap_slots(self.backend.packed(), &old, &self.nb, &nb))
@@ -282,24 +323,42 @@ impl<B: ModalBackend> ModalRun<B> {
     }
 }
 
-/// Moves each node's body-contact slot (history included) to the slot of the same partner in the
-/// new neighbour list; slots of partners no longer listed are dropped.
+/// The bounding circle of each modal body: its centre X and `bound_radius`.
+pub fn body_circles(p: &Packed, centres: &[[f32; 2]]) -> Vec<Circle> {
+    centres
+        .iter()
+        .zip(&p.bodies)
+        .map(|(c, b)| Circle {
+            centre: *c,
+            radius: b.bound_radius,
+        })
+        .collect()
+}
+
+/// The modal–modal lists (shared broad phase, `crate::broad_phase::circles`): bounding circles
+/// closer than `skin`; per body MAX_NB partners and the body's index in each partner's list.
+pub fn neighbour_lists(circles: &[Circle], skin: f32) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
+    pad_symmetric(
+        &near_lists(circles, circles, true, skin),
+        MAX_NB,
+        "modal body",
+        "MAX_NB",
+    )
+}
+
+/// Each node's body-contact slots (after the wall slots; history included) follow their partners
+/// into the new neighbour lists (the shared history remap, `crate::broad_phase::history`).
 pub fn remap_slots(p: &Packed, old: &[ModalSlot], old_nb: &[u32], new_nb: &[u32]) -> Vec<ModalSlot> {
-    let s = p.params.slots as usize;
-    let nw = p.params.n_walls as usize;
-    let mut out = old.to_vec();
-    for (k, node) in p.nodes.iter().enumerate() {
-        let b = node.body as usize;
-        for t in 0..MAX_NB {
-            let partner = new_nb[b * MAX_NB + t];
-            let from = (0..MAX_NB).find(|&u| partner != NONE && old_nb[b * MAX_NB + u] == partner);
-            out[k * s + nw + t] = match from {
-                Some(u) => old[k * s + nw + u],
-                None => ModalSlot::default(),
-            };
-        }
-    }
-    out
+    let owners = p.nodes.iter().enumerate().map(|(k, n)| (k, n.body as usize));
+    let (stride, walls) = (p.params.slots as usize, p.params.n_walls as usize);
+    carry_fixed(
+        old,
+        owners,
+        stride,
+        walls,
+        &Plain(old_nb, MAX_NB),
+        &Plain(new_nb, MAX_NB),
+    )
 }
 
 impl Default for ModalSlot {

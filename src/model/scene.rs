@@ -3,24 +3,8 @@
 
 use super::df32::{atan2_det, cross, df_sub, dot};
 use super::layout::*;
-use bytemuck::{Pod, Zeroable};
 
-/// Dynamic per-node state: what a step reads (side n) and writes (side n+1).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct NodeState {
-    /// Position, high part (see `df32`).
-    pub pos_hi: [f32; 2],
-    /// Position, low part: the position is pos_hi + pos_lo.
-    pub pos_lo: [f32; 2],
-    pub vel: [f32; 2],
-    /// Total force at this position (velocity Verlet needs f_n at the start of step n).
-    pub force: [f32; 2],
-    /// Plastic rest length of segment (this node → next), eq 1–2.
-    pub seg_rest: f32,
-    /// Plastic reference angle θ_p of the vertex at this node, eq 3.
-    pub theta_p: f32,
-}
+// `NodeState` and `BodyState`, the per-step records, are in `layout.rs` with the other records.
 
 impl NodeState {
     /// Position as f64 (for output and tests).
@@ -80,19 +64,6 @@ impl NodeState {
         let all: &mut [f32; 10] = bytemuck::cast_mut(self);
         (&mut all[FROM..FROM + N]).try_into().expect("fields of a node state")
     }
-}
-
-/// Per-body quantities recomputed every step (area by the shoelace formula, core pressure).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct BodyState {
-    /// Signed enclosed area A (positive for counter-clockwise shells).
-    pub area: f32,
-    /// Core pressure p (eq 4 and the drained/gas variants).
-    pub pressure: f32,
-    /// |A| − A0, formed in double-f32 and rounded once (`core_area`): V − V0 = s·area_change
-    /// without the cancellation of s|A| − V0 in f32 (core energies of stiff cores).
-    pub area_change: f32,
 }
 
 /// Core model of a closed shell.

@@ -11,6 +11,8 @@ pub mod checkpoint;
 pub mod compaction;
 pub mod membrane;
 pub mod modal;
+pub mod modal_pictures;
+pub mod modal_series;
 pub mod plots;
 pub mod progress;
 pub mod series;

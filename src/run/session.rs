@@ -3,7 +3,6 @@
 //! driver, run, draw the plots. Used by `softdem run`, `softdem sweep`, `softdem compare` and the
 //! acceptance tests, for every kind.
 
-use super::modal::{ModalPictures, ModalSeries};
 use super::{Driver, RunEnd};
 use crate::backend::{Backend, BackendKind};
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
@@ -14,6 +13,8 @@ use crate::engine::spheres::SphereKind;
 use crate::engine::Kind;
 use crate::modal::stepper::ModalRun;
 use crate::output::modal::OutlineSource;
+use crate::output::modal_pictures::ModalPictures;
+use crate::output::modal_series::ModalSeries;
 use crate::output::{
     self, checkpoint, progress::Progress, series::SeriesWriter, snapshot::SnapshotWriter, vtk::FramesWriter, FinalCsv,
 };

@@ -486,7 +486,7 @@ fn tissue(
     name: &str,
     link_laws: &BTreeMap<String, u32>,
 ) -> Result<(), Problem> {
-    use crate::tissue::{NodeMass, TissueSpec};
+    use super::tissue::{NodeMass, TissueSpec};
     let kind = "tissue";
     let [w, h] = need(i, "size", spec.size, kind)?;
     positive(i, "size", w.min(h))?;
@@ -555,7 +555,7 @@ fn tissue(
     t.side_walls = spec.side_walls.unwrap_or(false);
     let first = cx.scene.bodies.len() as u32;
     let made =
-        crate::tissue::tissue(&mut cx.scene, &t).map_err(|e| Problem::new(format!("bodies[{i}]"), e.to_string()))?;
+        super::tissue::tissue(&mut cx.scene, &t).map_err(|e| Problem::new(format!("bodies[{i}]"), e.to_string()))?;
     for _ in first..cx.scene.bodies.len() as u32 {
         cx.geo.origin.push(i);
     }

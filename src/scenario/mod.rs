@@ -19,6 +19,7 @@ pub mod schema;
 pub mod spans;
 pub mod spheres;
 pub mod stages;
+pub mod tissue;
 
 use crate::model::{Scene, TimeStep};
 use geometry::Geometry;
@@ -354,18 +355,8 @@ impl Scenario {
         for (i, b) in file.bodies.iter().enumerate() {
             if let Some(name) = &b.contact_material {
                 if !file.contact_materials.contains_key(name) {
-                    let defined: Vec<&str> = file.contact_materials.keys().map(String::as_str).collect();
-                    return Err(at(Problem::new(
-                        format!("bodies[{i}].contact_material"),
-                        format!(
-                            "unknown contact material \"{name}\" (defined in [contact_materials]: {})",
-                            if defined.is_empty() {
-                                "none".to_string()
-                            } else {
-                                defined.join(", ")
-                            }
-                        ),
-                    )));
+                    let key = format!("bodies[{i}].contact_material");
+                    return Err(at(unknown_contact_material(&file, key, name)));
                 }
             }
         }
@@ -752,6 +743,22 @@ fn contact_law_of(c: &schema::Contact) -> crate::model::ContactLaw {
         mu: c.mu as f32,
         c_n: c.c_n as f32,
     }
+}
+
+/// The error of a `contact_material` key (at `key`) that names no `[contact_materials.NAME]`.
+fn unknown_contact_material(file: &schema::ScenarioFile, key: String, name: &str) -> Problem {
+    let defined: Vec<&str> = file.contact_materials.keys().map(String::as_str).collect();
+    Problem::new(
+        key,
+        format!(
+            "unknown contact material \"{name}\" (defined in [contact_materials]: {})",
+            if defined.is_empty() {
+                "none".to_string()
+            } else {
+                defined.join(", ")
+            }
+        ),
+    )
 }
 
 /// `[contact_materials.NAME]` (at `path`): k_n > 0, k_t, μ, c_n ≥ 0.

@@ -2,8 +2,10 @@
 //! (`crate::modal`, docs/modal.md) and their rigid walls, resolved into a [`ModalScene`] with the
 //! same located errors (file, line, column, key) as the rest of the scenario code.
 //!
-//! The node contact law is the file's `[contact]` table (k_n, k_t, μ, c_n of
-//! `modal::contact::contact_law`). Documented key by key in docs/scenarios.md ("Modal bodies").
+//! The node contact law of walls is the file's `[contact]` table (k_n, k_t, μ, c_n of
+//! `modal::contact::contact_law`); body pairs use the law table of `[contact]` and
+//! `[contact_materials.NAME]` (`contact_material` of a body, numbered as the SPD bodies number
+//! them). Documented key by key in docs/scenarios.md ("Modal bodies").
 
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -93,6 +95,9 @@ pub struct ModalBodySpec {
     pub level_set_query: Option<String>,
     /// precomputed: sample amplitudes ε_p, increasing, at least two.
     pub query_samples: Option<Vec<f64>>,
+    /// `[contact_materials.NAME]` of this body's contacts with other bodies (modal and SPD; the
+    /// pair's law mixes the two materials', `model::contact_table`); default `[contact]`.
+    pub contact_material: Option<String>,
     #[serde(default)]
     pub modes: Vec<ModalModeSpec>,
 }
@@ -641,6 +646,7 @@ fn body(sc: &Scenario, i: usize, b: &ModalBodySpec) -> Result<(ModalBody, ModalS
         position: b.center,
         theta: b.angle.unwrap_or(0.0) as f32,
         query,
+        contact_material: contact_material_id(sc, &format!("{pre}.contact_material"), &b.contact_material)?,
     };
     body.validate().map_err(|e| Problem::new(pre.clone(), e.to_string()))?;
     let mut st = body.initial_state();
@@ -784,10 +790,28 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
             "friction (mu > 0) on modal bodies needs k_t > 0",
         ));
     }
+    let mut contact_materials = vec![];
+    for (name, c) in &sc.file.contact_materials {
+        super::check_contact_material(&format!("contact_materials.{name}"), c)?;
+        if c.mu > 0.0 && !(c.k_t > 0.0) {
+            return Err(Problem::new(
+                format!("contact_materials.{name}.k_t"),
+                "friction (mu > 0) on modal bodies needs k_t > 0",
+            ));
+        }
+        contact_materials.push(contact_params(c));
+    }
+    // The stiffest law a modal body meets (a mixed pair's k_n is at most the larger of the two):
+    // `[contact]` (walls) and the materials of the modal bodies.
+    let k_n_max = bodies
+        .iter()
+        .filter(|b| b.contact_material > 0)
+        .map(|b| contact_materials[b.contact_material as usize - 1].k_n as f64)
+        .fold(c.k_n, f64::max);
     let beta_r = positive("modal.beta_r", m.beta_r.unwrap_or(0.1))?;
     let beta_d = positive("modal.beta_d", m.beta_d.unwrap_or(0.2))?;
     let critical =
-        critical_time_steps(&bodies, c.k_n, beta_r, beta_d).map_err(|e| Problem::new("modal", e.to_string()))?;
+        critical_time_steps(&bodies, k_n_max, beta_r, beta_d).map_err(|e| Problem::new("modal", e.to_string()))?;
     if mixed {
         mixed_checks(sc, m, &bodies)?;
     } else if m.spd_walls.is_some() {
@@ -843,12 +867,8 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
     let scene = ModalScene {
         bodies,
         walls,
-        contact: ContactParams {
-            k_n: c.k_n as f32,
-            c_n: c.c_n as f32,
-            k_t: c.k_t as f32,
-            mu: c.mu as f32,
-        },
+        contact: contact_params(c),
+        contact_materials,
         dt: dt as f32,
         rebuild_every,
         skin: skin as f32,
@@ -864,4 +884,24 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
         wall_names,
         stiffness_kinds: kinds,
     })
+}
+
+/// A contact table (`[contact]`, `[contact_materials.NAME]`) as the modal contact law.
+fn contact_params(c: &super::schema::Contact) -> ContactParams {
+    ContactParams {
+        k_n: c.k_n as f32,
+        c_n: c.c_n as f32,
+        k_t: c.k_t as f32,
+        mu: c.mu as f32,
+    }
+}
+
+/// The index of contact material `name` (at `key`): 0 for none (`[contact]`), else 1 + its place
+/// in `[contact_materials]` (name order, as the SPD bodies number them).
+fn contact_material_id(sc: &Scenario, key: &str, name: &Option<String>) -> Result<u32, Problem> {
+    let Some(name) = name else { return Ok(0) };
+    match sc.file.contact_materials.keys().position(|k| k == name) {
+        Some(i) => Ok(1 + i as u32),
+        None => Err(super::unknown_contact_material(&sc.file, key.to_string(), name)),
+    }
 }

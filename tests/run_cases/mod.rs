@@ -1,6 +1,7 @@
 //! Shared by the tests that drive whole runs through `run::session` (kinds_seam.rs,
 //! sphere_scenario.rs, bead_scenario.rs, membrane_scenario.rs): paths, scratch directories, run
-//! requests, the resume check, and the command line (`softdem`, `ok`).
+//! requests, the resume check, the command line (`softdem`, `ok`), and CSV outputs as numbers
+//! (`read_csv`, `col`; also modal_contact_materials.rs, coupled_scenario.rs).
 
 #![allow(dead_code)]
 
@@ -94,4 +95,23 @@ pub fn ok(c: &mut std::process::Command) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// A CSV file as its header and rows of numbers (non-numeric fields read as NaN).
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(str::to_string).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap_or(f64::NAN)).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The index of column `name`.
+pub fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }

@@ -1,0 +1,151 @@
+//! The one history remap: when a contact list is rebuilt, each pair still listed takes over the
+//! slot (friction history) it had in the previous list, found by its partner's index in the
+//! previous sorted list; a pair no longer listed is dropped, a new pair starts empty.
+//!
+//! Lists of every kind are sorted by partner index (NONE-padded at the end for fixed widths, and
+//! NONE = u32::MAX sorts last), so one binary search ([`find_sorted`]) serves all of them:
+//! - the CSR lists of SPD nodes ([`carry_slot_index`]; the slot is an index into the pool, WGSL
+//!   twin: `find_live` in `neighbor_fill`, shaders/broad_phase.wgsl);
+//! - the fixed-width lists of modal bodies and of the coupled pairs ([`carry_fixed`]; the slots
+//!   are per owner node, copied on the host between batches for both backends).
+
+use crate::model::{Entry, NONE, NO_SLOT};
+
+/// Index of `target` among the sorted keys `key(lo..hi)`, or `NONE` (binary search; twin of WGSL
+/// `find_live` in broad_phase.wgsl and `find_entry` in node_forces.wgsl).
+#[inline]
+pub fn find_sorted(lo: u32, hi: u32, target: u32, key: impl Fn(usize) -> u32) -> u32 {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let v = key(mid as usize);
+        if v == target {
+            return mid;
+        }
+        if v < target {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    NONE
+}
+
+/// Contact slot (in the pool of the previous step, which holds the friction history) of SPD node
+/// x's new entries (`neighbors`, sorted), carried over from the previous CSR list (`old_start`,
+/// `old_entries`, `old_index`); `NO_SLOT` for a new pair. The second half of WGSL `neighbor_fill`.
+#[inline]
+pub fn carry_slot_index(
+    x: usize,
+    old_start: &[u32],
+    old_entries: &[Entry],
+    old_index: &[u32],
+    neighbors: &[u32],
+    out_index: &mut [u32],
+) {
+    for (i, &d) in out_index.iter_mut().zip(neighbors) {
+        let old = find_sorted(old_start[x], old_start[x + 1], d, |k| old_entries[k].neighbor);
+        *i = if old != NONE { old_index[old as usize] } else { NO_SLOT };
+    }
+}
+
+/// A fixed-width partner list per group (a body or a cell): `partner(g, t)` for t < `width`,
+/// sorted by partner index, NONE-padded.
+pub trait FixedLists {
+    fn width(&self) -> usize;
+    fn partner(&self, group: usize, t: usize) -> u32;
+}
+
+/// Plain lists: `partner(g, t) = v[g · width + t]` (modal neighbour lists).
+pub struct Plain<'a>(pub &'a [u32], pub usize);
+
+impl FixedLists for Plain<'_> {
+    fn width(&self) -> usize {
+        self.1
+    }
+    fn partner(&self, g: usize, t: usize) -> u32 {
+        self.0[g * self.1 + t]
+    }
+}
+
+/// Interleaved lists (partner, index in the partner's list): `partner(g, t) = v[2 (g · width + t)]`
+/// (the coupled lists).
+pub struct Interleaved<'a>(pub &'a [u32], pub usize);
+
+impl FixedLists for Interleaved<'_> {
+    fn width(&self) -> usize {
+        self.1
+    }
+    fn partner(&self, g: usize, t: usize) -> u32 {
+        self.0[2 * (g * self.1 + t)]
+    }
+}
+
+/// Slots of fixed-width lists after a rebuild: owner k (a node) of group g (`owners` yields
+/// (k, g)) has its slots at `k · stride + offset + t`, t < width, one per entry of its group's
+/// list. Each takes the slot of the same partner in the old list (history included), or an empty
+/// slot; slots of owners not named and outside the list's range are kept.
+pub fn carry_fixed<S: Copy + Default>(
+    old_slots: &[S],
+    owners: impl IntoIterator<Item = (usize, usize)>,
+    stride: usize,
+    offset: usize,
+    old: &impl FixedLists,
+    new: &impl FixedLists,
+) -> Vec<S> {
+    let width = new.width();
+    debug_assert_eq!(width, old.width());
+    let mut out = old_slots.to_vec();
+    for (k, g) in owners {
+        let base = k * stride + offset;
+        for t in 0..width {
+            let partner = new.partner(g, t);
+            let from = if partner == NONE {
+                NONE
+            } else {
+                find_sorted(0, width as u32, partner, |u| old.partner(g, u))
+            };
+            out[base + t] = if from == NONE {
+                S::default()
+            } else {
+                old_slots[base + from as usize]
+            };
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partner that enters ahead of an old one moves the old one's history to its new index;
+    /// a partner that left is dropped; a new one starts empty; owners not named are kept.
+    #[test]
+    fn fixed_lists_carry_history_with_the_partner() {
+        // Group 0 listed [1, 2, -] before, [0, 1, -] now; owners 0 and 1 belong to group 0,
+        // owner 2 is not named.
+        let old_l = [1, 2, NONE];
+        let new_l = [0, 1, NONE];
+        let old: Vec<(u32, f32)> = vec![(1, 10.0), (2, 20.0), (0, 0.0), (1, 11.0), (2, 21.0), (0, 0.0), (9, 9.0)];
+        let new = carry_fixed(&old[..6], [(0, 0), (1, 0)], 3, 0, &Plain(&old_l, 3), &Plain(&new_l, 3));
+        assert_eq!(new, vec![(0, 0.0), (1, 10.0), (0, 0.0), (0, 0.0), (1, 11.0), (0, 0.0)]);
+        // With an offset (wall slots first) and interleaved lists.
+        let old_i = [1, 0, 2, 5, NONE, NONE];
+        let new_i = [0, 3, 1, 0, NONE, NONE];
+        let slots = vec![(7u32, 7.0f32), (1, 10.0), (2, 20.0), (0, 0.0)];
+        let new = carry_fixed(&slots, [(0, 0)], 4, 1, &Interleaved(&old_i, 3), &Interleaved(&new_i, 3));
+        assert_eq!(new, vec![(7, 7.0), (0, 0.0), (1, 10.0), (0, 0.0)]);
+    }
+
+    #[test]
+    fn find_sorted_finds_every_key_and_only_those() {
+        let keys = [2u32, 3, 7, 11, NONE, NONE];
+        for (i, &k) in keys[..4].iter().enumerate() {
+            assert_eq!(find_sorted(0, 6, k, |u| keys[u]), i as u32);
+        }
+        for k in [0, 4, 12] {
+            assert_eq!(find_sorted(0, 6, k, |u| keys[u]), NONE);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! The one broad phase of the 2D kinds and its one history remap.
+//!
+//! Every 2D contact is found in two stages: a list of candidate pairs built every few steps (with
+//! a skin, so no pair that may touch before the next build is missed), then the narrow phase of
+//! the kind's contact pass on the listed pairs. Each listed pair owns a contact slot that holds
+//! its friction history; when a list is rebuilt, the history of a pair still listed moves to the
+//! pair's new slot, that of a pair no longer listed is dropped, a new pair starts empty.
+//!
+//! - [`circles`]: the bounding-circle broad phase over bodies (one uniform bin grid), for modal
+//!   level-set bodies against each other and for SPD cells against modal bodies, padded into the
+//!   fixed-width, symmetric lists the contact passes index (partner, and the pair's index in the
+//!   partner's list).
+//! - [`history`]: the one history remap: the look-up of a partner in the previous sorted list
+//!   (`find_sorted`) and the carry of slots, for the CSR lists of SPD nodes (`carry_slot_index`,
+//!   twin of `neighbor_fill` in shaders/broad_phase.wgsl) and for the fixed-width lists of modal
+//!   and coupled contacts ([`history::carry_fixed`]).
+//! - [`schedule`]: the Verlet check between builds (nothing moved more than skin/2).
+//!
+//! SPD node and segment candidates are built on the device (shaders/broad_phase.wgsl, its CPU
+//! twin `cpu::broad_phase`) because they change every few steps for every node; the body lists
+//! are few and are built here on the host for both backends.
+
+pub mod circles;
+pub mod history;
+pub mod schedule;
