@@ -114,6 +114,32 @@ fn soft_core_cut_off_holds_at_small_deformation_only() {
     assert!(change[4] > 0.15, "{change:?}");
 }
 
+/// Validation 6's SC-HS statement against the continuum (docs/beads.md, "Core–shell"): at the
+/// paper's bead count (R = 11.3 l) a hard shell (k_shell = 200 N/m, h/r = 0.2) over a soft core
+/// (k_core = 0.2 N/m, the paper's text: k_core/k_shell = 10⁻³, a nearly void core) keeps the
+/// force of a thin hard spherical shell, Reissner's (R1) over eq 1 (`beads::shell`, (R2)):
+/// 0.67 of the hard sphere's at δ/2R = 1 % and 0.30 at 5 %. Asserted: the network's ratio within
+/// 30 % of (R2) at both marks (thin-shell theory at h/R = 0.2 is itself good to ~10 % — the
+/// mid-surface radius alone moves it 11 % — and the network shell is 2.3 spacings thick; seen
+/// see docs/beads.md), and it falls with δ as (R2) does. Two runs of ~6,000 beads.
+#[test]
+fn soft_core_sphere_is_a_thin_hard_shell() {
+    use softdem::beads::shell::thin_shell_force_ratio;
+    let (hard, _) = core_shell_forces(200.0, 200.0, 1.0, None);
+    let (schs, n) = core_shell_forces(0.2, 200.0, 0.2, Some("midpoint"));
+    let ratio: Vec<f64> = schs.iter().zip(&hard).map(|(s, h)| s / h).collect();
+    let shell: Vec<f64> = MARKS.iter().map(|&m| thin_shell_force_ratio(0.2, m, 0.25)).collect();
+    println!("SC-HS k_core = 0.2, h/r = 0.2 ({n} shell bonds), δ/2R = {MARKS:?}");
+    println!("  network F/F_hard: {ratio:.3?}");
+    println!("  thin shell (R2):  {shell:.3?}");
+    for i in [0, 4] {
+        let off = ratio[i] / shell[i] - 1.0;
+        println!("  at {}: network / thin shell − 1 = {off:+.3}", MARKS[i]);
+        assert!(off.abs() <= 0.3, "δ/2R = {}: {} vs {}", MARKS[i], ratio[i], shell[i]);
+    }
+    assert!(ratio[0] > ratio[4], "{ratio:?}");
+}
+
 /// Validation 6's open points (docs/beads.md, "Core–shell"): the paper's bead count (R = 11.3 l),
 /// three readings of "a bond in the shell" (its middle beyond R − h, the generator's; both
 /// beads; either bead) and the force ratio at δ/2R = 1–5 %, for SC-HS (k_core = 2, k_shell =
