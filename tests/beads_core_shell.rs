@@ -5,8 +5,10 @@
 //! to 0.2 exceeds the change from 0.2 to 1 (the paper's statement). The cut-off bound above
 //! h/r = 0.5 is printed only: at this size a shell of h/r = 0.5 is 3 beads thick (the change is
 //! 33 %); `softdem validate` asserts it at the paper's bead count (R = 11.3 l: 9 %). At the
-//! paper's bead count: the SC-HS cut-off holds at small deformation only (asserted), and the
-//! shell-bond rule and deformation study of docs/beads.md (ignored, prints its table).
+//! paper's bead count: the SC-HS cut-off holds at small deformation only (asserted), the soft-core
+//! sphere (k_core = 0.2 N/m, h/r = 0.2) against Reissner's thin hard shell (`beads::shell`,
+//! asserted), and the shell-bond rule and deformation study of docs/beads.md (ignored, prints
+//! its table).
 
 use softdem::validation::beads_core_shell::{force_at_5_percent, hr_sweep, sweep_checks, H_OVER_R};
 
