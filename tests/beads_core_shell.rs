@@ -5,8 +5,10 @@
 //! to 0.2 exceeds the change from 0.2 to 1 (the paper's statement). The cut-off bound above
 //! h/r = 0.5 is printed only: at this size a shell of h/r = 0.5 is 3 beads thick (the change is
 //! 33 %); `softdem validate` asserts it at the paper's bead count (R = 11.3 l: 9 %). At the
-//! paper's bead count: the SC-HS cut-off holds at small deformation only (asserted), and the
-//! shell-bond rule and deformation study of docs/beads.md (ignored, prints its table).
+//! paper's bead count: the SC-HS cut-off holds at small deformation only (asserted), the soft-core
+//! sphere (k_core = 0.2 N/m, h/r = 0.2) against Reissner's thin hard shell (`beads::shell`,
+//! asserted), and the shell-bond rule and deformation study of docs/beads.md (ignored, prints
+//! its table).
 
 use softdem::validation::beads_core_shell::{force_at_5_percent, hr_sweep, sweep_checks, H_OVER_R};
 
@@ -112,6 +114,38 @@ fn soft_core_cut_off_holds_at_small_deformation_only() {
     assert!(change[0] <= 0.05, "{change:?}");
     assert!(change[1] <= 0.15, "{change:?}");
     assert!(change[4] > 0.15, "{change:?}");
+}
+
+/// Validation 6's SC-HS statement against the continuum (docs/beads.md, "Core–shell"): at the
+/// paper's bead count (R = 11.3 l) a hard shell (k_shell = 200 N/m, h/r = 0.2) over a soft core
+/// (k_core = 0.2 N/m, the paper's text: k_core/k_shell = 10⁻³, a nearly void core) keeps the
+/// force of a thin hard spherical shell, Reissner's (R1) over eq 1 (`beads::shell`, (R2)):
+/// 0.67 of the hard sphere's at δ/2R = 1 % and 0.30 at 5 %. Asserted: the network's ratio within
+/// 30 % of (R2) at both marks (seen 0.487 and 0.234: −27 % and −22 %; thin-shell theory at
+/// h/R = 0.2 is itself good to ~10 % — the mid-surface radius alone moves it 11 % — and the
+/// network shell is 2.3 spacings thick, (R2) ∝ h², so a shell thinner by 0.3 l gives −25 %),
+/// and it falls with δ as (R2) does: ratio(1 %)/ratio(5 %) within 15 % of (R2)'s sqrt 5 = 2.24
+/// (seen 2.08; the shell is linear there, w ≤ h/4). Two runs of ~6,000 beads (CPU, seed 24).
+#[test]
+fn soft_core_sphere_is_a_thin_hard_shell() {
+    use softdem::beads::shell::thin_shell_force_ratio;
+    let (hard, _) = core_shell_forces(200.0, 200.0, 1.0, None);
+    let (schs, n) = core_shell_forces(0.2, 200.0, 0.2, Some("midpoint"));
+    let ratio: Vec<f64> = schs.iter().zip(&hard).map(|(s, h)| s / h).collect();
+    let shell: Vec<f64> = MARKS.iter().map(|&m| thin_shell_force_ratio(0.2, m, 0.25)).collect();
+    println!("SC-HS k_core = 0.2, h/r = 0.2 ({n} shell bonds), δ/2R = {MARKS:?}");
+    println!("  network F/F_hard: {ratio:.3?}");
+    println!("  thin shell (R2):  {shell:.3?}");
+    for i in [0, 4] {
+        let off = ratio[i] / shell[i] - 1.0;
+        println!("  at {}: network / thin shell − 1 = {off:+.3}", MARKS[i]);
+        assert!(off.abs() <= 0.3, "δ/2R = {}: {} vs {}", MARKS[i], ratio[i], shell[i]);
+    }
+    assert!(ratio[0] > ratio[4], "{ratio:?}");
+    let fall = ratio[0] / ratio[4];
+    let fall_shell = shell[0] / shell[4];
+    println!("  ratio(1 %)/ratio(5 %): network {fall:.3}, thin shell {fall_shell:.3}");
+    assert!((fall / fall_shell - 1.0).abs() <= 0.15, "{fall} vs {fall_shell}");
 }
 
 /// Validation 6's open points (docs/beads.md, "Core–shell"): the paper's bead count (R = 11.3 l),

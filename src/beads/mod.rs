@@ -15,6 +15,7 @@ pub mod generators;
 pub mod gpu;
 pub mod moduli;
 pub mod scenes;
+pub mod shell;
 pub mod stress;
 
 pub use bonds::{Bond, BondList, BreakEvent};
