@@ -181,11 +181,12 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         }
     }
     var keep: array<bool, 16>;
+    let tie = PATCH_TIE * g.radius;
     for (var a = 0u; a < n; a++) {
         keep[a] = true;
         for (var b = 0u; b < n; b++) {
             if (b != a && patches_share_vertex(patches[raw[a].pid].v, patches[raw[b].pid].v)
-                && patch_contact_dropped(raw[a].cls, raw[a].pid, raw[b].cls, raw[b].pid)) {
+                && patch_contact_dropped(raw[a].cls, raw[a].pid, raw[a].delta, raw[b].cls, raw[b].pid, raw[b].delta, tie)) {
                 keep[a] = false;
             }
         }

@@ -79,9 +79,17 @@ fn patches_share_vertex(a: vec3<u32>, b: vec3<u32>) -> bool {
     return found;
 }
 
-// Table 1: contact c is dropped because of contact o on a patch sharing a vertex.
-fn patch_contact_dropped(c_class: u32, c_patch: u32, o_class: u32, o_patch: u32) -> bool {
-    return o_class > c_class || (o_class == c_class && c_class != PATCH_FACE && o_patch < c_patch);
+// Overlaps within PATCH_TIE r are equal in Table 1 (one point seen from two patches).
+const PATCH_TIE: f32 = 1e-4;
+
+// Table 1: contact c is dropped because of contact o on a patch sharing a vertex, provided o's
+// point is at least as near the grain's centre (δ_o ≥ δ_c − tol); of two edge or two vertex
+// contacts the deeper one stays, the lower patch index on a tie.
+fn patch_contact_dropped(c_class: u32, c_patch: u32, c_delta: f32, o_class: u32, o_patch: u32, o_delta: f32, tol: f32) -> bool {
+    let not_shallower = o_delta >= c_delta - tol;
+    let deeper = o_delta > c_delta + tol;
+    return (o_class > c_class && not_shallower)
+        || (o_class == c_class && c_class != PATCH_FACE && (deeper || (not_shallower && o_patch < c_patch)));
 }
 
 // 1/m* = 1/m + Σ a_k²/m_k.

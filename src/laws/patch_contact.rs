@@ -115,12 +115,27 @@ pub fn patches_share_vertex(a: [u32; 3], b: [u32; 3]) -> bool {
     found
 }
 
-/// Table 1: whether contact c (class, patch index) is dropped because of contact o of the same
-/// sphere on a patch sharing a vertex with c's: o's class is higher, or both are edge or both
-/// vertex contacts and o's patch index is lower. Two face contacts are both kept.
+/// Overlaps closer than `PATCH_TIE` r count as equal in Table 1: one point of the membrane (a
+/// common edge or vertex) seen from two patches gives the same overlap up to f32 rounding
+/// (~1e-7 r), distinct points differ by far more.
+pub const PATCH_TIE: f32 = 1e-4;
+
+/// Table 1: whether contact c (class, patch index, overlap δ) is dropped because of contact o
+/// of the same sphere on a patch sharing a vertex with c's: o's class is higher, or both are
+/// edge or both vertex contacts and o's patch index is lower — **provided o's point is at
+/// least as near the sphere's centre as c's** (δ_o ≥ δ_c − tol). Table 1 removes the same
+/// contact seen from two patches (a common edge or vertex: equal overlaps) and the shadows of
+/// the nearest point on its neighbours (a patch's edge or vertex next to a face contact: a
+/// smaller overlap); it never drops the membrane's nearest point for a farther one. Of two edge
+/// or two vertex contacts with different overlaps the deeper one is kept. Two face contacts
+/// are both kept. (Without the proviso a grain pressed into a pocket of the membrane kept only
+/// a shallow edge contact of a lower-indexed patch and sank through: docs/membrane.md.)
 #[inline]
-pub fn patch_contact_dropped(c_class: u32, c_patch: u32, o_class: u32, o_patch: u32) -> bool {
-    o_class > c_class || (o_class == c_class && c_class != PATCH_FACE && o_patch < c_patch)
+pub fn patch_contact_dropped(c_class: u32, c_patch: u32, c_delta: f32, o_class: u32, o_patch: u32, o_delta: f32, tol: f32) -> bool {
+    let not_shallower = o_delta >= c_delta - tol;
+    let deeper = o_delta > c_delta + tol;
+    (o_class > c_class && not_shallower)
+        || (o_class == c_class && c_class != PATCH_FACE && (deeper || (not_shallower && o_patch < c_patch)))
 }
 
 /// Effective mass of a patch contact point with weights a_k on vertices of mass m_k against a
@@ -168,7 +183,13 @@ mod tests {
         use PATCH_FACE as F;
         use PATCH_VERTEX as V;
         // Rows: contact on B (patch 2); columns: on A (patch 1). Kept: "A and B", "A", "B".
-        let kept = |b: u32, a: u32| (!patch_contact_dropped(a, 1, b, 2), !patch_contact_dropped(b, 2, a, 1));
+        // The same point seen from both patches (equal overlaps, within the tie tolerance).
+        let kept = |b: u32, a: u32| {
+            (
+                !patch_contact_dropped(a, 1, 0.5, b, 2, 0.5 + 1e-6, 1e-4),
+                !patch_contact_dropped(b, 2, 0.5 + 1e-6, a, 1, 0.5, 1e-4),
+            )
+        };
         assert_eq!(kept(F, F), (true, true));
         assert_eq!(kept(F, E), (false, true));
         assert_eq!(kept(F, V), (false, true));
@@ -179,5 +200,28 @@ mod tests {
         assert_eq!(kept(V, E), (true, false));
         assert_eq!(kept(V, V), (true, false));
         assert!(patches_share_vertex([1, 2, 3], [3, 4, 5]) && !patches_share_vertex([1, 2, 3], [4, 5, 6]));
+    }
+
+    #[test]
+    fn table_1_never_drops_the_nearer_point() {
+        use PATCH_EDGE as E;
+        use PATCH_FACE as F;
+        use PATCH_VERTEX as V;
+        // A shallow contact (δ 0.1) on patch 1 against a deep one (δ 0.9) on patch 2.
+        let dropped = |shallow: u32, deep: u32| {
+            (
+                patch_contact_dropped(shallow, 1, 0.1, deep, 2, 0.9, 1e-4),
+                patch_contact_dropped(deep, 2, 0.9, shallow, 1, 0.1, 1e-4),
+            )
+        };
+        // (shallow dropped, deep dropped): a shadow next to a deeper point of higher or equal
+        // class goes; the deep point stays whatever the class or index of the shallow one.
+        assert_eq!(dropped(E, E), (true, false)); // the escape's case: not the lower index
+        assert_eq!(dropped(V, V), (true, false));
+        assert_eq!(dropped(E, F), (true, false)); // a shadow edge beside a face
+        assert_eq!(dropped(V, E), (true, false));
+        assert_eq!(dropped(F, E), (false, false)); // a farther face and a nearer edge: both real
+        assert_eq!(dropped(E, V), (false, false));
+        assert_eq!(dropped(F, F), (false, false));
     }
 }

@@ -15,7 +15,7 @@ use crate::laws::membrane_bending::membrane_bending_forces;
 use crate::laws::membrane_pressure::membrane_pressure_force;
 use crate::laws::membrane_stretch::membrane_stretch_force;
 use crate::laws::patch_contact::{
-    closest_on_patch, patch_contact_dropped, patch_effective_mass, patch_point_velocity, patches_share_vertex,
+    closest_on_patch, patch_contact_dropped, patch_effective_mass, patch_point_velocity, patches_share_vertex, PATCH_TIE,
 };
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::spheres::contact::{pair_force, ContactGeometry, ContactHistory};
@@ -125,12 +125,21 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
             }
             // Table 1 (lower patch index where the paper chooses randomly).
             let mut keep = [false; MAX_PATCH_CONTACTS];
+            let tie = PATCH_TIE * g.radius;
             for a in 0..n {
                 keep[a] = true;
                 for b in 0..n {
                     if b != a
                         && patches_share_vertex(patches[raw[a].patch as usize].v, patches[raw[b].patch as usize].v)
-                        && patch_contact_dropped(raw[a].class, raw[a].patch, raw[b].class, raw[b].patch)
+                        && patch_contact_dropped(
+                            raw[a].class,
+                            raw[a].patch,
+                            raw[a].delta,
+                            raw[b].class,
+                            raw[b].patch,
+                            raw[b].delta,
+                            tie,
+                        )
                     {
                         keep[a] = false;
                     }
