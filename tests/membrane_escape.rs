@@ -6,51 +6,47 @@
 //! δ ≈ r at 5.05 ms with 11.8 N on one face, passed the patch plane, and the flipped normal
 //! pushed it out (docs/membrane.md, "Grains pushed through the membrane").
 
-use softdem::membrane::cases::{hydrostatic_cell, max_patch_overlap, table2_membrane, TABLE2_GRAIN};
-use softdem::membrane::mesh::MembraneMesh;
-use softdem::membrane::system::MembraneSpheres;
-use softdem::membrane::MembraneContact;
+use softdem::membrane::cases::{hydrostatic_cell, max_patch_overlap, pocket_system};
 use softdem::spheres::precision::df3_split;
-use softdem::spheres::{SphereParams, SphereState};
 
-/// The escape's configuration in one force evaluation: a grain (r = 2.5 mm) with two edge
-/// contacts on patches sharing only a vertex, the lower-indexed one shallow (δ = 0.1 r, as
-/// patch 67's 0.15 mm) and the other deep (δ = 0.7 r, as patch 68's ~1 mm). Table 1 keeps the
+/// The escape's configuration in one force evaluation (`cases::pocket_system`): a grain
+/// (r = 2.5 mm) with two edge contacts on patches sharing only a vertex, the lower-indexed one
+/// shallow (δ = 0.1 r, as patch 67's 0.15 mm) and the other deep (δ = 0.7 r, as patch 68's ~1 mm). Table 1 keeps the
 /// deep one and the grain is pushed back by its Hertz force; the literal lower-index rule kept
 /// the shallow one, and the grain sank with ~0.2 N on it.
 #[test]
 fn table_1_keeps_the_deep_edge_contact_of_a_pocket() {
-    let r = 2.5e-3;
-    let v = |x: f64, y: f64| [x * r, y * r, 0.0];
-    // A = patch 0: edge x = 0.9 r (nearest point (0.9 r, 0, 0)); B = patch 1: edge y = 0.3 r
-    // (nearest point (0, 0.3 r, 0)); they share vertex 0 only.
-    let mesh = MembraneMesh {
-        vertices: vec![v(0.9, 0.3), v(0.9, -0.3), v(1.8, 0.0), v(-1.5, 0.3), v(-0.3, 1.5)],
-        triangles: vec![[0, 1, 2], [0, 3, 4]],
-    };
-    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
-    spec.density = 1e6;
-    let grain = SphereState::solid([0.0; 3], r, TABLE2_GRAIN.density, 0);
-    let params = SphereParams {
-        dt: 1e-6,
-        skin: 0.3e-3,
-        ..Default::default()
-    };
-    let sys = MembraneSpheres::new(params, vec![grain], &[TABLE2_GRAIN], Vec::new(), &spec);
+    let r: f64 = 2.5e-3;
+    let sys = pocket_system();
     let m = &sys.membrane;
     let row: Vec<(u32, u32, f32, [f32; 3])> = (m.list.start[0] as usize..m.list.start[1] as usize)
-        .map(|c| (m.list.patch[c], m.patch_out[c].active, m.patch_out[c].f_n, m.patch_out[c].force))
+        .map(|c| {
+            (
+                m.list.patch[c],
+                m.patch_out[c].active,
+                m.patch_out[c].f_n,
+                m.patch_out[c].force,
+            )
+        })
         .collect();
     println!("(patch, active, f_n, force): {row:?}");
     assert_eq!(row.len(), 2, "both patches are candidates");
     let deep = row.iter().find(|c| c.0 == 1).unwrap();
     let shallow = row.iter().find(|c| c.0 == 0).unwrap();
-    assert_eq!((deep.1, shallow.1), (1, 0), "the deep contact is selected, the shallow one dropped");
+    assert_eq!(
+        (deep.1, shallow.1),
+        (1, 0),
+        "the deep contact is selected, the shallow one dropped"
+    );
     // Hertz of the deep overlap δ = 0.7 r (r* = r, at rest: no dashpot, no friction), pushing the
     // grain away from B (−y): (4/3) E* sqrt(r) δ^1.5 with 1/E* = Σ (1 − ν²)/E (grain, membrane).
     let e_star = 1.0 / ((1.0 - 0.245f64.powi(2)) / 4.6e10 + (1.0 - 1.0 / 9.0) / 1.25e6);
     let hertz = 4.0 / 3.0 * e_star * r.sqrt() * (0.7 * r).powf(1.5);
-    assert!(((deep.2 as f64) / hertz - 1.0).abs() < 1e-3, "f_n {} vs Hertz {hertz}", deep.2);
+    assert!(
+        ((deep.2 as f64) / hertz - 1.0).abs() < 1e-3,
+        "f_n {} vs Hertz {hertz}",
+        deep.2
+    );
     assert!((deep.3[1] as f64 + hertz).abs() < 1e-3 * hertz, "force {:?}", deep.3);
 }
 
@@ -60,7 +56,10 @@ fn no_grain_passes_the_patch_membrane_under_the_ramp() {
     let n = cell.n_grains;
     let ratio = max_patch_overlap(&cell.sys, n);
     let escaped = cell.escaped();
-    println!("{n} grains, {} vertices: escaped {escaped}, largest δ/r {ratio:.3}", cell.n_vertices());
+    println!(
+        "{n} grains, {} vertices: escaped {escaped}, largest δ/r {ratio:.3}",
+        cell.n_vertices()
+    );
     assert_eq!(escaped, 0, "a grain passed the membrane");
     // The zero-thickness patch is passed at δ = r; the selected contacts stay far from it.
     assert!(ratio < 0.6, "largest patch overlap δ/r = {ratio:.3}");

@@ -131,7 +131,15 @@ pub const PATCH_TIE: f32 = 1e-4;
 /// are both kept. (Without the proviso a grain pressed into a pocket of the membrane kept only
 /// a shallow edge contact of a lower-indexed patch and sank through: docs/membrane.md.)
 #[inline]
-pub fn patch_contact_dropped(c_class: u32, c_patch: u32, c_delta: f32, o_class: u32, o_patch: u32, o_delta: f32, tol: f32) -> bool {
+pub fn patch_contact_dropped(
+    c_class: u32,
+    c_patch: u32,
+    c_delta: f32,
+    o_class: u32,
+    o_patch: u32,
+    o_delta: f32,
+    tol: f32,
+) -> bool {
     let not_shallower = o_delta >= c_delta - tol;
     let deeper = o_delta > c_delta + tol;
     (o_class > c_class && not_shallower)

@@ -326,6 +326,28 @@ pub fn folded_sheet(
     }
 }
 
+/// The escape's pocket (docs/membrane.md, "Grains pushed through the membrane"): a grain of
+/// r = 2.5 mm at the origin with two edge contacts on patches sharing only vertex 0: patch 0
+/// shallow (its edge x = 0.9 r, δ = 0.1 r), patch 1 deep (its edge y = 0.3 r, δ = 0.7 r). Table
+/// 1 keeps the deep one. Vertices heavy (a wall), at rest; forces evaluated once by `new`.
+pub fn pocket_system() -> MembraneSpheres {
+    let r = 2.5e-3;
+    let v = |x: f64, y: f64| [x * r, y * r, 0.0];
+    let mesh = MembraneMesh {
+        vertices: vec![v(0.9, 0.3), v(0.9, -0.3), v(1.8, 0.0), v(-1.5, 0.3), v(-0.3, 1.5)],
+        triangles: vec![[0, 1, 2], [0, 3, 4]],
+    };
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
+    spec.density = 1e6;
+    let grain = SphereState::solid([0.0; 3], r, TABLE2_GRAIN.density, 0);
+    let params = SphereParams {
+        dt: 1e-6,
+        skin: 0.3e-3,
+        ..Default::default()
+    };
+    MembraneSpheres::new(params, vec![grain], &[TABLE2_GRAIN], Vec::new(), &spec)
+}
+
 /// Result of `hydrostatic`.
 #[derive(Clone, Debug)]
 pub struct Hydrostatic {

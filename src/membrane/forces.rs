@@ -15,7 +15,8 @@ use crate::laws::membrane_bending::membrane_bending_forces;
 use crate::laws::membrane_pressure::membrane_pressure_force;
 use crate::laws::membrane_stretch::membrane_stretch_force;
 use crate::laws::patch_contact::{
-    closest_on_patch, patch_contact_dropped, patch_effective_mass, patch_point_velocity, patches_share_vertex, PATCH_TIE,
+    closest_on_patch, patch_contact_dropped, patch_effective_mass, patch_point_velocity, patches_share_vertex,
+    PATCH_TIE,
 };
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::spheres::contact::{pair_force, ContactGeometry, ContactHistory};
