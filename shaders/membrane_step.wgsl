@@ -148,6 +148,7 @@ struct RawContact {
     cand: u32,
     pid: u32,
     cls: u32,
+    feature: u32,
 }
 
 // Per grain: nearest points, Table 1, history (own or handed over), law, all candidate records.
@@ -174,6 +175,7 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
             raw[n].cand = c;
             raw[n].pid = cand_patch[c];
             raw[n].cls = q.cls;
+            raw[n].feature = q.feature;
             raw[n].weights = q.weights;
             raw[n].normal = d * (1.0 / dist);
             raw[n].delta = g.radius - dist;
@@ -181,12 +183,13 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         }
     }
     var keep: array<bool, 16>;
-    let tie = PATCH_TIE * g.radius;
     for (var a = 0u; a < n; a++) {
         keep[a] = true;
         for (var b = 0u; b < n; b++) {
-            if (b != a && patches_share_vertex(patches[raw[a].pid].v, patches[raw[b].pid].v)
-                && patch_contact_dropped(raw[a].cls, raw[a].pid, raw[a].delta, raw[b].cls, raw[b].pid, raw[b].delta, tie)) {
+            let va = patches[raw[a].pid].v;
+            let vb = patches[raw[b].pid].v;
+            if (b != a && patches_share_vertex(va, vb)
+                && patch_contact_dropped(raw[a].feature, va, raw[a].pid, raw[b].feature, vb, raw[b].pid)) {
                 keep[a] = false;
             }
         }

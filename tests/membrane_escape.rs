@@ -11,11 +11,12 @@ use softdem::spheres::precision::df3_split;
 
 /// The escape's configuration in one force evaluation (`cases::pocket_system`): a grain
 /// (r = 2.5 mm) with two edge contacts on patches sharing only a vertex, the lower-indexed one
-/// shallow (δ = 0.1 r, as patch 67's 0.15 mm) and the other deep (δ = 0.7 r, as patch 68's ~1 mm). Table 1 keeps the
-/// deep one and the grain is pushed back by its Hertz force; the literal lower-index rule kept
-/// the shallow one, and the grain sank with ~0.2 N on it.
+/// shallow (δ = 0.1 r, as patch 67's 0.15 mm) and the other deep (δ = 0.7 r, as patch 68's
+/// ~1 mm). Neither point lies on the other patch: Table 1 keeps both, each with its Hertz
+/// force; the lower-index reading of Table 1 kept only the shallow one (≈ 0.26 N), and the
+/// grain sank.
 #[test]
-fn table_1_keeps_the_deep_edge_contact_of_a_pocket() {
+fn table_1_keeps_both_points_of_a_pocket() {
     let r: f64 = 2.5e-3;
     let sys = pocket_system();
     let m = &sys.membrane;
@@ -33,21 +34,17 @@ fn table_1_keeps_the_deep_edge_contact_of_a_pocket() {
     assert_eq!(row.len(), 2, "both patches are candidates");
     let deep = row.iter().find(|c| c.0 == 1).unwrap();
     let shallow = row.iter().find(|c| c.0 == 0).unwrap();
-    assert_eq!(
-        (deep.1, shallow.1),
-        (1, 0),
-        "the deep contact is selected, the shallow one dropped"
-    );
-    // Hertz of the deep overlap δ = 0.7 r (r* = r, at rest: no dashpot, no friction), pushing the
-    // grain away from B (−y): (4/3) E* sqrt(r) δ^1.5 with 1/E* = Σ (1 − ν²)/E (grain, membrane).
+    assert_eq!((deep.1, shallow.1), (1, 1), "two separate points: both selected");
+    // Hertz of each overlap (r* = r, at rest: no dashpot, no friction), pushing the grain away
+    // from its point: (4/3) E* sqrt(r) δ^1.5, 1/E* = Σ (1 − ν²)/E (grain, membrane). The deep
+    // one (δ = 0.7 r, along −y) is the one the lower-index reading dropped.
     let e_star = 1.0 / ((1.0 - 0.245f64.powi(2)) / 4.6e10 + (1.0 - 1.0 / 9.0) / 1.25e6);
-    let hertz = 4.0 / 3.0 * e_star * r.sqrt() * (0.7 * r).powf(1.5);
-    assert!(
-        ((deep.2 as f64) / hertz - 1.0).abs() < 1e-3,
-        "f_n {} vs Hertz {hertz}",
-        deep.2
-    );
-    assert!((deep.3[1] as f64 + hertz).abs() < 1e-3 * hertz, "force {:?}", deep.3);
+    let hertz = |d: f64| 4.0 / 3.0 * e_star * r.sqrt() * (d * r).powf(1.5);
+    for (c, d, axis) in [(deep, 0.7, 1), (shallow, 0.1, 0)] {
+        let h = hertz(d);
+        assert!(((c.2 as f64) / h - 1.0).abs() < 1e-3, "f_n {} vs Hertz {h}", c.2);
+        assert!((c.3[axis] as f64 + h).abs() < 1e-3 * h, "force {:?}", c.3);
+    }
 }
 
 #[test]

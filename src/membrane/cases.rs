@@ -328,8 +328,9 @@ pub fn folded_sheet(
 
 /// The escape's pocket (docs/membrane.md, "Grains pushed through the membrane"): a grain of
 /// r = 2.5 mm at the origin with two edge contacts on patches sharing only vertex 0: patch 0
-/// shallow (its edge x = 0.9 r, δ = 0.1 r), patch 1 deep (its edge y = 0.3 r, δ = 0.7 r). Table
-/// 1 keeps the deep one. Vertices heavy (a wall), at rest; forces evaluated once by `new`.
+/// shallow (its edge x = 0.9 r, δ = 0.1 r), patch 1 deep (its edge y = 0.3 r, δ = 0.7 r): two
+/// separate points, both kept by Table 1 (the lower-index reading dropped the deep one).
+/// Vertices heavy (a wall), at rest; forces evaluated once by `new`.
 pub fn pocket_system() -> MembraneSpheres {
     let r = 2.5e-3;
     let v = |x: f64, y: f64| [x * r, y * r, 0.0];

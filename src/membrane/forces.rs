@@ -16,7 +16,6 @@ use crate::laws::membrane_pressure::membrane_pressure_force;
 use crate::laws::membrane_stretch::membrane_stretch_force;
 use crate::laws::patch_contact::{
     closest_on_patch, patch_contact_dropped, patch_effective_mass, patch_point_velocity, patches_share_vertex,
-    PATCH_TIE,
 };
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::spheres::contact::{pair_force, ContactGeometry, ContactHistory};
@@ -76,6 +75,7 @@ struct RawContact {
     cand: u32,
     patch: u32,
     class: u32,
+    feature: u32,
     weights: V3,
     normal: V3,
     delta: f32,
@@ -117,6 +117,7 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
                         cand: c as u32,
                         patch: list.patch[c],
                         class: q.class,
+                        feature: q.feature,
                         weights: q.weights,
                         normal: scale(d, 1.0 / dist),
                         delta: g.radius - dist,
@@ -126,21 +127,13 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
             }
             // Table 1 (lower patch index where the paper chooses randomly).
             let mut keep = [false; MAX_PATCH_CONTACTS];
-            let tie = PATCH_TIE * g.radius;
             for a in 0..n {
                 keep[a] = true;
                 for b in 0..n {
+                    let (va, vb) = (patches[raw[a].patch as usize].v, patches[raw[b].patch as usize].v);
                     if b != a
-                        && patches_share_vertex(patches[raw[a].patch as usize].v, patches[raw[b].patch as usize].v)
-                        && patch_contact_dropped(
-                            raw[a].class,
-                            raw[a].patch,
-                            raw[a].delta,
-                            raw[b].class,
-                            raw[b].patch,
-                            raw[b].delta,
-                            tie,
-                        )
+                        && patches_share_vertex(va, vb)
+                        && patch_contact_dropped(raw[a].feature, va, raw[a].patch, raw[b].feature, vb, raw[b].patch)
                     {
                         keep[a] = false;
                     }
