@@ -147,7 +147,6 @@ struct RawContact {
     weights: vec3<f32>,
     cand: u32,
     pid: u32,
-    cls: u32,
     feature: u32,
 }
 
@@ -174,7 +173,6 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         if (dist < g.radius && dist > 0.0 && n < MAX_PATCH_CONTACTS) {
             raw[n].cand = c;
             raw[n].pid = cand_patch[c];
-            raw[n].cls = q.cls;
             raw[n].feature = q.feature;
             raw[n].weights = q.weights;
             raw[n].normal = d * (1.0 / dist);

@@ -74,7 +74,6 @@ pub fn pressure_pass(m: &mut Membrane, states: &[SphereState]) {
 struct RawContact {
     cand: u32,
     patch: u32,
-    class: u32,
     feature: u32,
     weights: V3,
     normal: V3,
@@ -116,7 +115,6 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
                     raw[n] = RawContact {
                         cand: c as u32,
                         patch: list.patch[c],
-                        class: q.class,
                         feature: q.feature,
                         weights: q.weights,
                         normal: scale(d, 1.0 / dist),
