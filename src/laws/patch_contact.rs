@@ -132,9 +132,9 @@ pub fn patches_share_vertex(a: [u32; 3], b: [u32; 3]) -> bool {
 #[inline]
 pub fn feature_on_patch(mask: u32, p: [u32; 3], q: [u32; 3]) -> bool {
     let mut all = true;
-    for k in 0..3 {
+    for (k, &v) in p.iter().enumerate() {
         if mask & (1 << k) != 0 {
-            all = all && (q[0] == p[k] || q[1] == p[k] || q[2] == p[k]);
+            all = all && (q[0] == v || q[1] == v || q[2] == v);
         }
     }
     all
