@@ -142,14 +142,15 @@ pub fn feature_on_patch(mask: u32, p: [u32; 3], q: [u32; 3]) -> bool {
 
 /// Table 1: whether contact c (its feature `c_mask` on patch `c_v`, index `c_patch`) is dropped
 /// because of contact o of the same sphere on another patch: c's point lies on o's patch (c's
-/// edge or vertex is o's too), so it is o's point seen from c's patch and o's own nearest point
-/// is at least as near; when o's point lies on c's patch as well (the same common edge or
-/// vertex seen from both), the higher class stays, then the lower patch index. This is Table 1 wherever its two contacts are one
-/// point of the membrane (face > edge > vertex, "randomly" → the lower index, two faces both
-/// kept), and it never drops a contact whose point is on no other touching patch: a grain
-/// touching two patches that share a vertex at two separate points keeps both. (Read as a
-/// table of classes alone, edge–edge dropped a deep contact for a shallow one of a lower
-/// index elsewhere on the patch, and a grain sank through the membrane: docs/membrane.md.)
+/// edge or vertex is o's too), so it is o's point seen from c's patch, and o's own nearest
+/// point is at least as near; when o's point lies on c's patch as well (the same common edge
+/// or vertex seen from both), the higher class stays, then the lower patch index. This is
+/// Table 1 wherever its two contacts are one point of the membrane (face > edge > vertex,
+/// "randomly" → the lower index, two faces both kept), and it never drops a contact whose
+/// point is on no other touching patch: a grain touching two patches that share a vertex at
+/// two separate points keeps both. (Read as a table of classes alone, edge–edge dropped a deep
+/// contact for a shallow one of a lower index elsewhere, and a grain sank through the
+/// membrane: docs/membrane.md.)
 #[inline]
 pub fn patch_contact_dropped(
     c_mask: u32,

@@ -123,7 +123,8 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
                     n += 1;
                 }
             }
-            // Table 1 (lower patch index where the paper chooses randomly).
+            // Table 1 by points (`patch_contact_dropped`; the lower patch index where the paper
+            // chooses randomly).
             let mut keep = [false; MAX_PATCH_CONTACTS];
             for a in 0..n {
                 keep[a] = true;
