@@ -147,7 +147,7 @@ struct RawContact {
     weights: vec3<f32>,
     cand: u32,
     pid: u32,
-    cls: u32,
+    feature: u32,
 }
 
 // Per grain: nearest points, Table 1, history (own or handed over), law, all candidate records.
@@ -173,7 +173,7 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         if (dist < g.radius && dist > 0.0 && n < MAX_PATCH_CONTACTS) {
             raw[n].cand = c;
             raw[n].pid = cand_patch[c];
-            raw[n].cls = q.cls;
+            raw[n].feature = q.feature;
             raw[n].weights = q.weights;
             raw[n].normal = d * (1.0 / dist);
             raw[n].delta = g.radius - dist;
@@ -184,8 +184,10 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     for (var a = 0u; a < n; a++) {
         keep[a] = true;
         for (var b = 0u; b < n; b++) {
-            if (b != a && patches_share_vertex(patches[raw[a].pid].v, patches[raw[b].pid].v)
-                && patch_contact_dropped(raw[a].cls, raw[a].pid, raw[b].cls, raw[b].pid)) {
+            let va = patches[raw[a].pid].v;
+            let vb = patches[raw[b].pid].v;
+            if (b != a && patches_share_vertex(va, vb)
+                && patch_contact_dropped(raw[a].feature, va, raw[a].pid, raw[b].feature, vb, raw[b].pid)) {
                 keep[a] = false;
             }
         }

@@ -7,7 +7,7 @@
 //! source of the GPU stepper against the CPU façade over 400 steps (below).
 
 use softdem::gpu::context::{gpu_for_tests, GpuContext};
-use softdem::membrane::cases::{confined_ring, drag_step, sliding_system};
+use softdem::membrane::cases::{confined_ring, drag_step, pocket_system, sliding_system};
 use softdem::membrane::gpu::GpuMembraneForces;
 use softdem::membrane::{MembraneContact, MembraneSpheres};
 use softdem::spheres::SphereForce;
@@ -97,6 +97,9 @@ fn gpu_membrane_passes_follow_the_cpu() {
         ring.step();
     }
     compare(&ctx, "confined ring", &ring, &gpu);
+    // The escape's pocket: of two edge contacts on patches sharing a vertex the deeper one is
+    // selected, not the lower index (Table 1 with the overlap proviso, same on both).
+    compare(&ctx, "pocket", &pocket_system(), &gpu);
 }
 
 /// The membrane as a `GpuExtraForces` source of the GPU sphere stepper (`GpuMembraneSpheres`):

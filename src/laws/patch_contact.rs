@@ -6,9 +6,11 @@
 //!   ρ_iρ_j) or face, by the Voronoi regions of the triangle (Ericson, *Real-Time Collision
 //!   Detection* §5.1.5), which is eq 17 evaluated without a tolerance.
 //! - `patch_contact_dropped`: Table 1 for a sphere touching several patches that share a vertex:
-//!   face beats edge beats vertex, two faces are both kept, and of two edge or two vertex
-//!   contacts (the paper: "randomly") the patch of lower index is kept — deterministic, so GPU
-//!   reruns are bit-identical. Contacts at one shared vertex reduce to one the same way.
+//!   a contact whose point (its edge or vertex, `PatchPoint::feature`) is also a point of
+//!   another touching patch is that patch's point seen from the neighbour and is dropped (face
+//!   beats edge beats vertex); the same common edge or vertex seen from both keeps the lower
+//!   patch index (the paper: "randomly") — deterministic, so GPU reruns are bit-identical; two
+//!   faces, and any two separate points, are both kept.
 //! - The force on the sphere is the pair law's; vertex k gets −a_k F (Fig. 3).
 
 use super::vec3::{dot, scale, sub, V3};
@@ -24,6 +26,9 @@ pub struct PatchPoint {
     pub point: V3,
     pub weights: V3,
     pub class: u32,
+    /// The feature of the patch the point lies on: bit k set for vertex k of (a, b, c) (a
+    /// vertex: one bit, an edge: two, the face: three).
+    pub feature: u32,
 }
 
 /// The point of triangle (a, b, c) nearest to p, its weights and its class (eq 17, Fig. 3).
@@ -39,6 +44,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
             point: a,
             weights: [1.0, 0.0, 0.0],
             class: PATCH_VERTEX,
+            feature: 0b001,
         };
     }
     let bp = sub(p, b);
@@ -49,6 +55,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
             point: b,
             weights: [0.0, 1.0, 0.0],
             class: PATCH_VERTEX,
+            feature: 0b010,
         };
     }
     let vc = d1 * d4 - d3 * d2;
@@ -58,6 +65,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
             point: [a[0] + v * ab[0], a[1] + v * ab[1], a[2] + v * ab[2]],
             weights: [1.0 - v, v, 0.0],
             class: PATCH_EDGE,
+            feature: 0b011,
         };
     }
     let cp = sub(p, c);
@@ -68,6 +76,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
             point: c,
             weights: [0.0, 0.0, 1.0],
             class: PATCH_VERTEX,
+            feature: 0b100,
         };
     }
     let vb = d5 * d2 - d1 * d6;
@@ -77,6 +86,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
             point: [a[0] + w * ac[0], a[1] + w * ac[1], a[2] + w * ac[2]],
             weights: [1.0 - w, 0.0, w],
             class: PATCH_EDGE,
+            feature: 0b101,
         };
     }
     let va = d3 * d6 - d5 * d4;
@@ -87,6 +97,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
             point: [b[0] + w * bc[0], b[1] + w * bc[1], b[2] + w * bc[2]],
             weights: [0.0, 1.0 - w, w],
             class: PATCH_EDGE,
+            feature: 0b110,
         };
     }
     let denom = 1.0 / (va + vb + vc);
@@ -100,6 +111,7 @@ pub fn closest_on_patch(p: V3, a: V3, b: V3, c: V3) -> PatchPoint {
         ],
         weights: [1.0 - v - w, v, w],
         class: PATCH_FACE,
+        feature: 0b111,
     }
 }
 
@@ -115,12 +127,42 @@ pub fn patches_share_vertex(a: [u32; 3], b: [u32; 3]) -> bool {
     found
 }
 
-/// Table 1: whether contact c (class, patch index) is dropped because of contact o of the same
-/// sphere on a patch sharing a vertex with c's: o's class is higher, or both are edge or both
-/// vertex contacts and o's patch index is lower. Two face contacts are both kept.
+/// Whether every vertex of feature `mask` of patch `p` (bit k: vertex k) is a vertex of patch
+/// `q`: the contact point on that feature is then a point of q as well.
 #[inline]
-pub fn patch_contact_dropped(c_class: u32, c_patch: u32, o_class: u32, o_patch: u32) -> bool {
-    o_class > c_class || (o_class == c_class && c_class != PATCH_FACE && o_patch < c_patch)
+pub fn feature_on_patch(mask: u32, p: [u32; 3], q: [u32; 3]) -> bool {
+    let mut all = true;
+    for (k, &v) in p.iter().enumerate() {
+        if mask & (1 << k) != 0 {
+            all = all && (q[0] == v || q[1] == v || q[2] == v);
+        }
+    }
+    all
+}
+
+/// Table 1: whether contact c (its feature `c_mask` on patch `c_v`, index `c_patch`) is dropped
+/// because of contact o of the same sphere on another patch: c's point lies on o's patch (c's
+/// edge or vertex is o's too), so it is o's point seen from c's patch, and o's own nearest
+/// point is at least as near; when o's point lies on c's patch as well (the same common edge
+/// or vertex seen from both), the higher class stays, then the lower patch index. This is
+/// Table 1 wherever its two contacts are one point of the membrane (face > edge > vertex,
+/// "randomly" → the lower index, two faces both kept), and it never drops a contact whose
+/// point is on no other touching patch: a grain touching two patches that share a vertex at
+/// two separate points keeps both. (Read as a table of classes alone, edge–edge dropped a deep
+/// contact for a shallow one of a lower index elsewhere, and a grain sank through the
+/// membrane: docs/membrane.md.)
+#[inline]
+pub fn patch_contact_dropped(
+    c_mask: u32,
+    c_v: [u32; 3],
+    c_patch: u32,
+    o_mask: u32,
+    o_v: [u32; 3],
+    o_patch: u32,
+) -> bool {
+    let (c_class, o_class) = (c_mask.count_ones(), o_mask.count_ones()); // 1 vertex, 2 edge, 3 face
+    feature_on_patch(c_mask, c_v, o_v)
+        && (!feature_on_patch(o_mask, o_v, c_v) || o_class > c_class || (o_class == c_class && o_patch < c_patch))
 }
 
 /// Effective mass of a patch contact point with weights a_k on vertices of mass m_k against a
@@ -164,20 +206,61 @@ mod tests {
 
     #[test]
     fn table_1() {
-        use PATCH_EDGE as E;
-        use PATCH_FACE as F;
-        use PATCH_VERTEX as V;
-        // Rows: contact on B (patch 2); columns: on A (patch 1). Kept: "A and B", "A", "B".
-        let kept = |b: u32, a: u32| (!patch_contact_dropped(a, 1, b, 2), !patch_contact_dropped(b, 2, a, 1));
-        assert_eq!(kept(F, F), (true, true));
-        assert_eq!(kept(F, E), (false, true));
-        assert_eq!(kept(F, V), (false, true));
-        assert_eq!(kept(E, F), (true, false));
-        assert_eq!(kept(E, E), (true, false)); // "rand": the lower patch index
-        assert_eq!(kept(E, V), (false, true));
-        assert_eq!(kept(V, F), (true, false));
-        assert_eq!(kept(V, E), (true, false));
-        assert_eq!(kept(V, V), (true, false));
+        // A = patch 1 (vertices 1, 2, 3) and B = patch 2 (2, 3, 4) share the edge 2–3. Features
+        // at the common edge or vertex (the same point seen from both): Table 1's nine cells.
+        let (a, b) = ([1u32, 2, 3], [2u32, 3, 4]);
+        let (face_a, edge_a, vertex_a) = (0b111, 0b110, 0b010); // A's face, edge 2–3, vertex 2
+        let (face_b, edge_b, vertex_b) = (0b111, 0b011, 0b001); // B's face, edge 2–3, vertex 2
+        let kept = |fb: u32, fa: u32| {
+            (
+                !patch_contact_dropped(fa, a, 1, fb, b, 2),
+                !patch_contact_dropped(fb, b, 2, fa, a, 1),
+            )
+        };
+        assert_eq!(kept(face_b, face_a), (true, true));
+        assert_eq!(kept(face_b, edge_a), (false, true));
+        assert_eq!(kept(face_b, vertex_a), (false, true));
+        assert_eq!(kept(edge_b, face_a), (true, false));
+        assert_eq!(kept(edge_b, edge_a), (true, false)); // "rand": the lower patch index
+        assert_eq!(kept(edge_b, vertex_a), (false, true));
+        assert_eq!(kept(vertex_b, face_a), (true, false));
+        assert_eq!(kept(vertex_b, edge_a), (true, false));
+        assert_eq!(kept(vertex_b, vertex_a), (true, false));
+        // Contacts at one shared vertex (patches around it): the lower index.
+        let c = [2u32, 5, 6];
+        assert!(patch_contact_dropped(0b001, c, 3, vertex_a, a, 1));
+        assert!(!patch_contact_dropped(vertex_a, a, 1, 0b001, c, 3));
         assert!(patches_share_vertex([1, 2, 3], [3, 4, 5]) && !patches_share_vertex([1, 2, 3], [4, 5, 6]));
+    }
+
+    #[test]
+    fn table_1_keeps_separate_points() {
+        // A = patch 1 (1, 2, 3) and C = patch 3 (3, 5, 6) share vertex 3 only. A grain touching
+        // A's edge 1–2 (or 1–3) and C's edge 3–5 touches two points: both kept whatever the
+        // index (the escape: a deep edge contact dropped for a shallow one of a lower index).
+        let (a, c) = ([1u32, 2, 3], [3u32, 5, 6]);
+        assert!(!patch_contact_dropped(0b011, a, 1, 0b011, c, 3));
+        assert!(!patch_contact_dropped(0b011, c, 3, 0b011, a, 1));
+        assert!(!patch_contact_dropped(0b011, c, 3, 0b101, a, 1));
+        // A's edge 1–2 against B's edge 3–4 (B = 2, 3, 4 shares edge 2–3): both separate points.
+        let b = [2u32, 3, 4];
+        assert!(!patch_contact_dropped(0b011, a, 1, 0b110, b, 2));
+        assert!(!patch_contact_dropped(0b110, b, 2, 0b011, a, 1));
+        // B's point on the common edge 2–3 is a point of A, whose own nearest point (edge 1–2)
+        // is nearer: B's goes, A's stays.
+        assert!(patch_contact_dropped(0b011, b, 2, 0b011, a, 1));
+        assert!(!patch_contact_dropped(0b011, a, 1, 0b011, b, 2));
+    }
+
+    #[test]
+    fn features_of_eq_17() {
+        let (a, b, c) = ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+        assert_eq!(closest_on_patch([0.25, 0.25, 0.3], a, b, c).feature, 0b111);
+        assert_eq!(closest_on_patch([0.5, -0.2, 0.3], a, b, c).feature, 0b011);
+        assert_eq!(closest_on_patch([0.6, 0.6, 0.1], a, b, c).feature, 0b110);
+        assert_eq!(closest_on_patch([-0.2, 0.5, 0.1], a, b, c).feature, 0b101);
+        assert_eq!(closest_on_patch([-0.1, -0.1, 0.0], a, b, c).feature, 0b001);
+        assert_eq!(closest_on_patch([1.3, -0.1, 0.0], a, b, c).feature, 0b010);
+        assert_eq!(closest_on_patch([-0.1, 1.2, 0.0], a, b, c).feature, 0b100);
     }
 }

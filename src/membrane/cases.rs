@@ -326,6 +326,29 @@ pub fn folded_sheet(
     }
 }
 
+/// The escape's pocket (docs/membrane.md, "Grains pushed through the membrane"): a grain of
+/// r = 2.5 mm at the origin with two edge contacts on patches sharing only vertex 0: patch 0
+/// shallow (its edge x = 0.9 r, δ = 0.1 r), patch 1 deep (its edge y = 0.3 r, δ = 0.7 r): two
+/// separate points, both kept by Table 1 (the lower-index reading dropped the deep one).
+/// Vertices heavy (a wall), at rest; forces evaluated once by `new`.
+pub fn pocket_system() -> MembraneSpheres {
+    let r = 2.5e-3;
+    let v = |x: f64, y: f64| [x * r, y * r, 0.0];
+    let mesh = MembraneMesh {
+        vertices: vec![v(0.9, 0.3), v(0.9, -0.3), v(1.8, 0.0), v(-1.5, 0.3), v(-0.3, 1.5)],
+        triangles: vec![[0, 1, 2], [0, 3, 4]],
+    };
+    let mut spec = table2_membrane(mesh, MembraneContact::Patches, 0.15e-3);
+    spec.density = 1e6;
+    let grain = SphereState::solid([0.0; 3], r, TABLE2_GRAIN.density, 0);
+    let params = SphereParams {
+        dt: 1e-6,
+        skin: 0.3e-3,
+        ..Default::default()
+    };
+    MembraneSpheres::new(params, vec![grain], &[TABLE2_GRAIN], Vec::new(), &spec)
+}
+
 /// Result of `hydrostatic`.
 #[derive(Clone, Debug)]
 pub struct Hydrostatic {
@@ -342,6 +365,9 @@ pub struct Hydrostatic {
     pub max_speed: f64,
     /// Grains that left the cell through the membrane (`TriaxialCell::escaped`).
     pub escaped: usize,
+    /// Largest overlap of a selected patch contact over the grain's radius at the end
+    /// (`max_patch_overlap`; the zero-thickness patch is passed at 1).
+    pub max_overlap_ratio: f64,
     /// The packing: growth factor λ of the radii, solid fraction, mean stress when grown.
     pub packing: super::triaxial::Packing,
 }
@@ -353,19 +379,7 @@ pub struct Hydrostatic {
 /// the platens; σ_c ramped on the membrane and on the top platen (servo on the rim's area) over
 /// 5 ms, held `hold_ms` ms.
 pub fn hydrostatic(sigma_c: f64, membrane_friction: f64, hold_ms: f64) -> Hydrostatic {
-    use super::triaxial::{grow_packing, CellSpec, TriaxialCell};
-    let spec = CellSpec {
-        radius: 12.5e-3,
-        height: 25e-3,
-        n_grains: 110,
-        sigma_c,
-        membrane_friction,
-        ..CellSpec::table3(1, 4.6e9, 2e-6)
-    };
-    let packing = grow_packing(&spec, 5e-5, 0.05 * sigma_c, 2000, 20_000);
-    let mut cell = TriaxialCell::new(&spec, &packing, MembraneContact::Patches, 4e-3, 0.15e-3);
-    let ms = (1e-3 / spec.dt).round() as usize;
-    cell.confine(5 * ms, (hold_ms * ms as f64) as usize, spec.height / (1e8 * 1e-3), 0.05);
+    let (cell, packing) = hydrostatic_cell(sigma_c, membrane_friction, hold_ms);
     let s = cell.sample();
     let n = cell.n_grains;
     let max_speed = cell.sys.spheres.states[..n]
@@ -381,8 +395,57 @@ pub fn hydrostatic(sigma_c: f64, membrane_friction: f64, hold_ms: f64) -> Hydros
         n_vertices: cell.n_vertices(),
         max_speed,
         escaped: s.escaped,
+        max_overlap_ratio: max_patch_overlap(&cell.sys, n),
         packing,
     }
+}
+
+/// The cell of `hydrostatic` after the ramp and `hold_ms` ms of hold, and its packing.
+pub fn hydrostatic_cell(
+    sigma_c: f64,
+    membrane_friction: f64,
+    hold_ms: f64,
+) -> (super::triaxial::TriaxialCell, super::triaxial::Packing) {
+    use super::triaxial::{grow_packing, CellSpec, TriaxialCell};
+    let spec = CellSpec {
+        radius: 12.5e-3,
+        height: 25e-3,
+        n_grains: 110,
+        sigma_c,
+        membrane_friction,
+        ..CellSpec::table3(1, 4.6e9, 2e-6)
+    };
+    let packing = grow_packing(&spec, 5e-5, 0.05 * sigma_c, 2000, 20_000);
+    let mut cell = TriaxialCell::new(&spec, &packing, MembraneContact::Patches, 4e-3, 0.15e-3);
+    let ms = (1e-3 / spec.dt).round() as usize;
+    cell.confine(5 * ms, (hold_ms * ms as f64) as usize, spec.height / (1e8 * 1e-3), 0.05);
+    (cell, packing)
+}
+
+/// Largest δ/r over the selected patch contacts of grains 0..n (δ = r − |x − x_c|, x_c the
+/// nearest point of the patch): a grain's centre passes the zero-thickness patch at δ = r.
+pub fn max_patch_overlap(sys: &MembraneSpheres, n: usize) -> f64 {
+    use crate::laws::patch_contact::closest_on_patch;
+    use crate::laws::vec3::norm;
+    use crate::spheres::precision::df3_sub;
+    let (sp, m) = (&sys.spheres, &sys.membrane);
+    let first = m.params.first as usize;
+    let mut worst = 0.0f64;
+    for s in 0..n.min(m.list.start.len().saturating_sub(1)) {
+        let g = &sp.states[s];
+        for c in m.list.start[s] as usize..m.list.start[s + 1] as usize {
+            if m.patch_out[c].active == 0 {
+                continue;
+            }
+            let x = m.patches[m.list.patch[c] as usize].v.map(|v| {
+                let t = &sp.states[first + v as usize];
+                df3_sub(t.pos_hi, t.pos_lo, g.pos_hi, g.pos_lo)
+            });
+            let q = closest_on_patch([0.0; 3], x[0], x[1], x[2]);
+            worst = worst.max(1.0 - norm(q.point) as f64 / g.radius as f64);
+        }
+    }
+    worst
 }
 
 /// Σ over grains 0..n of Σ over their contacts of l·f (l from the grain's centre to the contact

@@ -74,7 +74,7 @@ pub fn pressure_pass(m: &mut Membrane, states: &[SphereState]) {
 struct RawContact {
     cand: u32,
     patch: u32,
-    class: u32,
+    feature: u32,
     weights: V3,
     normal: V3,
     delta: f32,
@@ -115,7 +115,7 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
                     raw[n] = RawContact {
                         cand: c as u32,
                         patch: list.patch[c],
-                        class: q.class,
+                        feature: q.feature,
                         weights: q.weights,
                         normal: scale(d, 1.0 / dist),
                         delta: g.radius - dist,
@@ -123,14 +123,16 @@ pub fn patch_pass(m: &mut Membrane, states: &[SphereState]) {
                     n += 1;
                 }
             }
-            // Table 1 (lower patch index where the paper chooses randomly).
+            // Table 1 by points (`patch_contact_dropped`; the lower patch index where the paper
+            // chooses randomly).
             let mut keep = [false; MAX_PATCH_CONTACTS];
             for a in 0..n {
                 keep[a] = true;
                 for b in 0..n {
+                    let (va, vb) = (patches[raw[a].patch as usize].v, patches[raw[b].patch as usize].v);
                     if b != a
-                        && patches_share_vertex(patches[raw[a].patch as usize].v, patches[raw[b].patch as usize].v)
-                        && patch_contact_dropped(raw[a].class, raw[a].patch, raw[b].class, raw[b].patch)
+                        && patches_share_vertex(va, vb)
+                        && patch_contact_dropped(raw[a].feature, va, raw[a].patch, raw[b].feature, vb, raw[b].patch)
                     {
                         keep[a] = false;
                     }

@@ -444,21 +444,47 @@ impl TriaxialCell {
         self.platen_z(1) - self.platen_z(0)
     }
 
-    /// Grains whose centre left the cell: farther from the axis than the membrane's outermost
-    /// vertex, or beyond a platen (a grain pushed through a patch by an overlap > r).
+    /// Grains whose centre left the cell: beyond a platen, or separated from the axis by the
+    /// membrane — the horizontal segment from the axis to the centre crosses an odd number of
+    /// patches (parity, so folds of the membrane count right). A grain is counted from the step
+    /// its centre passes a patch, not only once it is beyond the outermost vertex.
     pub fn escaped(&self) -> usize {
-        let r_out = self
+        let xs = self.sys.vertex_positions();
+        let tris: Vec<[[f64; 3]; 3]> = self
             .sys
-            .vertex_positions()
+            .membrane
+            .patches
             .iter()
-            .map(|x| x[0].hypot(x[1]))
-            .fold(0.0, f64::max);
+            .map(|p| p.v.map(|v| xs[v as usize]))
+            .collect();
         let (z0, z1) = (self.platen_z(0), self.platen_z(1));
+        // Patches binned by height (bins as tall as the tallest patch: one or two bins each).
+        let zr = |t: &[[f64; 3]; 3]| {
+            let lo = t[0][2].min(t[1][2]).min(t[2][2]);
+            (lo, t[0][2].max(t[1][2]).max(t[2][2]))
+        };
+        let w = tris.iter().map(|t| zr(t).1 - zr(t).0).fold(1e-9, f64::max);
+        let z_lo = tris.iter().map(|t| zr(t).0).fold(f64::MAX, f64::min);
+        let z_hi = tris.iter().map(|t| zr(t).1).fold(f64::MIN, f64::max);
+        let n_bins = ((z_hi - z_lo) / w) as usize + 2;
+        let bin = |z: f64| (((z - z_lo) / w).max(0.0) as usize).min(n_bins - 1);
+        let mut bins = vec![Vec::new(); n_bins];
+        for (k, t) in tris.iter().enumerate() {
+            let (lo, hi) = zr(t);
+            for b in bins.iter_mut().take(bin(hi) + 1).skip(bin(lo)) {
+                b.push(k);
+            }
+        }
         self.sys.spheres.states[..self.n_grains]
             .iter()
             .filter(|s| {
                 let x = s.position();
-                x[0].hypot(x[1]) > r_out || x[2] < z0 || x[2] > z1
+                let o = [0.0, 0.0, x[2]];
+                let crossings = bins[bin(x[2])]
+                    .iter()
+                    .filter(|&&k| segment_crosses_triangle(o, x, &tris[k]))
+                    .count();
+                x[2] < z0 || x[2] > z1 || crossings % 2 == 1
             })
             .count()
     }
@@ -542,6 +568,32 @@ pub fn rim_area_of(x: &[[f64; 3]], contact: MembraneContact, vertex_radius: f64)
             PI * (r - vertex_radius).powi(2)
         }
     }
+}
+
+/// Whether the segment a → b crosses triangle t (Möller–Trumbore, parameter in (0, 1]).
+fn segment_crosses_triangle(a: [f64; 3], b: [f64; 3], t: &[[f64; 3]; 3]) -> bool {
+    let sub = |p: [f64; 3], q: [f64; 3]| [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+    let cross = |p: [f64; 3], q: [f64; 3]| {
+        [
+            p[1] * q[2] - p[2] * q[1],
+            p[2] * q[0] - p[0] * q[2],
+            p[0] * q[1] - p[1] * q[0],
+        ]
+    };
+    let dot = |p: [f64; 3], q: [f64; 3]| p[0] * q[0] + p[1] * q[1] + p[2] * q[2];
+    let d = sub(b, a);
+    let (e1, e2) = (sub(t[1], t[0]), sub(t[2], t[0]));
+    let h = cross(d, e2);
+    let det = dot(e1, h);
+    if det.abs() < 1e-30 {
+        return false;
+    }
+    let s = sub(a, t[0]);
+    let u = dot(s, h) / det;
+    let q = cross(s, e1);
+    let v = dot(d, q) / det;
+    let w = dot(e2, q) / det;
+    (0.0..=1.0).contains(&u) && v >= 0.0 && u + v <= 1.0 && w > 0.0 && w <= 1.0
 }
 
 /// Result of one membrane model's triaxial run.
