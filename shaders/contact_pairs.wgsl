@@ -9,14 +9,19 @@
 // overflow (flags.pool_overflow, with flags.stop stopping the rest of the batch) thus leaves the step's inputs
 // intact for the host's redo. The workgroup's 64 threads OR their slot marks (bit c: node C got
 // a slot; read by node_forces) into two shared words, which two threads then store: no global
-// atomics, and no clearing pass.
+// atomics, and no clearing pass (core_area clears the gather marks).
+//
+// The entry point `shell_forces_contact_pairs` runs, per node, shell_forces (shell_forces.wgsl)
+// and then the node's contacts, on the node's record and state read once: one pass over the
+// nodes instead of two (the CPU stepper runs both over each chunk of nodes). The two write
+// different outputs (shell records; slots, slot indices, marks) from the same inputs, so fusing
+// them changes no result.
 
-#import model
+#import shell_forces
 #import contact
 
-@group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
-@group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> pos: array<NodeState>;
+// From shell_forces.wgsl: nodes (1), bodies (2), pos (3), materials (14), body_state (15),
+// old (16), shell (17).
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 @group(0) @binding(6) var<storage, read> entries: array<Entry>;
 // The previous step's slots and slot indices (friction histories).
@@ -87,14 +92,18 @@ fn old_history(e: u32) -> vec2<f32> {
 }
 
 @compute @workgroup_size(64)
-fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn shell_forces_contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(wid, lid, nwg, 64u);
     if (lid.x < 2u) {
         atomicStore(&group_marks[lid.x], 0u);
     }
     workgroupBarrier();
     if (c < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
-        if (node_contacts(c)) {
+        let n = nodes[c];
+        let body = bodies[n.body];
+        let pc = pos[c];
+        shell_forces(c, n, body, pc);
+        if (node_contacts(c, body, pc)) {
             atomicOr(&group_marks[lid.x >> 5u], 1u << (lid.x & 31u));
         }
     }
@@ -112,14 +121,13 @@ fn mark_gather(x: u32) {
 }
 
 // The contacts of node C's entries; true when C got any slot (twin of cpu::contact_pairs).
-fn node_contacts(c: u32) -> bool {
+// C's body `bc` and state `pc` as the caller read them.
+fn node_contacts(c: u32, bc: Body, pc: NodeState) -> bool {
     var any_slot = false;
-    let pc = pos[c];
-    let bc = bodies[nodes[c].body];
     let rc = bc.radius;
     // Row of C's contact material in the law table.
     let row = bc.contact_material * params.n_contact_materials;
-    let vc = pos[c].vel;
+    let vc = pc.vel;
     for (var e = start[c]; e < start[c + 1u]; e++) {
         let d = entries[e].neighbor;
         let nd = nodes[d];

@@ -1,6 +1,9 @@
 //! GPU stepper: owns the simulation buffers and records the kernel sequence of
 //! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → shell_forces →
-//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state,
+//! contact_pairs → cohesive_links → node_forces — for many steps per submission, fused as the
+//! CPU fuses them: shell_forces and contact_pairs are one pass over the nodes, and node_forces of
+//! a step runs the next step's integrate (except at the end of a batch): 4 dispatches per step
+//! (5 with cohesive links) when no list build is due. Node state,
 //! cohesive-link state, contact slots (which carry the friction histories) and slot indices are
 //! ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is read back until
 //! the caller asks for output.
@@ -23,9 +26,11 @@ const WG: u32 = 64;
 struct Kernels {
     integrate: Kernel,
     core_area: Kernel,
-    contact_pairs: Kernel,
-    shell_forces: Kernel,
+    /// shell_forces and contact_pairs, per node (contact_pairs.wgsl).
+    shell_contacts: Kernel,
     node_forces: Kernel,
+    /// node_forces of step n, then integrate of step n + 1 (node_forces.wgsl).
+    node_forces_integrate: Kernel,
     cohesive_links: Kernel,
     rebuild_decide: Kernel,
     segment_max: Kernel,
@@ -45,9 +50,9 @@ impl Kernels {
         Ok(Kernels {
             integrate: Kernel::new(ctx, "integrate", "integrate")?,
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
-            contact_pairs: Kernel::new(ctx, "contact_pairs", "contact_pairs")?,
-            shell_forces: Kernel::new(ctx, "shell_forces", "shell_forces")?,
+            shell_contacts: Kernel::new(ctx, "contact_pairs", "shell_forces_contact_pairs")?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
+            node_forces_integrate: Kernel::new(ctx, "node_forces", "node_forces_integrate")?,
             cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
             rebuild_decide: bp("rebuild_decide")?,
             segment_max: bp("segment_max")?,
@@ -67,9 +72,9 @@ impl Kernels {
 struct SideGroups {
     integrate: wgpu::BindGroup,
     core_area: wgpu::BindGroup,
-    contact_pairs: wgpu::BindGroup,
-    shell_forces: wgpu::BindGroup,
+    shell_contacts: wgpu::BindGroup,
     node_forces: wgpu::BindGroup,
+    node_forces_integrate: wgpu::BindGroup,
     cohesive_links: wgpu::BindGroup,
     broad_phase: Vec<wgpu::BindGroup>,
 }
@@ -127,7 +132,7 @@ pub struct GpuBackend {
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
-    /// Slot marks then gather marks, one bit per node each, written by contact_pairs (shell_forces
+    /// Slot marks then gather marks, one bit per node each, written by contact_pairs (core_area
     /// clears the gather half), read by node_forces (`has_slots`, `gathers`).
     slot_marks: GpuArray<u32>,
     body_state: GpuArray<BodyState>,
@@ -716,11 +721,11 @@ impl GpuBackend {
                 &[
                     (0, params),
                     (1, self.nodes.buffer()),
-                    (2, old),
-                    (3, self.x_ref.buffer()),
-                    (4, new),
-                    (6, self.flags.buffer()),
-                    (7, self.bcs.buffer()),
+                    (5, self.flags.buffer()),
+                    (15, self.bcs.buffer()),
+                    (16, self.x_ref.buffer()),
+                    (17, new),
+                    (18, old),
                 ],
             );
             let core_area = k.core_area.bind(
@@ -732,15 +737,20 @@ impl GpuBackend {
                     (3, new),
                     (4, self.body_state.buffer()),
                     (5, self.flags.buffer()),
+                    (10, self.slot_marks.buffer()),
                 ],
             );
-            let contact_pairs = k.contact_pairs.bind(
+            let shell_contacts = k.shell_contacts.bind(
                 c,
                 &[
                     (0, params),
                     (1, self.nodes.buffer()),
                     (2, self.bodies.buffer()),
                     (3, new),
+                    (14, self.materials.buffer()),
+                    (15, self.body_state.buffer()),
+                    (16, old),
+                    (17, self.shell.buffer()),
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
                     (7, self.pool.slots[s].buffer()),
@@ -752,22 +762,8 @@ impl GpuBackend {
                     (13, self.contact_laws.buffer()),
                 ],
             );
-            let shell_forces = k.shell_forces.bind(
-                c,
-                &[
-                    (0, params),
-                    (1, self.nodes.buffer()),
-                    (2, self.bodies.buffer()),
-                    (3, self.materials.buffer()),
-                    (4, self.body_state.buffer()),
-                    (5, old),
-                    (6, new),
-                    (8, self.shell.buffer()),
-                    (9, self.flags.buffer()),
-                    (10, self.slot_marks.buffer()),
-                ],
-            );
             let node_forces = k.node_forces.bind(c, &self.node_forces_table(params, s));
+            let node_forces_integrate = k.node_forces_integrate.bind(c, &self.node_forces_table(params, s));
             let lk = &self.links;
             let cohesive_links = k.cohesive_links.bind(
                 c,
@@ -821,9 +817,9 @@ impl GpuBackend {
             SideGroups {
                 integrate,
                 core_area,
-                contact_pairs,
-                shell_forces,
+                shell_contacts,
                 node_forces,
+                node_forces_integrate,
                 cohesive_links,
                 broad_phase,
             }
@@ -856,7 +852,7 @@ impl GpuBackend {
                 label: Some("steps"),
                 timestamp_writes: None,
             });
-            for _ in 0..batch {
+            for i in 0..batch {
                 let bp = if !self.host_rebuild {
                     BroadPhase::Indirect
                 } else if std::mem::take(&mut self.rebuild_next) {
@@ -864,7 +860,10 @@ impl GpuBackend {
                 } else {
                     BroadPhase::Check
                 };
-                self.record_step(&mut pass, init, bp);
+                // The batch's first step integrates; each step's node_forces integrates the
+                // next one but the batch's last (the host may change the inputs between batches).
+                self.record_step_begin(&mut pass, init, bp, i == 0);
+                self.record_step_end(&mut pass, init, i + 1 < batch);
                 self.side = 1 - self.side;
             }
         }
@@ -915,6 +914,9 @@ impl GpuBackend {
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
             (15, self.bcs.buffer()),
+            // node_forces_integrate: integrate of the next step, into side s.
+            (16, self.x_ref.buffer()),
+            (17, self.state[s].buffer()),
         ]
     }
 
@@ -951,7 +953,7 @@ impl GpuBackend {
                     timestamp_writes: None,
                 });
                 for _ in 0..batch {
-                    self.record_step_begin(&mut pass, init, BroadPhase::Indirect);
+                    self.record_step_begin(&mut pass, init, BroadPhase::Indirect, true);
                     couple(&mut pass, self.side);
                     self.side = 1 - self.side;
                 }
@@ -973,27 +975,29 @@ impl GpuBackend {
         Ok(())
     }
 
-    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, bp: BroadPhase) {
-        self.record_step_begin(pass, init, bp);
-        self.record_step_end(pass, init);
-    }
-
-    /// node_forces (the last kernel of a step).
-    fn record_step_end(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
+    /// node_forces (the last kernel of a step); with `integrate_next`, fused with the next step's
+    /// integrate (`node_forces_integrate`), which that step then does not record.
+    fn record_step_end(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, integrate_next: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
             &self.groups[self.side]
         };
         let nodes = dispatch_size(self.n_nodes, WG);
-        pass.set_pipeline(&self.kernels.node_forces.pipeline);
-        pass.set_bind_group(0, &g.node_forces, &[]);
+        if integrate_next {
+            pass.set_pipeline(&self.kernels.node_forces_integrate.pipeline);
+            pass.set_bind_group(0, &g.node_forces_integrate, &[]);
+        } else {
+            pass.set_pipeline(&self.kernels.node_forces.pipeline);
+            pass.set_bind_group(0, &g.node_forces, &[]);
+        }
         pass.dispatch_workgroups(nodes.0, nodes.1, 1);
         self.dispatches.set(self.dispatches.get() + 1);
     }
 
-    /// Every kernel of a step before node_forces.
-    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, mode: BroadPhase) {
+    /// Every kernel of a step before node_forces; integrate only `with_integrate` (otherwise the
+    /// step before ran it, fused with its node_forces).
+    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, mode: BroadPhase, with_integrate: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
@@ -1001,7 +1005,9 @@ impl GpuBackend {
         };
         let k = &self.kernels;
         let nodes = dispatch_size(self.n_nodes, WG);
-        let bodies = dispatch_size(self.n_bodies, WG);
+        // core_area: eight invocations per body; the same threads clear the gather marks.
+        let marks_words = self.n_nodes.div_ceil(32);
+        let bodies = dispatch_size((8 * self.n_bodies).max(marks_words), WG);
         let args = self.args.buffer();
         let count = |d: u64| self.dispatches.set(self.dispatches.get() + d);
         let direct = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, d: (u32, u32)| {
@@ -1030,7 +1036,9 @@ impl GpuBackend {
             }
             count(sc.dispatch_sizes().len() as u64);
         };
-        direct(pass, &k.integrate, &g.integrate, nodes);
+        if with_integrate {
+            direct(pass, &k.integrate, &g.integrate, nodes);
+        }
         direct(pass, &k.core_area, &g.core_area, bodies);
         let bp = &g.broad_phase;
         if mode == BroadPhase::Check {
@@ -1052,8 +1060,7 @@ impl GpuBackend {
             build(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
             build(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
         }
-        direct(pass, &k.shell_forces, &g.shell_forces, nodes);
-        direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
+        direct(pass, &k.shell_contacts, &g.shell_contacts, nodes);
         if self.links.count > 0 {
             direct(
                 pass,
