@@ -15,12 +15,14 @@
 // Boundary conditions, indexed by NodeRecord.bc (NONE: none).
 @group(0) @binding(15) var<storage, read> bcs: array<NodeBc>;
 @group(0) @binding(16) var<storage, read> x_ref: array<vec2<f32>>;
-// The integrated state x_{n+1}, v_{n+½} (position and velocity only).
+// The integrated state: x_{n+1}, v_{n+½}, and f_n and the plastic state (ℓ_p, θ_p) carried
+// over, one whole record (shell_forces reads the plastic state from it).
 @group(0) @binding(17) var<storage, read_write> state_out: array<NodeState>;
 // `integrate`'s input, the state of step n.
 @group(0) @binding(18) var<storage, read> state_in: array<NodeState>;
 
-// Integrates node i from its state s into state_out[i]; returns |x_{n+1} − x_ref|.
+// Integrates node i from its state s into state_out[i] (the whole record); returns
+// |x_{n+1} − x_ref|.
 fn integrate_node(i: u32, n: NodeRecord, s: NodeState) -> f32 {
     let h = 0.5 * params.dt / n.mass;
     var vh = vec2<f32>(s.vel.x + h * s.force.x, s.vel.y + h * s.force.y);
@@ -35,9 +37,11 @@ fn integrate_node(i: u32, n: NodeRecord, s: NodeState) -> f32 {
     }
     let px = df_add(s.pos_hi.x, s.pos_lo.x, params.dt * vh.x);
     let py = df_add(s.pos_hi.y, s.pos_lo.y, params.dt * vh.y);
-    state_out[i].pos_hi = vec2<f32>(px.x, py.x);
-    state_out[i].pos_lo = vec2<f32>(px.y, py.y);
-    state_out[i].vel = vh;
+    var o = s;
+    o.pos_hi = vec2<f32>(px.x, py.x);
+    o.pos_lo = vec2<f32>(px.y, py.y);
+    o.vel = vh;
+    state_out[i] = o;
     let r = x_ref[i];
     let dx = (px.x - r.x) + px.y;
     let dy = (py.x - r.y) + py.y;

@@ -33,13 +33,16 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     if (x >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
         return;
     }
-    node_force_finish(x, node_force_sum(x));
+    pos[x] = node_force_finish(x, node_force_sum(x));
 }
 
 // node_forces of step n, then integrate of step n + 1 (integrate.wgsl) from the node's finished
 // state into the other ping-pong side (state_out), whose step-n state nothing reads any more.
 // The same operations as the two kernels in sequence: integrate of a node reads only that node's
-// state (and x_ref, which a build sets before node_forces).
+// state (and x_ref, which a build sets before node_forces). The finished state itself is not
+// stored: step n + 1 reads only the integrated record, which carries f_{n+1} and the plastic
+// state (integrate.wgsl), and a redo after a stopped batch resumes after integrate
+// (`GpuBackend::integrated`); the batch's last node_forces stores it for the host.
 @compute @workgroup_size(64)
 fn node_forces_integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
@@ -62,7 +65,7 @@ fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     let e = modal_force[x];
     f.x += e.x;
     f.y += e.y;
-    node_force_finish(x, f);
+    pos[x] = node_force_finish(x, f);
 }
 
 // True when node x's entries hold a contact slot this step (twin of model::layout::has_slots).
@@ -242,8 +245,8 @@ fn find_entry(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return NONE;
 }
 
-// Gravity, added forces and damping, then the second half of velocity Verlet; writes node x's
-// whole state record (one store of the record instead of four of its fields) and returns it.
+// Gravity, added forces and damping, then the second half of velocity Verlet: node x's finished
+// state (the caller stores it whole, one store of the record instead of four of its fields).
 fn node_force_finish(x: u32, f_in: vec2<f32>) -> NodeState {
     let n = nodes[x];
     let frozen = (bodies[n.body].flags & BODY_FROZEN) != 0u;
@@ -280,6 +283,5 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) -> NodeState {
     s.force = f;
     s.seg_rest = own.seg_rest;
     s.theta_p = own.theta_p;
-    pos[x] = s;
     return s;
 }

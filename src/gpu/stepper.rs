@@ -162,6 +162,11 @@ pub struct GpuBackend {
     /// The next recorded step must run the build (host-driven mode): at the start, after
     /// `rebuild_check` stopped a batch, after a list or segment-grid overflow.
     rebuild_next: bool,
+    /// The next recorded step's integrate has run (its output is in the other side's states):
+    /// after a stopped batch, whose stopping step had integrated (in the step before, fused with
+    /// node_forces, whose finished states it does not store, or first in its batch). The redo
+    /// resumes after integrate.
+    integrated: bool,
     /// Dispatches recorded so far (`dispatches_recorded`, for the bench report).
     dispatches: std::cell::Cell<u64>,
     /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
@@ -425,6 +430,7 @@ impl GpuBackend {
             arg_sizes,
             host_rebuild: rebuild_mode_from_env()?,
             rebuild_next: true,
+            integrated: false,
             dispatches: std::cell::Cell::new(0),
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
@@ -679,6 +685,9 @@ impl GpuBackend {
             flags.rebuilds -= 1;
             self.rebuild_next = true;
         }
+        // The stopping step's integrate ran (flags.stop is set after it in a step); its
+        // displacement stays in flags.max_disp.
+        self.integrated = true;
         // Overflow off, step counter back by one.
         flags.stop = 0;
         if !init {
@@ -749,7 +758,6 @@ impl GpuBackend {
                     (3, new),
                     (14, self.materials.buffer()),
                     (15, self.body_state.buffer()),
-                    (16, old),
                     (17, self.shell.buffer()),
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
@@ -862,7 +870,8 @@ impl GpuBackend {
                 };
                 // The batch's first step integrates; each step's node_forces integrates the
                 // next one but the batch's last (the host may change the inputs between batches).
-                self.record_step_begin(&mut pass, init, bp, i == 0);
+                let with_integrate = i == 0 && !std::mem::take(&mut self.integrated);
+                self.record_step_begin(&mut pass, init, bp, with_integrate);
                 self.record_step_end(&mut pass, init, i + 1 < batch);
                 self.side = 1 - self.side;
             }
@@ -1250,6 +1259,8 @@ impl Backend for GpuBackend {
         // The imported list is live; rebuild_check decides the next build from the imported
         // displacement.
         self.rebuild_next = false;
+        // The imported states are whole: the next step integrates them.
+        self.integrated = false;
         self.write_flags(&flags);
         Ok(())
     }
