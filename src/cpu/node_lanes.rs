@@ -12,7 +12,8 @@
 //! and takes the scalar twin; bodies outside `lane_mass`, and every node when the coupled stepper
 //! adds modal forces, take the scalar twin throughout.
 
-use super::node_forces::node_forces;
+use super::integrate::half_kick;
+use super::node_forces::{external_and_damping, node_forces};
 use super::shell_columns::*;
 use crate::model::lanes::{Lanes, F8, LANES};
 use crate::model::*;
@@ -222,14 +223,11 @@ fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u3
             let (p_prev, p_own, _) = load(PRESSURE_X + d);
             f[d] = f[d] + (p_prev + p_own);
         }
-        // node_force_finish without a boundary condition (its added force is zero).
-        f[d] = f[d] + m * L::splat(p.gravity[d]);
-        f[d] = f[d] + zero;
-        f[d] = f[d] - L::splat(p.viscous_damping) * m * vh[d];
-        f[d] = f[d] - L::splat(p.local_damping) * f[d].abs() * sign(vh[d]);
     }
-    let h = L::splat(0.5 * p.dt / mass);
-    let vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
+    // node_force_finish without a boundary condition (its added force is zero): the twin's
+    // generic functions, one copy of the arithmetic.
+    let f = external_and_damping(p, m, vh, f, [zero; 2]);
+    let vel = half_kick(p.dt, m, vh, f);
     let (rest, theta) = (cols.load::<L>(at, SEG_REST), cols.load::<L>(at, THETA_P));
     if full && skip == 0 {
         let out: &mut [NodeState; LANES] = out.try_into().expect("eight nodes");
@@ -264,13 +262,6 @@ fn neighbours<L: Lanes>(cols: &ShellColumns, at: [usize; 3], end_lane: Option<L:
     let next = v.shift_in_last(a);
     let next = end_lane.map_or(next, |m| L::select(m, L::splat(a), next));
     (v.shift_in_first(cols.get(at[1], f)), v, next)
-}
-
-/// WGSL `sign` lane by lane: −1, 0 or +1.
-#[inline(always)]
-fn sign<L: Lanes>(v: L) -> L {
-    let zero = L::splat(0.0);
-    L::select(v.gt(zero), L::splat(1.0), L::select(v.lt(zero), L::splat(-1.0), zero))
 }
 
 #[cfg(test)]

@@ -169,6 +169,9 @@ pub struct GpuBackend {
     integrated: bool,
     /// Dispatches recorded so far (`dispatches_recorded`, for the bench report).
     dispatches: std::cell::Cell<u64>,
+    /// Modelled traffic of the kernels recorded so far (`byte_model`): bytes per node, and bytes
+    /// per neighbour-list entry.
+    modelled: std::cell::Cell<(f64, f64)>,
     /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
     flag_staging: [wgpu::Buffer; 2],
     bucket_scan: PrefixScan,
@@ -212,6 +215,43 @@ const ARG_SEGMENT_MAX: u32 = 7;
 /// First slot of the bucket scan's dispatches; the neighbour scan's, then the segment grid's,
 /// follow them.
 const ARG_SCANS: u32 = 8;
+
+/// The byte model of a step's kernels: the bytes one dispatch of kernel `entry` (its entry point)
+/// moves to or from memory per node, as (per node, per neighbour-list entry), with
+/// `links_per_node` cohesive links per node. Per-node streams count whole records (a GPU moves
+/// 32-byte sectors, and a field of a 40-byte record read or written for every node touches
+/// about every sector); reads of the neighbours' records (segment ends, contact partners) are
+/// counted as cache hits, as are the per-body records; the entries of node_forces' gather (only
+/// nodes a slot acts on) and the contact slots (a few % of the entries) are left out. List-build
+/// kernels are not modelled (0): they run only when a build is due.
+pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
+    use std::mem::size_of;
+    let state = size_of::<NodeState>() as f64;
+    let record = size_of::<NodeRecord>() as f64;
+    let shell = size_of::<ShellForce>() as f64;
+    let (x_ref, start) = (8.0, 4.0);
+    // An entry's neighbour, the previous step's slot index and this step's.
+    let per_entry = size_of::<Entry>() as f64 + 4.0 + 4.0;
+    match entry {
+        // Record, state in, x_ref; state out (whole record).
+        "integrate" => (record + state + x_ref + state, 0.0),
+        // The positions of every node of a closed body.
+        "core_area" => (state, 0.0),
+        // Record, state (its own; the plastic state is in it), shell record out, list offset;
+        // the entries.
+        "shell_forces_contact_pairs" => (record + state + shell + start, per_entry),
+        // Record, own shell record, state in, list offset; state out (whole record).
+        "node_forces" | "node_forces_modal" => (record + shell + state + start + state, 0.0),
+        // As node_forces without its store, plus integrate's x_ref and store.
+        "node_forces_integrate" => (record + shell + state + start + x_ref + state, 0.0),
+        // Per link: the link, two link states, the force.
+        "cohesive_links" => (
+            links_per_node * (size_of::<Link>() + 2 * size_of::<LinkState>() + 8) as f64,
+            0.0,
+        ),
+        _ => (0.0, 0.0),
+    }
+}
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
 /// (see `step_with_retry`). The dense bench packing needs ~1.6 entries per node (`near_shell`).
@@ -432,6 +472,7 @@ impl GpuBackend {
             rebuild_next: true,
             integrated: false,
             dispatches: std::cell::Cell::new(0),
+            modelled: std::cell::Cell::new((0.0, 0.0)),
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("flags staging"),
@@ -1002,6 +1043,26 @@ impl GpuBackend {
         }
         pass.dispatch_workgroups(nodes.0, nodes.1, 1);
         self.dispatches.set(self.dispatches.get() + 1);
+        let name = if integrate_next {
+            "node_forces_integrate"
+        } else {
+            "node_forces"
+        };
+        self.model_add(name);
+    }
+
+    /// Adds kernel `name`'s modelled traffic (`byte_model`) for one dispatch.
+    fn model_add(&self, name: &str) {
+        let (node, entry) = byte_model(name, self.links.count as f64 / self.n_nodes.max(1) as f64);
+        let (a, b) = self.modelled.get();
+        self.modelled.set((a + node, b + entry));
+    }
+
+    /// Modelled traffic of the kernels recorded so far, per node (`byte_model`): (bytes per
+    /// node, bytes per neighbour-list entry), summed over the dispatches; divided by the steps,
+    /// B/node-step = node + entry × (entries per node). List builds are not modelled.
+    pub fn modelled_bytes(&self) -> (f64, f64) {
+        self.modelled.get()
     }
 
     /// Every kernel of a step before node_forces; integrate only `with_integrate` (otherwise the
@@ -1024,6 +1085,7 @@ impl GpuBackend {
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(d.0, d.1, 1);
             count(1);
+            self.model_add(kern.name.rsplit("::").next().unwrap_or(""));
         };
         // A kernel of the build: indirect (sized by rebuild_decide) or direct (the template's size).
         let build = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
