@@ -48,7 +48,7 @@ var<workgroup> group_marks: array<atomic<u32>, 2>;
 // address of the whole grid). A slot that finds the stage full takes its place from flags.pool_used
 // directly. Where a slot lies in the pool varies from run to run either way; its value, the
 // entry's slot_index → slot map, and every sum over the slots do not.
-const STAGE: u32 = 128u;
+const STAGE: u32 = 64u;
 var<workgroup> stage_slots: array<ContactSlot, STAGE>;
 var<workgroup> stage_entries: array<u32, STAGE>;
 var<workgroup> staged: atomic<u32>;

@@ -209,19 +209,19 @@ fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u3
     let zero = L::splat(0.0);
     let m = L::splat(mass);
     let mut f = [zero; 2];
-    for d in 0..2 {
+    for (d, fd) in f.iter_mut().enumerate() {
         // node_force_sum's terms, in its order.
         let (s_prev, s_own, _) = load(STRETCH_X + d);
-        f[d] = if_next(f[d] - s_own, f[d]);
-        f[d] = if_prev(f[d] + s_prev, f[d]);
+        *fd = if_next(*fd - s_own, *fd);
+        *fd = if_prev(*fd + s_prev, *fd);
         let (bc_prev, bc_own, _) = load(BEND_C_X + d);
-        f[d] = if_prev(f[d] - bc_prev, f[d]);
+        *fd = if_prev(*fd - bc_prev, *fd);
         let (_, ba_own, ba_next) = load(BEND_A_X + d);
-        f[d] = f[d] + (ba_own + bc_own);
-        f[d] = if_next(f[d] - ba_next, f[d]);
+        *fd = *fd + (ba_own + bc_own);
+        *fd = if_next(*fd - ba_next, *fd);
         if core {
             let (p_prev, p_own, _) = load(PRESSURE_X + d);
-            f[d] = f[d] + (p_prev + p_own);
+            *fd = *fd + (p_prev + p_own);
         }
     }
     // node_force_finish without a boundary condition (its added force is zero): the twin's
