@@ -1,22 +1,28 @@
 // contact_pairs.wgsl: for node C, the contacts owned by each entry of its neighbour list
 // (C against segment D → next D, and the cap contact C–D when C < D); twin of
 // src/cpu/contact_pairs.rs. Each contact is computed by one thread only. Only entries with an
-// active contact get a slot: appended to the pool with an atomic counter (flags.pool_used; the slots'
-// places vary from run to run, their values and every sum over them do not), its place stored in
-// the entry's slot_index (NO_SLOT without a contact). The slot carries the contact's friction
-// history: the previous step's pool and slot indices (read only; pools and indices are ping-pong
-// like the node state) give the history to update, and an entry without a slot has none. A pool
-// overflow (flags.pool_overflow, with flags.stop stopping the rest of the batch) thus leaves the step's inputs
-// intact for the host's redo. The workgroup's 64 threads OR their slot marks (bit c: node C got
-// a slot; read by node_forces) into two shared words, which two threads then store: no global
-// atomics, and no clearing pass.
+// active contact get a slot: appended to the pool with an atomic counter (flags.pool_used, one
+// atomicAdd per workgroup: see STAGE; the slots' places vary from run to run, their values and
+// every sum over them do not), its place stored in the entry's slot_index (NO_SLOT without a
+// contact). The slot carries the contact's friction history: the previous step's pool and slot
+// indices (read only; pools and indices are ping-pong like the node state) give the history to
+// update, and an entry without a slot has none. A pool overflow (flags.pool_overflow, with
+// flags.stop stopping the rest of the batch) thus leaves the step's inputs intact for the host's
+// redo. The workgroup's 64 threads OR their slot marks (bit c: node C got a slot; read by
+// node_forces) into two shared words, which two threads then store: no global atomics, and no
+// clearing pass (core_area clears the gather marks).
+//
+// The entry point `shell_forces_contact_pairs` runs, per node, shell_forces (shell_forces.wgsl)
+// and then the node's contacts, on the node's record and state read once: one pass over the
+// nodes instead of two (the CPU stepper runs both over each chunk of nodes). The two write
+// different outputs (shell records; slots, slot indices, marks) from the same inputs, so fusing
+// them changes no result.
 
-#import model
+#import shell_forces
 #import contact
 
-@group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
-@group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> pos: array<NodeState>;
+// From shell_forces.wgsl: nodes (1), bodies (2), pos (3), materials (14), body_state (15),
+// shell (17).
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 @group(0) @binding(6) var<storage, read> entries: array<Entry>;
 // The previous step's slots and slot indices (friction histories).
@@ -30,12 +36,23 @@
 @group(0) @binding(10) var<storage, read_write> flags: StepFlags;
 // Marks, two halves of ceil(n/32) words (twin of cpu::stepper's slot_marks): slot marks, one bit
 // per node that got a slot (`has_slots`), stored per workgroup; gather marks, one bit per node a
-// slot acts on (`gathers`), ORed in by any thread (shell_forces cleared them).
+// slot acts on (`gathers`), ORed in by any thread (core_area cleared them).
 @group(0) @binding(12) var<storage, read_write> slot_marks: array<atomic<u32>>;
 // The contact law of every ordered pair of contact materials, row-major (model::contact_table).
 @group(0) @binding(13) var<storage, read> contact_laws: array<ContactLaw>;
 
 var<workgroup> group_marks: array<atomic<u32>, 2>;
+
+// Slot allocation per workgroup: each new slot is staged here with its entry, and one
+// atomicAdd on flags.pool_used per workgroup places them all (instead of one per slot on the one
+// address of the whole grid). A slot that finds the stage full takes its place from flags.pool_used
+// directly. Where a slot lies in the pool varies from run to run either way; its value, the
+// entry's slot_index → slot map, and every sum over the slots do not.
+const STAGE: u32 = 64u;
+var<workgroup> stage_slots: array<ContactSlot, STAGE>;
+var<workgroup> stage_entries: array<u32, STAGE>;
+var<workgroup> staged: atomic<u32>;
+var<workgroup> stage_base: u32;
 
 // True when P lies in the vertex region of node v (twin of cpu::contact::in_vertex_region).
 fn in_vertex_region(p: NodeState, v: u32) -> bool {
@@ -87,14 +104,21 @@ fn old_history(e: u32) -> vec2<f32> {
 }
 
 @compute @workgroup_size(64)
-fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn shell_forces_contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(wid, lid, nwg, 64u);
     if (lid.x < 2u) {
         atomicStore(&group_marks[lid.x], 0u);
     }
+    if (lid.x == 0u) {
+        atomicStore(&staged, 0u);
+    }
     workgroupBarrier();
     if (c < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
-        if (node_contacts(c)) {
+        let n = nodes[c];
+        let body = bodies[n.body];
+        let pc = pos[c];
+        shell_forces(c, n, body, pc);
+        if (node_contacts(c, body, pc)) {
             atomicOr(&group_marks[lid.x >> 5u], 1u << (lid.x & 31u));
         }
     }
@@ -104,6 +128,29 @@ fn contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     if (lid.x < 2u && first < params.n_nodes) {
         atomicStore(&slot_marks[first >> 5u], atomicLoad(&group_marks[lid.x]));
     }
+    // The staged slots: one place for all of them, then each thread stores every 64th.
+    let count = min(atomicLoad(&staged), STAGE);
+    if (lid.x == 0u && count > 0u) {
+        stage_base = atomicAdd(&flags.pool_used, count);
+    }
+    workgroupBarrier();
+    for (var j = lid.x; j < count; j += 64u) {
+        place_slot(stage_base + j, stage_slots[j], stage_entries[j]);
+    }
+}
+
+// Stores slot s at pool place i and its index in entry e's slot_index; a place beyond the pool
+// is an overflow: the batch stops and the host grows the pool (flags.pool_used, the slots asked
+// for, sizes it) and redoes the step.
+fn place_slot(i: u32, s: ContactSlot, e: u32) {
+    if (i < arrayLength(&pool)) {
+        pool[i] = s;
+        slot_index[e] = i;
+    } else {
+        slot_index[e] = NO_SLOT;
+        atomicStore(&flags.pool_overflow, 1u);
+        atomicStore(&flags.stop, 1u);
+    }
 }
 
 // Sets node x's gather mark (the marks' second half; OR is order-free, so runs stay identical).
@@ -112,14 +159,13 @@ fn mark_gather(x: u32) {
 }
 
 // The contacts of node C's entries; true when C got any slot (twin of cpu::contact_pairs).
-fn node_contacts(c: u32) -> bool {
+// C's body `bc` and state `pc` as the caller read them.
+fn node_contacts(c: u32, bc: Body, pc: NodeState) -> bool {
     var any_slot = false;
-    let pc = pos[c];
-    let bc = bodies[nodes[c].body];
     let rc = bc.radius;
     // Row of C's contact material in the law table.
     let row = bc.contact_material * params.n_contact_materials;
-    let vc = pos[c].vel;
+    let vc = pc.vel;
     for (var e = start[c]; e < start[c + 1u]; e++) {
         let d = entries[e].neighbor;
         let nd = nodes[d];
@@ -195,25 +241,25 @@ fn node_contacts(c: u32) -> bool {
                 }
             }
         }
-        var index = NO_SLOT;
-        if (s.flags != 0u) {
-            let i = atomicAdd(&flags.pool_used, 1u);
-            if (i < arrayLength(&pool)) {
-                pool[i] = s;
-                index = i;
-                any_slot = true;
-                // The nodes the slot's forces act on (twin: the `gather` list of the CPU).
-                mark_gather(c);
-                mark_gather(d);
-                if ((s.flags & SLOT_SEG) != 0u) {
-                    mark_gather(nd.next);
-                }
-            } else {
-                atomicStore(&flags.pool_overflow, 1u);
-                atomicStore(&flags.stop, 1u);
-            }
+        if (s.flags == 0u) {
+            slot_index[e] = NO_SLOT;
+            continue;
         }
-        slot_index[e] = index;
+        any_slot = true;
+        // The nodes the slot's forces act on (twin: the `gather` list of the CPU).
+        mark_gather(c);
+        mark_gather(d);
+        if ((s.flags & SLOT_SEG) != 0u) {
+            mark_gather(nd.next);
+        }
+        // Staged for the workgroup's one allocation, or placed now when the stage is full.
+        let j = atomicAdd(&staged, 1u);
+        if (j < STAGE) {
+            stage_slots[j] = s;
+            stage_entries[j] = e;
+        } else {
+            place_slot(atomicAdd(&flags.pool_used, 1u), s, e);
+        }
     }
     return any_slot;
 }

@@ -1,6 +1,8 @@
 // core_area.wgsl: signed shoelace area of each closed shell and its core pressure (§2.2, eq 4);
-// twin of src/cpu/core_area.rs. One thread per body, fixed summation order (eight partial sums,
-// term k into sum (k − 1) mod 8, then the sums in order).
+// twin of src/cpu/core_area.rs. Eight invocations per body, eight bodies per workgroup:
+// invocation l sums partial sum l (terms k = l + 1, l + 9, … in order), and the body's first
+// invocation adds the eight in order: the CPU twin's order (term k into sum (k − 1) mod 8, then
+// the sums in order), so the same bits, without a serial chain per body.
 //
 // The area is summed in double-f32 (see the CPU twin for the error analysis): r_k = x_k − x_0 as
 // hi + lo, exact hi×hi products (Dekker's TwoProduct, no FMA), TwoSum accumulation, and
@@ -17,6 +19,12 @@
 // flags.stop != 0: a neighbour list or the contact-slot pool overflowed earlier in this batch; every
 // kernel is a no-op until the host grows them and redoes the step (gpu::stepper::step_with_retry).
 @group(0) @binding(5) var<storage, read> flags: StepFlagsView;
+// The marks (see contact_pairs.wgsl): this kernel clears the gather marks that contact_pairs of
+// this step ORs into (node_forces of the step before has read them).
+@group(0) @binding(10) var<storage, read_write> slot_marks: array<u32>;
+
+// The partial sums of the workgroup's eight bodies, eight each.
+var<workgroup> wg_part: array<vec2<f32>, 64>;
 
 // two_sum, split, two_prod: df32.wgsl.
 
@@ -45,31 +53,46 @@ fn add_cross(sum: vec2<f32>, a: vec4<f32>, c: vec4<f32>) -> vec2<f32> {
 
 @compute @workgroup_size(64)
 fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let b = linear_id(wid, lid, nwg, 64u);
-    if (b >= params.n_bodies || flags.stop != 0u) {
+    let g = linear_id(wid, lid, nwg, 64u);
+    let run = flags.stop == 0u;
+    // Gather marks: word g of the second half (the dispatch covers max(8 bodies, words) threads).
+    if (run && g < marks_words()) {
+        slot_marks[marks_words() + g] = 0u;
+    }
+    let b = g / 8u;
+    let l = lid.x % 8u;
+    var closed = false;
+    var body: Body;
+    // Partial sum l of twice the signed area, hi + lo: terms k = l + 1, l + 9, …
+    var part = vec2<f32>(0.0, 0.0);
+    if (run && b < params.n_bodies) {
+        body = bodies[b];
+        closed = (body.flags & BODY_CLOSED) != 0u;
+        if (closed) {
+            let x0 = pos[body.first];
+            for (var k = l + 1u; k + 1u < body.count; k += 8u) {
+                let ra = df_rel(pos[body.first + k], x0);
+                let rc = df_rel(pos[body.first + k + 1u], x0);
+                part = add_cross(part, ra, rc);
+            }
+        }
+    }
+    wg_part[lid.x] = part;
+    workgroupBarrier();
+    if (!run || b >= params.n_bodies || l != 0u) {
         return;
     }
-    let body = bodies[b];
     var out = BodyState(0.0, 0.0, 0.0);
-    if ((body.flags & BODY_CLOSED) == 0u) {
+    if (!closed) {
         body_state[b] = out;
         return;
     }
-    let x0 = pos[body.first];
-    // Twice the signed area, hi + lo, in eight partial sums: term k into sum (k − 1) mod 8.
-    var part: array<vec2<f32>, 8>;
-    var ra = df_rel(pos[body.first + 1u], x0); // a closed body has ≥ 2 nodes
-    for (var k = 1u; k + 1u < body.count; k++) {
-        let rc = df_rel(pos[body.first + k + 1u], x0);
-        let l = (k - 1u) % 8u;
-        part[l] = add_cross(part[l], ra, rc);
-        ra = rc;
-    }
     // The partial sums added in order (hi parts by TwoSum).
     var twice = vec2<f32>(0.0, 0.0);
-    for (var l = 0u; l < 8u; l++) {
-        let s = two_sum(twice.x, part[l].x);
-        twice = vec2<f32>(s.x, opaque(twice.y + opaque(s.y + part[l].y)));
+    for (var j = 0u; j < 8u; j++) {
+        let p = wg_part[lid.x + j];
+        let s = two_sum(twice.x, p.x);
+        twice = vec2<f32>(s.x, opaque(twice.y + opaque(s.y + p.y)));
     }
     let t = two_sum(twice.x, twice.y);
     out.area = 0.5 * t.x;

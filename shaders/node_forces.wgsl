@@ -2,15 +2,16 @@
 // shell_forces records of X−1, X, X+1; contact gather with lever-rule reactions; cohesive links),
 // then the second half of velocity Verlet (§2.4); twin of src/cpu/node_forces.rs. Gather only,
 // fixed order (list order, wherever the slots lie in the pool), no atomics: bit-identical reruns.
+// `node_forces_integrate` then runs the next step's integrate on the finished state (fused, as
+// the CPU stepper's node pass: one pass over the nodes instead of two).
 
 #import model
+#import integrate
 
-@group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
+// From integrate.wgsl: nodes (1), flags (5), bcs (15), x_ref (16), state_out (17).
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
 @group(0) @binding(4) var<storage, read> slot_index: array<u32>;
-// flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
-@group(0) @binding(5) var<storage, read> flags: StepFlagsView;
 @group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 // Slot marks, one bit per node, written by contact_pairs.
 @group(0) @binding(7) var<storage, read> slot_marks: array<u32>;
@@ -24,30 +25,47 @@
 // Per-node forces from modal bodies (src/coupled), gathered by `spd_modal_gather`; read only by
 // the entry point `node_forces_modal` of the coupled modal–SPD stepper.
 @group(0) @binding(14) var<storage, read> modal_force: array<vec2<f32>>;
-// Boundary conditions, indexed by NodeRecord.bc (NONE: none).
-@group(0) @binding(15) var<storage, read> bcs: array<NodeBc>;
 
 @compute @workgroup_size(64)
 fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || flags.stop != 0u) {
+    // flags.stop != 0: list or pool overflow earlier in this batch, no-op (see core_area.wgsl).
+    if (x >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
         return;
     }
-    node_force_finish(x, node_force_sum(x));
+    pos[x] = node_force_finish(x, node_force_sum(x));
+}
+
+// node_forces of step n, then integrate of step n + 1 (integrate.wgsl) from the node's finished
+// state into the other ping-pong side (state_out), whose step-n state nothing reads any more.
+// The same operations as the two kernels in sequence: integrate of a node reads only that node's
+// state (and x_ref, which a build sets before node_forces). The finished state itself is not
+// stored: step n + 1 reads only the integrated record, which carries f_{n+1} and the plastic
+// state (integrate.wgsl), and a redo after a stopped batch resumes after integrate
+// (`GpuBackend::integrated`); the batch's last node_forces stores it for the host.
+@compute @workgroup_size(64)
+fn node_forces_integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    var d = 0.0;
+    if (x < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
+        let s = node_force_finish(x, node_force_sum(x));
+        d = integrate_node(x, nodes[x], s);
+    }
+    record_displacement(lid.x, d);
 }
 
 // As node_forces, plus the modal contact force of the node, added after the cohesive links.
 @compute @workgroup_size(64)
 fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    if (x >= params.n_nodes || flags.stop != 0u) {
+    if (x >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
         return;
     }
     var f = node_force_sum(x);
     let e = modal_force[x];
     f.x += e.x;
     f.y += e.y;
-    node_force_finish(x, f);
+    pos[x] = node_force_finish(x, f);
 }
 
 // True when node x's entries hold a contact slot this step (twin of model::layout::has_slots).
@@ -227,14 +245,16 @@ fn find_entry(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return NONE;
 }
 
-// Gravity, added forces and damping, then the second half of velocity Verlet.
-fn node_force_finish(x: u32, f_in: vec2<f32>) {
+// Gravity, added forces and damping, then the second half of velocity Verlet: node x's finished
+// state (the caller stores it whole, one store of the record instead of four of its fields).
+fn node_force_finish(x: u32, f_in: vec2<f32>) -> NodeState {
     let n = nodes[x];
     let frozen = (bodies[n.body].flags & BODY_FROZEN) != 0u;
     let own = shell[x];
     var f = f_in;
+    var s = pos[x];
     // v_{n+½} (integrate put it here; replaced below by v_{n+1}).
-    let vh = pos[x].vel;
+    let vh = s.vel;
     // The node's boundary condition; none = no imposed component, zero added force.
     var c = NodeBc(0u, 0u, vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0));
     if (n.bc != NONE) {
@@ -259,8 +279,9 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) {
     if ((c.mode & BC_VY) != 0u) {
         vel.y = c.velocity.y;
     }
-    pos[x].vel = vel;
-    pos[x].force = f;
-    pos[x].seg_rest = own.seg_rest;
-    pos[x].theta_p = own.theta_p;
+    s.vel = vel;
+    s.force = f;
+    s.seg_rest = own.seg_rest;
+    s.theta_p = own.theta_p;
+    return s;
 }

@@ -190,9 +190,25 @@ fn kernel_modules_share_one_copy_of_each_library() {
             "shell_forces"
         ]
     );
+    // contact_pairs runs shell_forces per node first (`shell_forces_contact_pairs`).
     assert_eq!(
         order("contact_pairs"),
-        ["common", "df32", "spd_records", "model", "contact", "contact_pairs"]
+        [
+            "common",
+            "df32",
+            "spd_records",
+            "model",
+            "stretch",
+            "bending",
+            "core_pressure",
+            "shell_forces",
+            "contact",
+            "contact_pairs"
+        ]
+    );
+    assert_eq!(
+        order("node_forces"),
+        ["common", "df32", "spd_records", "model", "integrate", "node_forces"]
     );
     assert_eq!(
         order("modal_spd_contact"),

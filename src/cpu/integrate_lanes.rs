@@ -10,8 +10,7 @@
 //! same values, taken by `f32::max` as in the scalar loop (order does not matter to a maximum,
 //! and `f32::max` drops a NaN whichever side it is on).
 
-use super::integrate::integrate;
-use crate::model::df32::df_add;
+use super::integrate::{drift, half_kick, integrate};
 use crate::model::lanes::{Lanes, F8, LANES};
 use crate::model::*;
 
@@ -108,15 +107,10 @@ fn group<L: Lanes>(
     let nodes = &nodes[..LANES];
     let mass = L::from_array(std::array::from_fn(|l| nodes[l].mass));
     let with_bc = (0..LANES).fold(0u32, |m, l| m | ((nodes[l].bc != NONE) as u32) << l);
-    let h = L::splat(0.5 * p.dt) / mass;
-    let vh = [vel_x + h * force_x, vel_y + h * force_y];
-    let dt = L::splat(p.dt);
-    let (hx, lx) = df_add(hi_x, lo_x, dt * vh[0]);
-    let (hy, ly) = df_add(hi_y, lo_y, dt * vh[1]);
+    // integrate's arithmetic (one copy for the twin and the lanes).
+    let vh = half_kick(p.dt, mass, [vel_x, vel_y], [force_x, force_y]);
     let [ref_x, ref_y] = L::deinterleave2(bytemuck::cast_slice(&x_ref[x0..x0 + LANES]));
-    let dx = (hx - ref_x) + lx;
-    let dy = (hy - ref_y) + ly;
-    let disp = (dx * dx + dy * dy).sqrt();
+    let ([hx, hy], [lx, ly], disp) = drift(p.dt, [hi_x, hi_y], [lo_x, lo_y], vh, [ref_x, ref_y]);
     let out: &mut [NodeState; LANES] = out.try_into().expect("eight nodes");
     L::store_rows4([hx, hy, lx, ly], out.each_mut().map(NodeState::pos_row_mut));
     L::store_rows2(vh, out.each_mut().map(|s| &mut s.vel));

@@ -9,6 +9,8 @@
 //! atomics: the sum order is fixed (list order, whatever the slots' places in the pool), so runs
 //! are bit-identical.
 
+use super::integrate::half_kick;
+use crate::model::lanes::Real;
 use crate::model::*;
 
 /// Where node_forces reads the `ShellForce` records: the records themselves (the WGSL twin's
@@ -250,18 +252,9 @@ pub fn node_force_finish(
         NodeBc::default()
     };
     if !frozen {
-        f[0] += n.mass * p.gravity[0];
-        f[1] += n.mass * p.gravity[1];
-        f[0] += c.force[0];
-        f[1] += c.force[1];
-        // Global viscous damping and local non-viscous damping (quasi-static runs).
-        f[0] -= p.viscous_damping * n.mass * vh[0];
-        f[1] -= p.viscous_damping * n.mass * vh[1];
-        f[0] -= p.local_damping * f[0].abs() * sign(vh[0]);
-        f[1] -= p.local_damping * f[1].abs() * sign(vh[1]);
+        f = external_and_damping(p, n.mass, vh, f, c.force);
     }
-    let h = 0.5 * p.dt / n.mass;
-    let mut vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
+    let mut vel = half_kick(p.dt, n.mass, vh, f);
     if c.mode & BC_VX != 0 {
         vel[0] = c.velocity[0];
     }
@@ -271,13 +264,24 @@ pub fn node_force_finish(
     NodeUpdate { vel, force: f }
 }
 
-/// WGSL `sign`: −1, 0 or +1.
-fn sign(v: f32) -> f32 {
-    if v > 0.0 {
-        1.0
-    } else if v < 0.0 {
-        -1.0
-    } else {
-        0.0
+/// Gravity, the added force `added` and the damping (global viscous, local non-viscous for
+/// quasi-static runs) on a free node of mass m with v_{n+½} = `vh` and force `f`; generic over
+/// `Real` so that the node pass's lanes (`node_lanes`) run this one copy.
+#[inline(always)]
+pub fn external_and_damping<T: Real>(p: &SimParams, mass: T, vh: [T; 2], f: [T; 2], added: [T; 2]) -> [T; 2] {
+    let mut f = f;
+    for d in 0..2 {
+        f[d] = f[d] + mass * T::splat(p.gravity[d]);
+        f[d] = f[d] + added[d];
+        f[d] = f[d] - T::splat(p.viscous_damping) * mass * vh[d];
+        f[d] = f[d] - T::splat(p.local_damping) * f[d].abs() * sign(vh[d]);
     }
+    f
+}
+
+/// WGSL `sign`: −1, 0 or +1 (0 for NaN).
+#[inline(always)]
+pub fn sign<T: Real>(v: T) -> T {
+    let zero = T::splat(0.0);
+    T::select(v.gt(zero), T::splat(1.0), T::select(v.lt(zero), T::splat(-1.0), zero))
 }

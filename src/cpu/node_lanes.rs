@@ -12,7 +12,8 @@
 //! and takes the scalar twin; bodies outside `lane_mass`, and every node when the coupled stepper
 //! adds modal forces, take the scalar twin throughout.
 
-use super::node_forces::node_forces;
+use super::integrate::half_kick;
+use super::node_forces::{external_and_damping, node_forces};
 use super::shell_columns::*;
 use crate::model::lanes::{Lanes, F8, LANES};
 use crate::model::*;
@@ -208,28 +209,25 @@ fn group<L: Lanes>(x0: usize, body: &Body, mass: f32, inp: &NodeInputs, skip: u3
     let zero = L::splat(0.0);
     let m = L::splat(mass);
     let mut f = [zero; 2];
-    for d in 0..2 {
+    for (d, fd) in f.iter_mut().enumerate() {
         // node_force_sum's terms, in its order.
         let (s_prev, s_own, _) = load(STRETCH_X + d);
-        f[d] = if_next(f[d] - s_own, f[d]);
-        f[d] = if_prev(f[d] + s_prev, f[d]);
+        *fd = if_next(*fd - s_own, *fd);
+        *fd = if_prev(*fd + s_prev, *fd);
         let (bc_prev, bc_own, _) = load(BEND_C_X + d);
-        f[d] = if_prev(f[d] - bc_prev, f[d]);
+        *fd = if_prev(*fd - bc_prev, *fd);
         let (_, ba_own, ba_next) = load(BEND_A_X + d);
-        f[d] = f[d] + (ba_own + bc_own);
-        f[d] = if_next(f[d] - ba_next, f[d]);
+        *fd = *fd + (ba_own + bc_own);
+        *fd = if_next(*fd - ba_next, *fd);
         if core {
             let (p_prev, p_own, _) = load(PRESSURE_X + d);
-            f[d] = f[d] + (p_prev + p_own);
+            *fd = *fd + (p_prev + p_own);
         }
-        // node_force_finish without a boundary condition (its added force is zero).
-        f[d] = f[d] + m * L::splat(p.gravity[d]);
-        f[d] = f[d] + zero;
-        f[d] = f[d] - L::splat(p.viscous_damping) * m * vh[d];
-        f[d] = f[d] - L::splat(p.local_damping) * f[d].abs() * sign(vh[d]);
     }
-    let h = L::splat(0.5 * p.dt / mass);
-    let vel = [vh[0] + h * f[0], vh[1] + h * f[1]];
+    // node_force_finish without a boundary condition (its added force is zero): the twin's
+    // generic functions, one copy of the arithmetic.
+    let f = external_and_damping(p, m, vh, f, [zero; 2]);
+    let vel = half_kick(p.dt, m, vh, f);
     let (rest, theta) = (cols.load::<L>(at, SEG_REST), cols.load::<L>(at, THETA_P));
     if full && skip == 0 {
         let out: &mut [NodeState; LANES] = out.try_into().expect("eight nodes");
@@ -264,13 +262,6 @@ fn neighbours<L: Lanes>(cols: &ShellColumns, at: [usize; 3], end_lane: Option<L:
     let next = v.shift_in_last(a);
     let next = end_lane.map_or(next, |m| L::select(m, L::splat(a), next));
     (v.shift_in_first(cols.get(at[1], f)), v, next)
-}
-
-/// WGSL `sign` lane by lane: −1, 0 or +1.
-#[inline(always)]
-fn sign<L: Lanes>(v: L) -> L {
-    let zero = L::splat(0.0);
-    L::select(v.gt(zero), L::splat(1.0), L::select(v.lt(zero), L::splat(-1.0), zero))
 }
 
 #[cfg(test)]

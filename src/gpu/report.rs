@@ -6,7 +6,9 @@
 //! 3. the cost of an empty dispatch, direct and indirect (`dispatch_probe.wgsl`);
 //! 4. per size of the standard compaction bench (`scenes::compaction_bench`): steps timed in a
 //!    window of at least `window_s` seconds with every read-back outside it, rebuilds in the
-//!    window, dispatches per step, wall µs per step, node-steps/s, GPU bytes per node, and hashes
+//!    window, dispatches per step, neighbour-list entries per node and the bytes per node-step of
+//!    the byte model (`gpu::stepper::byte_model`), wall µs per step, node-steps/s, GPU bytes per
+//!    node, and hashes
 //!    of the node states of two runs from the same scene (the same-device bit-identity); list
 //!    builds decided by the host (the default), and the first size again with GPU-driven builds
 //!    (`rebuild_mode` gpu) to say which is faster on the device;
@@ -117,6 +119,11 @@ pub struct SizeResult {
     pub rebuilds: u64,
     /// Dispatches recorded per step in the window (redone steps included).
     pub dispatches_per_step: f64,
+    /// Neighbour-list entries per node at the end of the window.
+    pub entries_per_node: f64,
+    /// Bytes per node-step by the byte model (`gpu::stepper::byte_model`) of the dispatches
+    /// recorded in the window, at `entries_per_node`.
+    pub model_bytes_per_node_step: f64,
     /// "host" or "gpu": who decided the list builds (`measure_size`).
     pub rebuild_mode: &'static str,
     pub bytes_per_node: f64,
@@ -198,7 +205,7 @@ pub fn measure_size(
     be.step(10)?;
     let per_step = t.elapsed().as_secs_f64() / 10.0;
     let batch = ((window_s / 10.0 / per_step.max(1e-9)) as u32).clamp(1, 100_000);
-    let (rebuilds0, dispatches0) = (be.rebuilds(), be.dispatches_recorded());
+    let (rebuilds0, dispatches0, modelled0) = (be.rebuilds(), be.dispatches_recorded(), be.modelled_bytes());
     let (mut steps, t) = (0u64, Instant::now());
     while t.elapsed().as_secs_f64() < window_s {
         be.step(batch)?;
@@ -207,6 +214,10 @@ pub fn measure_size(
     let seconds = t.elapsed().as_secs_f64();
     let rebuilds = be.rebuilds() - rebuilds0;
     let dispatches_per_step = (be.dispatches_recorded() - dispatches0) as f64 / steps as f64;
+    let modelled = be.modelled_bytes();
+    let entries_per_node = be.read_contacts()?.entries.len() as f64 / nodes as f64;
+    let model_bytes_per_node_step =
+        ((modelled.0 - modelled0.0) + (modelled.1 - modelled0.1) * entries_per_node) / steps as f64;
     let bytes_per_node = be.device_bytes() as f64 / nodes as f64;
     drop(be);
     let hashes = [rerun_hash(ctx, &scene)?, rerun_hash(ctx, &scene)?];
@@ -217,6 +228,8 @@ pub fn measure_size(
         seconds,
         rebuilds,
         dispatches_per_step,
+        entries_per_node,
+        model_bytes_per_node_step,
         rebuild_mode: if host_rebuilds { "host" } else { "gpu" },
         bytes_per_node,
         hashes,
@@ -267,7 +280,7 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
-        "cells,nodes,rebuild_mode,steps,seconds,rebuilds,dispatches_per_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
+        "cells,nodes,rebuild_mode,steps,seconds,rebuilds,dispatches_per_step,entries_per_node,model_B_per_node_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
     )?;
     out.flush()?;
     let mut results = vec![];
@@ -281,7 +294,7 @@ pub fn gpu_report(
         let r = measure_size(&ctx, c, window_s, host)?;
         writeln!(
             out,
-            "{},{},{},{},{:.3},{},{:.2},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
+            "{},{},{},{},{:.3},{},{:.2},{:.2},{:.0},{:.2},{:.1},{:.4e},{:.1},{:016x},{:016x}",
             r.cells,
             r.nodes,
             r.rebuild_mode,
@@ -289,6 +302,8 @@ pub fn gpu_report(
             r.seconds,
             r.rebuilds,
             r.dispatches_per_step,
+            r.entries_per_node,
+            r.model_bytes_per_node_step,
             r.seconds * 1e6 / r.steps as f64,
             r.steps_per_s(),
             r.node_steps_per_s(),

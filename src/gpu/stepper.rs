@@ -1,6 +1,9 @@
 //! GPU stepper: owns the simulation buffers and records the kernel sequence of
 //! `cpu::stepper` — integrate → core_area → (rebuild, decided on the GPU) → shell_forces →
-//! contact_pairs → cohesive_links → node_forces — for many steps per submission. Node state,
+//! contact_pairs → cohesive_links → node_forces — for many steps per submission, fused as the
+//! CPU fuses them: shell_forces and contact_pairs are one pass over the nodes, and node_forces of
+//! a step runs the next step's integrate (except at the end of a batch): 4 dispatches per step
+//! (5 with cohesive links) when no list build is due. Node state,
 //! cohesive-link state, contact slots (which carry the friction histories) and slot indices are
 //! ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is read back until
 //! the caller asks for output.
@@ -23,9 +26,11 @@ const WG: u32 = 64;
 struct Kernels {
     integrate: Kernel,
     core_area: Kernel,
-    contact_pairs: Kernel,
-    shell_forces: Kernel,
+    /// shell_forces and contact_pairs, per node (contact_pairs.wgsl).
+    shell_contacts: Kernel,
     node_forces: Kernel,
+    /// node_forces of step n, then integrate of step n + 1 (node_forces.wgsl).
+    node_forces_integrate: Kernel,
     cohesive_links: Kernel,
     rebuild_decide: Kernel,
     segment_max: Kernel,
@@ -45,9 +50,9 @@ impl Kernels {
         Ok(Kernels {
             integrate: Kernel::new(ctx, "integrate", "integrate")?,
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
-            contact_pairs: Kernel::new(ctx, "contact_pairs", "contact_pairs")?,
-            shell_forces: Kernel::new(ctx, "shell_forces", "shell_forces")?,
+            shell_contacts: Kernel::new(ctx, "contact_pairs", "shell_forces_contact_pairs")?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
+            node_forces_integrate: Kernel::new(ctx, "node_forces", "node_forces_integrate")?,
             cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
             rebuild_decide: bp("rebuild_decide")?,
             segment_max: bp("segment_max")?,
@@ -67,9 +72,9 @@ impl Kernels {
 struct SideGroups {
     integrate: wgpu::BindGroup,
     core_area: wgpu::BindGroup,
-    contact_pairs: wgpu::BindGroup,
-    shell_forces: wgpu::BindGroup,
+    shell_contacts: wgpu::BindGroup,
     node_forces: wgpu::BindGroup,
+    node_forces_integrate: wgpu::BindGroup,
     cohesive_links: wgpu::BindGroup,
     broad_phase: Vec<wgpu::BindGroup>,
 }
@@ -127,7 +132,7 @@ pub struct GpuBackend {
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
-    /// Slot marks then gather marks, one bit per node each, written by contact_pairs (shell_forces
+    /// Slot marks then gather marks, one bit per node each, written by contact_pairs (core_area
     /// clears the gather half), read by node_forces (`has_slots`, `gathers`).
     slot_marks: GpuArray<u32>,
     body_state: GpuArray<BodyState>,
@@ -157,8 +162,16 @@ pub struct GpuBackend {
     /// The next recorded step must run the build (host-driven mode): at the start, after
     /// `rebuild_check` stopped a batch, after a list or segment-grid overflow.
     rebuild_next: bool,
+    /// The next recorded step's integrate has run (its output is in the other side's states):
+    /// after a stopped batch, whose stopping step had integrated (in the step before, fused with
+    /// node_forces, whose finished states it does not store, or first in its batch). The redo
+    /// resumes after integrate.
+    integrated: bool,
     /// Dispatches recorded so far (`dispatches_recorded`, for the bench report).
     dispatches: std::cell::Cell<u64>,
+    /// Modelled traffic of the kernels recorded so far (`byte_model`): bytes per node, and bytes
+    /// per neighbour-list entry.
+    modelled: std::cell::Cell<(f64, f64)>,
     /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
     flag_staging: [wgpu::Buffer; 2],
     bucket_scan: PrefixScan,
@@ -202,6 +215,43 @@ const ARG_SEGMENT_MAX: u32 = 7;
 /// First slot of the bucket scan's dispatches; the neighbour scan's, then the segment grid's,
 /// follow them.
 const ARG_SCANS: u32 = 8;
+
+/// The byte model of a step's kernels: the bytes one dispatch of kernel `entry` (its entry point)
+/// moves to or from memory per node, as (per node, per neighbour-list entry), with
+/// `links_per_node` cohesive links per node. Per-node streams count whole records (a GPU moves
+/// 32-byte sectors, and a field of a 40-byte record read or written for every node touches
+/// about every sector); reads of the neighbours' records (segment ends, contact partners) are
+/// counted as cache hits, as are the per-body records; the entries of node_forces' gather (only
+/// nodes a slot acts on) and the contact slots (a few % of the entries) are left out. List-build
+/// kernels are not modelled (0): they run only when a build is due.
+pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
+    use std::mem::size_of;
+    let state = size_of::<NodeState>() as f64;
+    let record = size_of::<NodeRecord>() as f64;
+    let shell = size_of::<ShellForce>() as f64;
+    let (x_ref, start) = (8.0, 4.0);
+    // An entry's neighbour, the previous step's slot index and this step's.
+    let per_entry = size_of::<Entry>() as f64 + 4.0 + 4.0;
+    match entry {
+        // Record, state in, x_ref; state out (whole record).
+        "integrate" => (record + state + x_ref + state, 0.0),
+        // The positions of every node of a closed body.
+        "core_area" => (state, 0.0),
+        // Record, state (its own; the plastic state is in it), shell record out, list offset;
+        // the entries.
+        "shell_forces_contact_pairs" => (record + state + shell + start, per_entry),
+        // Record, own shell record, state in, list offset; state out (whole record).
+        "node_forces" | "node_forces_modal" => (record + shell + state + start + state, 0.0),
+        // As node_forces without its store, plus integrate's x_ref and store.
+        "node_forces_integrate" => (record + shell + state + start + x_ref + state, 0.0),
+        // Per link: the link, two link states, the force.
+        "cohesive_links" => (
+            links_per_node * (size_of::<Link>() + 2 * size_of::<LinkState>() + 8) as f64,
+            0.0,
+        ),
+        _ => (0.0, 0.0),
+    }
+}
 
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
 /// (see `step_with_retry`). The dense bench packing needs ~1.6 entries per node (`near_shell`).
@@ -420,7 +470,9 @@ impl GpuBackend {
             arg_sizes,
             host_rebuild: rebuild_mode_from_env()?,
             rebuild_next: true,
+            integrated: false,
             dispatches: std::cell::Cell::new(0),
+            modelled: std::cell::Cell::new((0.0, 0.0)),
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("flags staging"),
@@ -674,6 +726,9 @@ impl GpuBackend {
             flags.rebuilds -= 1;
             self.rebuild_next = true;
         }
+        // The stopping step's integrate ran (flags.stop is set after it in a step); its
+        // displacement stays in flags.max_disp.
+        self.integrated = true;
         // Overflow off, step counter back by one.
         flags.stop = 0;
         if !init {
@@ -716,11 +771,11 @@ impl GpuBackend {
                 &[
                     (0, params),
                     (1, self.nodes.buffer()),
-                    (2, old),
-                    (3, self.x_ref.buffer()),
-                    (4, new),
-                    (6, self.flags.buffer()),
-                    (7, self.bcs.buffer()),
+                    (5, self.flags.buffer()),
+                    (15, self.bcs.buffer()),
+                    (16, self.x_ref.buffer()),
+                    (17, new),
+                    (18, old),
                 ],
             );
             let core_area = k.core_area.bind(
@@ -732,15 +787,19 @@ impl GpuBackend {
                     (3, new),
                     (4, self.body_state.buffer()),
                     (5, self.flags.buffer()),
+                    (10, self.slot_marks.buffer()),
                 ],
             );
-            let contact_pairs = k.contact_pairs.bind(
+            let shell_contacts = k.shell_contacts.bind(
                 c,
                 &[
                     (0, params),
                     (1, self.nodes.buffer()),
                     (2, self.bodies.buffer()),
                     (3, new),
+                    (14, self.materials.buffer()),
+                    (15, self.body_state.buffer()),
+                    (17, self.shell.buffer()),
                     (5, l.live_start.buffer()),
                     (6, l.live_entries.buffer()),
                     (7, self.pool.slots[s].buffer()),
@@ -752,22 +811,8 @@ impl GpuBackend {
                     (13, self.contact_laws.buffer()),
                 ],
             );
-            let shell_forces = k.shell_forces.bind(
-                c,
-                &[
-                    (0, params),
-                    (1, self.nodes.buffer()),
-                    (2, self.bodies.buffer()),
-                    (3, self.materials.buffer()),
-                    (4, self.body_state.buffer()),
-                    (5, old),
-                    (6, new),
-                    (8, self.shell.buffer()),
-                    (9, self.flags.buffer()),
-                    (10, self.slot_marks.buffer()),
-                ],
-            );
             let node_forces = k.node_forces.bind(c, &self.node_forces_table(params, s));
+            let node_forces_integrate = k.node_forces_integrate.bind(c, &self.node_forces_table(params, s));
             let lk = &self.links;
             let cohesive_links = k.cohesive_links.bind(
                 c,
@@ -821,9 +866,9 @@ impl GpuBackend {
             SideGroups {
                 integrate,
                 core_area,
-                contact_pairs,
-                shell_forces,
+                shell_contacts,
                 node_forces,
+                node_forces_integrate,
                 cohesive_links,
                 broad_phase,
             }
@@ -856,7 +901,7 @@ impl GpuBackend {
                 label: Some("steps"),
                 timestamp_writes: None,
             });
-            for _ in 0..batch {
+            for i in 0..batch {
                 let bp = if !self.host_rebuild {
                     BroadPhase::Indirect
                 } else if std::mem::take(&mut self.rebuild_next) {
@@ -864,7 +909,11 @@ impl GpuBackend {
                 } else {
                     BroadPhase::Check
                 };
-                self.record_step(&mut pass, init, bp);
+                // The batch's first step integrates; each step's node_forces integrates the
+                // next one but the batch's last (the host may change the inputs between batches).
+                let with_integrate = i == 0 && !std::mem::take(&mut self.integrated);
+                self.record_step_begin(&mut pass, init, bp, with_integrate);
+                self.record_step_end(&mut pass, init, i + 1 < batch);
                 self.side = 1 - self.side;
             }
         }
@@ -915,6 +964,9 @@ impl GpuBackend {
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
             (15, self.bcs.buffer()),
+            // node_forces_integrate: integrate of the next step, into side s.
+            (16, self.x_ref.buffer()),
+            (17, self.state[s].buffer()),
         ]
     }
 
@@ -951,7 +1003,7 @@ impl GpuBackend {
                     timestamp_writes: None,
                 });
                 for _ in 0..batch {
-                    self.record_step_begin(&mut pass, init, BroadPhase::Indirect);
+                    self.record_step_begin(&mut pass, init, BroadPhase::Indirect, true);
                     couple(&mut pass, self.side);
                     self.side = 1 - self.side;
                 }
@@ -973,27 +1025,49 @@ impl GpuBackend {
         Ok(())
     }
 
-    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, bp: BroadPhase) {
-        self.record_step_begin(pass, init, bp);
-        self.record_step_end(pass, init);
-    }
-
-    /// node_forces (the last kernel of a step).
-    fn record_step_end(&self, pass: &mut wgpu::ComputePass<'_>, init: bool) {
+    /// node_forces (the last kernel of a step); with `integrate_next`, fused with the next step's
+    /// integrate (`node_forces_integrate`), which that step then does not record.
+    fn record_step_end(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, integrate_next: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
             &self.groups[self.side]
         };
         let nodes = dispatch_size(self.n_nodes, WG);
-        pass.set_pipeline(&self.kernels.node_forces.pipeline);
-        pass.set_bind_group(0, &g.node_forces, &[]);
+        if integrate_next {
+            pass.set_pipeline(&self.kernels.node_forces_integrate.pipeline);
+            pass.set_bind_group(0, &g.node_forces_integrate, &[]);
+        } else {
+            pass.set_pipeline(&self.kernels.node_forces.pipeline);
+            pass.set_bind_group(0, &g.node_forces, &[]);
+        }
         pass.dispatch_workgroups(nodes.0, nodes.1, 1);
         self.dispatches.set(self.dispatches.get() + 1);
+        let name = if integrate_next {
+            "node_forces_integrate"
+        } else {
+            "node_forces"
+        };
+        self.model_add(name);
     }
 
-    /// Every kernel of a step before node_forces.
-    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, mode: BroadPhase) {
+    /// Adds kernel `name`'s modelled traffic (`byte_model`) for one dispatch.
+    fn model_add(&self, name: &str) {
+        let (node, entry) = byte_model(name, self.links.count as f64 / self.n_nodes.max(1) as f64);
+        let (a, b) = self.modelled.get();
+        self.modelled.set((a + node, b + entry));
+    }
+
+    /// Modelled traffic of the kernels recorded so far, per node (`byte_model`): (bytes per
+    /// node, bytes per neighbour-list entry), summed over the dispatches; divided by the steps,
+    /// B/node-step = node + entry × (entries per node). List builds are not modelled.
+    pub fn modelled_bytes(&self) -> (f64, f64) {
+        self.modelled.get()
+    }
+
+    /// Every kernel of a step before node_forces; integrate only `with_integrate` (otherwise the
+    /// step before ran it, fused with its node_forces).
+    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, mode: BroadPhase, with_integrate: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
@@ -1001,7 +1075,9 @@ impl GpuBackend {
         };
         let k = &self.kernels;
         let nodes = dispatch_size(self.n_nodes, WG);
-        let bodies = dispatch_size(self.n_bodies, WG);
+        // core_area: eight invocations per body; the same threads clear the gather marks.
+        let marks_words = self.n_nodes.div_ceil(32);
+        let bodies = dispatch_size((8 * self.n_bodies).max(marks_words), WG);
         let args = self.args.buffer();
         let count = |d: u64| self.dispatches.set(self.dispatches.get() + d);
         let direct = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, d: (u32, u32)| {
@@ -1009,6 +1085,7 @@ impl GpuBackend {
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(d.0, d.1, 1);
             count(1);
+            self.model_add(kern.name.rsplit("::").next().unwrap_or(""));
         };
         // A kernel of the build: indirect (sized by rebuild_decide) or direct (the template's size).
         let build = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
@@ -1030,7 +1107,9 @@ impl GpuBackend {
             }
             count(sc.dispatch_sizes().len() as u64);
         };
-        direct(pass, &k.integrate, &g.integrate, nodes);
+        if with_integrate {
+            direct(pass, &k.integrate, &g.integrate, nodes);
+        }
         direct(pass, &k.core_area, &g.core_area, bodies);
         let bp = &g.broad_phase;
         if mode == BroadPhase::Check {
@@ -1052,8 +1131,7 @@ impl GpuBackend {
             build(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
             build(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
         }
-        direct(pass, &k.shell_forces, &g.shell_forces, nodes);
-        direct(pass, &k.contact_pairs, &g.contact_pairs, nodes);
+        direct(pass, &k.shell_contacts, &g.shell_contacts, nodes);
         if self.links.count > 0 {
             direct(
                 pass,
@@ -1243,6 +1321,8 @@ impl Backend for GpuBackend {
         // The imported list is live; rebuild_check decides the next build from the imported
         // displacement.
         self.rebuild_next = false;
+        // The imported states are whole: the next step integrates them.
+        self.integrated = false;
         self.write_flags(&flags);
         Ok(())
     }
