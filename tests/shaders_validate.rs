@@ -215,9 +215,9 @@ fn kernel_modules_share_one_copy_of_each_library() {
         [
             "common",
             "df32",
+            "spd_records",
             "modal_lib",
             "modal_body",
-            "spd_records",
             "modal_spd_contact"
         ]
     );
