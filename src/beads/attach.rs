@@ -8,31 +8,12 @@ use super::forces::BeadForces;
 use super::gpu::GpuBeadForces;
 use crate::gpu::context::GpuContext;
 use crate::spheres::cpu_stepper::CpuSpheres;
-use crate::spheres::extra_force::{Evaluation, GpuExtraForces};
+use crate::spheres::extra_force::SharedGpuSource;
 use crate::spheres::gpu_stepper::GpuSpheres;
-use crate::spheres::SphereState;
 use std::cell::RefCell;
 
 /// `GpuBeadForces` as a source a restore can reach (see the module doc).
-pub struct SharedGpuBeads(pub RefCell<GpuBeadForces>);
-
-impl GpuExtraForces for SharedGpuBeads {
-    fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
-        self.0.get_mut().bind(ctx, spheres, extra)
-    }
-    fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
-        self.0.get_mut().rebuild(ctx, states, skin)
-    }
-    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
-        self.0.get_mut().prepare(ctx, eval)
-    }
-    fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.0.borrow().record(pass)
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
+pub type SharedGpuBeads = SharedGpuSource<GpuBeadForces>;
 
 /// Attaches the bead source to the CPU stepper (the first evaluation, at t = 0, happens here).
 pub fn attach_cpu(sys: &mut CpuSpheres, forces: BeadForces) {
@@ -42,7 +23,7 @@ pub fn attach_cpu(sys: &mut CpuSpheres, forces: BeadForces) {
 /// Attaches the bead source to the GPU stepper.
 pub fn attach_gpu(ctx: &GpuContext, sys: &mut GpuSpheres, forces: BeadForces) -> anyhow::Result<()> {
     let src = GpuBeadForces::new(ctx, forces)?;
-    sys.add_extra(ctx, Box::new(SharedGpuBeads(RefCell::new(src))))
+    sys.add_extra(ctx, Box::new(SharedGpuSource(RefCell::new(src))))
 }
 
 fn cpu_source(sys: &CpuSpheres) -> Option<usize> {

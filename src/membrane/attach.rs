@@ -20,32 +20,14 @@ use super::patch_list::PatchList;
 use crate::gpu::context::GpuContext;
 use crate::spheres::contact::ContactHistory;
 use crate::spheres::cpu_stepper::CpuSpheres;
-use crate::spheres::extra_force::{Evaluation, GpuExtraForces};
+use crate::spheres::extra_force::SharedGpuSource;
 use crate::spheres::gpu_stepper::GpuSpheres;
 use crate::spheres::precision::{df3_split, df3_value};
 use crate::spheres::{PlaneWall, SphereState};
 use std::cell::RefCell;
 
 /// `GpuMembraneSource` as a source a restore can reach (see the module doc).
-pub struct SharedGpuMembrane(pub RefCell<GpuMembraneSource>);
-
-impl GpuExtraForces for SharedGpuMembrane {
-    fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
-        self.0.get_mut().bind(ctx, spheres, extra)
-    }
-    fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
-        self.0.get_mut().rebuild(ctx, states, skin)
-    }
-    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
-        self.0.get_mut().prepare(ctx, eval)
-    }
-    fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.0.borrow().record(pass)
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
+pub type SharedGpuMembrane = SharedGpuSource<GpuMembraneSource>;
 
 /// Attaches the membrane to the CPU stepper (first evaluation, candidate list built).
 pub fn attach_cpu(sys: &mut CpuSpheres, m: Membrane) {
@@ -56,7 +38,7 @@ pub fn attach_cpu(sys: &mut CpuSpheres, m: Membrane) {
 /// evaluation force only).
 pub fn attach_gpu(ctx: &GpuContext, sys: &mut GpuSpheres, m: Membrane) -> anyhow::Result<()> {
     let src = GpuMembraneSource::new(ctx, m)?;
-    sys.add_extra(ctx, Box::new(SharedGpuMembrane(RefCell::new(src))))
+    sys.add_extra(ctx, Box::new(SharedGpuSource(RefCell::new(src))))
 }
 
 fn gpu_source(sys: &GpuSpheres) -> Option<&SharedGpuMembrane> {

@@ -62,3 +62,26 @@ pub trait GpuExtraForces {
     /// The source itself, to read what it measured (`downcast_ref`).
     fn as_any(&self) -> &dyn std::any::Any;
 }
+
+/// A GPU source behind a `RefCell`, so that a restore or a stage can reach it through the
+/// stepper's `extra()` (the stepper hands out shared references only). Find it with
+/// `as_any().downcast_ref::<SharedGpuSource<T>>()`.
+pub struct SharedGpuSource<T>(pub std::cell::RefCell<T>);
+
+impl<T: GpuExtraForces + 'static> GpuExtraForces for SharedGpuSource<T> {
+    fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
+        self.0.get_mut().bind(ctx, spheres, extra)
+    }
+    fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
+        self.0.get_mut().rebuild(ctx, states, skin)
+    }
+    fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
+        self.0.get_mut().prepare(ctx, eval)
+    }
+    fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.0.borrow().record(pass)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
