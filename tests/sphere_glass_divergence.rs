@@ -19,10 +19,10 @@
 
 use softdem::backend::BackendKind;
 use softdem::gpu::context::gpu_for_tests;
-use softdem::spheres::generators::{random_packing, RandomPacking, Region};
 use softdem::spheres::pair_law::{LawTable, SphereMaterial};
 use softdem::spheres::{PlaneWall, SphereParams, SphereState};
 use softdem::validation::sphere_sim::{params, with_rigid_wall, SimFactory, SphereSim};
+use softdem::validation::spheres_oedometer_glass::initial_beads;
 use std::f64::consts::PI;
 
 const RADIUS: f64 = 0.006;
@@ -53,23 +53,7 @@ fn prepare(perturb: f32) -> (Vec<SphereState>, f64) {
     let f = SimFactory::new(BackendKind::Cpu).unwrap();
     let g = SphereMaterial::GLASS;
     let laws = LawTable::hertz_mindlin(&with_rigid_wall(g));
-    let spheres = random_packing(&RandomPacking {
-        region: Region::Cylinder {
-            axis: [0.0, 0.0],
-            radius: RADIUS,
-            z: [0.0, 0.022],
-        },
-        count: 17,
-        r_min: 0.0019,
-        r_max: 0.002,
-        seed: 16,
-        attempts: 100_000,
-    })
-    .unwrap();
-    let mut states: Vec<SphereState> = spheres
-        .iter()
-        .map(|s| SphereState::solid(s.center, s.radius, g.density, 0))
-        .collect();
+    let mut states = initial_beads().unwrap();
     states[0].pos_lo[0] += perturb;
     let dt = 1e-6;
     let mut p = run_params(dt);

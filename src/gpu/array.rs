@@ -159,40 +159,50 @@ impl<T: bytemuck::Pod> GpuArray<T> {
     /// Reads the array back (submits a copy to a staging buffer and waits for it).
     pub fn read(&self, ctx: &GpuContext) -> Vec<T> {
         let mut out = vec![T::zeroed(); self.len];
-        if self.len == 0 {
-            return out;
+        if self.len > 0 {
+            read_bytes(ctx, &self.buffer, 0, bytemuck::cast_slice_mut::<T, u8>(&mut out));
         }
-        let bytes = self.len as u64 * Self::elem_size();
-        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("GpuArray::read staging"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("GpuArray::read"),
-        });
-        encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, bytes);
-        ctx.queue.submit([encoder.finish()]);
-
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        ctx.poll_wait();
-        rx.recv()
-            .expect("map_async callback was not called")
-            .expect("GpuArray::read: mapping the staging buffer failed");
-        {
-            let view = staging
-                .slice(..)
-                .get_mapped_range()
-                .expect("GpuArray::read: mapped range unavailable");
-            bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&view);
-        }
-        staging.unmap();
         out
     }
+}
+
+/// Copies `out.len()` bytes of `buffer` from byte `offset` into `out` (through a staging
+/// buffer; submits and waits for the queue). `out.len()` and `offset` are multiples of 4.
+pub fn read_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, offset: u64, out: &mut [u8]) {
+    let bytes = out.len() as u64;
+    let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read_bytes staging"),
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("read_bytes"),
+    });
+    encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, bytes);
+    ctx.queue.submit([encoder.finish()]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    ctx.poll_wait();
+    rx.recv()
+        .expect("map_async callback was not called")
+        .expect("read_bytes: mapping the staging buffer failed");
+    out.copy_from_slice(
+        &staging
+            .slice(..)
+            .get_mapped_range()
+            .expect("read_bytes: mapped range unavailable"),
+    );
+    staging.unmap();
+}
+
+/// Element `index` of a u32 buffer (a 4-byte copy; waits for the queue).
+pub fn read_u32_at(ctx: &GpuContext, buffer: &wgpu::Buffer, index: u64) -> u32 {
+    let mut word = [0u8; 4];
+    read_bytes(ctx, buffer, 4 * index, &mut word);
+    u32::from_le_bytes(word)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::cell_list::NeighborList;
 use super::contact::ContactHistory;
 use super::gpu_pass::{dispatch, params_uniform};
 use super::state::{SphereParams, SphereState};
-use crate::gpu::array::GpuArray;
+use crate::gpu::array::{read_u32_at, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 use crate::gpu::scan::PrefixScan;
@@ -57,34 +57,6 @@ pub struct Counted {
     cursor: GpuArray<u32>,
     cell_spheres: GpuArray<u32>,
     n: u32,
-}
-
-/// Element `index` of a u32 buffer (a 4-byte copy to a staging buffer; waits for the queue).
-pub fn read_u32_at(ctx: &GpuContext, buffer: &wgpu::Buffer, index: u64) -> u32 {
-    let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("read one u32"),
-        size: 4,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 4 * index, &staging, 0, 4);
-    ctx.queue.submit([encoder.finish()]);
-    let (tx, rx) = std::sync::mpsc::channel();
-    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    ctx.poll_wait();
-    rx.recv()
-        .expect("map_async callback was not called")
-        .expect("mapping the staging buffer failed");
-    let v = u32::from_le_bytes(
-        staging.slice(..).get_mapped_range().expect("mapped")[..4]
-            .try_into()
-            .expect("4 bytes"),
-    );
-    staging.unmap();
-    v
 }
 
 impl GpuCellList {

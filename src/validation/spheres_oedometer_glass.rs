@@ -70,10 +70,9 @@ fn lid(sim: &SphereSim, h0: f64) -> (f64, f64) {
     ((h0 - z) / h0, w.force[2] as f64 / area())
 }
 
-/// Runs the case (the same on both extents; not in the GPU tests).
-pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
-    let t0 = std::time::Instant::now();
-    let f = SimFactory::new(kind)?;
+/// The case's 17 glass beads before the deposit: a random packing in the cylinder (seed 16), at
+/// rest. Shared with `tests/sphere_glass_divergence.rs`, which perturbs it.
+pub fn initial_beads() -> anyhow::Result<Vec<SphereState>> {
     let g = SphereMaterial::GLASS;
     let spheres = random_packing(&RandomPacking {
         region: Region::Cylinder {
@@ -88,10 +87,17 @@ pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
         attempts: 100_000,
     })
     .map_err(|e| anyhow::anyhow!(e))?;
-    let states: Vec<SphereState> = spheres
+    Ok(spheres
         .iter()
         .map(|s| SphereState::solid(s.center, s.radius, g.density, 0))
-        .collect();
+        .collect())
+}
+
+/// Runs the case (the same on both extents; not in the GPU tests).
+pub fn run(kind: BackendKind, _extent: Extent) -> anyhow::Result<CaseReport> {
+    let t0 = std::time::Instant::now();
+    let f = SimFactory::new(kind)?;
+    let states = initial_beads()?;
     // Deposit under a gravity of 100 m/s² (10× faster than 9.81), damped, lid far above.
     let mut p = run_params(DT_PREP);
     p.gravity = [0.0, 0.0, -100.0];
