@@ -3,12 +3,10 @@
 //! the right and z up, each bead a disc of its spacing coloured by its shear over the largest
 //! in the slice (blue → red).
 
-use super::atomic;
-use super::sphere_picture::colour;
+use super::sphere_picture::{colour, write_rgb_png};
 use crate::scenario::beads::BeadsBuilt;
 use crate::spheres::precision::df3_value;
 use crate::spheres::SphereState;
-use plotters::prelude::*;
 use std::path::Path;
 
 /// Writes the picture (width × (width + 40) pixels) with `caption` on top; `tau` per bead.
@@ -67,28 +65,17 @@ pub fn render(
             }
         }
     }
-    atomic::write_with(path, |tmp| {
-        let root = BitMapBackend::new(tmp, (w as u32, h as u32)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
-        for (k, px) in img.iter().enumerate() {
-            if *px != [255; 3] {
-                root.draw_pixel(((k % w) as i32, (k / w) as i32), &RGBColor(px[0], px[1], px[2]))
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
-        }
-        crate::plot::register_font()?;
-        let font = (crate::plot::FONT, 14).into_font().color(&BLACK);
-        for (text, y) in [
-            (caption.to_string(), 4),
+    write_rgb_png(
+        path,
+        &img,
+        (w, h),
+        &[
+            (caption.to_string(), 6, 4),
             (
                 format!("slice y = {y_mid:.4e} (x right, z up); colour: |σ1 − σ3|/2 / {t_max:.4e}"),
+                6,
                 22,
             ),
-        ] {
-            root.draw(&Text::new(text, (6, y), font.clone()))
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-        }
-        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(())
-    })
+        ],
+    )
 }

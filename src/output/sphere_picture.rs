@@ -177,6 +177,30 @@ pub fn render_with(
             }
         }
     }
+    write_rgb_png(
+        path,
+        &img,
+        (w, h),
+        &[
+            (caption.to_string(), 6, 4),
+            (
+                "view along +y (x right, z up); colour: pressure / its 95th percentile".to_string(),
+                6,
+                22,
+            ),
+            (format!("slice y = {y_mid:.4e}"), panel as i32 + 6, top as i32 + 2),
+        ],
+    )
+}
+
+/// Writes an RGB raster (`w × h`, row-major, white = [255; 3] left undrawn) as a PNG with lines
+/// of text at pixel positions (atomically: nothing half-written on failure).
+pub fn write_rgb_png(
+    path: &Path,
+    img: &[[u8; 3]],
+    (w, h): (usize, usize),
+    texts: &[(String, i32, i32)],
+) -> anyhow::Result<()> {
     atomic::write_with(path, |tmp| {
         let root = BitMapBackend::new(tmp, (w as u32, h as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -188,16 +212,8 @@ pub fn render_with(
         }
         crate::plot::register_font()?;
         let font = (crate::plot::FONT, 14).into_font().color(&BLACK);
-        for (text, x, y) in [
-            (caption.to_string(), 6, 4),
-            (
-                "view along +y (x right, z up); colour: pressure / its 95th percentile".to_string(),
-                6,
-                22,
-            ),
-            (format!("slice y = {y_mid:.4e}"), panel as i32 + 6, top as i32 + 2),
-        ] {
-            root.draw(&Text::new(text, (x, y), font.clone()))
+        for (text, x, y) in texts {
+            root.draw(&Text::new(text.as_str(), (*x, *y), font.clone()))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
         }
         root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
