@@ -88,6 +88,15 @@ const MEMBRANE_WG: u32 = 64u;
 @group(0) @binding(16) var<storage, read> corner_start: array<u32>;
 @group(0) @binding(17) var<storage, read> corner: array<u32>;
 @group(0) @binding(18) var<storage, read_write> membrane_force: array<SphereForce>;
+// The sphere stepper's step flags ([0] ≠ 0: its list is stale, the batch stops; `list_stale` of
+// sphere_step.wgsl): several steps are recorded per submission, and the step the host finishes
+// after the rebuild runs these passes once (src/spheres/extra_force.rs, "Batching"). A zero
+// buffer for the stand-alone evaluation (src/membrane/gpu.rs).
+@group(0) @binding(19) var<storage, read_write> step_flags: array<atomic<u32>>;
+
+fn list_stale() -> bool {
+    return atomicLoad(&step_flags[0]) != 0u;
+}
 
 fn rel(a: u32, b: u32) -> vec3<f32> {
     return df3_sub(states[a].pos_hi, states[a].pos_lo, states[b].pos_hi, states[b].pos_lo);
@@ -97,6 +106,9 @@ fn rel(a: u32, b: u32) -> vec3<f32> {
 @compute @workgroup_size(64)
 fn edge_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(wid, lid, nwg, MEMBRANE_WG);
+    if (list_stale()) {
+        return;
+    }
     if (k >= mp.n_edges) {
         return;
     }
@@ -112,6 +124,9 @@ fn edge_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 @compute @workgroup_size(64)
 fn hinge_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(wid, lid, nwg, MEMBRANE_WG);
+    if (list_stale()) {
+        return;
+    }
     if (k >= mp.n_hinges) {
         return;
     }
@@ -133,6 +148,9 @@ fn hinge_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 @compute @workgroup_size(64)
 fn pressure_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(wid, lid, nwg, MEMBRANE_WG);
+    if (list_stale()) {
+        return;
+    }
     if (k >= mp.n_patches) {
         return;
     }
@@ -154,6 +172,9 @@ struct RawContact {
 @compute @workgroup_size(64)
 fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let s = linear_id(wid, lid, nwg, MEMBRANE_WG);
+    if (list_stale()) {
+        return;
+    }
     if (s >= mp.n_spheres || (mp.flags & MEMBRANE_PATCH_CONTACTS) == 0u) {
         return;
     }
@@ -265,6 +286,9 @@ fn patch_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 @compute @workgroup_size(64)
 fn membrane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let s = linear_id(wid, lid, nwg, MEMBRANE_WG);
+    if (list_stale()) {
+        return;
+    }
     if (s >= mp.n_spheres) {
         return;
     }

@@ -59,6 +59,7 @@ pub const KERNELS: &[(&str, &str)] = &[
         "membrane_patch_list",
         include_str!("../shaders/membrane_patch_list.wgsl"),
     ),
+    ("membrane_rims", include_str!("../shaders/membrane_rims.wgsl")),
     ("kelvin_voigt", include_str!("../shaders/kelvin_voigt.wgsl")),
     ("plane_repulsion", include_str!("../shaders/plane_repulsion.wgsl")),
     ("beads", include_str!("../shaders/beads.wgsl")),

@@ -203,6 +203,21 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         let Some(mb) = self.built.membrane.clone() else {
             return self.backend.step(steps);
         };
+        if let Some((_, sys)) = self.backend.gpu() {
+            if membrane_attach::has_gpu_rims(sys) {
+                // The device holds the rims (`membrane::gpu_rims`): steps batch, except while
+                // σ_c ramps (set on the host before each step's evaluations).
+                let mut left = steps;
+                while left > 0 {
+                    self.follow_ramp()?;
+                    let ramping = self.ramp.is_some_and(|r| self.sigma != r.to);
+                    let n = if ramping { 1 } else { left };
+                    self.backend.step(n)?;
+                    left -= n;
+                }
+                return Ok(());
+            }
+        }
         // A membrane's rims follow their platens after every step.
         let x0: Vec<[f64; 3]> = mb
             .pins
@@ -220,8 +235,6 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
             self.backend.step(1)?;
             if let Some(sys) = self.backend.cpu() {
                 membrane_attach::apply_pins(sys, &mb.pins, &x0, &w0);
-            } else if let Some((ctx, sys)) = self.backend.gpu() {
-                membrane_attach::apply_pins_gpu(ctx, sys, &mb.pins, &x0, &w0, &self.built.states);
             }
         }
         Ok(())

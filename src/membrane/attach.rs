@@ -6,23 +6,24 @@
 //!
 //! **Pins.** A pinned vertex follows its wall: x = x₀ + (w − w₀) (w the wall's point, x₀ and w₀
 //! at the start), with the wall's velocity, after every step (as `MembraneSpheres::step` does
-//! with its own pins). On the GPU the walls are read back (one small read per step) and the
-//! pinned vertices written, one contiguous run per write, from the same f64 expression.
+//! with its own pins): `rims.rs` on the CPU (f64, the reference), `shaders/membrane_rims.wgsl` on
+//! the device (`attach_gpu_rims`: no host round trip, so the GPU stepper batches steps).
 //!
 //! **Checkpoint.** As for sphere pairs (`spheres::backend`): the (grain, patch) candidates with
 //! non-zero history, as sorted keys, and their history. A restore puts them in the membrane as
 //! its candidate list before the stepper's rebuild, which carries them into the new list by key;
 //! a candidate apart has no history, so the moment of a rebuild does not change a result.
 
+use super::gpu_rims::GpuRims;
 use super::gpu_source::GpuMembraneSource;
 use super::model::Membrane;
 use super::patch_list::PatchList;
+use super::rims::{pin_vertex, Rims};
 use crate::gpu::context::GpuContext;
 use crate::spheres::contact::ContactHistory;
 use crate::spheres::cpu_stepper::CpuSpheres;
 use crate::spheres::extra_force::SharedGpuSource;
 use crate::spheres::gpu_stepper::GpuSpheres;
-use crate::spheres::precision::{df3_split, df3_value};
 use crate::spheres::{PlaneWall, SphereState};
 use std::cell::RefCell;
 
@@ -63,10 +64,10 @@ pub fn read_cpu(sys: &CpuSpheres) -> Option<Membrane> {
 }
 
 /// Puts every pinned vertex (sphere, wall) on its wall's path (module doc); `x0`, `w0`: the
-/// vertices' and walls' points at the start.
+/// vertices' and walls' points at the start. The CPU twin of the rim kernel (`rims::pin_vertex`).
 pub fn apply_pins(sys: &mut CpuSpheres, pins: &[(u32, u32)], x0: &[[f64; 3]], w0: &[[f64; 3]]) {
     for (k, &(s, w)) in pins.iter().enumerate() {
-        pin(
+        pin_vertex(
             &mut sys.states[s as usize],
             x0[k],
             w0[w as usize],
@@ -75,39 +76,23 @@ pub fn apply_pins(sys: &mut CpuSpheres, pins: &[(u32, u32)], x0: &[[f64; 3]], w0
     }
 }
 
-/// One pinned vertex on its wall's path: x = x₀ + (w − w₀), the wall's velocity, no spin.
-fn pin(st: &mut SphereState, x0: [f64; 3], w0: [f64; 3], wall: &PlaneWall) {
-    let now = df3_value(wall.point_hi, wall.point_lo);
-    let x = [0, 1, 2].map(|c| x0[c] + (now[c] - w0[c]));
-    (st.pos_hi, st.pos_lo) = df3_split(x);
-    st.vel = wall.velocity;
-    st.omega = [0.0; 3];
+/// Attaches the pinned rims to the GPU stepper (after the membrane): the device puts them on
+/// their walls after every step (`gpu_rims`, `shaders/membrane_rims.wgsl`); x₀ from `states`
+/// and w₀ from `walls`, the run's first ones.
+pub fn attach_gpu_rims(
+    ctx: &GpuContext,
+    sys: &mut GpuSpheres,
+    pins: &[(u32, u32)],
+    states: &[SphereState],
+    walls: &[PlaneWall],
+) -> anyhow::Result<()> {
+    let rims = GpuRims::new(ctx, Rims::pinned(pins, states, walls))?;
+    sys.add_extra(ctx, Box::new(rims))
 }
 
-/// The GPU twin of `apply_pins`: the walls read back, the pinned vertices (static fields from
-/// `initial`, the run's first states) written one contiguous run at a time.
-pub fn apply_pins_gpu(
-    ctx: &GpuContext,
-    sys: &GpuSpheres,
-    pins: &[(u32, u32)],
-    x0: &[[f64; 3]],
-    w0: &[[f64; 3]],
-    initial: &[SphereState],
-) {
-    let walls = sys.walls(ctx);
-    let mut k = 0;
-    while k < pins.len() {
-        let s0 = pins[k].0 as usize;
-        let mut run = Vec::new();
-        while k < pins.len() && pins[k].0 as usize == s0 + run.len() {
-            let (s, w) = pins[k];
-            let mut st = initial[s as usize];
-            pin(&mut st, x0[k], w0[w as usize], &walls[w as usize]);
-            run.push(st);
-            k += 1;
-        }
-        sys.write_spheres(ctx, s0, &run);
-    }
+/// Whether the GPU stepper holds the rims on the device (`attach_gpu_rims`).
+pub fn has_gpu_rims(sys: &GpuSpheres) -> bool {
+    sys.extra().iter().any(|s| s.as_any().is::<GpuRims>())
 }
 
 /// Sets the confining stress σ of the attached membrane (CPU or GPU stepper), from the next

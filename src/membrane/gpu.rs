@@ -88,6 +88,8 @@ impl GpuMembraneForces {
         let crs = GpuArray::new(ctx, "corner start", corner_start)?;
         let cr = GpuArray::new(ctx, "corner", &nonempty(&l.corner))?;
         let ext = GpuArray::<SphereForce>::zeroed(ctx, "external", states.len().max(1))?;
+        // The stepper's step flags, never raised here (binding 19 of membrane_step.wgsl).
+        let flags = GpuArray::<u32>::zeroed(ctx, "step flags", 4)?;
         let table: Vec<(u32, &wgpu::Buffer)> = vec![
             (0, &sp),
             (1, &mp),
@@ -108,6 +110,7 @@ impl GpuMembraneForces {
             (16, crs.buffer()),
             (17, cr.buffer()),
             (18, ext.buffer()),
+            (19, flags.buffer()),
         ];
         let passes = [
             (&self.edge_pass, p.n_edges),

@@ -23,6 +23,8 @@ use wgpu::util::DeviceExt as _;
 struct Bound {
     spheres: wgpu::Buffer,
     extra: wgpu::Buffer,
+    /// The stepper's step flags (`bind_step`; a zero buffer until then).
+    flags: wgpu::Buffer,
 }
 
 /// A membrane on the GPU stepper. `host` holds the records and parameters (its list, outputs and
@@ -112,6 +114,7 @@ impl GpuMembraneSource {
             (16, crs.buffer()),
             (17, cr.buffer()),
             (18, &b.extra),
+            (19, &b.flags),
         ];
         let k = &self.kernels;
         self.groups = [
@@ -179,12 +182,26 @@ impl GpuMembraneSource {
 }
 
 impl GpuExtraForces for GpuMembraneSource {
-    fn bind(&mut self, _ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
+    fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
+        let flags = GpuArray::<u32>::zeroed(ctx, "step flags (unbound)", 4)?;
         self.bound = Some(Bound {
             spheres: spheres.clone(),
             extra: extra.clone(),
+            flags: flags.buffer().clone(),
         });
         Ok(())
+    }
+
+    fn bind_step(&mut self, _ctx: &GpuContext, flags: &wgpu::Buffer, _walls: &wgpu::Buffer) -> anyhow::Result<()> {
+        let b = self.bound.as_mut().expect("GpuMembraneSource: bind_step before bind");
+        b.flags = flags.clone();
+        Ok(())
+    }
+
+    /// Its uniform holds σ and Δt only (the same for every step of a submission; a σ ramp sets
+    /// it between submissions) and its kernels return on a stale list (membrane_step.wgsl).
+    fn batchable(&self) -> bool {
+        true
     }
 
     fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {

@@ -11,12 +11,15 @@ pub mod cases;
 pub mod forces;
 pub mod gpu;
 pub mod gpu_patch_list;
+pub mod gpu_rims;
 pub mod gpu_source;
 pub mod gpu_system;
+pub mod gpu_triaxial;
 pub mod mesh;
 pub mod model;
 pub mod patch_list;
 pub mod records;
+pub mod rims;
 pub mod system;
 pub mod triaxial;
 

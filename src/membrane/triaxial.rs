@@ -630,11 +630,11 @@ pub fn servo_gain(spec: &CellSpec) -> f64 {
 /// `softdem bench --scene triaxial`: case 1 (Table 3) grown once, then for MSS_patch and
 /// MSS_particle 2 ms of confinement (not timed) and `steps` timed shearing steps at 0.05 m/s.
 /// Prints particle-steps/s (grains + membrane particles) and the wall time those steps give for
-/// 20 ms of simulated time (Table 4's measure). CPU stepper only (the membrane's GPU stepping
-/// is not wired yet).
+/// 20 ms of simulated time (Table 4's measure). `gpu`: the same on the GPU stepper
+/// (`gpu_triaxial::bench`).
 pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
     if gpu {
-        anyhow::bail!("bench --scene triaxial: CPU backend only (the membrane passes are not on the GPU stepper yet)");
+        return super::gpu_triaxial::bench(steps);
     }
     let spec = CellSpec::table3(1, 4.6e9, 2e-6);
     let packing = grow_packing(&spec, 5e-5, 0.05 * spec.sigma_c, 2000, 20_000);

@@ -210,6 +210,7 @@ fn make_spheres(kind: BackendKind, scenario: &Scenario) -> anyhow::Result<Made> 
             }
             if let Some(m) = &sb.membrane {
                 crate::membrane::attach::attach_gpu(&ctx, &mut sys, m.membrane.clone())?;
+                crate::membrane::attach::attach_gpu_rims(&ctx, &mut sys, &m.pins, &sb.states, &sb.walls)?;
             }
             Box::new(SphereKind::new(GpuSphereBackend { ctx, sys }, sb.clone()))
         }

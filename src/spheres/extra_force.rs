@@ -47,12 +47,31 @@ pub trait ExtraForces: Send + Sync {
 
 /// A GPU source. `bind` is called once when attached, with the stepper's sphere buffer and the
 /// extra-force buffer (one `SphereForce` per sphere): the source's kernels add to it (`+=`), and
-/// the stepper's `gather` reads it and sets it back to zero. `rebuild` follows every list
-/// rebuild of the stepper (with the states it read back for it) and `bind`. `prepare` runs on
-/// the host before every force evaluation is encoded (uniform writes), `record` records the
-/// source's dispatches into the evaluation's compute pass, before the gather.
+/// the stepper's `gather` reads it and sets it back to zero; `bind_step` then, with the step
+/// flags and the walls. `rebuild` follows every list rebuild of the stepper (with the states it
+/// read back for it) and `bind`. `prepare` runs on the host before every force evaluation is
+/// encoded (uniform writes), `record` records the source's dispatches into the evaluation's
+/// compute pass, before the gather; `record_after_step` after each step's closing kick.
+///
+/// **Batching.** A source whose `batchable` is true lets the stepper record many steps per
+/// submission: its `prepare` is then called once per submission (its uniforms must not depend on
+/// the step), and each of its kernels must return at once when the stepper's list is stale
+/// (`step_flags[0] != 0`, the buffer of `bind_step`; `list_stale` in sphere_step.wgsl), as the
+/// stepper's own kernels do, so that the step the host finishes after a rebuild runs it once. A
+/// stepper with any other source steps one step per submission pair.
 pub trait GpuExtraForces {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()>;
+    /// The stepper's step flags (`step_flags`, atomic u32 words) and walls (`PlaneWall` array),
+    /// once after `bind`; both buffers live as long as the stepper.
+    fn bind_step(&mut self, _ctx: &GpuContext, _flags: &wgpu::Buffer, _walls: &wgpu::Buffer) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// Whether the stepper may batch steps with this source (trait doc).
+    fn batchable(&self) -> bool {
+        false
+    }
+    /// Dispatches after each step's closing kick (e.g. vertices put on their platens).
+    fn record_after_step(&self, _pass: &mut wgpu::ComputePass<'_>) {}
     /// The stepper rebuilt its sphere list (module doc).
     fn rebuild(&mut self, _ctx: &GpuContext, _states: &[SphereState], _skin: f32) -> anyhow::Result<()> {
         Ok(())
@@ -71,6 +90,15 @@ pub struct SharedGpuSource<T>(pub std::cell::RefCell<T>);
 impl<T: GpuExtraForces + 'static> GpuExtraForces for SharedGpuSource<T> {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()> {
         self.0.get_mut().bind(ctx, spheres, extra)
+    }
+    fn bind_step(&mut self, ctx: &GpuContext, flags: &wgpu::Buffer, walls: &wgpu::Buffer) -> anyhow::Result<()> {
+        self.0.get_mut().bind_step(ctx, flags, walls)
+    }
+    fn batchable(&self) -> bool {
+        self.0.borrow().batchable()
+    }
+    fn record_after_step(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.0.borrow().record_after_step(pass)
     }
     fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
         self.0.get_mut().rebuild(ctx, states, skin)

@@ -1,6 +1,6 @@
 //! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
 //! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
-//! steps are recorded per submission (`steps_batched`); the device decides when the list is
+//! steps are recorded per submission (`steps_batched`, with extra force sources too when they are `batchable`); the device decides when the list is
 //! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
 //! host reads the flag once per batch and then rebuilds the list with `GpuCellList` on the
 //! device: the candidates are counted and scanned there, the host reads the pair total (one
@@ -283,10 +283,14 @@ impl GpuSpheres {
     /// right after the drift of the step that needs a rebuild. The host then rebuilds the list
     /// and finishes that step. The same kernels run in the same order on the same data as step
     /// by step, so the result does not depend on `batch` (test `gpu_sphere_batch.rs`).
+    ///
+    /// With extra force sources the steps are batched alike when every source is `batchable`
+    /// (`extra_force`): each prepares once per submission and its kernels return once the list
+    /// is stale; otherwise one step per submission pair (`step_with_sources`).
     pub fn steps_batched(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
-        if !self.extra.is_empty() {
-            // Sources prepare on the host before every force evaluation (`GpuExtraForces`):
-            // one step per submission pair, the rebuild decided between them.
+        if !self.extra.iter().all(|s| s.batchable()) {
+            // Such sources prepare on the host before every force evaluation: one step per
+            // submission pair, the rebuild decided between them.
             for _ in 0..k {
                 self.step_with_sources(ctx)?;
             }
@@ -297,6 +301,7 @@ impl GpuSpheres {
         while left > 0 {
             let b = left.min(self.batch.max(1));
             self.flags.write(ctx, &[0; 4]);
+            self.prepare_sources(ctx);
             self.submit(ctx, |s, pass| {
                 for _ in 0..b {
                     dispatch(pass, &s.k.kick, &s.bind[0], n);
@@ -305,6 +310,7 @@ impl GpuSpheres {
                     dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
                     s.record_forces(pass);
                     dispatch(pass, &s.k.kick, &s.bind[0], n);
+                    s.record_after_step(pass);
                 }
             });
             let flags = self.flags.read(ctx);
@@ -317,14 +323,34 @@ impl GpuSpheres {
             let begun = flags[1].clamp(1, b);
             self.rebuild(ctx)?;
             self.flags.write(ctx, &[0; 4]);
+            self.prepare_sources(ctx);
             self.submit(ctx, |s, pass| {
                 s.record_forces(pass);
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
+                s.record_after_step(pass);
             });
             self.steps += begun as u64;
             left -= begun;
         }
         Ok(())
+    }
+
+    /// The sources' `prepare` for the evaluations of the next submission (none without sources).
+    fn prepare_sources(&mut self, ctx: &GpuContext) {
+        let eval = Evaluation {
+            dt: self.params.dt,
+            advance: true,
+        };
+        for src in &mut self.extra {
+            src.prepare(ctx, eval);
+        }
+    }
+
+    /// The sources' dispatches after a step's closing kick (`GpuExtraForces::record_after_step`).
+    fn record_after_step(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for src in &self.extra {
+            src.record_after_step(pass);
+        }
     }
 
     /// One step with extra force sources: the drift half, the rebuild if the device flags one,
@@ -342,16 +368,11 @@ impl GpuSpheres {
             self.rebuild(ctx)?;
             self.flags.write(ctx, &[0; 4]);
         }
-        let eval = Evaluation {
-            dt: self.params.dt,
-            advance: true,
-        };
-        for src in &mut self.extra {
-            src.prepare(ctx, eval);
-        }
+        self.prepare_sources(ctx);
         self.submit(ctx, |s, pass| {
             s.record_forces(pass);
             dispatch(pass, &s.k.kick, &s.bind[0], n);
+            s.record_after_step(pass);
         });
         self.steps += 1;
         Ok(())
@@ -365,6 +386,7 @@ impl GpuSpheres {
             self.extra_force = GpuArray::zeroed(ctx, "extra force", self.params.n_spheres as usize)?;
         }
         source.bind(ctx, self.spheres.buffer(), self.extra_force.buffer())?;
+        source.bind_step(ctx, self.flags.buffer(), self.walls.buffer())?;
         source.rebuild(ctx, &self.spheres.read(ctx), self.params.skin)?;
         self.extra.push(source);
         self.make_bind_groups(ctx);
@@ -709,6 +731,23 @@ impl GpuSpheres {
             out[k as usize] = *r;
         }
         out
+    }
+
+    /// Global damping (1/s) from the next step on (a driver changes it between stages, as the
+    /// triaxial cell's shear does on the CPU stepper's `params`).
+    pub fn set_global_damping(&mut self, ctx: &GpuContext, d: f32) {
+        self.params.global_damping = d;
+        ctx.queue
+            .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
+    }
+
+    /// Sets one wall's servo target stress between steps (4 bytes written: the wall's position
+    /// on the device is not read back), as a σ_c ramp needs at every step.
+    pub fn set_wall_target(&self, ctx: &GpuContext, w: usize, target: f32) {
+        assert!(w < self.params.n_walls as usize, "set_wall_target past the walls");
+        let at = (w * std::mem::size_of::<PlaneWall>() + std::mem::offset_of!(PlaneWall, target_stress)) as u64;
+        ctx.queue
+            .write_buffer(self.walls.buffer(), at, bytemuck::bytes_of(&target));
     }
 
     pub fn set_gravity(&mut self, ctx: &GpuContext, g: [f32; 3]) {

@@ -1,0 +1,117 @@
+// membrane_rims.wgsl: a membrane's rims on their platens after every step, twins of
+// src/membrane/rims.rs (same names, same order): hold_rims (one thread per rim vertex: pinned,
+// x = x₀ + (w − w₀); or sliding, z and v_z of the wall), then rim_servo_area (one thread: the
+// servo platen's area from its rim). Recorded after each step's closing kick by the GPU sphere
+// stepper (`GpuExtraForces::record_after_step`, src/membrane/gpu_rims.rs); both return while the
+// stepper's list is stale, so the step the host finishes after a rebuild runs them once.
+
+#import sphere_state
+
+struct RimPin {
+    sphere: u32,
+    wall: u32,
+    mode: u32,
+    _pad0: u32,
+    offset_hi: vec3<f32>,
+    _pad1: f32,
+    offset_lo: vec3<f32>,
+    _pad2: f32,
+}
+
+struct RimParams {
+    n_pins: u32,
+    area_wall: u32,
+    n_area: u32,
+    particles: u32,
+    vertex_radius: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+const RIM_PINNED: u32 = 0u;
+const RIM_NO_AREA: u32 = 0xffffffffu;
+const RIM_WG: u32 = 64u;
+const PI: f32 = 3.14159265358979;
+
+@group(0) @binding(1) var<uniform> rp: RimParams;
+@group(0) @binding(2) var<storage, read_write> spheres: array<SphereState>;
+@group(0) @binding(3) var<storage, read_write> walls: array<PlaneWall>;
+@group(0) @binding(4) var<storage, read_write> step_flags: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read> pins: array<RimPin>;
+// Sphere indices of the servo area's rim, in ring order (one dummy entry without one).
+@group(0) @binding(6) var<storage, read> area_rim: array<u32>;
+
+fn list_stale() -> bool {
+    return atomicLoad(&step_flags[0]) != 0u;
+}
+
+// a + b of two double-f32 numbers: TwoSum of the hi parts, the lo parts added to its error,
+// renormalised by a second TwoSum (so hi is the nearest f32 of the pair, as a split gives).
+fn df_sum(a_hi: f32, a_lo: f32, b_hi: f32, b_lo: f32) -> vec2<f32> {
+    let s = two_sum(a_hi, b_hi);
+    let e = opaque(s.y + opaque(a_lo + b_lo));
+    return two_sum(s.x, e);
+}
+
+@compute @workgroup_size(64)
+fn hold_rims(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(wid, lid, nwg, RIM_WG);
+    if (list_stale()) {
+        return;
+    }
+    if (k >= min(rp.n_pins, arrayLength(&pins))) {
+        return;
+    }
+    let p = pins[k];
+    let w = walls[p.wall];
+    var s = spheres[p.sphere];
+    if (p.mode == RIM_PINNED) {
+        // x₀ + (w − w₀) = w + (x₀ − w₀), the offset split on the host.
+        for (var c = 0u; c < 3u; c++) {
+            let x = df_sum(w.point_hi[c], w.point_lo[c], p.offset_hi[c], p.offset_lo[c]);
+            s.pos_hi[c] = x.x;
+            s.pos_lo[c] = x.y;
+        }
+        s.vel = w.velocity;
+        s.omega = vec3<f32>(0.0);
+    } else {
+        // Sliding: z and v_z of the wall, free radially.
+        s.pos_hi.z = w.point_hi.z;
+        s.pos_lo.z = w.point_lo.z;
+        s.vel.z = w.velocity.z;
+    }
+    spheres[p.sphere] = s;
+}
+
+// The rim polygon's area as a fan from its first vertex (double-f32 differences, f32 sums);
+// for vertex particles the circle of that area less the vertex radius.
+@compute @workgroup_size(64)
+fn rim_servo_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(wid, lid, nwg, RIM_WG);
+    if (list_stale()) {
+        return;
+    }
+    if (k != 0u || rp.area_wall == RIM_NO_AREA) {
+        return;
+    }
+    let n = min(rp.n_area, arrayLength(&area_rim));
+    if (n < 3u) {
+        return;
+    }
+    let p0 = spheres[area_rim[0]];
+    var twice = 0.0;
+    for (var i = 1u; i + 1u < n; i++) {
+        let a = spheres[area_rim[i]];
+        let b = spheres[area_rim[i + 1u]];
+        let u = df3_sub(a.pos_hi, a.pos_lo, p0.pos_hi, p0.pos_lo);
+        let v = df3_sub(b.pos_hi, b.pos_lo, p0.pos_hi, p0.pos_lo);
+        twice = opaque(twice + opaque(opaque(u.x * v.y) - opaque(v.x * u.y)));
+    }
+    var area = 0.5 * abs(twice);
+    if (rp.particles != 0u) {
+        let r = sqrt(area / PI) - rp.vertex_radius;
+        area = PI * r * r;
+    }
+    walls[rp.area_wall].size = area;
+}

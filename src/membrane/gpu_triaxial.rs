@@ -1,0 +1,208 @@
+//! The triaxial cell (`triaxial::TriaxialCell`) on the GPU sphere stepper: the same packing,
+//! membrane, platens and protocol (confinement with the σ_c ramp and the servo top platen, then
+//! shearing by the top platen at −v_p), stepped by `GpuSpheres` with the membrane as its
+//! `GpuMembraneSource` and the sliding rims and the servo's rim area on the device (`gpu_rims`,
+//! `shaders/membrane_rims.wgsl`, the twins of `TriaxialCell::hold_rims` and its `rim_area`).
+//!
+//! **One set of measures.** `host` is the CPU cell built from the same inputs and never stepped:
+//! `sync` copies the device state into it (spheres, walls, pair and wall results, the membrane's
+//! candidate list and patch results, the time), and `sample` is `TriaxialCell::sample` on it, so
+//! σ_p, σ_d, ε, ε_v, the grains' mean stress and the escape count are computed by one code for
+//! both backends. The host reads the device only at a sample and at `start_shear`.
+//!
+//! **Batching.** Steps run `batch` per submission (`GpuSpheres::steps_batched`: the membrane and
+//! the rims are `batchable` sources); only the σ_c ramp of the confinement steps one step per
+//! submission, since σ_c and the servo target are set on the host before each of its steps, as
+//! `TriaxialCell::confine` sets them.
+
+use super::attach::set_sigma;
+use super::gpu_rims::GpuRims;
+use super::gpu_source::GpuMembraneSource;
+use super::model::MembraneContact;
+use super::rims::{Rims, ServoArea};
+use super::triaxial::{grow_packing, paper_cell, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample};
+use crate::gpu::context::GpuContext;
+use crate::spheres::extra_force::SharedGpuSource;
+use crate::spheres::gpu_stepper::GpuSpheres;
+use crate::spheres::WALL_PLANE;
+use std::cell::RefCell;
+
+/// A membrane-wrapped packing between two platens, stepped on the GPU.
+pub struct GpuTriaxialCell {
+    pub spheres: GpuSpheres,
+    /// The CPU cell of the same inputs, never stepped: the host's view of the device (module doc).
+    pub host: TriaxialCell,
+    /// Simulated time, accumulated per step as the CPU cell's (`MembraneSpheres::step`).
+    time: f64,
+}
+
+impl GpuTriaxialCell {
+    /// As `TriaxialCell::new` with the paper's membranes (`triaxial::paper_cell`).
+    pub fn paper(ctx: &GpuContext, spec: &CellSpec, packing: &Packing, contact: MembraneContact) -> anyhow::Result<Self> {
+        Self::from_host(ctx, paper_cell(spec, packing, contact))
+    }
+
+    /// The GPU twin of a freshly built CPU cell: its spheres, laws, walls and membrane uploaded,
+    /// the sliding rims (bottom on wall 0, top on wall 1) and the top rim's area as the servo's.
+    pub fn from_host(ctx: &GpuContext, host: TriaxialCell) -> anyhow::Result<Self> {
+        let cpu = &host.sys.spheres;
+        let mut spheres = GpuSpheres::new(ctx, cpu.params, &cpu.states, &cpu.laws, &cpu.walls)?;
+        let source = GpuMembraneSource::new(ctx, host.sys.membrane.clone())?;
+        spheres.add_extra(ctx, Box::new(SharedGpuSource(RefCell::new(source))))?;
+        let to_spheres = |rim: &[u32]| -> Vec<u32> { rim.iter().map(|&v| host.sys.vertex_sphere(v) as u32).collect() };
+        let (bottom, top) = (to_spheres(&host.bottom_rim), to_spheres(&host.top_rim));
+        let area = ServoArea {
+            wall: 1,
+            rim: top.clone(),
+            contact: host.contact,
+            vertex_radius: host.vertex_radius,
+        };
+        let rims = Rims::sliding(&[(0, &bottom), (1, &top)], Some(area));
+        spheres.add_extra(ctx, Box::new(GpuRims::new(ctx, rims)?))?;
+        Ok(GpuTriaxialCell {
+            spheres,
+            time: host.sys.time,
+            host,
+        })
+    }
+
+    pub fn n_grains(&self) -> usize {
+        self.host.n_grains
+    }
+
+    pub fn n_vertices(&self) -> usize {
+        self.host.n_vertices()
+    }
+
+    /// `k` steps of `TriaxialCell::step` (batched).
+    pub fn steps(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
+        self.spheres.steps_batched(ctx, k)?;
+        for _ in 0..k {
+            self.time += self.spheres.params.dt as f64;
+        }
+        Ok(())
+    }
+
+    /// `TriaxialCell::confine`: σ_c and the servo target ramped over `ramp` steps (one step per
+    /// submission, the values set on the host as the CPU cell sets them), then `hold` steps at
+    /// σ_c (batched).
+    pub fn confine(&mut self, ctx: &GpuContext, ramp: usize, hold: usize, gain: f64, v_max: f64) -> anyhow::Result<()> {
+        let mut walls = self.spheres.walls(ctx);
+        walls[1].gain = gain as f32;
+        walls[1].max_speed = v_max as f32;
+        self.spheres.set_walls(ctx, &walls);
+        let sigma_c = self.host.sigma_c;
+        let mut k = 0;
+        while k < ramp + hold {
+            let s = sigma_c * ((k + 1) as f64 / ramp.max(1) as f64).min(1.0);
+            self.set_stress(ctx, s)?;
+            // From the end of the ramp on, σ_c holds: the rest in one batched call.
+            let n = if s == sigma_c { ramp + hold - k } else { 1 };
+            self.steps(ctx, n as u32)?;
+            k += n;
+        }
+        Ok(())
+    }
+
+    /// σ on the membrane and as the top platen's servo target (f32, as the CPU cell's).
+    fn set_stress(&mut self, ctx: &GpuContext, s: f64) -> anyhow::Result<()> {
+        set_sigma(None, Some(&self.spheres), s)?;
+        self.spheres.set_wall_target(ctx, 1, s as f32);
+        Ok(())
+    }
+
+    /// Copies the device state into `host` (module doc).
+    pub fn sync(&mut self, ctx: &GpuContext) {
+        let g = &self.spheres;
+        let cpu = &mut self.host.sys.spheres;
+        cpu.states = g.states(ctx);
+        cpu.walls = g.walls(ctx);
+        cpu.forces = g.forces(ctx);
+        cpu.list = g.list(ctx);
+        cpu.owner = (0..cpu.list.start.len().saturating_sub(1))
+            .flat_map(|i| {
+                let (a, b) = (cpu.list.start[i], cpu.list.start[i + 1]);
+                (a..b).map(move |_| i as u32)
+            })
+            .collect();
+        cpu.pair_out = g.pair_out(ctx);
+        cpu.wall_out = g.wall_out(ctx);
+        cpu.steps = g.steps;
+        let src = g
+            .extra()
+            .iter()
+            .find_map(|s| s.as_any().downcast_ref::<SharedGpuSource<GpuMembraneSource>>())
+            .expect("the membrane source");
+        let src = src.0.borrow();
+        let m = &mut self.host.sys.membrane;
+        (m.list, m.patch_history) = src.list(ctx);
+        m.patch_out = src.patch_out(ctx);
+        self.host.sys.time = self.time;
+    }
+
+    /// `TriaxialCell::sample` of the device state.
+    pub fn sample(&mut self, ctx: &GpuContext) -> TriaxialSample {
+        self.sync(ctx);
+        self.host.sample()
+    }
+
+    /// `TriaxialCell::start_shear`: h0 and V0 from the device state, the top platen a plane
+    /// moving at −v_p, the shear damping.
+    pub fn start_shear(&mut self, ctx: &GpuContext, v_p: f64) {
+        self.sync(ctx);
+        self.host.start_shear(v_p);
+        debug_assert_eq!(self.host.sys.spheres.walls[1].kind, WALL_PLANE);
+        self.spheres.set_walls(ctx, &self.host.sys.spheres.walls);
+        self.spheres
+            .set_global_damping(ctx, self.host.sys.spheres.params.global_damping);
+    }
+
+    /// `TriaxialCell::shear`: `steps` steps, a sample every `every` (the first before the first
+    /// step); the steps between samples in one batched call.
+    pub fn shear(&mut self, ctx: &GpuContext, steps: usize, every: usize) -> anyhow::Result<Vec<TriaxialSample>> {
+        let every = every.max(1);
+        let mut out = vec![self.sample(ctx)];
+        let mut done = 0;
+        while done < steps {
+            let n = every.min(steps - done);
+            self.steps(ctx, n as u32)?;
+            done += n;
+            if done.is_multiple_of(every) {
+                out.push(self.sample(ctx));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `softdem bench --scene triaxial --backend gpu`: `triaxial::bench` on the GPU stepper (the same
+/// packing, protocol and printed figures; the confinement not timed).
+pub fn bench(steps: usize) -> anyhow::Result<()> {
+    let ctx = GpuContext::new()?;
+    let spec = CellSpec::table3(1, 4.6e9, 2e-6);
+    let packing = grow_packing(&spec, 5e-5, 0.05 * spec.sigma_c, 2000, 20_000);
+    println!("scene,backend,membrane,membrane_particles,grains,steps,dt,seconds,particle_steps_per_s,seconds_per_20ms");
+    for (name, contact) in [
+        ("patches", MembraneContact::Patches),
+        ("particles", MembraneContact::Particles),
+    ] {
+        let mut cell = GpuTriaxialCell::paper(&ctx, &spec, &packing, contact)?;
+        let ms = (1e-3 / spec.dt).round() as usize;
+        cell.confine(&ctx, ms, ms, servo_gain(&spec), 0.05)?;
+        cell.start_shear(&ctx, 0.05);
+        let t = std::time::Instant::now();
+        cell.steps(&ctx, steps as u32)?;
+        // steps_batched ends on a read-back: the device has finished.
+        let secs = t.elapsed().as_secs_f64();
+        let n = cell.n_grains() + cell.n_vertices();
+        println!(
+            "triaxial,Gpu,{name},{},{},{steps},{:e},{secs:.3},{:.4e},{:.1}",
+            cell.n_vertices(),
+            cell.n_grains(),
+            spec.dt,
+            (n * steps) as f64 / secs,
+            secs * 0.02 / (steps as f64 * spec.dt)
+        );
+    }
+    Ok(())
+}
