@@ -38,7 +38,12 @@ pub struct GpuTriaxialCell {
 
 impl GpuTriaxialCell {
     /// As `TriaxialCell::new` with the paper's membranes (`triaxial::paper_cell`).
-    pub fn paper(ctx: &GpuContext, spec: &CellSpec, packing: &Packing, contact: MembraneContact) -> anyhow::Result<Self> {
+    pub fn paper(
+        ctx: &GpuContext,
+        spec: &CellSpec,
+        packing: &Packing,
+        contact: MembraneContact,
+    ) -> anyhow::Result<Self> {
         Self::from_host(ctx, paper_cell(spec, packing, contact))
     }
 

@@ -71,7 +71,10 @@ pub struct RimParams {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RimRule {
     /// x₀ and w₀: the vertex's and the wall's points at the start.
-    Pinned { x0: [f64; 3], w0: [f64; 3] },
+    Pinned {
+        x0: [f64; 3],
+        w0: [f64; 3],
+    },
     Sliding,
 }
 
