@@ -4,13 +4,14 @@
 
 use softdem::laws::membrane_bending::BendingParams;
 use softdem::membrane::records::*;
+use softdem::membrane::rims::{RimParams, RimPin};
 use std::mem::{offset_of, size_of};
 
 fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
-    let file = if name == "PatchListParams" {
-        "membrane_patch_list"
-    } else {
-        "membrane_step"
+    let file = match name {
+        "PatchListParams" => "membrane_patch_list",
+        "RimPin" | "RimParams" => "membrane_rims",
+        _ => "membrane_step",
     };
     let src = softdem::shaders::shader_source(file).unwrap();
     let module = naga::front::wgsl::parse_str(&src).unwrap();
@@ -145,4 +146,42 @@ fn membrane_records_have_identical_layouts() {
         0,
     );
     assert_eq!(size_of::<L>() % 16, 0, "a uniform's size is a multiple of 16");
+}
+
+/// The rim kernel's records (`shaders/membrane_rims.wgsl`, twin `membrane::rims`).
+#[test]
+fn rim_records_have_identical_layouts() {
+    type R = RimPin;
+    check(
+        "RimPin",
+        size_of::<R>(),
+        &[
+            (offset_of!(R, sphere), "sphere"),
+            (offset_of!(R, wall), "wall"),
+            (offset_of!(R, mode), "mode"),
+            (offset_of!(R, _pad0), "_pad0"),
+            (offset_of!(R, offset_hi), "offset_hi"),
+            (offset_of!(R, _pad1), "_pad1"),
+            (offset_of!(R, offset_lo), "offset_lo"),
+            (offset_of!(R, _pad2), "_pad2"),
+        ],
+        0,
+    );
+    type Q = RimParams;
+    check(
+        "RimParams",
+        size_of::<Q>(),
+        &[
+            (offset_of!(Q, n_pins), "n_pins"),
+            (offset_of!(Q, area_wall), "area_wall"),
+            (offset_of!(Q, n_area), "n_area"),
+            (offset_of!(Q, particles), "particles"),
+            (offset_of!(Q, vertex_radius), "vertex_radius"),
+            (offset_of!(Q, _pad0), "_pad0"),
+            (offset_of!(Q, _pad1), "_pad1"),
+            (offset_of!(Q, _pad2), "_pad2"),
+        ],
+        0,
+    );
+    assert_eq!(size_of::<Q>() % 16, 0, "a uniform's size is a multiple of 16");
 }

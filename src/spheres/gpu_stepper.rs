@@ -1,9 +1,9 @@
 //! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
 //! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
-//! steps are recorded per submission (`steps_batched`, with extra force sources too when they are `batchable`); the device decides when the list is
-//! stale (`displacement_check` raises a flag and the rest of the batch returns at once), the
-//! host reads the flag once per batch and then rebuilds the list with `GpuCellList` on the
-//! device: the candidates are counted and scanned there, the host reads the pair total (one
+//! steps are recorded per submission (`steps_batched`; with extra force sources too when they
+//! are `batchable`); the device decides when the list is stale (`displacement_check` raises a
+//! flag and the rest of the batch returns at once), the host reads the flag once per batch and
+//! then rebuilds the list with `GpuCellList` on the device: the candidates are counted and scanned there, the host reads the pair total (one
 //! number) and grows the pair buffers when it exceeds their capacity, then the rows, the history
 //! carry (by key) and the j-side incident lists are written there; the list is read back only
 //! for outputs (`list`). The host still reads the states at a build (grid fit, wall candidates).
