@@ -8,7 +8,8 @@
 //! `sync` copies the device state into it (spheres, walls, pair and wall results, the membrane's
 //! candidate list and patch results, the time), and `sample` is `TriaxialCell::sample` on it, so
 //! σ_p, σ_d, ε, ε_v, the grains' mean stress and the escape count are computed by one code for
-//! both backends. The host reads the device only at a sample and at `start_shear`.
+//! both backends. The host reads the device only at a sample, at `start_shear` and once at the
+//! start of `confine` (the servo's gain).
 //!
 //! **Batching.** Steps run `batch` per submission (`GpuSpheres::steps_batched`: the membrane and
 //! the rims are `batchable` sources); only the σ_c ramp of the confinement steps one step per

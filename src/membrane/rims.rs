@@ -8,7 +8,8 @@
 //!   it to hi + lo (as the scenario path always did). The kernel has no f64: it adds the
 //!   double-f32 offset d = x₀ − w₀ (split on the host from the same f64) to the wall's double-f32
 //!   point (TwoSum of the hi parts, the lo parts added, renormalised): the same point to
-//!   ~2⁻⁴⁷ |x| (≤ 1e-14 m asserted in tests/gpu_membrane_triaxial.rs), not bit for bit.
+//!   ~2⁻⁴⁷ |x| (≤ 1e-14 m asserted in tests/gpu_membrane_triaxial.rs; bit for bit there, but
+//!   not guaranteed: the two roundings differ in general).
 //! - **Sliding** (the validation's triaxial cell, `TriaxialCell::hold_rims`): z and v_z of the
 //!   platen, free radially (x, y and the other velocity components kept). The reference
 //!   re-splits the f64 values, which gives back the wall's and the vertex's (hi, lo) pairs
