@@ -187,20 +187,21 @@ fn solve_dense(mut a: Vec<f64>, n: usize, mut b: Vec<[f64; 2]>) -> Vec<[f64; 2]>
                 for k in c..n {
                     a[r * n + k] -= f * a[c * n + k];
                 }
-                for m in 0..2 {
-                    b[r][m] -= f * b[c][m];
+                let bc = b[c];
+                for (br, bc) in b[r].iter_mut().zip(bc) {
+                    *br -= f * bc;
                 }
             }
         }
     }
     for c in (0..n).rev() {
-        for m in 0..2 {
-            let mut s = b[c][m];
-            for k in c + 1..n {
-                s -= a[c * n + k] * b[k][m];
+        let mut s = b[c];
+        for k in c + 1..n {
+            for (sm, bk) in s.iter_mut().zip(b[k]) {
+                *sm -= a[c * n + k] * bk;
             }
-            b[c][m] = s / a[c * n + c];
         }
+        b[c] = s.map(|sm| sm / a[c * n + c]);
     }
     b
 }
@@ -328,14 +329,18 @@ mod tests {
         // Rows (2μ u_r / 2μ, …): amplitudes of u_r, u_z, σ_z, τ_rz for the four basis functions.
         let fields = |z: f64, m: Elastic| -> [[f64; 4]; 4] {
             let (g, d) = ((z - xi).exp(), (-z).exp());
-            let mut f = [[0.0; 4]; 4]; // f[basis][derivative order]
-            for n in 0..4 {
-                let (nf, s) = (n as f64, if n % 2 == 0 { 1.0 } else { -1.0 });
-                f[0][n] = g;
-                f[1][n] = (z - xi + nf) * g;
-                f[2][n] = s * d;
-                f[3][n] = s * (z - nf) * d;
-            }
+            // f[basis][derivative order]: e^{z−h}, (z − h) e^{z−h}, e^{−z}, z e^{−z}.
+            let f: [[f64; 4]; 4] = [0, 1, 2, 3].map(|basis| {
+                [0, 1, 2, 3].map(|n| {
+                    let (nf, s) = (n as f64, if n % 2 == 0 { 1.0 } else { -1.0 });
+                    match basis {
+                        0 => g,
+                        1 => (z - xi + nf) * g,
+                        2 => s * d,
+                        _ => s * (z - nf) * d,
+                    }
+                })
+            });
             let (nu, two_mu) = (m.nu, 2.0 * m.shear());
             let mut out = [[0.0; 4]; 4];
             for j in 0..4 {
@@ -367,8 +372,9 @@ mod tests {
             b.swap(c, p);
             for r in c + 1..6 {
                 let f = a[r][c] / a[c][c];
-                for k in c..6 {
-                    a[r][k] -= f * a[c][k];
+                let pivot_row = a[c];
+                for (ark, ack) in a[r].iter_mut().zip(pivot_row).skip(c) {
+                    *ark -= f * ack;
                 }
                 b[r] -= f * b[c];
             }
