@@ -168,9 +168,9 @@ fn soft_core_sphere_is_a_thin_hard_shell() {
 /// thickness 0.2 R) bonded on a hard half-space under a rigid sphere of radius R at w = δ/2
 /// (`beads::layered_contact`, Burmister's compliance and Sneddon's method): 0.155 of the hard
 /// sphere at δ/2R = 1 % and 0.247 at 5 %. The network's F/F_hard is taken per sample while the
-/// plates move (400 samples; the soft shell rings, ±9 % at 5 % with a period of ≈ 0.35 % in
+/// plates move (400 samples; the soft shell rings, 0.173–0.201 at 5 % with a period of ≈ 0.26 % in
 /// δ/2R, and the dashpots' part leaves at the stop) and averaged over δ/2R ∈ [0.75, 1.25] % and
-/// [4.5, 5) %. Asserted: within 30 % of the continuum at both (seen 0.160 and 0.185: +3 %, −25 %),
+/// [4.5, 5) %. Asserted: within 30 % of the continuum at both (seen 0.152 and 0.184: −2 %, −25 %),
 /// and higher at 5 % than at 1 % as the continuum's (the contact grows past the shell). Why 30 %:
 /// the flat layered half-space stands for a curved shell on a finite core (a/R = 0.11–0.27
 /// here); where the exact answer is known, h = R (every bond soft, ratio 0.1), that approximation
