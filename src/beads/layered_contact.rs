@@ -6,7 +6,7 @@
 //! by an axisymmetric normal pressure p(r) with no shear. In Hankel space (p̄(k) = ∫ p J0(kr) r dr)
 //! the surface deflection is Burmister's (1945) layered solution, written as the homogeneous
 //! half-space's times a compliance factor (Perriot & Barthel 2004, "Elastic contact to a coated
-//! half-space: effective elastic modulus and real penetration", J. Mater. Res. 19, 600, eq 6;
+//! half-space: effective elastic modulus and real penetration", J. Mater. Res. 19, 600;
 //! Barthel & Perriot 2007, J. Phys. D 40, 1059):
 //!
 //!   u(r) = (2/E1*) ∫₀^∞ C(kh) p̄(k) J0(kr) dk,                                               (L1)
@@ -17,7 +17,7 @@
 //! substrate is). (L2) is checked in the tests against a direct solution of the layered problem
 //! (Love's stress function in each layer, six boundary and interface conditions).
 //!
-//! The contact (Sneddon's method; Perriot & Barthel §II): write p̄(k) = ∫₀^a φ(t) cos(kt) dt for a
+//! The contact (Sneddon's method, as Perriot & Barthel): write p̄(k) = ∫₀^a φ(t) cos(kt) dt for a
 //! contact radius a. The force is F = 2π ∫₀^a φ dt, and the pressure is bounded at r = a iff
 //! φ(a) = 0. Abel-inverting (L1) on r < a, where u(r) = w − r²/2R (a rigid sphere of radius R
 //! pressed to depth w, parabolic as in Hertz), gives a Fredholm equation of the second kind:
@@ -482,8 +482,9 @@ mod tests {
         }
     }
 
-    /// Gao, Chiu & Lee 1992 (Int. J. Solids Struct. 29, 2471, eq 33): to first order in the
-    /// mismatch, a flat punch of radius a on a layer of thickness t has E_eq* = E_s* + (E_f* − E_s*)
+    /// Gao, Chiu & Lee 1992 (Int. J. Solids Struct. 29, 2471; I0 as the indentation literature
+    /// quotes it, e.g. Fischer-Cripps, *Nanoindentation*): to first order in the mismatch, a flat
+    /// punch of radius a on a layer of thickness t has E_eq* = E_s* + (E_f* − E_s*)
     /// I0(t/a), I0(x) = (2/π) arctan x + [(1 − 2ν) x ln((1 + x²)/x²) − x/(1 + x²)] / (2π(1 − ν)).
     /// The central difference of our E_eq over E_f = E_s (1 ± 1 %) is that derivative: within
     /// 1e-3 at t/a = 0.1 … 3, ν = 0.25 and 0.4 (seen ≤ 2e-5).
