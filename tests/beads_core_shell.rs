@@ -7,8 +7,9 @@
 //! 33 %); `softdem validate` asserts it at the paper's bead count (R = 11.3 l: 9 %). At the
 //! paper's bead count: the SC-HS cut-off holds at small deformation only (asserted), the soft-core
 //! sphere (k_core = 0.2 N/m, h/r = 0.2) against Reissner's thin hard shell (`beads::shell`,
-//! asserted), and the shell-bond rule and deformation study of docs/beads.md (ignored, prints
-//! its table).
+//! asserted), the soft-shell sphere (k_shell = 20 N/m, h/r = 0.2) against the layered-contact
+//! continuum (`beads::layered_contact`, asserted), and the shell-bond rule and deformation study
+//! of docs/beads.md (ignored, prints its table).
 
 use softdem::validation::beads_core_shell::{force_at_5_percent, hr_sweep, sweep_checks, H_OVER_R};
 
@@ -42,6 +43,24 @@ const MARKS: [f64; 5] = [0.01, 0.02, 0.03, 0.04, 0.05];
 /// k_core. Each force is the mean of the 5 samples (of 100) around the mark. Also returns the
 /// number of shell bonds.
 fn core_shell_forces(k_core: f64, k_shell: f64, h: f64, rule: Option<&str>) -> (Vec<f64>, usize) {
+    let (s, r, n_shell) = core_shell_series(k_core, k_shell, h, rule, 100);
+    let at = |m: f64| {
+        let k = s.iter().position(|x| x.delta >= m * 2.0 * r).unwrap_or(s.len() - 1);
+        let w = &s[k.saturating_sub(2)..(k + 3).min(s.len())];
+        w.iter().map(|x| x.force()).sum::<f64>() / w.len() as f64
+    };
+    (MARKS.iter().map(|&m| at(m)).collect(), n_shell)
+}
+
+/// The run of `core_shell_forces` sampled `samples` times: the samples, the sphere's radius and
+/// the number of shell bonds.
+fn core_shell_series(
+    k_core: f64,
+    k_shell: f64,
+    h: f64,
+    rule: Option<&str>,
+    samples: usize,
+) -> (Vec<softdem::beads::scenes::CompressionSample>, f64, usize) {
     use softdem::beads::scenes::{compression_scene, run_compression, BeadRun, CompressionSpec};
     use softdem::beads::{BodyShape, BodySpec};
     let l = 12.5e-6;
@@ -90,13 +109,8 @@ fn core_shell_forces(k_core: f64, k_shell: f64, h: f64, rule: Option<&str>) -> (
     let r = body.outer_radius;
     let steps = (spec.stop_time(r) / spec.dt).ceil() as usize;
     let mut bead_run = BeadRun::cpu(scene);
-    let s = run_compression(&mut bead_run, None, steps, (steps / 100).max(1)).unwrap();
-    let at = |m: f64| {
-        let k = s.iter().position(|x| x.delta >= m * 2.0 * r).unwrap_or(s.len() - 1);
-        let w = &s[k.saturating_sub(2)..(k + 3).min(s.len())];
-        w.iter().map(|x| x.force()).sum::<f64>() / w.len() as f64
-    };
-    (MARKS.iter().map(|&m| at(m)).collect(), n_shell)
+    let s = run_compression(&mut bead_run, None, steps, (steps / samples).max(1)).unwrap();
+    (s, r, n_shell)
 }
 
 /// Validation 6's cut-off for SC-HS at the paper's bead count (R = 11.3 l): a soft core
@@ -146,6 +160,71 @@ fn soft_core_sphere_is_a_thin_hard_shell() {
     let fall_shell = shell[0] / shell[4];
     println!("  ratio(1 %)/ratio(5 %): network {fall:.3}, thin shell {fall_shell:.3}");
     assert!((fall / fall_shell - 1.0).abs() <= 0.15, "{fall} vs {fall_shell}");
+}
+
+/// Validation 6's HC-SS statement against the continuum (docs/beads.md, "Core–shell", *HC-SS's
+/// "11 %"*): at the paper's bead count (R = 11.3 l) a soft shell (k_shell = 20 N/m, h/r = 0.2,
+/// bond-middle rule) on a hard core (200 N/m), against a soft layer (E ratio 0.1, ν = 0.25,
+/// thickness 0.2 R) bonded on a hard half-space under a rigid sphere of radius R at w = δ/2
+/// (`beads::layered_contact`, Burmister's compliance and Sneddon's method): 0.155 of the hard
+/// sphere at δ/2R = 1 % and 0.247 at 5 %. The network's F/F_hard is taken per sample while the
+/// plates move (400 samples; the soft shell rings, 0.173–0.201 at 5 % with a period of ≈ 0.26 % in
+/// δ/2R, and the dashpots' part leaves at the stop) and averaged over δ/2R ∈ [0.75, 1.25] % and
+/// [4.5, 5) %. Asserted: within 30 % of the continuum at both (seen 0.152 and 0.184: −2 %, −25 %),
+/// and higher at 5 % than at 1 % as the continuum's (the contact grows past the shell). Why 30 %:
+/// the flat layered half-space stands for a curved shell on a finite core (a/R = 0.11–0.27
+/// here); where the exact answer is known, h = R (every bond soft, ratio 0.1), that approximation
+/// is +8 % at 1 % and +20 % at 5 %; and the network shell is 2.3 spacings thick, ±0.3 l of it
+/// moving the continuum by +10 / −8 % at 5 %. The paper's 0.11 is the continuum's value at
+/// δ/2R ≈ 0.07 % (`layered_contact` unit tests), 55 % below it at 5 %: printed, a finding against
+/// the paper's reading, not against the network. Two runs of ~6,000 beads (CPU, seed 24).
+#[test]
+fn soft_shell_sphere_against_the_layered_contact() {
+    use softdem::beads::layered_contact::soft_shell_force_ratio;
+    use softdem::validation::beads_core_shell::LAYERED_BOUND;
+    let (hard, r, _) = core_shell_series(200.0, 200.0, 1.0, None, 400);
+    let (hcss, _, n) = core_shell_series(200.0, 20.0, 0.2, Some("midpoint"), 400);
+    assert_eq!(hard.len(), hcss.len());
+    // Per-sample ratios while loading (the last sample is the stop), over δ/2R in [lo, hi].
+    let window = |lo: f64, hi: f64| -> (f64, f64, f64) {
+        let v: Vec<f64> = hard[..hard.len() - 1]
+            .iter()
+            .zip(&hcss)
+            .filter(|(a, _)| (lo..=hi).contains(&(a.delta / (2.0 * r))))
+            .map(|(a, b)| b.force() / a.force())
+            .collect();
+        assert!(v.len() >= 10, "{lo}..{hi}: {} samples", v.len());
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        (
+            mean,
+            v.iter().cloned().fold(f64::MAX, f64::min),
+            v.iter().cloned().fold(0.0, f64::max),
+        )
+    };
+    println!("HC-SS k_shell = 20, h/r = 0.2 ({n} shell bonds), F/F_hard over δ/2R ± 0.25 % (5 %: 4.5–5 %):");
+    let mut network = Vec::new();
+    for &m in &MARKS {
+        let (mean, lo, hi) = window(m - 0.0025, (m + 0.0025).min(0.05));
+        let continuum = soft_shell_force_ratio(0.2, m, 0.1, 0.25);
+        println!(
+            "  {m}: network {mean:.3} (ring {lo:.3}–{hi:.3}), layered contact {continuum:.3}, network / continuum − 1 = {:+.3}",
+            mean / continuum - 1.0
+        );
+        network.push((mean, continuum));
+    }
+    println!(
+        "  the paper's 0.11 / continuum at 5 % − 1 = {:+.3}",
+        0.11 / network[4].1 - 1.0
+    );
+    for i in [0, 4] {
+        let (net, cont) = network[i];
+        assert!(
+            (net / cont - 1.0).abs() <= LAYERED_BOUND,
+            "δ/2R = {}: {net} vs {cont}",
+            MARKS[i]
+        );
+    }
+    assert!(network[4].0 > network[0].0, "{network:?}");
 }
 
 /// Validation 6's open points (docs/beads.md, "Core–shell"): the paper's bead count (R = 11.3 l),

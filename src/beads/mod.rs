@@ -13,6 +13,7 @@ pub mod fits;
 pub mod forces;
 pub mod generators;
 pub mod gpu;
+pub mod layered_contact;
 pub mod moduli;
 pub mod scenes;
 pub mod shell;

@@ -8,10 +8,14 @@
 //! the shell carries the load at small deformation (soft-shell ratio < soft-core ratio; at the
 //! paper's bead count, CPU: at the GPU's 900 beads it does not hold and is reported) and both
 //! below 1. The h/r sweep of Figs 13b–14b (`hr_sweep`, `sweep_checks`): HC-SS and SC-HS
-//! at h/r = 0.05, 0.2, 0.5, 1.
+//! at h/r = 0.05, 0.2, 0.5, 1. HC-SS against the continuum of a soft layer bonded on a hard
+//! half-space (`beads::layered_contact`): the ratio at h/r = 0.2 and the sweep's, and the
+//! continuum against the paper's 0.11, reported (the single stop sample rings; the CI test
+//! averages and asserts).
 
 use super::{CaseReport, Check};
 use crate::backend::BackendKind;
+use crate::beads::layered_contact::soft_shell_force_ratio;
 use crate::beads::scenes::{compression_scene, run_compression, BeadRun, CompressionSpec};
 use crate::beads::{BodyShape, BodySpec, Shell};
 use crate::gpu::context::GpuContext;
@@ -144,6 +148,10 @@ pub fn sweep_checks(hcss: &[f64; 4], schs: &[f64; 4], hard: f64, bound_asserted:
 /// The bound on the relative change of the force at 5 % from h/r = 0.5 to 1.
 pub const SWEEP_BOUND: f64 = 0.15;
 
+/// The bound on the network's HC-SS ratio against the layered-contact continuum (relative; see
+/// `run` and `tests/beads_core_shell.rs`, `soft_shell_sphere_against_the_layered_contact`).
+pub const LAYERED_BOUND: f64 = 0.3;
+
 pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
     let start = std::time::Instant::now();
     let ctx = match kind {
@@ -166,13 +174,44 @@ pub fn run(kind: BackendKind) -> anyhow::Result<CaseReport> {
         0.0,
     );
     let carries = if ctx.is_none() { carries } else { carries.reference() };
+    // HC-SS against the continuum (`beads::layered_contact`: a soft layer of 0.2 R, E ratio
+    // k_shell/k_core = 0.1, ν = 0.25, bonded on a hard half-space under a rigid sphere of radius R,
+    // w = δ/2): 0.247 at 5 %, against our network's ratio and the paper's 0.11 (the continuum's
+    // value at δ/2R ≈ 0.07 %). Reference rows: this row's network ratio is the single sample at
+    // the stop (0.164 at R = 11.3 l), which carries the soft shell's ringing (0.173–0.201 about 0.184
+    // while loading) and the dashpots' drop at the stop; `tests/beads_core_shell.rs`
+    // (`soft_shell_sphere_against_the_layered_contact`) averages over the ringing and asserts
+    // `LAYERED_BOUND` (0.184: −25 %).
+    let continuum = soft_shell_force_ratio(0.2, 0.05, 0.1, 0.25);
     let mut checks = vec![
         Check::absolute("beads_core_shell_soft_shell_ratio", soft_shell, 0.11, 0.05).reference(),
+        Check::relative(
+            "beads_core_shell_soft_shell_vs_layered_contact",
+            soft_shell,
+            continuum,
+            LAYERED_BOUND,
+        )
+        .reference(),
+        Check::absolute("beads_core_shell_layered_contact_ratio", continuum, 0.11, 0.05).reference(),
         Check::absolute("beads_core_shell_soft_core_ratio", soft_core, 0.67, 0.1).reference(),
         carries,
         Check::at_most("beads_core_shell_soft_core_below_hard", soft_core, 1.0, 0.0),
     ];
     checks.extend(sweep_checks(&hcss, &schs, hard, ctx.is_none()));
+    // The sweep's HC-SS ratios against the continuum at the same h/r (reference: at h/r = 0.05
+    // the shell is thinner than a bead spacing, at h/r = 1 the exact ratio is 0.1 and the
+    // continuum's flat substrate is not in the sphere).
+    for (i, &h) in H_OVER_R.iter().enumerate() {
+        checks.push(
+            Check::relative(
+                &format!("beads_core_shell_hcss_h{h}_vs_layered_contact"),
+                hcss[i] / hard,
+                soft_shell_force_ratio(h, 0.05, 0.1, 0.25),
+                LAYERED_BOUND,
+            )
+            .reference(),
+        );
+    }
     Ok(CaseReport {
         case: "beads_core_shell".into(),
         setup: format!("disordered sphere R = {r} l, h/r = 0.2, force at δ/2R = 5 %: hard sphere {hard:.4e} N"),
