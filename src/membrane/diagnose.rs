@@ -35,9 +35,14 @@ pub struct Probe {
     /// contacts (r_c the contact point's distance from the axis): σ_c for a uniform pressure on
     /// the cylinder through the contact points.
     pub membrane_radial_stress: f64,
-    /// The membrane's net axial force on the grains (N, > 0 up) and its split into the grains
-    /// below and above mid-height.
-    pub membrane_axial_force: [f64; 2],
+    /// The membrane's axial force on the grains (N, > 0 up): on the grains whose centre is within
+    /// `END_BAND` of the bottom platen, in between, and within `END_BAND` of the top platen.
+    pub membrane_axial_force: [f64; 3],
+    /// The platens' axial forces on the grains (N, bottom up > 0, top down < 0).
+    pub platen_force: [f64; 2],
+    /// Mean distance from the axis of the bottom rim's vertices, of the ring above it, and of
+    /// the outermost point of the grains within `END_BAND` of the bottom platen.
+    pub rim_radius: [f64; 3],
     /// Active grain–membrane contacts, grains touching the membrane, mean normal force (N).
     pub membrane_contacts: usize,
     pub grains_on_membrane: usize,
@@ -77,7 +82,16 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         }
     };
     let mut radial_virial = 0.0f64;
-    let mut axial = [0.0f64; 2];
+    let mut axial = [0.0f64; 3];
+    let band = |z: f64| {
+        if z - z0 < END_BAND {
+            0
+        } else if z - z0 > h - END_BAND {
+            2
+        } else {
+            1
+        }
+    };
     let mut contacts = 0usize;
     let mut fn_sum = 0.0f64;
     let mut touching = vec![false; n];
@@ -98,7 +112,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             add(sp.states[j].position(), l_j, mf);
         } else if j >= first {
             let xc = [xi[0] + l_i[0] as f64, xi[1] + l_i[1] as f64, xi[2] + l_i[2] as f64];
-            membrane_load(xc, xi[2] - z0 > 0.5 * h, o.force, &mut radial_virial, &mut axial);
+            membrane_load(xc, band(xi[2]), o.force, &mut radial_virial, &mut axial);
             contacts += 1;
             fn_sum += o.f_n.abs() as f64;
             touching[i] = true;
@@ -107,6 +121,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
     // Platens.
     let nw = sp.walls.len();
     let mut platen_contacts = [0usize; 2];
+    let mut platen_force = [0.0f64; 2];
     for (g, st) in sp.states[..n].iter().enumerate() {
         for w in 0..nw {
             let o = &sp.wall_out[g * nw + w];
@@ -115,6 +130,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
                 add(st.position(), l, o.force);
                 if w < 2 {
                     platen_contacts[w] += 1;
+                    platen_force[w] += o.force[2] as f64;
                 }
             }
         }
@@ -135,7 +151,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             let q = closest_on_patch([0.0; 3], x[0], x[1], x[2]);
             add(xg, q.point, o.force);
             let xc = [0, 1, 2].map(|k| xg[k] + q.point[k] as f64);
-            membrane_load(xc, xg[2] - z0 > 0.5 * h, o.force, &mut radial_virial, &mut axial);
+            membrane_load(xc, band(xg[2]), o.force, &mut radial_virial, &mut axial);
             contacts += 1;
             fn_sum += dot3(o.force, o.force).sqrt();
             touching[g] = true;
@@ -148,7 +164,27 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             .sum::<f64>()
     };
     let v = s.volume;
+    let per = cell.bottom_rim.len();
+    let ring = |k: usize| {
+        (k * per..(k + 1) * per)
+            .map(|v| {
+                let x = sp.states[first + v].position();
+                x[0].hypot(x[1])
+            })
+            .sum::<f64>()
+            / per as f64
+    };
+    let corner = sp.states[..n]
+        .iter()
+        .filter(|s| s.position()[2] - z0 < END_BAND)
+        .map(|s| {
+            let x = s.position();
+            x[0].hypot(x[1]) + s.radius as f64
+        })
+        .fold(0.0, f64::max);
     Probe {
+        platen_force,
+        rim_radius: [ring(0), ring(1), corner],
         time: s.time,
         axial_strain: s.axial_strain,
         height: h,
@@ -173,11 +209,14 @@ fn df3_value_z(cell: &TriaxialCell, w: usize) -> f64 {
     crate::spheres::precision::df3_value(wl.point_hi, wl.point_lo)[2]
 }
 
+/// Height of the end bands of `Probe::membrane_axial_force`: two of the largest grain radii.
+pub const END_BAND: f64 = 5.4e-3;
+
 /// Adds a membrane contact force f on a grain at contact point x_c: r_c f_r to the radial
-/// virial, f_z to the lower or upper half's axial force.
-fn membrane_load(xc: [f64; 3], upper: bool, f: [f32; 3], radial: &mut f64, axial: &mut [f64; 2]) {
+/// virial, f_z to the axial force of its band.
+fn membrane_load(xc: [f64; 3], band: usize, f: [f32; 3], radial: &mut f64, axial: &mut [f64; 3]) {
     *radial += xc[0] * f[0] as f64 + xc[1] * f[1] as f64;
-    axial[upper as usize] += f[2] as f64;
+    axial[band] += f[2] as f64;
 }
 
 /// Options of `diagnose_run` (the row's: `DiagOptions::row()`).
@@ -255,13 +294,14 @@ pub fn diagnose_run(
 
 /// CSV header of `csv_row`.
 pub const CSV_HEADER: &str = "run,phase,t_ms,eps,sigma_d,sigma_bottom,sigma_top,v_platen,sig_rr,sig_tt,sig_zz,\
-sig_r_membrane,fz_membrane_low,fz_membrane_high,contacts,grains_on_membrane,mean_fn,platen_contacts_bottom,\
+sig_r_membrane,fz_membrane_bottom,fz_membrane_middle,fz_membrane_top,f_platen_bottom,f_platen_top,\
+r_rim,r_ring1,r_corner_grains,contacts,grains_on_membrane,mean_fn,platen_contacts_bottom,\
 platen_contacts_top,ke_grains,ke_membrane,volume,height";
 
 /// One CSV line of a probe (kPa for stresses, mm for the height, µJ for energies).
 pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
     format!(
-        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4}",
+        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4}",
         p.time * 1e3,
         p.axial_strain * 100.0,
         p.sigma_d * 1e-3,
@@ -274,6 +314,12 @@ pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
         p.membrane_radial_stress * 1e-3,
         p.membrane_axial_force[0],
         p.membrane_axial_force[1],
+        p.membrane_axial_force[2],
+        p.platen_force[0],
+        p.platen_force[1],
+        p.rim_radius[0] * 1e3,
+        p.rim_radius[1] * 1e3,
+        p.rim_radius[2] * 1e3,
         p.membrane_contacts,
         p.grains_on_membrane,
         p.mean_membrane_force,
