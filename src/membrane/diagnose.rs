@@ -51,6 +51,11 @@ pub struct Probe {
     pub platen_contacts: [usize; 2],
     /// Kinetic energy of the grains and of the membrane's vertices (J).
     pub kinetic: [f64; 2],
+    /// Mean |ω| (rad/s) of the grains touching the membrane and of the others.
+    pub spin: [f64; 2],
+    /// The membrane's mean spring tension (N/m, > 0 stretched), hoop and axial: the edges'
+    /// virial Σ k (ρ − ρ⁰) ρ (ρ̂·e)² over the membrane's area 2π r̄ h (r̄ its mean vertex radius).
+    pub membrane_tension: [f64; 2],
 }
 
 fn dot3(a: [f32; 3], b: [f32; 3]) -> f64 {
@@ -182,7 +187,32 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             x[0].hypot(x[1]) + s.radius as f64
         })
         .fold(0.0, f64::max);
+    let mut spin = [(0.0f64, 0usize); 2];
+    for (g, st) in sp.states[..n].iter().enumerate() {
+        let k = if touching[g] { 0 } else { 1 };
+        spin[k].0 += dot3(st.omega, st.omega).sqrt();
+        spin[k].1 += 1;
+    }
+    let xs: Vec<[f64; 3]> = (0..m.params.n_vertices as usize)
+        .map(|v| sp.states[first + v].position())
+        .collect();
+    let r_mean = xs.iter().map(|x| x[0].hypot(x[1])).sum::<f64>() / xs.len() as f64;
+    let mut tension = [0.0f64; 2];
+    for e in &m.edges {
+        let (a, b) = (xs[e.i as usize], xs[e.j as usize]);
+        let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let rho = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        let f = m.params.k as f64 * (rho - e.rest as f64);
+        let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
+        let rm = mid[0].hypot(mid[1]).max(1e-12);
+        let hoop = (-mid[1] * d[0] + mid[0] * d[1]) / rm;
+        tension[0] += f * hoop * hoop / rho;
+        tension[1] += f * d[2] * d[2] / rho;
+    }
+    let area = 2.0 * std::f64::consts::PI * r_mean * h;
     Probe {
+        membrane_tension: tension.map(|t| t / area),
+        spin: spin.map(|(s, c)| s / c.max(1) as f64),
         platen_force,
         rim_radius: [ring(0), ring(1), corner],
         time: s.time,
@@ -234,6 +264,9 @@ pub struct DiagOptions {
     /// of axial strain.
     pub hold_every_ms: f64,
     pub shear_every: f64,
+    /// Vertex spacing (m) of the membrane; 0: the paper's (`paper_cell`: 4.0 mm patches,
+    /// 1.33 mm particles of radius 0.67 mm).
+    pub spacing: f64,
 }
 
 impl DiagOptions {
@@ -247,6 +280,7 @@ impl DiagOptions {
             strain,
             hold_every_ms: 1.0,
             shear_every: 2.5e-4,
+            spacing: 0.0,
         }
     }
 }
@@ -260,7 +294,12 @@ pub fn diagnose_run(
     contact: MembraneContact,
     o: DiagOptions,
 ) -> (Vec<Probe>, Vec<Probe>) {
-    let mut cell = paper_cell(spec, packing, contact);
+    let mut cell = if o.spacing > 0.0 {
+        let rv = if contact == MembraneContact::Patches { 0.15e-3 } else { 0.5 * o.spacing };
+        TriaxialCell::new(spec, packing, contact, o.spacing, rv)
+    } else {
+        paper_cell(spec, packing, contact)
+    };
     let per_ms = (1e-3 / spec.dt).round() as usize;
     let (ramp, hold) = ((o.ramp_ms * per_ms as f64) as usize, (o.hold_ms * per_ms as f64) as usize);
     let every = ((o.hold_every_ms * per_ms as f64) as usize).max(1);
@@ -296,12 +335,12 @@ pub fn diagnose_run(
 pub const CSV_HEADER: &str = "run,phase,t_ms,eps,sigma_d,sigma_bottom,sigma_top,v_platen,sig_rr,sig_tt,sig_zz,\
 sig_r_membrane,fz_membrane_bottom,fz_membrane_middle,fz_membrane_top,f_platen_bottom,f_platen_top,\
 r_rim,r_ring1,r_corner_grains,contacts,grains_on_membrane,mean_fn,platen_contacts_bottom,\
-platen_contacts_top,ke_grains,ke_membrane,volume,height";
+platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial";
 
 /// One CSV line of a probe (kPa for stresses, mm for the height, µJ for energies).
 pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
     format!(
-        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4}",
+        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3}",
         p.time * 1e3,
         p.axial_strain * 100.0,
         p.sigma_d * 1e-3,
@@ -328,6 +367,10 @@ pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
         p.kinetic[0] * 1e6,
         p.kinetic[1] * 1e6,
         p.volume,
-        p.height * 1e3
+        p.height * 1e3,
+        p.spin[0],
+        p.spin[1],
+        p.membrane_tension[0],
+        p.membrane_tension[1]
     )
 }
