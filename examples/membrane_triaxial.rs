@@ -128,7 +128,11 @@ fn main() {
             use softdem::membrane::diagnose::{csv_row, diagnose_run, DiagOptions, CSV_HEADER};
             let spec = CellSpec::table3(1, 4.6e9, 2e-6);
             let p = grow_packing(&spec, 5e-5, 5e3, 2000, 20_000);
-            eprintln!("packing: h {:.3} mm, {:.1} s", p.height * 1e3, t.elapsed().as_secs_f64());
+            eprintln!(
+                "packing: h {:.3} mm, {:.1} s",
+                p.height * 1e3,
+                t.elapsed().as_secs_f64()
+            );
             let strain: f64 = arg(2, "0.005").parse().unwrap();
             println!("{CSV_HEADER}");
             for run in a.iter().skip(3) {

@@ -295,13 +295,20 @@ pub fn diagnose_run(
     o: DiagOptions,
 ) -> (Vec<Probe>, Vec<Probe>) {
     let mut cell = if o.spacing > 0.0 {
-        let rv = if contact == MembraneContact::Patches { 0.15e-3 } else { 0.5 * o.spacing };
+        let rv = if contact == MembraneContact::Patches {
+            0.15e-3
+        } else {
+            0.5 * o.spacing
+        };
         TriaxialCell::new(spec, packing, contact, o.spacing, rv)
     } else {
         paper_cell(spec, packing, contact)
     };
     let per_ms = (1e-3 / spec.dt).round() as usize;
-    let (ramp, hold) = ((o.ramp_ms * per_ms as f64) as usize, (o.hold_ms * per_ms as f64) as usize);
+    let (ramp, hold) = (
+        (o.ramp_ms * per_ms as f64) as usize,
+        (o.hold_ms * per_ms as f64) as usize,
+    );
     let every = ((o.hold_every_ms * per_ms as f64) as usize).max(1);
     {
         let w = &mut cell.sys.spheres.walls[1];
