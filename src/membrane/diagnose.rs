@@ -141,8 +141,8 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         }
     }
     // Patches (MSS_patch): the nearest point of the patch, force on the grain.
-    for g in 0..n.min(m.list.start.len().saturating_sub(1)) {
-        let st = &sp.states[g];
+    let rows = n.min(m.list.start.len().saturating_sub(1));
+    for (g, st) in sp.states[..rows].iter().enumerate() {
         let xg = st.position();
         for c in m.list.start[g] as usize..m.list.start[g + 1] as usize {
             let o = &m.patch_out[c];
