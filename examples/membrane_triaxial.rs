@@ -1,6 +1,7 @@
 //! Runs the triaxial cell (issue 25): `membrane_triaxial hydro [MU_M] [HOLD_MS]` (the hydrostatic
 //! check), `membrane_triaxial pack CASE` (the packing only), `membrane_triaxial run CASE STRAIN
-//! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout).
+//! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout), `membrane_triaxial diag STRAIN
+//! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING]] ...` (the probes of `membrane::diagnose`).
 use softdem::membrane::cases::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
@@ -119,6 +120,48 @@ fn main() {
                     vmax,
                     cell.sys.spheres.walls[1].velocity[2]
                 );
+            }
+        }
+        "diag" => {
+            // Probes of `membrane::diagnose` (docs/membrane.md, "Why the curves differ at small
+            // strain"): diag STRAIN then runs NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING]] (CSV on stdout).
+            use softdem::membrane::diagnose::{csv_row, diagnose_run, DiagOptions, CSV_HEADER};
+            let spec = CellSpec::table3(1, 4.6e9, 2e-6);
+            let p = grow_packing(&spec, 5e-5, 5e3, 2000, 20_000);
+            eprintln!(
+                "packing: h {:.3} mm, {:.1} s",
+                p.height * 1e3,
+                t.elapsed().as_secs_f64()
+            );
+            let strain: f64 = arg(2, "0.005").parse().unwrap();
+            println!("{CSV_HEADER}");
+            for run in a.iter().skip(3) {
+                let f: Vec<&str> = run.split(':').collect();
+                let contact = if f[1] == "particles" {
+                    MembraneContact::Particles
+                } else {
+                    MembraneContact::Patches
+                };
+                let spec = CellSpec {
+                    membrane_friction: f.get(5).map_or(spec.membrane_friction, |m| m.parse().unwrap()),
+                    ..spec.clone()
+                };
+                let o = DiagOptions {
+                    v_p: f[2].parse().unwrap(),
+                    hold_ms: f[3].parse().unwrap(),
+                    membrane_sigma_factor: f[4].parse().unwrap(),
+                    spacing: f.get(6).map_or(0.0, |x| x.parse().unwrap()),
+                    ..DiagOptions::row(strain)
+                };
+                let t1 = std::time::Instant::now();
+                let (held, sheared) = diagnose_run(&spec, &p, contact, o);
+                for q in &held {
+                    println!("{}", csv_row(f[0], "hold", q));
+                }
+                for q in &sheared {
+                    println!("{}", csv_row(f[0], "shear", q));
+                }
+                eprintln!("{}: {:.1} s", f[0], t1.elapsed().as_secs_f64());
             }
         }
         mode => {

@@ -8,6 +8,7 @@
 
 pub mod attach;
 pub mod cases;
+pub mod diagnose;
 pub mod forces;
 pub mod gpu;
 pub mod gpu_patch_list;
