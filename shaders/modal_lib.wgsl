@@ -131,6 +131,10 @@ struct ModalSlot {
 @group(0) @binding(25) var<storage, read> pre_ls: array<f32>;
 // The contact law of every ordered pair of contact materials (entry a·n + b; twin: Packed::laws).
 @group(0) @binding(26) var<storage, read> modal_laws: array<ContactLaw>;
+// The slot pool's offsets (twin: broad_phase::pool::SlotPool::start): surface node k's slots are
+// slots[slot_start[k] .. slot_start[k + 1]], its walls first, then one per neighbour listed for
+// its body (list order).
+@group(0) @binding(27) var<storage, read> slot_start: array<u32>;
 
 // The runtime zero behind `opaque` and `df_add` (df32.wgsl).
 fn opaque_zero() -> u32 {

@@ -475,7 +475,8 @@ fn two_gpu_runs_are_bit_identical() {
         let (m, s, k) = g.backend.slots().unwrap();
         let mut bytes: Vec<u8> = bytemuck::cast_slice(&nodes).to_vec();
         bytes.extend_from_slice(bytemuck::cast_slice(&states));
-        bytes.extend_from_slice(bytemuck::cast_slice(&m));
+        bytes.extend_from_slice(bytemuck::cast_slice(&m.start));
+        bytes.extend_from_slice(bytemuck::cast_slice(&m.slots));
         bytes.extend_from_slice(bytemuck::cast_slice(&s));
         bytes.extend_from_slice(bytemuck::cast_slice(&k));
         // The prefix covers the impact: the cell has lost a fifth of its speed.
@@ -632,7 +633,7 @@ fn chain_of_cells_and_disks_conserves_momentum_cpu() {
         let (_, _, na, nb) = coupling_force(&mut run);
         let spd_contacts = run.read_contacts().unwrap().active_count();
         let (m, _, _) = run.backend.slots().unwrap();
-        let modal_contacts = m.iter().filter(|o| o.active != 0).count();
+        let modal_contacts = m.slots.iter().filter(|o| o.active != 0).count();
         let active = na + nb + spd_contacts + modal_contacts;
         touched |= na + nb > 0;
         if active == 0 && touched {

@@ -208,7 +208,15 @@ fn kernel_modules_share_one_copy_of_each_library() {
     );
     assert_eq!(
         order("node_forces"),
-        ["common", "df32", "spd_records", "model", "integrate", "history", "node_forces"]
+        [
+            "common",
+            "df32",
+            "spd_records",
+            "model",
+            "integrate",
+            "history",
+            "node_forces"
+        ]
     );
     assert_eq!(
         order("modal_spd_contact"),
@@ -225,7 +233,13 @@ fn kernel_modules_share_one_copy_of_each_library() {
     assert!(order("broad_phase").contains(&"history"));
     for (name, _) in KERNELS.iter().filter(|(n, _)| !NEEDS_IMPORTER.contains(n)) {
         let source = shader_source(name).unwrap();
-        for f in ["fn opaque(", "fn df_add(", "fn linear_id(", "struct NodeState {", "fn find_sorted("] {
+        for f in [
+            "fn opaque(",
+            "fn df_add(",
+            "fn linear_id(",
+            "struct NodeState {",
+            "fn find_sorted(",
+        ] {
             assert!(source.matches(f).count() <= 1, "{name}: {f} defined twice");
         }
     }

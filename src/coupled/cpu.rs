@@ -10,7 +10,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
 pub use super::backend::CoupleStatic;
-use super::backend::CoupledBackend;
+use super::backend::{CoupledBackend, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::contact::modal_node_vs_cell;
 use super::layout::SegSlot;
@@ -19,7 +19,8 @@ use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::modal::contact::{mode_eval, point_vs_body, rot, rot_t};
 use crate::modal::cpu::{
-    modal_generalized_force, modal_integrate, modal_node_contact, modal_wall_force, node_arm, node_kinematics, Dynamic,
+    modal_generalized_force, modal_integrate, modal_node_contacts, modal_wall_force, node_arm, node_kinematics,
+    wall_pool, Dynamic,
 };
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
@@ -253,7 +254,7 @@ impl CpuCoupled {
             state,
             nb: nb.clone(),
             nb_back: nb,
-            slots: vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
+            pool: wall_pool(&sc),
             clock: 0,
             wall_force: vec![[0.0; 2]; sc.walls.len()],
         };
@@ -288,18 +289,14 @@ impl CpuCoupled {
                     .map(|b| modal_body_update_coupled(sc, dyr, cs, lists, spd_slots, mnode_slots, b))
                     .collect();
                 let wf: Vec<[f32; 2]> = (0..sc.walls.len())
-                    .map(|w| modal_wall_force(sc, &dyr.slots, w))
+                    .map(|w| modal_wall_force(sc, &dyr.pool, w))
                     .collect();
                 dy.state = new;
                 dy.wall_force = wf;
                 dy.clock += 1; // modal_clock
             }
-            let ns = sc.params.slots as usize;
-            let (state, nb, clock) = (&dy.state, &dy.nb, dy.clock);
-            dy.slots
-                .par_chunks_mut(ns)
-                .enumerate()
-                .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+            modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
+            let state = &dy.state;
             let pos = v.state;
             spd_slots
                 .par_chunks_mut(MAX_MB)
@@ -348,8 +345,8 @@ impl CoupledBackend for CpuCoupled {
     fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
         Ok(self.dy.wall_force.clone())
     }
-    fn slots(&mut self) -> anyhow::Result<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)> {
-        Ok((self.dy.slots.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
+    fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
+        Ok((self.dy.pool.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
     }
     fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
         self.spd.set_gravity(g)?;
@@ -368,13 +365,13 @@ impl CoupledBackend for CpuCoupled {
         nb: &[u32],
         nb_back: &[u32],
         lists: &CoupleLists,
-        slots: Option<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)>,
+        slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
         self.dy.nb = nb.to_vec();
         self.dy.nb_back = nb_back.to_vec();
         self.lists = lists.clone();
         if let Some((m, s, k)) = slots {
-            self.dy.slots = m;
+            self.dy.pool = m;
             self.spd_slots = s;
             self.mnode_slots = k;
         }

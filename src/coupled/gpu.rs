@@ -55,10 +55,12 @@ pub struct GpuCoupled {
     mnode_slots: GpuArray<SegSlot>,
     /// `CoupleParams` (uniform; gravity changes by stage).
     cparams: wgpu::Buffer,
-    // Static buffers kept alive for the bind groups.
-    _keep: Vec<wgpu::Buffer>,
+    node_cell: GpuArray<u32>,
+    cells: GpuArray<super::layout::CellRec>,
+    modal_force: GpuArray<[f32; 2]>,
     kernels: Kernels,
-    groups: Groups,
+    /// Always `Some` after `new`.
+    groups: Option<Groups>,
 }
 
 impl GpuCoupled {
@@ -110,46 +112,8 @@ impl GpuCoupled {
             gather: Kernel::new(c, sh, "spd_modal_gather")?,
             node_forces: Kernel::new(c, "node_forces", "node_forces_modal")?,
         };
-        // Bindings 0–13 and 24–25: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
-        let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
-            let mut t = modal.table();
-            t.extend([
-                (14, &cparams),
-                (15, node_cell.buffer()),
-                (16, cells.buffer()),
-                // The SPD state written by step n (side 1 − s): x_{n+1}.
-                (17, spd.state_buffer(1 - s)),
-                (19, cell_mb.buffer()),
-                (20, mb_cells.buffer()),
-                (21, spd_slots.buffer()),
-                (22, mnode_slots.buffer()),
-                (23, modal_force.buffer()),
-            ]);
-            t
-        };
-        let k = &kernels;
-        let nf = |init: bool, s: usize| {
-            let mut t = spd.coupling_table(init, s);
-            t.push((14, modal_force.buffer()));
-            k.node_forces.bind(c, &t)
-        };
-        let groups = Groups {
-            body: k.body.bind(c, &table(0)),
-            clock: k.clock.bind(c, &table(0)),
-            contact: k.contact.bind(c, &table(0)),
-            spd_vs_modal: [k.spd_vs_modal.bind(c, &table(0)), k.spd_vs_modal.bind(c, &table(1))],
-            mnode_vs_spd: [k.mnode_vs_spd.bind(c, &table(0)), k.mnode_vs_spd.bind(c, &table(1))],
-            gather: [k.gather.bind(c, &table(0)), k.gather.bind(c, &table(1))],
-            node_forces: [[nf(false, 0), nf(false, 1)], [nf(true, 0), nf(true, 1)]],
-        };
-        let keep = vec![
-            cparams.clone(),
-            node_cell.buffer().clone(),
-            cells.buffer().clone(),
-            modal_force.buffer().clone(),
-        ];
-        Ok(GpuCoupled {
-            ctx,
+        let mut me = GpuCoupled {
+            ctx: ctx.clone(),
             spd,
             sc,
             cs,
@@ -159,17 +123,58 @@ impl GpuCoupled {
             spd_slots,
             mnode_slots,
             cparams,
-            _keep: keep,
+            node_cell,
+            cells,
+            modal_force,
             kernels,
-            groups,
-        })
+            groups: None,
+        };
+        me.groups = Some(me.make_groups());
+        Ok(me)
+    }
+
+    /// The bind groups over the current buffers (again whenever the modal slot pool grows).
+    fn make_groups(&self) -> Groups {
+        let c = &*self.ctx;
+        // Bindings 0–13 and 24–27: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
+        let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
+            let mut t = self.modal.table();
+            t.extend([
+                (14, &self.cparams),
+                (15, self.node_cell.buffer()),
+                (16, self.cells.buffer()),
+                // The SPD state written by step n (side 1 − s): x_{n+1}.
+                (17, self.spd.state_buffer(1 - s)),
+                (19, self.cell_mb.buffer()),
+                (20, self.mb_cells.buffer()),
+                (21, self.spd_slots.buffer()),
+                (22, self.mnode_slots.buffer()),
+                (23, self.modal_force.buffer()),
+            ]);
+            t
+        };
+        let k = &self.kernels;
+        let nf = |init: bool, s: usize| {
+            let mut t = self.spd.coupling_table(init, s);
+            t.push((14, self.modal_force.buffer()));
+            k.node_forces.bind(c, &t)
+        };
+        Groups {
+            body: k.body.bind(c, &table(0)),
+            clock: k.clock.bind(c, &table(0)),
+            contact: k.contact.bind(c, &table(0)),
+            spd_vs_modal: [k.spd_vs_modal.bind(c, &table(0)), k.spd_vs_modal.bind(c, &table(1))],
+            mnode_vs_spd: [k.mnode_vs_spd.bind(c, &table(0)), k.mnode_vs_spd.bind(c, &table(1))],
+            gather: [k.gather.bind(c, &table(0)), k.gather.bind(c, &table(1))],
+            node_forces: [[nf(false, 0), nf(false, 1)], [nf(true, 0), nf(true, 1)]],
+        }
     }
 
     /// Records and submits `n` coupled steps (or, with `init`, the dt = 0 force pass).
     fn record(&mut self, n: u32, init: bool) -> anyhow::Result<()> {
         let p = self.sc.params;
         let n_spd = self.cs.params.n_spd_nodes;
-        let (k, g) = (&self.kernels, &self.groups);
+        let (k, g) = (&self.kernels, self.groups.as_ref().expect("bind groups made in new"));
         let dispatch = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, threads: u32| {
             if threads == 0 {
                 return;
@@ -221,7 +226,7 @@ impl CoupledBackend for GpuCoupled {
     }
     fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
         Ok((
-            self.modal.slots.read(&self.ctx),
+            self.modal.pool(&self.ctx),
             self.spd_slots.read(&self.ctx),
             self.mnode_slots.read(&self.ctx),
         ))
@@ -238,7 +243,10 @@ impl CoupledBackend for GpuCoupled {
         Ok(self.modal.dynamic(&self.ctx))
     }
     fn set_modal_dynamic(&mut self, dy: &crate::modal::cpu::Dynamic) -> anyhow::Result<()> {
-        self.modal.set_dynamic(&self.ctx, dy)
+        if self.modal.set_dynamic(&self.ctx, dy)? {
+            self.groups = Some(self.make_groups());
+        }
+        Ok(())
     }
     fn set_lists(
         &mut self,
@@ -247,13 +255,16 @@ impl CoupledBackend for GpuCoupled {
         lists: &CoupleLists,
         slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
-        let c = &*self.ctx;
+        let ctx = self.ctx.clone();
+        let c = &*ctx;
         self.modal.nb.write(c, nb);
         self.modal.nb_back.write(c, nb_back);
         self.cell_mb.write(c, &lists.cell_mb);
         self.mb_cells.write(c, &lists.mb_cells);
         if let Some((m, s, k)) = slots {
-            self.modal.slots.write(c, &m);
+            if self.modal.set_pool(c, &m)? {
+                self.groups = Some(self.make_groups());
+            }
             self.spd_slots.write(c, &s);
             self.mnode_slots.write(c, &k);
         }

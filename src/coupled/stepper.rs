@@ -249,9 +249,7 @@ impl<B: CoupledBackend> CoupledRun<B> {
         let (nb, nb_back) = neighbour_lists(&modal_circles, self.skin)?;
         let lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
         let changed = nb != self.nb || lists != self.lists;
-        if self.rebuilds == 0 {
-            self.backend.set_lists(&nb, &nb_back, &lists, None)?;
-        } else if changed {
+        if self.rebuilds == 0 || changed {
             let (m, s, k) = self.backend.slots()?;
             let packed = self.backend.packed();
             let remapped = (

@@ -149,7 +149,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         run.backend.spd().import_state(&spd)?;
         run.backend.set_modal_dynamic(&dy)?;
         run.backend
-            .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.slots.clone(), s, k)))?;
+            .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.pool.clone(), s, k)))?;
         run.nb = nb;
         run.lists = lists;
         run.modal_at_rebuild = modal_at_rebuild;
