@@ -42,13 +42,6 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
                           (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel.y);
         let h = slots[slot].hist;
         let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]), 0.0, bodies[b].contact_material);
-        var sl: ModalSlot;
-        sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
-        sl.q = array<f32, 2>(o.q.x, o.q.y);
-        sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
-        sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
-        sl.partner = j;
-        sl.flag = o.c.flag;
-        slots[slot] = sl;
+        slots[slot] = body_contact_slot(o, j);
     }
 }

@@ -513,3 +513,17 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32, 
     out.p_ref = p_ref;
     return out;
 }
+
+// The slot a point's contact with body `partner` leaves (force, contact point q and pullback
+// point p_ref in the partner's frame, friction history), for a modal surface node or an SPD node
+// alike. Twin: modal::contact::body_contact_slot.
+fn body_contact_slot(o: BodyContact, partner: u32) -> ModalSlot {
+    var sl: ModalSlot;
+    sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
+    sl.q = array<f32, 2>(o.q.x, o.q.y);
+    sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
+    sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
+    sl.partner = partner;
+    sl.flag = o.c.flag;
+    return sl;
+}

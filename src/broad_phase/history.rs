@@ -7,8 +7,9 @@
 //! - the CSR lists of SPD nodes ([`carry_slot_index`]; the slot is an index into the pool, WGSL
 //!   twin: `neighbor_fill` in shaders/broad_phase.wgsl), and the mirror entries of SPD node pairs
 //!   (`cpu::node_forces::mirror_entries`, WGSL `mirror_entries` in node_forces.wgsl);
-//! - the fixed-width lists of modal bodies and of the coupled pairs ([`carry_fixed`]; the slots
-//!   are per owner node, copied on the host between batches for both backends).
+//! - the fixed-width lists of modal bodies and of the coupled pairs, whose slots are one pool per
+//!   kind of slot with CSR offsets per owner node ([`carry_pool`]; laid out and remapped on the
+//!   host between batches for both backends).
 
 use super::pool::SlotPool;
 use crate::model::{Entry, NONE, NO_SLOT};
@@ -90,40 +91,6 @@ impl FixedLists for Interleaved<'_> {
     }
 }
 
-/// Slots of fixed-width lists after a rebuild: owner k (a node) of group g (`owners` yields
-/// (k, g)) has its slots at `k · stride + offset + t`, t < width, one per entry of its group's
-/// list. Each takes the slot of the same partner in the old list (history included), or an empty
-/// slot; slots of owners not named and outside the list's range are kept.
-pub fn carry_fixed<S: Copy + Default>(
-    old_slots: &[S],
-    owners: impl IntoIterator<Item = (usize, usize)>,
-    stride: usize,
-    offset: usize,
-    old: &impl FixedLists,
-    new: &impl FixedLists,
-) -> Vec<S> {
-    let width = new.width();
-    debug_assert_eq!(width, old.width());
-    let mut out = old_slots.to_vec();
-    for (k, g) in owners {
-        let base = k * stride + offset;
-        for t in 0..width {
-            let partner = new.partner(g, t);
-            let from = if partner == NONE {
-                NONE
-            } else {
-                find_sorted(0, width as u32, partner, |u| old.partner(g, u))
-            };
-            out[base + t] = if from == NONE {
-                S::default()
-            } else {
-                old_slots[base + from as usize]
-            };
-        }
-    }
-    out
-}
-
 /// The pool after a rebuild (`super::pool`): owner k of group g (`owners`: every owner, in
 /// order) gets its `fixed` slots, kept, then one slot per entry of g's new list, which takes the
 /// slot of the same partner in the old list (history included; found by [`find_sorted`]) or
@@ -155,26 +122,7 @@ pub fn carry_pool<S: Copy + Default>(
 mod tests {
     use super::*;
 
-    /// A partner that enters ahead of an old one moves the old one's history to its new index;
-    /// a partner that left is dropped; a new one starts empty; owners not named are kept.
-    #[test]
-    fn fixed_lists_carry_history_with_the_partner() {
-        // Group 0 listed [1, 2, -] before, [0, 1, -] now; owners 0 and 1 belong to group 0,
-        // owner 2 is not named.
-        let old_l = [1, 2, NONE];
-        let new_l = [0, 1, NONE];
-        let old: Vec<(u32, f32)> = vec![(1, 10.0), (2, 20.0), (0, 0.0), (1, 11.0), (2, 21.0), (0, 0.0), (9, 9.0)];
-        let new = carry_fixed(&old[..6], [(0, 0), (1, 0)], 3, 0, &Plain(&old_l, 3), &Plain(&new_l, 3));
-        assert_eq!(new, vec![(0, 0.0), (1, 10.0), (0, 0.0), (0, 0.0), (1, 11.0), (0, 0.0)]);
-        // With an offset (wall slots first) and interleaved lists.
-        let old_i = [1, 0, 2, 5, NONE, NONE];
-        let new_i = [0, 3, 1, 0, NONE, NONE];
-        let slots = vec![(7u32, 7.0f32), (1, 10.0), (2, 20.0), (0, 0.0)];
-        let new = carry_fixed(&slots, [(0, 0)], 4, 1, &Interleaved(&old_i, 3), &Interleaved(&new_i, 3));
-        assert_eq!(new, vec![(7, 7.0), (0, 0.0), (1, 10.0), (0, 0.0)]);
-    }
-
-    /// The pool version: the wall slot is kept, a partner's slot follows it to its new place,
+    /// The wall slot is kept, a partner's slot follows it to its new place,
     /// a partner that left is dropped and a new one starts empty; owners of a group with a
     /// longer list get more slots, the pool shrinks where lists shrink.
     #[test]

@@ -13,7 +13,7 @@
 //! - [`history`]: the one history remap: the look-up of a partner in the previous sorted list
 //!   (`find_sorted`) and the carry of slots, for the CSR lists of SPD nodes (`carry_slot_index`,
 //!   twin of `neighbor_fill` in shaders/broad_phase.wgsl) and for the fixed-width lists of modal
-//!   and coupled contacts ([`history::carry_fixed`]).
+//!   and coupled contacts ([`history::carry_pool`], into [`pool::SlotPool`]s).
 //! - [`pool`]: the one slot pool (CSR offsets per owner) the modal contacts address their slots
 //!   through, as the SPD contacts address theirs through `slot_index`; [`history::carry_pool`]
 //!   moves its histories when the lists change.

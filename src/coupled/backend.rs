@@ -19,8 +19,9 @@ pub struct CoupleStatic {
     pub node_cell: Vec<u32>,
 }
 
-/// The modal slot pool, SPD-node-slot and modal-node-slot arrays (for the history remap).
-pub type CoupledSlots = (SlotPool<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>);
+/// The slot pools: modal, SPD-node coupling and modal-node coupling slots (for the history
+/// remap and checkpoints).
+pub type CoupledSlots = (SlotPool<ModalSlot>, SlotPool<ModalSlot>, SlotPool<SegSlot>);
 
 /// What a coupled backend offers to the shared driver.
 pub trait CoupledBackend {

@@ -16,8 +16,9 @@ use super::contact::modal_node_vs_cell;
 use super::layout::SegSlot;
 use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
+use crate::broad_phase::pool::SlotPool;
 use crate::cpu::CpuBackend;
-use crate::modal::contact::{mode_eval, point_vs_body, rot, rot_t};
+use crate::modal::contact::{body_contact_slot, mode_eval, point_vs_body, rot, rot_t};
 use crate::modal::cpu::{
     modal_generalized_force, modal_integrate, modal_node_contacts, modal_wall_force, node_arm, node_kinematics,
     wall_pool, Dynamic,
@@ -28,7 +29,7 @@ use crate::model::NodeState;
 use rayon::prelude::*;
 
 /// SPD node x against the level sets of the modal bodies listed for its cell (twin of the
-/// kernel `spd_node_vs_modal`); writes x's MAX_MB slots.
+/// kernel `spd_node_vs_modal`); writes x's slots in the pool (`out`: one per listed body).
 #[allow(clippy::too_many_arguments)]
 pub fn spd_node_vs_modal(
     sc: &Packed,
@@ -42,13 +43,10 @@ pub fn spd_node_vs_modal(
     let c = cs.node_cell[x] as usize;
     let cell = &cs.cells[c];
     let sx = &spd[x];
-    for u in 0..MAX_MB {
+    for u in 0..out.len() {
         let b = lists.cell_mb[2 * (c * MAX_MB + u)];
         // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
-        if b == NONE
-            || cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED
-            || cs.params.directions & DIR_SPD_NODES == 0
-        {
+        if cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED || cs.params.directions & DIR_SPD_NODES == 0 {
             out[u] = ModalSlot::default();
             continue;
         }
@@ -57,7 +55,7 @@ pub fn spd_node_vs_modal(
             (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
             (sx.pos_hi[1] - sb.x_hi[1]) + (sx.pos_lo[1] - sb.x_lo[1]),
         ];
-        let (o, q, p_ref) = point_vs_body(
+        let o = point_vs_body(
             sc,
             b as usize,
             sb,
@@ -67,19 +65,12 @@ pub fn spd_node_vs_modal(
             cell.radius,
             cell.contact_material,
         );
-        out[u] = ModalSlot {
-            force: o.force,
-            q,
-            p_ref,
-            hist: o.hist,
-            partner: b,
-            active: o.active,
-        };
+        out[u] = body_contact_slot(o, b);
     }
 }
 
 /// Modal surface node k against the SPD cells listed for its body (twin of `modal_node_vs_spd`);
-/// writes k's MAX_CELLS slots.
+/// writes k's coupling slots in the pool (`out`: one per listed cell).
 #[allow(clippy::too_many_arguments)]
 pub fn modal_node_vs_spd(
     sc: &Packed,
@@ -94,9 +85,9 @@ pub fn modal_node_vs_spd(
     let st = &mstate[b];
     let (rel, vel) = node_kinematics(sc, st, k);
     let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
-    for t in 0..MAX_CELLS {
+    for t in 0..out.len() {
         let c = lists.mb_cells[2 * (b * MAX_CELLS + t)];
-        if c == NONE || cs.params.directions & DIR_MODAL_NODES == 0 {
+        if cs.params.directions & DIR_MODAL_NODES == 0 {
             out[t] = SegSlot::default();
             continue;
         }
@@ -123,8 +114,8 @@ pub fn spd_modal_gather(
     sc: &Packed,
     cs: &CoupleStatic,
     lists: &CoupleLists,
-    spd_slots: &[ModalSlot],
-    mnode_slots: &[SegSlot],
+    spd_slots: &SlotPool<ModalSlot>,
+    mnode_slots: &SlotPool<SegSlot>,
     x: usize,
 ) -> [f32; 2] {
     let mut f = [0.0f32; 2];
@@ -133,8 +124,8 @@ pub fn spd_modal_gather(
     if cell.coupled == 0 {
         return f;
     }
-    for u in 0..MAX_MB {
-        let s = &spd_slots[x * MAX_MB + u];
+    for sl in spd_slots.start[x] as usize..spd_slots.start[x + 1] as usize {
+        let s = &spd_slots.slots[sl];
         if s.active != 0 {
             f[0] += s.force[0];
             f[1] += s.force[1];
@@ -153,7 +144,7 @@ pub fn spd_modal_gather(
         let t = lists.cell_mb[2 * (c * MAX_MB + u) + 1] as usize;
         let br = &sc.bodies[b as usize];
         for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
-            let s = &mnode_slots[k * MAX_CELLS + t];
+            let s = &mnode_slots.slots[mnode_slots.start[k] as usize + t];
             if s.active == 0 {
                 continue;
             }
@@ -179,8 +170,8 @@ pub fn modal_body_update_coupled(
     dy: &Dynamic,
     cs: &CoupleStatic,
     lists: &CoupleLists,
-    spd_slots: &[ModalSlot],
-    mnode_slots: &[SegSlot],
+    spd_slots: &SlotPool<ModalSlot>,
+    mnode_slots: &SlotPool<SegSlot>,
     b: usize,
 ) -> ModalState {
     let mut g = modal_generalized_force(sc, dy, b);
@@ -191,8 +182,8 @@ pub fn modal_body_update_coupled(
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
         let rel = node_arm(sc, st, k, c, s);
-        for t in 0..MAX_CELLS {
-            let o = &mnode_slots[k * MAX_CELLS + t];
+        for sl in mnode_slots.start[k] as usize..mnode_slots.start[k + 1] as usize {
+            let o = &mnode_slots.slots[sl];
             if o.active != 0 {
                 g.f[0] += o.force[0];
                 g.f[1] += o.force[1];
@@ -214,7 +205,7 @@ pub fn modal_body_update_coupled(
         let u = lists.mb_cells[2 * (b * MAX_CELLS + t) + 1] as usize;
         let cell = &cs.cells[ci as usize];
         for x in cell.first as usize..(cell.first + cell.count) as usize {
-            let o = &spd_slots[x * MAX_MB + u];
+            let o = &spd_slots.slots[spd_slots.start[x] as usize + u];
             if o.active != 0 {
                 let fr = [-o.force[0], -o.force[1]];
                 let arm = rot(c, s, o.q);
@@ -243,8 +234,10 @@ pub struct CpuCoupled {
     pub dy: Dynamic,
     pub cs: CoupleStatic,
     pub lists: CoupleLists,
-    pub spd_slots: Vec<ModalSlot>,
-    pub mnode_slots: Vec<SegSlot>,
+    /// Coupling slot pools: per SPD node one per modal body listed for its cell, per modal
+    /// surface node one per cell listed for its body (`crate::broad_phase::pool`).
+    pub spd_slots: SlotPool<ModalSlot>,
+    pub mnode_slots: SlotPool<SegSlot>,
 }
 
 impl CpuCoupled {
@@ -260,8 +253,8 @@ impl CpuCoupled {
         };
         let lists = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
         CpuCoupled {
-            spd_slots: vec![ModalSlot::default(); cs.node_cell.len() * MAX_MB],
-            mnode_slots: vec![SegSlot::default(); sc.nodes.len() * MAX_CELLS],
+            spd_slots: SlotPool::with_counts(cs.node_cell.iter().map(|_| 0)),
+            mnode_slots: SlotPool::with_counts(sc.nodes.iter().map(|_| 0)),
             spd,
             sc,
             dy,
@@ -299,12 +292,14 @@ impl CpuCoupled {
             let state = &dy.state;
             let pos = v.state;
             spd_slots
-                .par_chunks_mut(MAX_MB)
+                .per_owner_mut()
+                .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
                 .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
             mnode_slots
-                .par_chunks_mut(MAX_CELLS)
+                .per_owner_mut()
+                .into_par_iter()
                 .enumerate()
                 .for_each(|(k, out)| modal_node_vs_spd(sc, state, cs, lists, pos, k, out));
             (0..pos.len())

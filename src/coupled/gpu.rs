@@ -8,8 +8,8 @@
 use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::layout::SegSlot;
-use super::{MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
+use crate::broad_phase::pool::SlotPool;
 use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -51,8 +51,11 @@ pub struct GpuCoupled {
     modal: ModalBuffers,
     cell_mb: GpuArray<u32>,
     mb_cells: GpuArray<u32>,
+    /// The coupling slot pools (grown when a list needs more; their offsets are in the modal
+    /// `slot_start` at `CoupleParams::spd_start_at`, `mnode_start_at`) and the slots in use.
     spd_slots: GpuArray<ModalSlot>,
     mnode_slots: GpuArray<SegSlot>,
+    pool_lens: [usize; 2],
     /// `CoupleParams` (uniform; gravity changes by stage).
     cparams: wgpu::Buffer,
     node_cell: GpuArray<u32>,
@@ -80,7 +83,10 @@ impl GpuCoupled {
         let capacity = (6 * n).clamp(1024, max_entries.max(1024)) as u32;
         let spd = GpuBackend::with_capacities(ctx.clone(), spd_scene, Some(capacity), Some(capacity))?;
         let c = &*ctx;
-        let modal = ModalBuffers::new(c, &sc, &state)?;
+        // slot_start: the modal nodes' offsets, then the SPD nodes' and the modal nodes' coupling
+        // offsets (all zero: no list yet).
+        let extra = cs.node_cell.len() + 1 + sc.nodes.len() + 1;
+        let modal = ModalBuffers::with_offsets(c, &sc, &state, extra)?;
         let cparams = c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("couple params"),
             contents: bytemuck::bytes_of(&cs.params),
@@ -91,16 +97,8 @@ impl GpuCoupled {
         let empty = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
         let cell_mb = GpuArray::new(c, "couple cell_mb", &empty.cell_mb)?;
         let mb_cells = GpuArray::new(c, "couple mb_cells", &empty.mb_cells)?;
-        let spd_slots = GpuArray::new(
-            c,
-            "couple spd slots",
-            &vec![ModalSlot::default(); cs.node_cell.len() * MAX_MB],
-        )?;
-        let mnode_slots = GpuArray::new(
-            c,
-            "couple modal-node slots",
-            &vec![SegSlot::default(); sc.nodes.len() * MAX_CELLS],
-        )?;
+        let spd_slots = GpuArray::<ModalSlot>::zeroed(c, "couple spd slots", 0)?;
+        let mnode_slots = GpuArray::<SegSlot>::zeroed(c, "couple modal-node slots", 0)?;
         let modal_force = GpuArray::<[f32; 2]>::zeroed(c, "couple modal force", cs.node_cell.len())?;
         let sh = "modal_spd_contact";
         let kernels = Kernels {
@@ -122,6 +120,7 @@ impl GpuCoupled {
             mb_cells,
             spd_slots,
             mnode_slots,
+            pool_lens: [0, 0],
             cparams,
             node_cell,
             cells,
@@ -198,6 +197,17 @@ impl GpuCoupled {
     }
 }
 
+/// Writes a pool's slots into `buf`, replacing it by a larger one when they do not fit (then the
+/// bind groups must be made again: true).
+fn put_pool<T: bytemuck::Pod>(c: &GpuContext, buf: &mut GpuArray<T>, label: &str, slots: &[T]) -> anyhow::Result<bool> {
+    if slots.len() > buf.len() {
+        *buf = GpuArray::new(c, label, slots)?;
+        return Ok(true);
+    }
+    buf.write(c, slots);
+    Ok(false)
+}
+
 impl CoupledBackend for GpuCoupled {
     fn spd(&mut self) -> &mut dyn Backend {
         &mut self.spd
@@ -225,10 +235,23 @@ impl CoupledBackend for GpuCoupled {
         Ok(f.chunks(2).map(|c| [c[0], c[1]]).collect())
     }
     fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
+        let c = &*self.ctx;
+        let p = &self.cs.params;
+        let (n_spd, n_mnodes) = (self.cs.node_cell.len(), self.sc.nodes.len());
+        let mut s = self.spd_slots.read(c);
+        s.truncate(self.pool_lens[0]);
+        let mut k = self.mnode_slots.read(c);
+        k.truncate(self.pool_lens[1]);
         Ok((
-            self.modal.pool(&self.ctx),
-            self.spd_slots.read(&self.ctx),
-            self.mnode_slots.read(&self.ctx),
+            self.modal.pool(c),
+            SlotPool {
+                start: self.modal.read_offsets(c, p.spd_start_at as usize, n_spd + 1),
+                slots: s,
+            },
+            SlotPool {
+                start: self.modal.read_offsets(c, p.mnode_start_at as usize, n_mnodes + 1),
+                slots: k,
+            },
         ))
     }
     fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
@@ -262,11 +285,24 @@ impl CoupledBackend for GpuCoupled {
         self.cell_mb.write(c, &lists.cell_mb);
         self.mb_cells.write(c, &lists.mb_cells);
         if let Some((m, s, k)) = slots {
-            if self.modal.set_pool(c, &m)? {
+            let p = self.cs.params;
+            anyhow::ensure!(
+                s.owners() == self.cs.node_cell.len() && k.owners() == self.sc.nodes.len(),
+                "coupling slot pools for {} SPD and {} modal nodes, this scene has {} and {}",
+                s.owners(),
+                k.owners(),
+                self.cs.node_cell.len(),
+                self.sc.nodes.len()
+            );
+            let mut grew = self.modal.set_pool(c, &m)?;
+            self.modal.write_offsets(c, p.spd_start_at as usize, &s.start);
+            self.modal.write_offsets(c, p.mnode_start_at as usize, &k.start);
+            grew |= put_pool(c, &mut self.spd_slots, "couple spd slots", &s.slots)?;
+            grew |= put_pool(c, &mut self.mnode_slots, "couple modal-node slots", &k.slots)?;
+            self.pool_lens = [s.slots.len(), k.slots.len()];
+            if grew {
                 self.groups = Some(self.make_groups());
             }
-            self.spd_slots.write(c, &s);
-            self.mnode_slots.write(c, &k);
         }
         Ok(())
     }

@@ -80,7 +80,7 @@ pub fn modal_node_contact(
             (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel[0],
             (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel[1],
         ];
-        let (o, q, p_ref) = point_vs_body(
+        let o = point_vs_body(
             sc,
             j as usize,
             sj,
@@ -90,14 +90,7 @@ pub fn modal_node_contact(
             0.0,
             sc.bodies[b].contact_material,
         );
-        out[slot] = ModalSlot {
-            force: o.force,
-            q,
-            p_ref,
-            hist: o.hist,
-            partner: j,
-            active: o.active,
-        };
+        out[slot] = body_contact_slot(o, j);
     }
 }
 

@@ -19,9 +19,12 @@ pub struct ModalBuffers {
     pub nb_back: GpuArray<u32>,
     /// The slot pool (`crate::broad_phase::pool`): its slots (binding 11, grown when a list
     /// needs more; `pool_len` of them in use) and offsets per surface node (binding 27).
-    pub slots: GpuArray<ModalSlot>,
+    /// (The coupled backend puts its pools' offsets after the modal nodes' n_nodes + 1, see
+    /// `coupled::layout::CoupleParams::spd_start_at`.)
     pub slot_start: GpuArray<u32>,
+    pub slots: GpuArray<ModalSlot>,
     pool_len: usize,
+    n_nodes: usize,
     pub wall_force: GpuArray<f32>,
     pub params: GpuArray<ModalParams>,
     pub walls: GpuArray<ModalWallRec>,
@@ -33,6 +36,17 @@ pub struct ModalBuffers {
 impl ModalBuffers {
     /// Uploads the packed scene and the initial states; empty neighbour lists and slots.
     pub fn new(ctx: &GpuContext, sc: &Packed, state: &[ModalState]) -> anyhow::Result<ModalBuffers> {
+        Self::with_offsets(ctx, sc, state, 0)
+    }
+
+    /// Like [`ModalBuffers::new`], with `extra` more entries in `slot_start` after the modal
+    /// nodes' offsets (the coupled backend's pools, [`ModalBuffers::write_offsets`]).
+    pub fn with_offsets(
+        ctx: &GpuContext,
+        sc: &Packed,
+        state: &[ModalState],
+        extra: usize,
+    ) -> anyhow::Result<ModalBuffers> {
         let params = GpuArray::new(ctx, "modal params", &[sc.params])?;
         let bodies = GpuArray::new(ctx, "modal bodies", &sc.bodies)?;
         let modes = GpuArray::new(ctx, "modal modes", &sc.modes)?;
@@ -50,7 +64,9 @@ impl ModalBuffers {
         let nb_back = GpuArray::new(ctx, "modal nb_back", &none)?;
         let pool = super::cpu::wall_pool(sc);
         let slots = GpuArray::new(ctx, "modal slots", &pool.slots)?;
-        let slot_start = GpuArray::new(ctx, "modal slot offsets", &pool.start)?;
+        let mut offsets = pool.start.clone();
+        offsets.resize(pool.start.len() + extra, 0);
+        let slot_start = GpuArray::new(ctx, "modal slot offsets", &offsets)?;
         let clock = GpuArray::<u32>::new(ctx, "modal clock", &[0])?;
         let wall_force = GpuArray::<f32>::zeroed(ctx, "modal wall force", 2 * sc.walls.len())?;
         let bindings = [
@@ -81,6 +97,7 @@ impl ModalBuffers {
             nb,
             nb_back,
             pool_len: pool.slots.len(),
+            n_nodes: sc.nodes.len(),
             slots,
             slot_start,
             wall_force,
@@ -108,20 +125,34 @@ impl ModalBuffers {
     pub fn pool(&self, ctx: &GpuContext) -> SlotPool<ModalSlot> {
         let mut slots = self.slots.read(ctx);
         slots.truncate(self.pool_len);
-        SlotPool {
-            start: self.slot_start.read(ctx),
-            slots,
-        }
+        let mut start = self.slot_start.read(ctx);
+        start.truncate(self.n_nodes + 1);
+        SlotPool { start, slots }
+    }
+
+    /// Writes offsets from entry `at` of `slot_start` on (a coupled pool's section).
+    pub fn write_offsets(&self, ctx: &GpuContext, at: usize, start: &[u32]) {
+        assert!(
+            at + start.len() <= self.slot_start.len(),
+            "slot offsets past the buffer"
+        );
+        ctx.queue
+            .write_buffer(self.slot_start.buffer(), 4 * at as u64, bytemuck::cast_slice(start));
+    }
+
+    /// Entries `at .. at + len` of `slot_start`, read back.
+    pub fn read_offsets(&self, ctx: &GpuContext, at: usize, len: usize) -> Vec<u32> {
+        self.slot_start.read(ctx)[at..at + len].to_vec()
     }
 
     /// Installs a slot pool; true when the slot buffer had to grow (bind groups that hold the
     /// old one must be made again from [`ModalBuffers::table`]).
     pub fn set_pool(&mut self, ctx: &GpuContext, pool: &SlotPool<ModalSlot>) -> anyhow::Result<bool> {
         anyhow::ensure!(
-            pool.start.len() == self.slot_start.len(),
+            pool.start.len() == self.n_nodes + 1,
             "modal slot pool for {} surface nodes, this scene has {}",
             pool.owners(),
-            self.slot_start.len() - 1
+            self.n_nodes
         );
         self.slot_start.write(ctx, &pool.start);
         self.pool_len = pool.slots.len();
