@@ -230,7 +230,9 @@ fn kernel_modules_share_one_copy_of_each_library() {
         ]
     );
     // One search of the sorted history (history.wgsl) for the remap and the mirror entries.
-    assert!(order("broad_phase").contains(&"history"));
+    for k in ["broad_phase", "node_forces", "sphere_cell_list"] {
+        assert!(order(k).contains(&"history"), "{k} imports history");
+    }
     for (name, _) in KERNELS.iter().filter(|(n, _)| !NEEDS_IMPORTER.contains(n)) {
         let source = shader_source(name).unwrap();
         for f in [
