@@ -8,6 +8,7 @@
 // grid_scatter → neighbor_count → scan(nbr_count) → neighbor_fill → rebuild_commit.
 
 #import model
+#import history
 
 @group(0) @binding(1) var<storage, read> nodes: array<NodeRecord>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -511,25 +512,10 @@ fn visit_neighbors(x: u32, fill: bool, base: u32) -> u32 {
     return k;
 }
 
-// Index of `key` in the sorted entries [lo, hi) of the live list, or NONE (twin of find_entry).
-fn find_live(lo_in: u32, hi_in: u32, key: u32) -> u32 {
-    var lo = lo_in;
-    var hi = hi_in;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        let v = live_entries[mid].neighbor;
-        if (v == key) {
-            return mid;
-        }
-        if (v < key) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return NONE;
+// The list `find_sorted` (history.wgsl) searches here: the live list, for the history remap.
+fn sorted_key(i: u32) -> u32 {
+    return live_entries[i].neighbor;
 }
-
 
 // What every step's first broad-phase kernel does: counts the step (flags.step) and empties the
 // contact-slot pool, which fills anew in every step (contact_pairs).
@@ -716,7 +702,7 @@ fn neighbor_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     let base = nbr_count[x];
     let k = visit_neighbors(x, true, base);
     for (var j = 0u; j < k; j++) {
-        let old = find_live(live_start[x], live_start[x + 1u], new_neighbors[base + j]);
+        let old = find_sorted(live_start[x], live_start[x + 1u], new_neighbors[base + j]);
         if (old != NONE) {
             new_slot_index[base + j] = live_slot_index[old];
         } else {

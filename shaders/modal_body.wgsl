@@ -44,12 +44,12 @@ struct GeneralizedForce {
     fe: array<f32, 4>,
 }
 
-// F, τ, F_ε of body b from its own nodes' slots, then the reactions of its neighbours' nodes.
+// F, τ, F_ε of body b from its own nodes' slots, then the reactions of its neighbours' nodes
+// (each in its node's pool range, slot_start[k] + walls + the body's place in the list).
 fn modal_generalized_force(b: u32) -> GeneralizedForce {
     let br = bodies[b];
     let st = state[b];
     let n = br.n_modes;
-    let ns = params.slots;
     let sc = sin_cos_det(st.theta);
     let c = sc.y;
     let s = sc.x;
@@ -59,8 +59,8 @@ fn modal_generalized_force(b: u32) -> GeneralizedForce {
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
         let rel = node_arm(st, k, c, s);
-        for (var sl = 0u; sl < ns; sl = sl + 1u) {
-            let o = slots[k * ns + sl];
+        for (var sl = slot_start[k]; sl < slot_start[k + 1u]; sl = sl + 1u) {
+            let o = slots[sl];
             if (o.flag != 0u) {
                 f.x = f.x + o.force[0];
                 f.y = f.y + o.force[1];
@@ -82,7 +82,7 @@ fn modal_generalized_force(b: u32) -> GeneralizedForce {
         let back = nb_back[b * MAX_NB + t];
         let bj = bodies[j];
         for (var k = bj.node_first; k < bj.node_first + bj.node_count; k = k + 1u) {
-            let o = slots[k * ns + params.n_walls + back];
+            let o = slots[slot_start[k] + params.n_walls + back];
             if (o.flag != 0u) {
                 let fr = vec2<f32>(-o.force[0], -o.force[1]);
                 let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
@@ -156,10 +156,9 @@ fn modal_integrate(b: u32, g: GeneralizedForce) {
 }
 
 fn modal_wall_force_one(w: u32) {
-    let ns = params.slots;
     var f = vec2<f32>(0.0, 0.0);
     for (var k = 0u; k < params.n_nodes; k = k + 1u) {
-        let o = slots[k * ns + w];
+        let o = slots[slot_start[k] + w];
         if (o.flag != 0u) {
             f.x = f.x - o.force[0];
             f.y = f.y - o.force[1];

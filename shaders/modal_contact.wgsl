@@ -1,6 +1,7 @@
 // modal_contact.wgsl: one surface node's contacts per invocation (twin: src/modal/cpu.rs
 // modal_node_contact): its walls, then the level sets of its body's neighbours (pullback, eq
-// 47–48). Writes only this node's slots (force, contact point, friction history): no atomics.
+// 47–48). Writes only this node's slots in the pool (force, contact point, friction history;
+// slot_start[k] on, one per wall and one per listed neighbour): no atomics.
 
 #import modal_lib
 
@@ -19,7 +20,8 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     let t = f32(clock[0]) * params.dt;
     let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
     let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
-    let base = k * params.slots;
+    let base = slot_start[k];
+    let listed = slot_start[k + 1u] - base - params.n_walls;
     for (var w = 0u; w < params.n_walls; w = w + 1u) {
         let h = slots[base + w].hist;
         let o = node_vs_wall(w, t, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
@@ -32,29 +34,14 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         sl.flag = o.flag;
         slots[base + w] = sl;
     }
-    for (var u = 0u; u < MAX_NB; u = u + 1u) {
+    for (var u = 0u; u < listed; u = u + 1u) {
         let slot = base + params.n_walls + u;
         let j = nb[b * MAX_NB + u];
-        var sl: ModalSlot;
-        sl.force = array<f32, 2>(0.0, 0.0);
-        sl.q = array<f32, 2>(0.0, 0.0);
-        sl.p_ref = array<f32, 2>(0.0, 0.0);
-        sl.hist = array<f32, 2>(0.0, 0.0);
-        sl.partner = NONE;
-        sl.flag = 0u;
-        if (j != NONE) {
-            let sj = state[j];
-            let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel.x,
-                              (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel.y);
-            let h = slots[slot].hist;
-            let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]), 0.0, bodies[b].contact_material);
-            sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
-            sl.q = array<f32, 2>(o.q.x, o.q.y);
-            sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
-            sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
-            sl.partner = j;
-            sl.flag = o.c.flag;
-        }
-        slots[slot] = sl;
+        let sj = state[j];
+        let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel.x,
+                          (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel.y);
+        let h = slots[slot].hist;
+        let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]), 0.0, bodies[b].contact_material);
+        slots[slot] = body_contact_slot(o, j);
     }
 }

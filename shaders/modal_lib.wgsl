@@ -131,6 +131,10 @@ struct ModalSlot {
 @group(0) @binding(25) var<storage, read> pre_ls: array<f32>;
 // The contact law of every ordered pair of contact materials (entry a·n + b; twin: Packed::laws).
 @group(0) @binding(26) var<storage, read> modal_laws: array<ContactLaw>;
+// The slot pool's offsets (twin: broad_phase::pool::SlotPool::start): surface node k's slots are
+// slots[slot_start[k] .. slot_start[k + 1]], its walls first, then one per neighbour listed for
+// its body (list order).
+@group(0) @binding(27) var<storage, read> slot_start: array<u32>;
 
 // The runtime zero behind `opaque` and `df_add` (df32.wgsl).
 fn opaque_zero() -> u32 {
@@ -508,4 +512,18 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32, 
     out.c = contact_law(pair_law(material, bj.contact_material), gap, n, vrel, hist);
     out.p_ref = p_ref;
     return out;
+}
+
+// The slot a point's contact with body `partner` leaves (force, contact point q and pullback
+// point p_ref in the partner's frame, friction history), for a modal surface node or an SPD node
+// alike. Twin: modal::contact::body_contact_slot.
+fn body_contact_slot(o: BodyContact, partner: u32) -> ModalSlot {
+    var sl: ModalSlot;
+    sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
+    sl.q = array<f32, 2>(o.q.x, o.q.y);
+    sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
+    sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
+    sl.partner = partner;
+    sl.flag = o.c.flag;
+    return sl;
 }

@@ -26,11 +26,13 @@ struct CoupleParams {
     n_spd_nodes: u32,
     n_cells: u32,
     directions: u32,
-    pad: u32,
+    // SPD node x's slot offsets at slot_start[spd_start_at + x], modal node k's coupling-slot
+    // offsets at slot_start[mnode_start_at + k] (the modal nodes' own come first).
+    spd_start_at: u32,
     gravity_x: f32,
     gravity_y: f32,
+    mnode_start_at: u32,
     pad1: u32,
-    pad2: u32,
 }
 
 // CellRec.coupled bits (twins: coupled::CELL_*): coupled at all (its segments are seen by modal
@@ -167,11 +169,14 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     let c = node_cell[x];
     let cell = cells[c];
     let sx = spd_state[x];
-    for (var u = 0u; u < MAX_MB; u = u + 1u) {
-        let slot = x * MAX_MB + u;
+    // x's slots in the pool: one per modal body listed for its cell.
+    let base = slot_start[cparams.spd_start_at + x];
+    let listed = slot_start[cparams.spd_start_at + x + 1u] - base;
+    for (var u = 0u; u < listed; u = u + 1u) {
+        let slot = base + u;
         let b = cell_mb[2u * (c * MAX_MB + u)];
         // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
-        if (b == NONE || (cell.coupled & (CELL_COUPLED | CELL_FROZEN)) != CELL_COUPLED
+        if ((cell.coupled & (CELL_COUPLED | CELL_FROZEN)) != CELL_COUPLED
             || (cparams.directions & DIR_SPD_NODES) == 0u) {
             spd_slots[slot] = empty_modal_slot();
             continue;
@@ -181,14 +186,7 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
                           (sx.pos_hi.y - sb.x_hi[1]) + (sx.pos_lo.y - sb.x_lo[1]));
         let h = spd_slots[slot].hist;
         let o = point_vs_body(b, d, spd_state[x].vel, vec2<f32>(h[0], h[1]), cell.radius, cell.contact_material);
-        var sl: ModalSlot;
-        sl.force = array<f32, 2>(o.c.force.x, o.c.force.y);
-        sl.q = array<f32, 2>(o.q.x, o.q.y);
-        sl.p_ref = array<f32, 2>(o.p_ref.x, o.p_ref.y);
-        sl.hist = array<f32, 2>(o.c.hist.x, o.c.hist.y);
-        sl.partner = b;
-        sl.flag = o.c.flag;
-        spd_slots[slot] = sl;
+        spd_slots[slot] = body_contact_slot(o, b);
     }
 }
 
@@ -206,10 +204,13 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     let vel = kin.vel;
     let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
     let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
-    for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
-        let slot = k * MAX_CELLS + t;
+    // k's coupling slots in the pool: one per cell listed for its body.
+    let base = slot_start[cparams.mnode_start_at + k];
+    let listed = slot_start[cparams.mnode_start_at + k + 1u] - base;
+    for (var t = 0u; t < listed; t = t + 1u) {
+        let slot = base + t;
         let c = mb_cells[2u * (b * MAX_CELLS + t)];
-        if (c == NONE || (cparams.directions & DIR_MODAL_NODES) == 0u) {
+        if ((cparams.directions & DIR_MODAL_NODES) == 0u) {
             mnode_slots[slot] = empty_seg_slot(NONE);
             continue;
         }
@@ -233,8 +234,8 @@ fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
         modal_force_out[x] = f;
         return;
     }
-    for (var u = 0u; u < MAX_MB; u = u + 1u) {
-        let s = spd_slots[x * MAX_MB + u];
+    for (var sl = slot_start[cparams.spd_start_at + x]; sl < slot_start[cparams.spd_start_at + x + 1u]; sl = sl + 1u) {
+        let s = spd_slots[sl];
         if (s.flag != 0u) {
             f.x = f.x + s.force[0];
             f.y = f.y + s.force[1];
@@ -252,7 +253,7 @@ fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
         let t = cell_mb[2u * (c * MAX_MB + u) + 1u];
         let br = bodies[b];
         for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
-            let s = mnode_slots[k * MAX_CELLS + t];
+            let s = mnode_slots[slot_start[cparams.mnode_start_at + k] + t];
             if (s.flag == 0u) {
                 continue;
             }
@@ -281,8 +282,9 @@ fn modal_body_update_coupled_one(b: u32) {
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
         let rel = node_arm(st, k, c, s);
-        for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
-            let o = mnode_slots[k * MAX_CELLS + t];
+        for (var sl = slot_start[cparams.mnode_start_at + k]; sl < slot_start[cparams.mnode_start_at + k + 1u];
+             sl = sl + 1u) {
+            let o = mnode_slots[sl];
             if (o.flag != 0u) {
                 g.f.x = g.f.x + o.force[0];
                 g.f.y = g.f.y + o.force[1];
@@ -304,7 +306,7 @@ fn modal_body_update_coupled_one(b: u32) {
         let u = mb_cells[2u * (b * MAX_CELLS + t) + 1u];
         let cell = cells[ci];
         for (var x = cell.first; x < cell.first + cell.count; x = x + 1u) {
-            let o = spd_slots[x * MAX_MB + u];
+            let o = spd_slots[slot_start[cparams.spd_start_at + x] + u];
             if (o.flag != 0u) {
                 let fr = vec2<f32>(-o.force[0], -o.force[1]);
                 let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));

@@ -7,6 +7,7 @@
 
 #import model
 #import integrate
+#import history
 
 // From integrate.wgsl: nodes (1), flags (5), bcs (15), x_ref (16), state_out (17).
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
@@ -220,29 +221,15 @@ fn mirror_entries(x: u32, prev: u32, d: u32) -> vec2<u32> {
                 pm = m - 1u;
             }
         } else {
-            pm = find_entry(first, start[d + 1u], prev);
+            pm = find_sorted(first, start[d + 1u], prev);
         }
     }
     return vec2<u32>(m, pm);
 }
 
-// Index of `key` in the sorted entries [lo, hi), or NONE (twin of cpu::broad_phase::find_entry).
-fn find_entry(lo_in: u32, hi_in: u32, key: u32) -> u32 {
-    var lo = lo_in;
-    var hi = hi_in;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        let v = entries[mid].neighbor;
-        if (v == key) {
-            return mid;
-        }
-        if (v < key) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return NONE;
+// The list `find_sorted` (history.wgsl) searches here: the entries, for mirror entries.
+fn sorted_key(i: u32) -> u32 {
+    return entries[i].neighbor;
 }
 
 // Gravity, added forces and damping, then the second half of velocity Verlet: node x's finished

@@ -11,6 +11,7 @@
 // Includes sphere_state.
 
 #import sphere_state
+#import history
 
 @group(0) @binding(1) var<storage, read> spheres: array<SphereState>;
 // Spheres per cell, scanned in place into each cell's first slot (n_cells + 1 entries).
@@ -167,22 +168,7 @@ fn pair_carry(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     let hi0 = old_start[i + 1u];
     for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
         let j = partner[k];
-        var lo = lo0;
-        var hi = hi0;
-        var found = NONE;
-        while (lo < hi) {
-            let mid = (lo + hi) / 2u;
-            let v = old_partner[mid];
-            if (v == j) {
-                found = mid;
-                break;
-            }
-            if (v < j) {
-                lo = mid + 1u;
-            } else {
-                hi = mid;
-            }
-        }
+        let found = find_sorted(lo0, hi0, j);
         if (found != NONE) {
             history[k] = old_history[found];
         } else {
@@ -191,23 +177,14 @@ fn pair_carry(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     }
 }
 
+// The list `find_sorted` (history.wgsl) searches here: the partners of the old list.
+fn sorted_key(i: u32) -> u32 {
+    return old_partner[i];
+}
+
 // Index of partner j in row i of the old list (binary search), NONE if absent.
 fn old_index(i: u32, j: u32) -> u32 {
-    var lo = old_start[i];
-    var hi = old_start[i + 1u];
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        let v = old_partner[mid];
-        if (v == j) {
-            return mid;
-        }
-        if (v < j) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return NONE;
+    return find_sorted(old_start[i], old_start[i + 1u], j);
 }
 
 // pair_carry on the stepper's packed history: tangential 3 f32 per pair, the rolling torque too

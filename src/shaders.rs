@@ -24,6 +24,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("contact", include_str!("../shaders/contact.wgsl")),
     ("integrate", include_str!("../shaders/integrate.wgsl")),
     ("core_area", include_str!("../shaders/core_area.wgsl")),
+    ("history", include_str!("../shaders/history.wgsl")),
     ("broad_phase", include_str!("../shaders/broad_phase.wgsl")),
     ("contact_pairs", include_str!("../shaders/contact_pairs.wgsl")),
     ("shell_forces", include_str!("../shaders/shell_forces.wgsl")),
@@ -65,9 +66,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("beads", include_str!("../shaders/beads.wgsl")),
 ];
 
-/// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`): not
-/// valid alone, validated within every kernel that imports them.
-pub const NEEDS_IMPORTER: &[&str] = &["df32"];
+/// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`,
+/// `history` calls `sorted_key(i)`): not valid alone, validated within every kernel that imports
+/// them.
+pub const NEEDS_IMPORTER: &[&str] = &["df32", "history"];
 
 /// `common.wgsl` and every file of [`KERNELS`]: the files `#import` can name.
 pub fn all_files() -> Vec<(&'static str, &'static str)> {

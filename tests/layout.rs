@@ -126,8 +126,8 @@ fn modal_and_coupled_records_have_identical_layouts() {
     check_record!(K => ModalQueryRec, "ModalQueryRec", [kind => "kind", n_samples => "n_samples",
         samples_first => "samples_first", fields_first => "fields_first"]);
     check_record!(K => CoupleParams, "CoupleParams", [n_spd_nodes => "n_spd_nodes", n_cells => "n_cells",
-        directions => "directions", pad => "pad", gravity => "gravity_x", pad1 => "pad1"],
-        inside ["gravity_y", "pad2"]);
+        directions => "directions", spd_start_at => "spd_start_at", gravity => "gravity_x",
+        mnode_start_at => "mnode_start_at", pad1 => "pad1"], inside ["gravity_y"]);
     check_record!(K => CellRec, "CellRec", [first => "first", count => "count", radius => "radius",
         coupled => "coupled", contact_material => "contact_material"]);
     check_record!(K => SegSlot, "SegSlot", [force => "force", hist => "hist", seg => "seg", t => "t",

@@ -89,7 +89,7 @@ fn modal_gpu_runs_are_bit_identical() {
         r.run(500).unwrap();
         (
             r.backend.states().unwrap(),
-            r.backend.slots().unwrap(),
+            r.backend.pool().unwrap(),
             r.backend.wall_forces().unwrap(),
         )
     };
@@ -99,8 +99,9 @@ fn modal_gpu_runs_are_bit_identical() {
         bytemuck::cast_slice::<_, u8>(&s1) == bytemuck::cast_slice::<_, u8>(&s2),
         "states differ"
     );
+    assert_eq!(l1.start, l2.start, "slot pool layouts differ");
     assert!(
-        bytemuck::cast_slice::<_, u8>(&l1) == bytemuck::cast_slice::<_, u8>(&l2),
+        bytemuck::cast_slice::<_, u8>(&l1.slots) == bytemuck::cast_slice::<_, u8>(&l2.slots),
         "contact slots differ"
     );
     assert_eq!(w1, w2, "wall forces differ");
@@ -109,9 +110,10 @@ fn modal_gpu_runs_are_bit_identical() {
     let state = c.scene.bodies.iter().map(|b| b.initial_state()).collect();
     let mut r = ModalRun::new(CpuModal::new(packed, state), c.scene.rebuild_every, c.scene.skin);
     r.run(500).unwrap();
-    let sc = r.backend.slots().unwrap();
-    let active_gpu = l1.iter().filter(|s| s.active != 0).count();
-    let active_cpu = sc.iter().filter(|s| s.active != 0).count();
+    let sc = r.backend.pool().unwrap();
+    assert_eq!(sc.start, l1.start, "CPU and GPU slot pools laid out alike");
+    let active_gpu = l1.slots.iter().filter(|s| s.active != 0).count();
+    let active_cpu = sc.slots.iter().filter(|s| s.active != 0).count();
     assert!(
         active_gpu > 0 && active_gpu == active_cpu,
         "active contacts gpu {active_gpu} cpu {active_cpu}"

@@ -108,12 +108,12 @@ fn cell_velocity(sc: &Scene, nodes: &[NodeState], body: u32) -> [f64; 2] {
 fn coupling_force<B: CoupledBackend>(run: &mut CoupledRun<B>) -> ([f64; 2], [f64; 2], usize, usize) {
     let (_, s, k) = run.backend.slots().unwrap();
     let (mut a, mut b, mut na, mut nb) = ([0.0f64; 2], [0.0f64; 2], 0, 0);
-    for o in s.iter().filter(|o| o.active != 0) {
+    for o in s.slots.iter().filter(|o| o.active != 0) {
         a[0] += o.force[0] as f64;
         a[1] += o.force[1] as f64;
         na += 1;
     }
-    for o in k.iter().filter(|o| o.active != 0) {
+    for o in k.slots.iter().filter(|o| o.active != 0) {
         b[0] -= o.force[0] as f64;
         b[1] -= o.force[1] as f64;
         nb += 1;
@@ -475,9 +475,13 @@ fn two_gpu_runs_are_bit_identical() {
         let (m, s, k) = g.backend.slots().unwrap();
         let mut bytes: Vec<u8> = bytemuck::cast_slice(&nodes).to_vec();
         bytes.extend_from_slice(bytemuck::cast_slice(&states));
-        bytes.extend_from_slice(bytemuck::cast_slice(&m));
-        bytes.extend_from_slice(bytemuck::cast_slice(&s));
-        bytes.extend_from_slice(bytemuck::cast_slice(&k));
+        bytes.extend_from_slice(bytemuck::cast_slice(&m.start));
+        bytes.extend_from_slice(bytemuck::cast_slice(&m.slots));
+        for start in [&s.start, &k.start] {
+            bytes.extend_from_slice(bytemuck::cast_slice(start));
+        }
+        bytes.extend_from_slice(bytemuck::cast_slice(&s.slots));
+        bytes.extend_from_slice(bytemuck::cast_slice(&k.slots));
         // The prefix covers the impact: the cell has lost a fifth of its speed.
         let v = cell_velocity(&sc.spd, &nodes, 0);
         assert!(
@@ -632,7 +636,7 @@ fn chain_of_cells_and_disks_conserves_momentum_cpu() {
         let (_, _, na, nb) = coupling_force(&mut run);
         let spd_contacts = run.read_contacts().unwrap().active_count();
         let (m, _, _) = run.backend.slots().unwrap();
-        let modal_contacts = m.iter().filter(|o| o.active != 0).count();
+        let modal_contacts = m.slots.iter().filter(|o| o.active != 0).count();
         let active = na + nb + spd_contacts + modal_contacts;
         touched |= na + nb > 0;
         if active == 0 && touched {

@@ -208,7 +208,15 @@ fn kernel_modules_share_one_copy_of_each_library() {
     );
     assert_eq!(
         order("node_forces"),
-        ["common", "df32", "spd_records", "model", "integrate", "node_forces"]
+        [
+            "common",
+            "df32",
+            "spd_records",
+            "model",
+            "integrate",
+            "history",
+            "node_forces"
+        ]
     );
     assert_eq!(
         order("modal_spd_contact"),
@@ -221,9 +229,19 @@ fn kernel_modules_share_one_copy_of_each_library() {
             "modal_spd_contact"
         ]
     );
+    // One search of the sorted history (history.wgsl) for the remap and the mirror entries.
+    for k in ["broad_phase", "node_forces", "sphere_cell_list"] {
+        assert!(order(k).contains(&"history"), "{k} imports history");
+    }
     for (name, _) in KERNELS.iter().filter(|(n, _)| !NEEDS_IMPORTER.contains(n)) {
         let source = shader_source(name).unwrap();
-        for f in ["fn opaque(", "fn df_add(", "fn linear_id(", "struct NodeState {"] {
+        for f in [
+            "fn opaque(",
+            "fn df_add(",
+            "fn linear_id(",
+            "struct NodeState {",
+            "fn find_sorted(",
+        ] {
             assert!(source.matches(f).count() <= 1, "{name}: {f} defined twice");
         }
     }

@@ -5,14 +5,18 @@
 //! Lists of every kind are sorted by partner index (NONE-padded at the end for fixed widths, and
 //! NONE = u32::MAX sorts last), so one binary search ([`find_sorted`]) serves all of them:
 //! - the CSR lists of SPD nodes ([`carry_slot_index`]; the slot is an index into the pool, WGSL
-//!   twin: `find_live` in `neighbor_fill`, shaders/broad_phase.wgsl);
-//! - the fixed-width lists of modal bodies and of the coupled pairs ([`carry_fixed`]; the slots
-//!   are per owner node, copied on the host between batches for both backends).
+//!   twin: `neighbor_fill` in shaders/broad_phase.wgsl), and the mirror entries of SPD node pairs
+//!   (`cpu::node_forces::mirror_entries`, WGSL `mirror_entries` in node_forces.wgsl);
+//! - the fixed-width lists of modal bodies and of the coupled pairs, whose slots are one pool per
+//!   kind of slot with CSR offsets per owner node ([`carry_pool`]; laid out and remapped on the
+//!   host between batches for both backends).
 
+use super::pool::SlotPool;
 use crate::model::{Entry, NONE, NO_SLOT};
 
 /// Index of `target` among the sorted keys `key(lo..hi)`, or `NONE` (binary search; twin of WGSL
-/// `find_live` in broad_phase.wgsl and `find_entry` in node_forces.wgsl).
+/// `find_sorted` in shaders/history.wgsl, which reads the key of entry i from its importer's
+/// `sorted_key(i)`).
 #[inline]
 pub fn find_sorted(lo: u32, hi: u32, target: u32, key: impl Fn(usize) -> u32) -> u32 {
     let (mut lo, mut hi) = (lo, hi);
@@ -54,6 +58,12 @@ pub fn carry_slot_index(
 pub trait FixedLists {
     fn width(&self) -> usize;
     fn partner(&self, group: usize, t: usize) -> u32;
+    /// Partners listed for `group` (the entries before the NONE padding).
+    fn count(&self, group: usize) -> usize {
+        (0..self.width())
+            .take_while(|&t| self.partner(group, t) != NONE)
+            .count()
+    }
 }
 
 /// Plain lists: `partner(g, t) = v[g · width + t]` (modal neighbour lists).
@@ -81,35 +91,28 @@ impl FixedLists for Interleaved<'_> {
     }
 }
 
-/// Slots of fixed-width lists after a rebuild: owner k (a node) of group g (`owners` yields
-/// (k, g)) has its slots at `k · stride + offset + t`, t < width, one per entry of its group's
-/// list. Each takes the slot of the same partner in the old list (history included), or an empty
-/// slot; slots of owners not named and outside the list's range are kept.
-pub fn carry_fixed<S: Copy + Default>(
-    old_slots: &[S],
+/// The pool after a rebuild (`super::pool`): owner k of group g (`owners`: every owner, in
+/// order) gets its `fixed` slots, kept, then one slot per entry of g's new list, which takes the
+/// slot of the same partner in the old list (history included; found by [`find_sorted`]) or
+/// starts empty.
+pub fn carry_pool<S: Copy + Default>(
+    old: &SlotPool<S>,
     owners: impl IntoIterator<Item = (usize, usize)>,
-    stride: usize,
-    offset: usize,
-    old: &impl FixedLists,
-    new: &impl FixedLists,
-) -> Vec<S> {
-    let width = new.width();
-    debug_assert_eq!(width, old.width());
-    let mut out = old_slots.to_vec();
-    for (k, g) in owners {
-        let base = k * stride + offset;
-        for t in 0..width {
-            let partner = new.partner(g, t);
-            let from = if partner == NONE {
-                NONE
-            } else {
-                find_sorted(0, width as u32, partner, |u| old.partner(g, u))
-            };
-            out[base + t] = if from == NONE {
-                S::default()
-            } else {
-                old_slots[base + from as usize]
-            };
+    fixed: usize,
+    old_l: &impl FixedLists,
+    new_l: &impl FixedLists,
+) -> SlotPool<S> {
+    let owners: Vec<(usize, usize)> = owners.into_iter().collect();
+    let mut out = SlotPool::for_lists(owners.iter().copied(), fixed, new_l);
+    for &(k, g) in &owners {
+        let (from, to) = (old.start[k] as usize, out.start[k] as usize);
+        out.slots[to..to + fixed].copy_from_slice(&old.slots[from..from + fixed]);
+        let n_old = old_l.count(g) as u32;
+        for t in 0..new_l.count(g) {
+            let u = find_sorted(0, n_old, new_l.partner(g, t), |u| old_l.partner(g, u));
+            if u != NONE {
+                out.slots[to + fixed + t] = old.slots[from + fixed + u as usize];
+            }
         }
     }
     out
@@ -119,23 +122,33 @@ pub fn carry_fixed<S: Copy + Default>(
 mod tests {
     use super::*;
 
-    /// A partner that enters ahead of an old one moves the old one's history to its new index;
-    /// a partner that left is dropped; a new one starts empty; owners not named are kept.
+    /// The wall slot is kept, a partner's slot follows it to its new place,
+    /// a partner that left is dropped and a new one starts empty; owners of a group with a
+    /// longer list get more slots, the pool shrinks where lists shrink.
     #[test]
-    fn fixed_lists_carry_history_with_the_partner() {
-        // Group 0 listed [1, 2, -] before, [0, 1, -] now; owners 0 and 1 belong to group 0,
-        // owner 2 is not named.
-        let old_l = [1, 2, NONE];
-        let new_l = [0, 1, NONE];
-        let old: Vec<(u32, f32)> = vec![(1, 10.0), (2, 20.0), (0, 0.0), (1, 11.0), (2, 21.0), (0, 0.0), (9, 9.0)];
-        let new = carry_fixed(&old[..6], [(0, 0), (1, 0)], 3, 0, &Plain(&old_l, 3), &Plain(&new_l, 3));
-        assert_eq!(new, vec![(0, 0.0), (1, 10.0), (0, 0.0), (0, 0.0), (1, 11.0), (0, 0.0)]);
-        // With an offset (wall slots first) and interleaved lists.
-        let old_i = [1, 0, 2, 5, NONE, NONE];
-        let new_i = [0, 3, 1, 0, NONE, NONE];
-        let slots = vec![(7u32, 7.0f32), (1, 10.0), (2, 20.0), (0, 0.0)];
-        let new = carry_fixed(&slots, [(0, 0)], 4, 1, &Interleaved(&old_i, 3), &Interleaved(&new_i, 3));
-        assert_eq!(new, vec![(7, 7.0), (0, 0.0), (1, 10.0), (0, 0.0)]);
+    fn pool_carries_history_with_the_partner() {
+        // Group 0 listed [1, 2] before, [0, 1] now; group 1 listed [3] before, nothing now.
+        let old_l = [1, 2, NONE, 3, NONE, NONE];
+        let new_l = [0, 1, NONE, NONE, NONE, NONE];
+        let owners = [(0, 0), (1, 0), (2, 1)];
+        let mut old: SlotPool<(u32, f32)> = SlotPool::for_lists(owners, 1, &Plain(&old_l, 3));
+        assert_eq!(old.start, vec![0, 3, 6, 8]);
+        old.slots = vec![
+            (9, 0.5),
+            (1, 10.0),
+            (2, 20.0),
+            (9, 1.5),
+            (1, 11.0),
+            (2, 21.0),
+            (9, 2.5),
+            (3, 30.0),
+        ];
+        let new = carry_pool(&old, owners, 1, &Plain(&old_l, 3), &Plain(&new_l, 3));
+        assert_eq!(new.start, vec![0, 3, 6, 7]);
+        assert_eq!(
+            new.slots,
+            vec![(9, 0.5), (0, 0.0), (1, 10.0), (9, 1.5), (0, 0.0), (1, 11.0), (9, 2.5)]
+        );
     }
 
     #[test]

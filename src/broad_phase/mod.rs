@@ -13,7 +13,10 @@
 //! - [`history`]: the one history remap: the look-up of a partner in the previous sorted list
 //!   (`find_sorted`) and the carry of slots, for the CSR lists of SPD nodes (`carry_slot_index`,
 //!   twin of `neighbor_fill` in shaders/broad_phase.wgsl) and for the fixed-width lists of modal
-//!   and coupled contacts ([`history::carry_fixed`]).
+//!   and coupled contacts ([`history::carry_pool`], into [`pool::SlotPool`]s).
+//! - [`pool`]: the one slot pool (CSR offsets per owner) the modal contacts address their slots
+//!   through, as the SPD contacts address theirs through `slot_index`; [`history::carry_pool`]
+//!   moves its histories when the lists change.
 //! - [`schedule`]: the Verlet check between builds (nothing moved more than skin/2).
 //!
 //! SPD node and segment candidates are built on the device (shaders/broad_phase.wgsl, its CPU
@@ -22,4 +25,5 @@
 
 pub mod circles;
 pub mod history;
+pub mod pool;
 pub mod schedule;

@@ -5,6 +5,7 @@
 use super::broad_phase::CoupleLists;
 use super::layout::{CellRec, CoupleParams, SegSlot};
 use crate::backend::Backend;
+use crate::broad_phase::pool::SlotPool;
 use crate::modal::cpu::Dynamic;
 use crate::modal::layout::{ModalSlot, ModalState};
 use crate::modal::stepper::Packed;
@@ -18,8 +19,9 @@ pub struct CoupleStatic {
     pub node_cell: Vec<u32>,
 }
 
-/// Modal-slot, SPD-node-slot and modal-node-slot arrays (for the history remap).
-pub type CoupledSlots = (Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>);
+/// The slot pools: modal, SPD-node coupling and modal-node coupling slots (for the history
+/// remap and checkpoints).
+pub type CoupledSlots = (SlotPool<ModalSlot>, SlotPool<ModalSlot>, SlotPool<SegSlot>);
 
 /// What a coupled backend offers to the shared driver.
 pub trait CoupledBackend {
@@ -43,7 +45,8 @@ pub trait CoupledBackend {
     fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic>;
     /// Restores `modal_dynamic` of a backend of the same scene.
     fn set_modal_dynamic(&mut self, dy: &Dynamic) -> anyhow::Result<()>;
-    /// Installs the lists (and, when given, remapped slots).
+    /// Installs the lists (and, when given, remapped slots; the modal pool must be laid out for
+    /// `nb`, so the driver gives them whenever the lists change).
     fn set_lists(
         &mut self,
         nb: &[u32],

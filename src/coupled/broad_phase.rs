@@ -5,13 +5,15 @@
 //! per cell, its nearby modal bodies (sorted by body index), each entry with the partner's slot
 //! index of the pair (`back`), so the gathers of both sides find the slots of a pair. Built on the
 //! host on the modal schedule (`rebuild_every` steps), for both backends; [`remap_spd_slots`] and
-//! [`remap_mnode_slots`] move the friction history to the partner's new slot with the shared
-//! history remap (`crate::broad_phase::history::carry_fixed`).
+//! [`remap_mnode_slots`] lay the coupling slot pools out for the new lists and move the friction
+//! history to the partner's new slot with the shared history remap
+//! (`crate::broad_phase::history::carry_pool`).
 
 use super::layout::{CellRec, SegSlot};
 use super::{MAX_CELLS, MAX_MB};
 use crate::broad_phase::circles::{near_lists, pad_cross, Circle};
-use crate::broad_phase::history::{carry_fixed, Interleaved};
+use crate::broad_phase::history::{carry_pool, Interleaved};
+use crate::broad_phase::pool::SlotPool;
 use crate::modal::layout::{ModalSlot, NONE};
 use crate::modal::stepper::Packed;
 
@@ -75,29 +77,36 @@ pub fn couple_lists(cells: &[Circle], modal: &[Circle], skin: f32) -> anyhow::Re
     Ok(CoupleLists { cell_mb, mb_cells })
 }
 
-/// Each SPD node's slots (friction history included) follow the modal bodies of its cell's list.
+/// The SPD nodes' coupling pool for the new lists: one slot per modal body listed for the node's
+/// cell, each with the friction history of the same body's old slot (or empty).
 pub fn remap_spd_slots(
     cells: &[CellRec],
-    old: &[ModalSlot],
+    old: &SlotPool<ModalSlot>,
     old_l: &CoupleLists,
     new_l: &CoupleLists,
-) -> Vec<ModalSlot> {
+) -> SlotPool<ModalSlot> {
     let owners = cells
         .iter()
         .enumerate()
         .flat_map(|(c, cell)| (cell.first as usize..(cell.first + cell.count) as usize).map(move |x| (x, c)));
     let (o, n) = (Interleaved(&old_l.cell_mb, MAX_MB), Interleaved(&new_l.cell_mb, MAX_MB));
-    carry_fixed(old, owners, MAX_MB, 0, &o, &n)
+    carry_pool(old, owners, 0, &o, &n)
 }
 
-/// Each modal surface node's slots follow the cells of its body's list.
-pub fn remap_mnode_slots(p: &Packed, old: &[SegSlot], old_l: &CoupleLists, new_l: &CoupleLists) -> Vec<SegSlot> {
+/// The modal nodes' coupling pool for the new lists: one slot per cell listed for the node's
+/// body, each with the history of the same cell's old slot (or empty).
+pub fn remap_mnode_slots(
+    p: &Packed,
+    old: &SlotPool<SegSlot>,
+    old_l: &CoupleLists,
+    new_l: &CoupleLists,
+) -> SlotPool<SegSlot> {
     let owners = p.nodes.iter().enumerate().map(|(k, n)| (k, n.body as usize));
     let (o, n) = (
         Interleaved(&old_l.mb_cells, MAX_CELLS),
         Interleaved(&new_l.mb_cells, MAX_CELLS),
     );
-    carry_fixed(old, owners, MAX_CELLS, 0, &o, &n)
+    carry_pool(old, owners, 0, &o, &n)
 }
 
 #[cfg(test)]
@@ -128,20 +137,20 @@ mod tests {
             active: 1,
             ..ModalSlot::default()
         };
-        let mut old = vec![ModalSlot::default(); 2 * MAX_MB];
+        let mut old = SlotPool::with_counts([2, 2]);
         for x in 0..2 {
-            old[x * MAX_MB] = slot(1, 1.0 + x as f32);
-            old[x * MAX_MB + 1] = slot(2, 5.0);
+            old.slots[2 * x] = slot(1, 1.0 + x as f32);
+            old.slots[2 * x + 1] = slot(2, 5.0);
         }
         let new = remap_spd_slots(&cells, &old, &old_l, &new_l);
+        assert_eq!(new.start, vec![0, 2, 4], "two listed bodies, two slots per node");
         for x in 0..2 {
-            assert_eq!(new[x * MAX_MB], ModalSlot::default(), "new partner 0 starts empty");
-            assert_eq!(
-                new[x * MAX_MB + 1],
-                slot(1, 1.0 + x as f32),
-                "history of partner 1 moved"
-            );
-            assert_eq!(new[x * MAX_MB + 2], ModalSlot::default(), "partner 2 dropped");
+            assert_eq!(new.of(x)[0], ModalSlot::default(), "new partner 0 starts empty");
+            assert_eq!(new.of(x)[1], slot(1, 1.0 + x as f32), "history of partner 1 moved");
+            assert!(new.of(x).iter().all(|s| s.partner != 2), "partner 2 dropped");
         }
+        // A cell whose list empties keeps no slot.
+        let none = remap_spd_slots(&cells, &new, &new_l, &CoupleLists::empty(1, 3));
+        assert_eq!(none.start, vec![0, 0, 0]);
     }
 }

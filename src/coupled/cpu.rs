@@ -10,16 +10,18 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
 pub use super::backend::CoupleStatic;
-use super::backend::CoupledBackend;
+use super::backend::{CoupledBackend, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::contact::modal_node_vs_cell;
 use super::layout::SegSlot;
 use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
+use crate::broad_phase::pool::SlotPool;
 use crate::cpu::CpuBackend;
-use crate::modal::contact::{mode_eval, point_vs_body, rot, rot_t};
+use crate::modal::contact::{body_contact_slot, mode_eval, point_vs_body, rot, rot_t};
 use crate::modal::cpu::{
-    modal_generalized_force, modal_integrate, modal_node_contact, modal_wall_force, node_arm, node_kinematics, Dynamic,
+    modal_generalized_force, modal_integrate, modal_node_contacts, modal_wall_force, node_arm, node_kinematics,
+    wall_pool, Dynamic,
 };
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
@@ -27,7 +29,7 @@ use crate::model::NodeState;
 use rayon::prelude::*;
 
 /// SPD node x against the level sets of the modal bodies listed for its cell (twin of the
-/// kernel `spd_node_vs_modal`); writes x's MAX_MB slots.
+/// kernel `spd_node_vs_modal`); writes x's slots in the pool (`out`: one per listed body).
 #[allow(clippy::too_many_arguments)]
 pub fn spd_node_vs_modal(
     sc: &Packed,
@@ -41,13 +43,10 @@ pub fn spd_node_vs_modal(
     let c = cs.node_cell[x] as usize;
     let cell = &cs.cells[c];
     let sx = &spd[x];
-    for u in 0..MAX_MB {
+    for u in 0..out.len() {
         let b = lists.cell_mb[2 * (c * MAX_MB + u)];
         // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
-        if b == NONE
-            || cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED
-            || cs.params.directions & DIR_SPD_NODES == 0
-        {
+        if cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED || cs.params.directions & DIR_SPD_NODES == 0 {
             out[u] = ModalSlot::default();
             continue;
         }
@@ -56,7 +55,7 @@ pub fn spd_node_vs_modal(
             (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
             (sx.pos_hi[1] - sb.x_hi[1]) + (sx.pos_lo[1] - sb.x_lo[1]),
         ];
-        let (o, q, p_ref) = point_vs_body(
+        let o = point_vs_body(
             sc,
             b as usize,
             sb,
@@ -66,19 +65,12 @@ pub fn spd_node_vs_modal(
             cell.radius,
             cell.contact_material,
         );
-        out[u] = ModalSlot {
-            force: o.force,
-            q,
-            p_ref,
-            hist: o.hist,
-            partner: b,
-            active: o.active,
-        };
+        out[u] = body_contact_slot(o, b);
     }
 }
 
 /// Modal surface node k against the SPD cells listed for its body (twin of `modal_node_vs_spd`);
-/// writes k's MAX_CELLS slots.
+/// writes k's coupling slots in the pool (`out`: one per listed cell).
 #[allow(clippy::too_many_arguments)]
 pub fn modal_node_vs_spd(
     sc: &Packed,
@@ -93,9 +85,9 @@ pub fn modal_node_vs_spd(
     let st = &mstate[b];
     let (rel, vel) = node_kinematics(sc, st, k);
     let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
-    for t in 0..MAX_CELLS {
+    for t in 0..out.len() {
         let c = lists.mb_cells[2 * (b * MAX_CELLS + t)];
-        if c == NONE || cs.params.directions & DIR_MODAL_NODES == 0 {
+        if cs.params.directions & DIR_MODAL_NODES == 0 {
             out[t] = SegSlot::default();
             continue;
         }
@@ -122,8 +114,8 @@ pub fn spd_modal_gather(
     sc: &Packed,
     cs: &CoupleStatic,
     lists: &CoupleLists,
-    spd_slots: &[ModalSlot],
-    mnode_slots: &[SegSlot],
+    spd_slots: &SlotPool<ModalSlot>,
+    mnode_slots: &SlotPool<SegSlot>,
     x: usize,
 ) -> [f32; 2] {
     let mut f = [0.0f32; 2];
@@ -132,8 +124,8 @@ pub fn spd_modal_gather(
     if cell.coupled == 0 {
         return f;
     }
-    for u in 0..MAX_MB {
-        let s = &spd_slots[x * MAX_MB + u];
+    for sl in spd_slots.start[x] as usize..spd_slots.start[x + 1] as usize {
+        let s = &spd_slots.slots[sl];
         if s.active != 0 {
             f[0] += s.force[0];
             f[1] += s.force[1];
@@ -152,7 +144,7 @@ pub fn spd_modal_gather(
         let t = lists.cell_mb[2 * (c * MAX_MB + u) + 1] as usize;
         let br = &sc.bodies[b as usize];
         for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
-            let s = &mnode_slots[k * MAX_CELLS + t];
+            let s = &mnode_slots.slots[mnode_slots.start[k] as usize + t];
             if s.active == 0 {
                 continue;
             }
@@ -178,8 +170,8 @@ pub fn modal_body_update_coupled(
     dy: &Dynamic,
     cs: &CoupleStatic,
     lists: &CoupleLists,
-    spd_slots: &[ModalSlot],
-    mnode_slots: &[SegSlot],
+    spd_slots: &SlotPool<ModalSlot>,
+    mnode_slots: &SlotPool<SegSlot>,
     b: usize,
 ) -> ModalState {
     let mut g = modal_generalized_force(sc, dy, b);
@@ -190,8 +182,8 @@ pub fn modal_body_update_coupled(
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
         let rel = node_arm(sc, st, k, c, s);
-        for t in 0..MAX_CELLS {
-            let o = &mnode_slots[k * MAX_CELLS + t];
+        for sl in mnode_slots.start[k] as usize..mnode_slots.start[k + 1] as usize {
+            let o = &mnode_slots.slots[sl];
             if o.active != 0 {
                 g.f[0] += o.force[0];
                 g.f[1] += o.force[1];
@@ -213,7 +205,7 @@ pub fn modal_body_update_coupled(
         let u = lists.mb_cells[2 * (b * MAX_CELLS + t) + 1] as usize;
         let cell = &cs.cells[ci as usize];
         for x in cell.first as usize..(cell.first + cell.count) as usize {
-            let o = &spd_slots[x * MAX_MB + u];
+            let o = &spd_slots.slots[spd_slots.start[x] as usize + u];
             if o.active != 0 {
                 let fr = [-o.force[0], -o.force[1]];
                 let arm = rot(c, s, o.q);
@@ -242,8 +234,10 @@ pub struct CpuCoupled {
     pub dy: Dynamic,
     pub cs: CoupleStatic,
     pub lists: CoupleLists,
-    pub spd_slots: Vec<ModalSlot>,
-    pub mnode_slots: Vec<SegSlot>,
+    /// Coupling slot pools: per SPD node one per modal body listed for its cell, per modal
+    /// surface node one per cell listed for its body (`crate::broad_phase::pool`).
+    pub spd_slots: SlotPool<ModalSlot>,
+    pub mnode_slots: SlotPool<SegSlot>,
 }
 
 impl CpuCoupled {
@@ -253,14 +247,14 @@ impl CpuCoupled {
             state,
             nb: nb.clone(),
             nb_back: nb,
-            slots: vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
+            pool: wall_pool(&sc),
             clock: 0,
             wall_force: vec![[0.0; 2]; sc.walls.len()],
         };
         let lists = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
         CpuCoupled {
-            spd_slots: vec![ModalSlot::default(); cs.node_cell.len() * MAX_MB],
-            mnode_slots: vec![SegSlot::default(); sc.nodes.len() * MAX_CELLS],
+            spd_slots: SlotPool::with_counts(cs.node_cell.iter().map(|_| 0)),
+            mnode_slots: SlotPool::with_counts(sc.nodes.iter().map(|_| 0)),
             spd,
             sc,
             dy,
@@ -288,26 +282,24 @@ impl CpuCoupled {
                     .map(|b| modal_body_update_coupled(sc, dyr, cs, lists, spd_slots, mnode_slots, b))
                     .collect();
                 let wf: Vec<[f32; 2]> = (0..sc.walls.len())
-                    .map(|w| modal_wall_force(sc, &dyr.slots, w))
+                    .map(|w| modal_wall_force(sc, &dyr.pool, w))
                     .collect();
                 dy.state = new;
                 dy.wall_force = wf;
                 dy.clock += 1; // modal_clock
             }
-            let ns = sc.params.slots as usize;
-            let (state, nb, clock) = (&dy.state, &dy.nb, dy.clock);
-            dy.slots
-                .par_chunks_mut(ns)
-                .enumerate()
-                .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+            modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
+            let state = &dy.state;
             let pos = v.state;
             spd_slots
-                .par_chunks_mut(MAX_MB)
+                .per_owner_mut()
+                .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
                 .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
             mnode_slots
-                .par_chunks_mut(MAX_CELLS)
+                .per_owner_mut()
+                .into_par_iter()
                 .enumerate()
                 .for_each(|(k, out)| modal_node_vs_spd(sc, state, cs, lists, pos, k, out));
             (0..pos.len())
@@ -348,8 +340,8 @@ impl CoupledBackend for CpuCoupled {
     fn modal_wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
         Ok(self.dy.wall_force.clone())
     }
-    fn slots(&mut self) -> anyhow::Result<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)> {
-        Ok((self.dy.slots.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
+    fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
+        Ok((self.dy.pool.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
     }
     fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
         self.spd.set_gravity(g)?;
@@ -368,13 +360,13 @@ impl CoupledBackend for CpuCoupled {
         nb: &[u32],
         nb_back: &[u32],
         lists: &CoupleLists,
-        slots: Option<(Vec<ModalSlot>, Vec<ModalSlot>, Vec<SegSlot>)>,
+        slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
         self.dy.nb = nb.to_vec();
         self.dy.nb_back = nb_back.to_vec();
         self.lists = lists.clone();
         if let Some((m, s, k)) = slots {
-            self.dy.slots = m;
+            self.dy.pool = m;
             self.spd_slots = s;
             self.mnode_slots = k;
         }

@@ -8,8 +8,8 @@
 use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::layout::SegSlot;
-use super::{MAX_CELLS, MAX_MB};
 use crate::backend::Backend;
+use crate::broad_phase::pool::SlotPool;
 use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -51,14 +51,19 @@ pub struct GpuCoupled {
     modal: ModalBuffers,
     cell_mb: GpuArray<u32>,
     mb_cells: GpuArray<u32>,
+    /// The coupling slot pools (grown when a list needs more; their offsets are in the modal
+    /// `slot_start` at `CoupleParams::spd_start_at`, `mnode_start_at`) and the slots in use.
     spd_slots: GpuArray<ModalSlot>,
     mnode_slots: GpuArray<SegSlot>,
+    pool_lens: [usize; 2],
     /// `CoupleParams` (uniform; gravity changes by stage).
     cparams: wgpu::Buffer,
-    // Static buffers kept alive for the bind groups.
-    _keep: Vec<wgpu::Buffer>,
+    node_cell: GpuArray<u32>,
+    cells: GpuArray<super::layout::CellRec>,
+    modal_force: GpuArray<[f32; 2]>,
     kernels: Kernels,
-    groups: Groups,
+    /// Always `Some` after `new`.
+    groups: Option<Groups>,
 }
 
 impl GpuCoupled {
@@ -78,7 +83,10 @@ impl GpuCoupled {
         let capacity = (6 * n).clamp(1024, max_entries.max(1024)) as u32;
         let spd = GpuBackend::with_capacities(ctx.clone(), spd_scene, Some(capacity), Some(capacity))?;
         let c = &*ctx;
-        let modal = ModalBuffers::new(c, &sc, &state)?;
+        // slot_start: the modal nodes' offsets, then the SPD nodes' and the modal nodes' coupling
+        // offsets (all zero: no list yet).
+        let extra = cs.node_cell.len() + 1 + sc.nodes.len() + 1;
+        let modal = ModalBuffers::with_offsets(c, &sc, &state, extra)?;
         let cparams = c.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("couple params"),
             contents: bytemuck::bytes_of(&cs.params),
@@ -89,16 +97,8 @@ impl GpuCoupled {
         let empty = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
         let cell_mb = GpuArray::new(c, "couple cell_mb", &empty.cell_mb)?;
         let mb_cells = GpuArray::new(c, "couple mb_cells", &empty.mb_cells)?;
-        let spd_slots = GpuArray::new(
-            c,
-            "couple spd slots",
-            &vec![ModalSlot::default(); cs.node_cell.len() * MAX_MB],
-        )?;
-        let mnode_slots = GpuArray::new(
-            c,
-            "couple modal-node slots",
-            &vec![SegSlot::default(); sc.nodes.len() * MAX_CELLS],
-        )?;
+        let spd_slots = GpuArray::<ModalSlot>::zeroed(c, "couple spd slots", 0)?;
+        let mnode_slots = GpuArray::<SegSlot>::zeroed(c, "couple modal-node slots", 0)?;
         let modal_force = GpuArray::<[f32; 2]>::zeroed(c, "couple modal force", cs.node_cell.len())?;
         let sh = "modal_spd_contact";
         let kernels = Kernels {
@@ -110,46 +110,8 @@ impl GpuCoupled {
             gather: Kernel::new(c, sh, "spd_modal_gather")?,
             node_forces: Kernel::new(c, "node_forces", "node_forces_modal")?,
         };
-        // Bindings 0–13 and 24–25: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
-        let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
-            let mut t = modal.table();
-            t.extend([
-                (14, &cparams),
-                (15, node_cell.buffer()),
-                (16, cells.buffer()),
-                // The SPD state written by step n (side 1 − s): x_{n+1}.
-                (17, spd.state_buffer(1 - s)),
-                (19, cell_mb.buffer()),
-                (20, mb_cells.buffer()),
-                (21, spd_slots.buffer()),
-                (22, mnode_slots.buffer()),
-                (23, modal_force.buffer()),
-            ]);
-            t
-        };
-        let k = &kernels;
-        let nf = |init: bool, s: usize| {
-            let mut t = spd.coupling_table(init, s);
-            t.push((14, modal_force.buffer()));
-            k.node_forces.bind(c, &t)
-        };
-        let groups = Groups {
-            body: k.body.bind(c, &table(0)),
-            clock: k.clock.bind(c, &table(0)),
-            contact: k.contact.bind(c, &table(0)),
-            spd_vs_modal: [k.spd_vs_modal.bind(c, &table(0)), k.spd_vs_modal.bind(c, &table(1))],
-            mnode_vs_spd: [k.mnode_vs_spd.bind(c, &table(0)), k.mnode_vs_spd.bind(c, &table(1))],
-            gather: [k.gather.bind(c, &table(0)), k.gather.bind(c, &table(1))],
-            node_forces: [[nf(false, 0), nf(false, 1)], [nf(true, 0), nf(true, 1)]],
-        };
-        let keep = vec![
-            cparams.clone(),
-            node_cell.buffer().clone(),
-            cells.buffer().clone(),
-            modal_force.buffer().clone(),
-        ];
-        Ok(GpuCoupled {
-            ctx,
+        let mut me = GpuCoupled {
+            ctx: ctx.clone(),
             spd,
             sc,
             cs,
@@ -158,18 +120,60 @@ impl GpuCoupled {
             mb_cells,
             spd_slots,
             mnode_slots,
+            pool_lens: [0, 0],
             cparams,
-            _keep: keep,
+            node_cell,
+            cells,
+            modal_force,
             kernels,
-            groups,
-        })
+            groups: None,
+        };
+        me.groups = Some(me.make_groups());
+        Ok(me)
+    }
+
+    /// The bind groups over the current buffers (again whenever the modal slot pool grows).
+    fn make_groups(&self) -> Groups {
+        let c = &*self.ctx;
+        // Bindings 0–13 and 24–27: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
+        let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
+            let mut t = self.modal.table();
+            t.extend([
+                (14, &self.cparams),
+                (15, self.node_cell.buffer()),
+                (16, self.cells.buffer()),
+                // The SPD state written by step n (side 1 − s): x_{n+1}.
+                (17, self.spd.state_buffer(1 - s)),
+                (19, self.cell_mb.buffer()),
+                (20, self.mb_cells.buffer()),
+                (21, self.spd_slots.buffer()),
+                (22, self.mnode_slots.buffer()),
+                (23, self.modal_force.buffer()),
+            ]);
+            t
+        };
+        let k = &self.kernels;
+        let nf = |init: bool, s: usize| {
+            let mut t = self.spd.coupling_table(init, s);
+            t.push((14, self.modal_force.buffer()));
+            k.node_forces.bind(c, &t)
+        };
+        Groups {
+            body: k.body.bind(c, &table(0)),
+            clock: k.clock.bind(c, &table(0)),
+            contact: k.contact.bind(c, &table(0)),
+            spd_vs_modal: [k.spd_vs_modal.bind(c, &table(0)), k.spd_vs_modal.bind(c, &table(1))],
+            mnode_vs_spd: [k.mnode_vs_spd.bind(c, &table(0)), k.mnode_vs_spd.bind(c, &table(1))],
+            gather: [k.gather.bind(c, &table(0)), k.gather.bind(c, &table(1))],
+            node_forces: [[nf(false, 0), nf(false, 1)], [nf(true, 0), nf(true, 1)]],
+        }
     }
 
     /// Records and submits `n` coupled steps (or, with `init`, the dt = 0 force pass).
     fn record(&mut self, n: u32, init: bool) -> anyhow::Result<()> {
         let p = self.sc.params;
         let n_spd = self.cs.params.n_spd_nodes;
-        let (k, g) = (&self.kernels, &self.groups);
+        let (k, g) = (&self.kernels, self.groups.as_ref().expect("bind groups made in new"));
         let dispatch = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, threads: u32| {
             if threads == 0 {
                 return;
@@ -191,6 +195,17 @@ impl GpuCoupled {
             dispatch(pass, &k.node_forces, &g.node_forces[init as usize][s], n_spd);
         })
     }
+}
+
+/// Writes a pool's slots into `buf`, replacing it by a larger one when they do not fit (then the
+/// bind groups must be made again: true).
+fn put_pool<T: bytemuck::Pod>(c: &GpuContext, buf: &mut GpuArray<T>, label: &str, slots: &[T]) -> anyhow::Result<bool> {
+    if slots.len() > buf.len() {
+        *buf = GpuArray::new(c, label, slots)?;
+        return Ok(true);
+    }
+    buf.write(c, slots);
+    Ok(false)
 }
 
 impl CoupledBackend for GpuCoupled {
@@ -220,10 +235,23 @@ impl CoupledBackend for GpuCoupled {
         Ok(f.chunks(2).map(|c| [c[0], c[1]]).collect())
     }
     fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
+        let c = &*self.ctx;
+        let p = &self.cs.params;
+        let (n_spd, n_mnodes) = (self.cs.node_cell.len(), self.sc.nodes.len());
+        let mut s = self.spd_slots.read(c);
+        s.truncate(self.pool_lens[0]);
+        let mut k = self.mnode_slots.read(c);
+        k.truncate(self.pool_lens[1]);
         Ok((
-            self.modal.slots.read(&self.ctx),
-            self.spd_slots.read(&self.ctx),
-            self.mnode_slots.read(&self.ctx),
+            self.modal.pool(c),
+            SlotPool {
+                start: self.modal.read_offsets(c, p.spd_start_at as usize, n_spd + 1),
+                slots: s,
+            },
+            SlotPool {
+                start: self.modal.read_offsets(c, p.mnode_start_at as usize, n_mnodes + 1),
+                slots: k,
+            },
         ))
     }
     fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
@@ -238,7 +266,10 @@ impl CoupledBackend for GpuCoupled {
         Ok(self.modal.dynamic(&self.ctx))
     }
     fn set_modal_dynamic(&mut self, dy: &crate::modal::cpu::Dynamic) -> anyhow::Result<()> {
-        self.modal.set_dynamic(&self.ctx, dy)
+        if self.modal.set_dynamic(&self.ctx, dy)? {
+            self.groups = Some(self.make_groups());
+        }
+        Ok(())
     }
     fn set_lists(
         &mut self,
@@ -247,15 +278,31 @@ impl CoupledBackend for GpuCoupled {
         lists: &CoupleLists,
         slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
-        let c = &*self.ctx;
+        let ctx = self.ctx.clone();
+        let c = &*ctx;
         self.modal.nb.write(c, nb);
         self.modal.nb_back.write(c, nb_back);
         self.cell_mb.write(c, &lists.cell_mb);
         self.mb_cells.write(c, &lists.mb_cells);
         if let Some((m, s, k)) = slots {
-            self.modal.slots.write(c, &m);
-            self.spd_slots.write(c, &s);
-            self.mnode_slots.write(c, &k);
+            let p = self.cs.params;
+            anyhow::ensure!(
+                s.owners() == self.cs.node_cell.len() && k.owners() == self.sc.nodes.len(),
+                "coupling slot pools for {} SPD and {} modal nodes, this scene has {} and {}",
+                s.owners(),
+                k.owners(),
+                self.cs.node_cell.len(),
+                self.sc.nodes.len()
+            );
+            let mut grew = self.modal.set_pool(c, &m)?;
+            self.modal.write_offsets(c, p.spd_start_at as usize, &s.start);
+            self.modal.write_offsets(c, p.mnode_start_at as usize, &k.start);
+            grew |= put_pool(c, &mut self.spd_slots, "couple spd slots", &s.slots)?;
+            grew |= put_pool(c, &mut self.mnode_slots, "couple modal-node slots", &k.slots)?;
+            self.pool_lens = [s.slots.len(), k.slots.len()];
+            if grew {
+                self.groups = Some(self.make_groups());
+            }
         }
         Ok(())
     }

@@ -1,6 +1,9 @@
 //! GPU records of the coupled modal–SPD passes, shared field for field with
 //! shaders/modal_spd_contact.wgsl. SPD-node slots reuse `modal::layout::ModalSlot` (force, contact
 //! point q and pullback point p_ref in the modal body's frame, friction history, partner body).
+//! Both kinds of coupling slots live in slot pools (`crate::broad_phase::pool`), their offsets in
+//! the modal `slot_start` buffer after the modal nodes' (`CoupleParams::spd_start_at`,
+//! `mnode_start_at`).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -12,10 +15,16 @@ pub struct CoupleParams {
     pub n_cells: u32,
     /// `DIR_*` bits.
     pub directions: u32,
-    pub pad: u32,
+    /// Where the SPD nodes' slot offsets start in `slot_start` (binding 27, after the modal
+    /// nodes' n_nodes + 1): SPD node x's coupling slots are `spd_slots[slot_start[spd_start_at + x]
+    /// ..]`, one per modal body listed for its cell.
+    pub spd_start_at: u32,
     /// Gravity on the modal bodies (the SPD scene's gravity): M g on their rigid part.
     pub gravity: [f32; 2],
-    pub pad1: [u32; 2],
+    /// Where the modal nodes' coupling-slot offsets start in `slot_start` (after the SPD nodes'
+    /// n_spd_nodes + 1): one `SegSlot` per cell listed for the node's body.
+    pub mnode_start_at: u32,
+    pub pad1: u32,
 }
 
 /// One SPD body as the coupling passes see it (binding 16).

@@ -118,9 +118,12 @@ impl CoupledScene {
                 n_spd_nodes: spd.nodes.len() as u32,
                 n_cells: cells.len() as u32,
                 directions: self.directions,
-                pad: 0,
+                // slot_start: the modal nodes' offsets, then the SPD nodes', then the modal
+                // nodes' coupling offsets.
+                spd_start_at: packed.nodes.len() as u32 + 1,
                 gravity: spd.gravity,
-                pad1: [0; 2],
+                mnode_start_at: (packed.nodes.len() + 1 + spd.nodes.len() + 1) as u32,
+                pad1: 0,
             },
             cells,
             node_cell,
@@ -249,9 +252,7 @@ impl<B: CoupledBackend> CoupledRun<B> {
         let (nb, nb_back) = neighbour_lists(&modal_circles, self.skin)?;
         let lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
         let changed = nb != self.nb || lists != self.lists;
-        if self.rebuilds == 0 {
-            self.backend.set_lists(&nb, &nb_back, &lists, None)?;
-        } else if changed {
+        if self.rebuilds == 0 || changed {
             let (m, s, k) = self.backend.slots()?;
             let packed = self.backend.packed();
             let remapped = (

@@ -29,7 +29,6 @@
 
 use super::scan::prefix_scan;
 pub use crate::broad_phase::history::carry_slot_index;
-use crate::broad_phase::history::find_sorted;
 use crate::model::df32::{df_sub, dot};
 use crate::model::*;
 
@@ -596,13 +595,6 @@ impl GridBuild {
             seg_items: &self.seg_items,
         }
     }
-}
-
-/// Index of `target` in the sorted list `entries[lo..hi]`, or `NONE` (twin of WGSL `find_live` in
-/// broad_phase.wgsl and `find_entry` in node_forces.wgsl).
-#[inline]
-pub fn find_entry(entries: &[Entry], lo: u32, hi: u32, target: u32) -> u32 {
-    find_sorted(lo, hi, target, |i| entries[i].neighbor)
 }
 
 #[cfg(test)]

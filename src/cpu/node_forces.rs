@@ -10,6 +10,7 @@
 //! are bit-identical.
 
 use super::integrate::half_kick;
+use crate::broad_phase::history::find_sorted;
 use crate::model::lanes::Real;
 use crate::model::*;
 
@@ -225,7 +226,7 @@ pub fn mirror_entries(x: u32, prev: u32, d: u32, start: &[u32], entries: &[Entry
             NONE
         }
     } else {
-        super::broad_phase::find_entry(entries, first, end, prev)
+        find_sorted(first, end, prev, |k| entries[k].neighbor)
     };
     (m, pm)
 }

@@ -4,10 +4,11 @@
 //! nodes, `CoupleParams::gravity` on the modal bodies' rigid part), replaced when a stage changes
 //! it. The measures are the SPD ones; the modal bodies are observed through `modal_states`.
 
-use super::modal::{get_dynamic, put_dynamic};
+use super::modal::{get_dynamic, get_pool, put_dynamic};
 use super::spd::{SpdControls, SpdKind};
 use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
+use crate::broad_phase::pool::SlotPool;
 use crate::coupled::broad_phase::CoupleLists;
 use crate::coupled::layout::SegSlot;
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
@@ -102,8 +103,10 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         let mut out = KindBytes::default();
         out.u64(TAG);
         put_dynamic(&mut out, &dy);
-        out.array(&s)
-            .array(&k)
+        out.array(&s.start)
+            .array(&s.slots)
+            .array(&k.start)
+            .array(&k.slots)
             .array(&run.lists.cell_mb)
             .array(&run.lists.mb_cells)
             .array(&run.nb)
@@ -127,13 +130,9 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             self.bc.n_nodes()
         );
         let p = run.backend.packed().clone();
-        let (n_spd_slots, n_mnode_slots) = {
-            let (_, s, k) = run.backend.slots()?;
-            (s.len(), k.len())
-        };
         let dy = get_dynamic(&mut r, &p)?;
-        let s: Vec<ModalSlot> = r.exact(n_spd_slots, "SPD-node coupling slots")?;
-        let k: Vec<SegSlot> = r.exact(n_mnode_slots, "modal-node coupling slots")?;
+        let s: SlotPool<ModalSlot> = get_pool(&mut r, run.backend.statics().node_cell.len(), "SPD-node coupling")?;
+        let k: SlotPool<SegSlot> = get_pool(&mut r, p.nodes.len(), "modal-node coupling")?;
         let lists = CoupleLists {
             cell_mb: r.exact(run.lists.cell_mb.len(), "cell coupling entries")?,
             mb_cells: r.exact(run.lists.mb_cells.len(), "modal body coupling entries")?,
@@ -149,7 +148,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         run.backend.spd().import_state(&spd)?;
         run.backend.set_modal_dynamic(&dy)?;
         run.backend
-            .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.slots.clone(), s, k)))?;
+            .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.pool.clone(), s, k)))?;
         run.nb = nb;
         run.lists = lists;
         run.modal_at_rebuild = modal_at_rebuild;

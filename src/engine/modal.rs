@@ -6,6 +6,7 @@
 
 use super::{modal_measures, Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
+use crate::broad_phase::pool::SlotPool;
 use crate::modal::contact::wall_point;
 use crate::modal::cpu::Dynamic;
 use crate::modal::layout::{ModalState, ModalWallRec};
@@ -110,19 +111,35 @@ pub fn put_dynamic(out: &mut KindBytes, dy: &Dynamic) {
     out.array(&dy.state)
         .array(&dy.nb)
         .array(&dy.nb_back)
-        .array(&dy.slots)
+        .array(&dy.pool.start)
+        .array(&dy.pool.slots)
         .array(&dy.wall_force)
         .u64(dy.clock as u64);
+}
+
+/// Reads a slot pool of `owners` owners (offsets, then slots; `what` names it in errors).
+pub fn get_pool<S: bytemuck::Pod>(r: &mut KindReader, owners: usize, what: &str) -> anyhow::Result<SlotPool<S>> {
+    let start: Vec<u32> = r.exact(owners + 1, &format!("{what} slot offsets (owners + 1)"))?;
+    anyhow::ensure!(
+        start[0] == 0 && start.windows(2).all(|w| w[0] <= w[1]),
+        "the checkpoint's {what} slot offsets are not increasing from 0"
+    );
+    let slots = r.exact(start[owners] as usize, &format!("{what} contact slots"))?;
+    Ok(SlotPool { start, slots })
 }
 
 /// Reads `put_dynamic` for a packed scene `p`.
 pub fn get_dynamic(r: &mut KindReader, p: &Packed) -> anyhow::Result<Dynamic> {
     let nb = p.bodies.len() * crate::modal::MAX_NB;
+    let state = r.exact(p.bodies.len(), "modal bodies")?;
+    let nb_list = r.exact(nb, "modal neighbour entries")?;
+    let nb_back = r.exact(nb, "modal neighbour entries")?;
+    let pool = get_pool(r, p.nodes.len(), "modal")?;
     Ok(Dynamic {
-        state: r.exact(p.bodies.len(), "modal bodies")?,
-        nb: r.exact(nb, "modal neighbour entries")?,
-        nb_back: r.exact(nb, "modal neighbour entries")?,
-        slots: r.exact(p.nodes.len() * p.params.slots as usize, "modal contact slots")?,
+        state,
+        nb: nb_list,
+        nb_back,
+        pool,
         wall_force: r.exact(p.walls.len(), "modal walls")?,
         clock: r.u64()? as u32,
     })

@@ -4,6 +4,7 @@
 
 use super::layout::*;
 use super::packed::Packed;
+use crate::broad_phase::pool::SlotPool;
 
 /// Dynamic arrays (the GPU's read-write buffers).
 #[derive(Clone, Debug)]
@@ -11,7 +12,9 @@ pub struct Dynamic {
     pub state: Vec<ModalState>,
     pub nb: Vec<u32>,
     pub nb_back: Vec<u32>,
-    pub slots: Vec<ModalSlot>,
+    /// The contact slots, one pool: per surface node its walls, then its body's listed
+    /// neighbours (`crate::broad_phase::pool`).
+    pub pool: SlotPool<ModalSlot>,
     pub clock: u32,
     pub wall_force: Vec<[f32; 2]>,
 }
@@ -23,9 +26,9 @@ pub trait ModalBackend {
     fn states(&mut self) -> anyhow::Result<Vec<ModalState>>;
     /// Total force on each wall at the last step (sum over nodes of −force, node order).
     fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
-    fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>>;
-    /// Installs neighbour lists (and, when given, remapped contact slots).
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()>;
+    fn pool(&mut self) -> anyhow::Result<SlotPool<ModalSlot>>;
+    /// Installs neighbour lists and the slot pool laid out for them (histories remapped).
+    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()>;
     fn steps_done(&self) -> u64;
     fn packed(&self) -> &Packed;
     /// Replaces the walls (a stage changes a wall's velocity; `engine::modal`).

@@ -222,3 +222,17 @@ pub fn point_vs_body(
     let law = sc.pair_law(material, bj.contact_material);
     (contact_law(&law, sc.params.dt, gap, n, vrel, hist), q, p_ref)
 }
+
+/// The slot a point's contact with body `partner` leaves (`point_vs_body`'s result: contact, q,
+/// p_ref), for a modal surface node or an SPD node alike. Twin of `body_contact_slot` in
+/// modal_lib.wgsl.
+pub fn body_contact_slot((o, q, p_ref): (ContactOut, [f32; 2], [f32; 2]), partner: u32) -> ModalSlot {
+    ModalSlot {
+        force: o.force,
+        q,
+        p_ref,
+        hist: o.hist,
+        partner,
+        active: o.active,
+    }
+}

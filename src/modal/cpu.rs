@@ -14,6 +14,7 @@ use super::layout::*;
 use super::packed::Packed;
 use super::stiffness::table_force;
 use super::MAX_NB;
+use crate::broad_phase::pool::SlotPool;
 use crate::model::df32::df_add;
 use rayon::prelude::*;
 
@@ -44,7 +45,8 @@ pub fn node_kinematics(sc: &Packed, st: &ModalState, k: usize) -> ([f32; 2], [f3
     (rel, vel)
 }
 
-/// One surface node's contacts (twin of the kernel `modal_node_contact`).
+/// One surface node's contacts (twin of the kernel `modal_node_contact`): `out` is node k's slots
+/// in the pool, its walls, then one per neighbour listed for its body.
 pub fn modal_node_contact(
     sc: &Packed,
     dy_state: &[ModalState],
@@ -70,19 +72,15 @@ pub fn modal_node_contact(
             active: o.active,
         };
     }
-    for s in 0..MAX_NB {
+    for s in 0..out.len() - p.n_walls as usize {
         let slot = p.n_walls as usize + s;
         let j = nb[b * MAX_NB + s];
-        if j == NONE {
-            out[slot] = ModalSlot::default();
-            continue;
-        }
         let sj = &dy_state[j as usize];
         let d = [
             (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel[0],
             (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel[1],
         ];
-        let (o, q, p_ref) = point_vs_body(
+        let o = point_vs_body(
             sc,
             j as usize,
             sj,
@@ -92,14 +90,7 @@ pub fn modal_node_contact(
             0.0,
             sc.bodies[b].contact_material,
         );
-        out[slot] = ModalSlot {
-            force: o.force,
-            q,
-            p_ref,
-            hist: o.hist,
-            partner: j,
-            active: o.active,
-        };
+        out[slot] = body_contact_slot(o, j);
     }
 }
 
@@ -132,7 +123,7 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
     let br = &sc.bodies[b];
     let st = dy.state[b];
     let n = br.n_modes as usize;
-    let ns = p.slots as usize;
+    let (start, slots) = (&dy.pool.start, &dy.pool.slots);
     let (s, c) = sin_cos_det(st.theta);
     let mut f = [0.0f32; 2];
     let mut tau = 0.0f32;
@@ -140,8 +131,8 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
         let rel = node_arm(sc, &st, k, c, s);
-        for sl in 0..ns {
-            let o = &dy.slots[k * ns + sl];
+        for sl in start[k] as usize..start[k + 1] as usize {
+            let o = &slots[sl];
             if o.active != 0 {
                 f[0] += o.force[0];
                 f[1] += o.force[1];
@@ -163,7 +154,7 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
         let back = dy.nb_back[b * MAX_NB + t] as usize;
         let bj = &sc.bodies[j as usize];
         for k in bj.node_first as usize..(bj.node_first + bj.node_count) as usize {
-            let o = &dy.slots[k * ns + p.n_walls as usize + back];
+            let o = &slots[start[k] as usize + p.n_walls as usize + back];
             if o.active != 0 {
                 let fr = [-o.force[0], -o.force[1]];
                 let arm = rot(c, s, o.q);
@@ -235,17 +226,29 @@ pub fn modal_integrate(sc: &Packed, st: ModalState, b: usize, g: &GeneralizedFor
 }
 
 /// Total force on wall w: −Σ_k slot force, nodes in order (twin of `modal_wall_force`).
-pub fn modal_wall_force(sc: &Packed, slots: &[ModalSlot], w: usize) -> [f32; 2] {
-    let ns = sc.params.slots as usize;
+pub fn modal_wall_force(sc: &Packed, pool: &SlotPool<ModalSlot>, w: usize) -> [f32; 2] {
     let mut f = [0.0f32; 2];
     for k in 0..sc.params.n_nodes as usize {
-        let o = &slots[k * ns + w];
+        let o = &pool.slots[pool.start[k] as usize + w];
         if o.active != 0 {
             f[0] -= o.force[0];
             f[1] -= o.force[1];
         }
     }
     f
+}
+
+/// `modal_node_contact` over every surface node, in parallel (each writes its own slots).
+pub fn modal_node_contacts(sc: &Packed, state: &[ModalState], nb: &[u32], clock: u32, pool: &mut SlotPool<ModalSlot>) {
+    pool.per_owner_mut()
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+}
+
+/// The pool before any list: every surface node's wall slots.
+pub fn wall_pool(sc: &Packed) -> SlotPool<ModalSlot> {
+    SlotPool::with_counts(sc.nodes.iter().map(|_| sc.walls.len()))
 }
 
 /// The CPU backend.
@@ -262,7 +265,7 @@ impl CpuModal {
             state,
             nb: nb.clone(),
             nb_back: nb,
-            slots: vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
+            pool: wall_pool(&sc),
             clock: 0,
             wall_force: vec![[0.0; 2]; sc.walls.len()],
         };
@@ -270,17 +273,12 @@ impl CpuModal {
     }
 
     pub fn step_once(&mut self) {
-        let ns = self.sc.params.slots as usize;
         let (sc, dy) = (&self.sc, &mut self.dy);
-        let (state, nb, clock) = (&dy.state, &dy.nb, dy.clock);
-        dy.slots
-            .par_chunks_mut(ns)
-            .enumerate()
-            .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+        modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
         let dyr = &*dy;
         let new: Vec<ModalState> = (0..sc.bodies.len()).map(|b| modal_body_update(sc, dyr, b)).collect();
         let wf: Vec<[f32; 2]> = (0..sc.walls.len())
-            .map(|w| modal_wall_force(sc, &dyr.slots, w))
+            .map(|w| modal_wall_force(sc, &dyr.pool, w))
             .collect();
         dy.state = new;
         dy.wall_force = wf;
@@ -302,15 +300,13 @@ impl ModalBackend for CpuModal {
     fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>> {
         Ok(self.dy.wall_force.clone())
     }
-    fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>> {
-        Ok(self.dy.slots.clone())
+    fn pool(&mut self) -> anyhow::Result<SlotPool<ModalSlot>> {
+        Ok(self.dy.pool.clone())
     }
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()> {
+    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()> {
         self.dy.nb = nb.to_vec();
         self.dy.nb_back = nb_back.to_vec();
-        if let Some(s) = slots {
-            self.dy.slots = s.to_vec();
-        }
+        self.dy.pool = pool.clone();
         Ok(())
     }
     fn steps_done(&self) -> u64 {

@@ -6,17 +6,25 @@
 use super::backend::{Dynamic, ModalBackend};
 use super::layout::*;
 use super::packed::Packed;
+use crate::broad_phase::pool::SlotPool;
 use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 
 /// The packed modal scene on the GPU: the arrays behind modal_lib.wgsl's bindings 0–13 and
-/// 24–26, shared by this backend and the coupled one (`coupled::gpu`).
+/// 24–27, shared by this backend and the coupled one (`coupled::gpu`).
 pub struct ModalBuffers {
     pub state: GpuArray<ModalState>,
     pub nb: GpuArray<u32>,
     pub nb_back: GpuArray<u32>,
+    /// The slot pool (`crate::broad_phase::pool`): its slots (binding 11, grown when a list
+    /// needs more; `pool_len` of them in use) and offsets per surface node (binding 27).
+    /// (The coupled backend puts its pools' offsets after the modal nodes' n_nodes + 1, see
+    /// `coupled::layout::CoupleParams::spd_start_at`.)
+    pub slot_start: GpuArray<u32>,
     pub slots: GpuArray<ModalSlot>,
+    pool_len: usize,
+    n_nodes: usize,
     pub wall_force: GpuArray<f32>,
     pub params: GpuArray<ModalParams>,
     pub walls: GpuArray<ModalWallRec>,
@@ -28,6 +36,17 @@ pub struct ModalBuffers {
 impl ModalBuffers {
     /// Uploads the packed scene and the initial states; empty neighbour lists and slots.
     pub fn new(ctx: &GpuContext, sc: &Packed, state: &[ModalState]) -> anyhow::Result<ModalBuffers> {
+        Self::with_offsets(ctx, sc, state, 0)
+    }
+
+    /// Like [`ModalBuffers::new`], with `extra` more entries in `slot_start` after the modal
+    /// nodes' offsets (the coupled backend's pools, [`ModalBuffers::write_offsets`]).
+    pub fn with_offsets(
+        ctx: &GpuContext,
+        sc: &Packed,
+        state: &[ModalState],
+        extra: usize,
+    ) -> anyhow::Result<ModalBuffers> {
         let params = GpuArray::new(ctx, "modal params", &[sc.params])?;
         let bodies = GpuArray::new(ctx, "modal bodies", &sc.bodies)?;
         let modes = GpuArray::new(ctx, "modal modes", &sc.modes)?;
@@ -43,11 +62,11 @@ impl ModalBuffers {
         let none = vec![NONE; sc.bodies.len() * super::MAX_NB];
         let nb = GpuArray::new(ctx, "modal nb", &none)?;
         let nb_back = GpuArray::new(ctx, "modal nb_back", &none)?;
-        let slots = GpuArray::new(
-            ctx,
-            "modal slots",
-            &vec![ModalSlot::default(); sc.nodes.len() * sc.params.slots as usize],
-        )?;
+        let pool = super::cpu::wall_pool(sc);
+        let slots = GpuArray::new(ctx, "modal slots", &pool.slots)?;
+        let mut offsets = pool.start.clone();
+        offsets.resize(pool.start.len() + extra, 0);
+        let slot_start = GpuArray::new(ctx, "modal slot offsets", &offsets)?;
         let clock = GpuArray::<u32>::new(ctx, "modal clock", &[0])?;
         let wall_force = GpuArray::<f32>::zeroed(ctx, "modal wall force", 2 * sc.walls.len())?;
         let bindings = [
@@ -68,6 +87,7 @@ impl ModalBuffers {
             (24, queries.buffer()),
             (25, pre_ls.buffer()),
             (26, laws.buffer()),
+            (27, slot_start.buffer()),
         ]
         .into_iter()
         .map(|(k, b)| (k, b.clone()))
@@ -76,7 +96,10 @@ impl ModalBuffers {
             state,
             nb,
             nb_back,
+            pool_len: pool.slots.len(),
+            n_nodes: sc.nodes.len(),
             slots,
+            slot_start,
             wall_force,
             params,
             walls,
@@ -92,30 +115,78 @@ impl ModalBuffers {
             state: self.state.read(ctx),
             nb: self.nb.read(ctx),
             nb_back: self.nb_back.read(ctx),
-            slots: self.slots.read(ctx),
+            pool: self.pool(ctx),
             clock: self.clock.read(ctx)[0],
             wall_force: f.chunks(2).map(|c| [c[0], c[1]]).collect(),
         }
     }
 
-    /// Writes the read-write arrays of `dynamic` back.
-    pub fn set_dynamic(&self, ctx: &GpuContext, dy: &Dynamic) -> anyhow::Result<()> {
+    /// The slot pool, read back.
+    pub fn pool(&self, ctx: &GpuContext) -> SlotPool<ModalSlot> {
+        let mut slots = self.slots.read(ctx);
+        slots.truncate(self.pool_len);
+        let mut start = self.slot_start.read(ctx);
+        start.truncate(self.n_nodes + 1);
+        SlotPool { start, slots }
+    }
+
+    /// Writes offsets from entry `at` of `slot_start` on (a coupled pool's section).
+    pub fn write_offsets(&self, ctx: &GpuContext, at: usize, start: &[u32]) {
+        assert!(
+            at + start.len() <= self.slot_start.len(),
+            "slot offsets past the buffer"
+        );
+        ctx.queue
+            .write_buffer(self.slot_start.buffer(), 4 * at as u64, bytemuck::cast_slice(start));
+    }
+
+    /// Entries `at .. at + len` of `slot_start`, read back.
+    pub fn read_offsets(&self, ctx: &GpuContext, at: usize, len: usize) -> Vec<u32> {
+        self.slot_start.read(ctx)[at..at + len].to_vec()
+    }
+
+    /// Installs a slot pool; true when the slot buffer had to grow (bind groups that hold the
+    /// old one must be made again from [`ModalBuffers::table`]).
+    pub fn set_pool(&mut self, ctx: &GpuContext, pool: &SlotPool<ModalSlot>) -> anyhow::Result<bool> {
         anyhow::ensure!(
-            dy.state.len() == self.state.len() && dy.slots.len() == self.slots.len(),
-            "saved modal state has {} bodies and {} slots, this scene {} and {}",
+            pool.start.len() == self.n_nodes + 1,
+            "modal slot pool for {} surface nodes, this scene has {}",
+            pool.owners(),
+            self.n_nodes
+        );
+        self.slot_start.write(ctx, &pool.start);
+        self.pool_len = pool.slots.len();
+        let grow = pool.slots.len() > self.slots.len();
+        if grow {
+            self.slots = GpuArray::new(ctx, "modal slots", &pool.slots)?;
+            for (k, b) in self.bindings.iter_mut() {
+                if *k == 11 {
+                    *b = self.slots.buffer().clone();
+                }
+            }
+        } else {
+            self.slots.write(ctx, &pool.slots);
+        }
+        Ok(grow)
+    }
+
+    /// Writes the read-write arrays of `dynamic` back; true when the slot buffer grew (see
+    /// [`ModalBuffers::set_pool`]).
+    pub fn set_dynamic(&mut self, ctx: &GpuContext, dy: &Dynamic) -> anyhow::Result<bool> {
+        anyhow::ensure!(
+            dy.state.len() == self.state.len(),
+            "saved modal state has {} bodies, this scene {}",
             dy.state.len(),
-            dy.slots.len(),
             self.state.len(),
-            self.slots.len()
         );
         self.state.write(ctx, &dy.state);
         self.nb.write(ctx, &dy.nb);
         self.nb_back.write(ctx, &dy.nb_back);
-        self.slots.write(ctx, &dy.slots);
+        let grow = self.set_pool(ctx, &dy.pool)?;
         self.clock.write(ctx, &[dy.clock]);
         let f: Vec<f32> = dy.wall_force.iter().flatten().copied().collect();
         self.wall_force.write(ctx, &f);
-        Ok(())
+        Ok(grow)
     }
 
     /// The bind-group table of modal_lib.wgsl's bindings.
@@ -145,12 +216,7 @@ impl GpuModal {
         let contact = Kernel::new(&ctx, "modal_contact", "modal_node_contact")?;
         let body = Kernel::new(&ctx, "modal_body", "modal_body_update")?;
         let clock_k = Kernel::new(&ctx, "modal_body", "modal_clock")?;
-        let table = buf.table();
-        let groups = [
-            contact.bind(&ctx, &table),
-            body.bind(&ctx, &table),
-            clock_k.bind(&ctx, &table),
-        ];
+        let groups = Self::groups(&ctx, &buf, [&contact, &body, &clock_k]);
         Ok(GpuModal {
             ctx,
             sc,
@@ -161,6 +227,18 @@ impl GpuModal {
             groups,
             steps: 0,
         })
+    }
+}
+
+impl GpuModal {
+    fn groups(ctx: &GpuContext, buf: &ModalBuffers, kernels: [&Kernel; 3]) -> [wgpu::BindGroup; 3] {
+        let table = buf.table();
+        kernels.map(|k| k.bind(ctx, &table))
+    }
+
+    /// The bind groups again after the slot buffer grew.
+    fn rebind(&mut self) {
+        self.groups = Self::groups(&self.ctx, &self.buf, [&self.contact, &self.body, &self.clock]);
     }
 }
 
@@ -205,14 +283,14 @@ impl ModalBackend for GpuModal {
         let f = self.buf.wall_force.read(&self.ctx);
         Ok(f.chunks(2).map(|c| [c[0], c[1]]).collect())
     }
-    fn slots(&mut self) -> anyhow::Result<Vec<ModalSlot>> {
-        Ok(self.buf.slots.read(&self.ctx))
+    fn pool(&mut self) -> anyhow::Result<SlotPool<ModalSlot>> {
+        Ok(self.buf.pool(&self.ctx))
     }
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], slots: Option<&[ModalSlot]>) -> anyhow::Result<()> {
+    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()> {
         self.buf.nb.write(&self.ctx, nb);
         self.buf.nb_back.write(&self.ctx, nb_back);
-        if let Some(s) = slots {
-            self.buf.slots.write(&self.ctx, s);
+        if self.buf.set_pool(&self.ctx, pool)? {
+            self.rebind();
         }
         Ok(())
     }
@@ -237,7 +315,9 @@ impl ModalBackend for GpuModal {
         Ok(self.buf.dynamic(&self.ctx))
     }
     fn set_dynamic(&mut self, dy: &Dynamic, steps: u64) -> anyhow::Result<()> {
-        self.buf.set_dynamic(&self.ctx, dy)?;
+        if self.buf.set_dynamic(&self.ctx, dy)? {
+            self.rebind();
+        }
         self.steps = steps;
         Ok(())
     }

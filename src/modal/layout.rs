@@ -21,7 +21,8 @@ pub struct ModalParams {
     pub n_nodes: u32,
     pub n_bodies: u32,
     pub n_walls: u32,
-    /// Contact slots per node: n_walls + MAX_NB.
+    /// The most contact slots a node can have, n_walls + MAX_NB (a bound, for the sizes `softdem
+    /// check` prints; the pool, `broad_phase::pool`, holds only the walls and listed neighbours).
     pub slots: u32,
     pub k_n: f32,
     pub c_n: f32,
@@ -129,7 +130,8 @@ pub struct ModalWallRec {
     pub pad1: u32,
 }
 
-/// One contact slot of one surface node (walls first, then the neighbour bodies of its body).
+/// One contact slot of one surface node (walls first, then the neighbour bodies of its body), in
+/// the slot pool (`crate::broad_phase::pool::SlotPool`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
 pub struct ModalSlot {

@@ -4,7 +4,8 @@
 //! ([`Packed`], the layout of shaders/modal_lib.wgsl). A backend ([`ModalBackend`]) steps
 //! `n` steps at a time; between batches [`ModalRun`] reads the body states back, rebuilds the
 //! body neighbour lists with the shared bounding-circle broad phase ([`crate::broad_phase`]) and, when they
-//! changed, moves each node's friction history to its partner's new slot. Both backends follow the
+//! changed, lays the slot pool out anew and moves each node's friction history to its partner's
+//! new slot. Both backends follow the
 //! same schedule, so they compute the same thing.
 #![allow(clippy::needless_range_loop)] // index loops over slots
 
@@ -15,7 +16,8 @@ pub use super::packed::Packed;
 use super::stiffness::ModalStiffness;
 use super::{MAX_MODES, MAX_NB};
 use crate::broad_phase::circles::{near_lists, pad_symmetric, Circle};
-use crate::broad_phase::history::{carry_fixed, Plain};
+use crate::broad_phase::history::{carry_pool, Plain};
+use crate::broad_phase::pool::SlotPool;
 use crate::broad_phase::schedule::check_moved;
 use crate::model::contact_table::law_table;
 use crate::model::ContactLaw;
@@ -292,14 +294,11 @@ impl<B: ModalBackend> ModalRun<B> {
             )?;
         }
         let (nb, nb_back) = neighbour_lists(&body_circles(self.backend.packed(), &centres), self.skin)?;
-        let slots = if nb != self.nb && self.backend.steps_done() > 0 {
-            let old = self.backend.slots()?;
-            Some(remap_slots(self.backend.packed(), &old, &self.nb, &nb))
-        } else {
-            None
-        };
         if nb != self.nb || self.rebuilds == 0 {
-            self.backend.set_neighbours(&nb, &nb_back, slots.as_deref())?;
+            // The pool is laid out by the lists: remapped whenever they change.
+            let old = self.backend.pool()?;
+            let pool = remap_slots(self.backend.packed(), &old, &self.nb, &nb);
+            self.backend.set_neighbours(&nb, &nb_back, &pool)?;
         }
         self.nb = nb;
         self.x_at_rebuild = centres;
@@ -346,16 +345,15 @@ pub fn neighbour_lists(circles: &[Circle], skin: f32) -> anyhow::Result<(Vec<u32
     )
 }
 
-/// Each node's body-contact slots (after the wall slots; history included) follow their partners
-/// into the new neighbour lists (the shared history remap, `crate::broad_phase::history`).
-pub fn remap_slots(p: &Packed, old: &[ModalSlot], old_nb: &[u32], new_nb: &[u32]) -> Vec<ModalSlot> {
+/// The slot pool for the new neighbour lists: each node keeps its wall slots, and its
+/// body-contact slots (history included) follow their partners into the new lists (the shared
+/// pool and history remap, `crate::broad_phase::{pool, history}`).
+pub fn remap_slots(p: &Packed, old: &SlotPool<ModalSlot>, old_nb: &[u32], new_nb: &[u32]) -> SlotPool<ModalSlot> {
     let owners = p.nodes.iter().enumerate().map(|(k, n)| (k, n.body as usize));
-    let (stride, walls) = (p.params.slots as usize, p.params.n_walls as usize);
-    carry_fixed(
+    carry_pool(
         old,
         owners,
-        stride,
-        walls,
+        p.params.n_walls as usize,
         &Plain(old_nb, MAX_NB),
         &Plain(new_nb, MAX_NB),
     )

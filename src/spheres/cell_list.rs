@@ -11,8 +11,10 @@
 use super::contact::ContactHistory;
 use super::precision::df3_sub;
 use super::state::{SphereParams, SphereState};
+use crate::broad_phase::history::find_sorted;
 use crate::cpu::scan::prefix_scan;
 use crate::laws::vec3::dot;
+use crate::model::NONE;
 use rayon::prelude::*;
 
 /// Candidate pairs in CSR form: the partners of sphere i are `partner[start[i]..start[i + 1]]`,
@@ -238,11 +240,12 @@ pub fn carry_history(old: &NeighborList, old_history: &[ContactHistory], new: &N
             if i + 1 >= old.start.len() {
                 return;
             }
-            let row = &old.partner[old.start[i] as usize..old.start[i + 1] as usize];
             let new_row = &new.partner[new.start[i] as usize..new.start[i + 1] as usize];
-            for (o, j) in out_row.iter_mut().zip(new_row) {
-                if let Ok(pos) = row.binary_search(j) {
-                    *o = old_history[old.start[i] as usize + pos];
+            for (o, &j) in out_row.iter_mut().zip(new_row) {
+                // The one search of a sorted history (WGSL twin in shaders/history.wgsl).
+                let k = find_sorted(old.start[i], old.start[i + 1], j, |k| old.partner[k]);
+                if k != NONE {
+                    *o = old_history[k as usize];
                 }
             }
         });
