@@ -41,8 +41,12 @@ fn the_gpu_report_measures_and_checks_reruns() {
         "rebuild_check",
         "shell_forces_contact_pairs",
     ] {
-        assert!(entries.contains(&kernel), "{kernel} not timed: {entries:?}");
-        let line = format!("{},{kernel},", r.nodes);
+        // shell_forces_contact_pairs: `_direct` on a CPU adapter (SlotAllocation).
+        assert!(
+            entries.iter().any(|e| e.starts_with(kernel)),
+            "{kernel} not timed: {entries:?}"
+        );
+        let line = format!("{},{kernel}", r.nodes);
         assert!(text.contains(&line), "no line {line}:\n{text}");
     }
     assert!(p.kernels.iter().all(|k| k.ns > 0.0 && k.dispatches > 0), "{p:?}");

@@ -3,10 +3,11 @@
 //! contact_pairs → cohesive_links → node_forces — for many steps per submission, fused as the
 //! CPU fuses them: shell_forces and contact_pairs are one pass over the nodes, and node_forces of
 //! a step runs the next step's integrate (except at the end of a batch): 4 dispatches per step
-//! (5 with cohesive links) when no list build is due. Node state,
-//! cohesive-link state, contact slots (which carry the friction histories) and slot indices are
-//! ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is read back until
-//! the caller asks for output.
+//! (5 with cohesive links) when no list build is due. The node states are one buffer, integrated
+//! in place (in integrate and node_forces a node's record is read and written by its own
+//! invocation only); cohesive-link state, contact slots (which carry the friction histories) and
+//! slot indices are ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is
+//! read back until the caller asks for output.
 
 use std::sync::Arc;
 
@@ -131,8 +132,8 @@ struct ListBuffers {
     live_entries: GpuArray<Entry>,
     /// Neighbour indices of the list being built (4 bytes per entry).
     new_neighbors: GpuArray<u32>,
-    /// Pool index of each entry's slot, `NO_SLOT` without a contact; ping-pong like the node
-    /// state: step n reads `[n % 2]` (the friction histories) and writes the other. A list build
+    /// Pool index of each entry's slot, `NO_SLOT` without a contact; ping-pong: step n reads
+    /// `[n % 2]` (the friction histories) and writes the other. A list build
     /// carries the live side over into the other one, then commits it back.
     slot_index: [GpuArray<u32>; 2],
 }
@@ -210,6 +211,8 @@ pub struct GpuBackend {
     modelled: std::cell::Cell<(f64, f64)>,
     /// Attached while `profile_kernels` runs: every dispatch in a timed pass of its own.
     timer: Option<KernelTimer>,
+    /// Which shell_forces_contact_pairs entry point places the new slots.
+    slot_allocation: SlotAllocation,
     /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
     flag_staging: [wgpu::Buffer; 2],
     bucket_scan: PrefixScan,
@@ -511,6 +514,7 @@ impl GpuBackend {
             dispatches: std::cell::Cell::new(0),
             modelled: std::cell::Cell::new((0.0, 0.0)),
             timer: None,
+            slot_allocation,
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("flags staging"),
@@ -993,6 +997,20 @@ impl GpuBackend {
         Ok(Some(profile))
     }
 
+    /// How new contact slots are placed (`SlotAllocation::for_device` unless set).
+    pub fn slot_allocation(&self) -> SlotAllocation {
+        self.slot_allocation
+    }
+
+    /// Places the next steps' new contact slots as `a` says; both give the same run bit for bit
+    /// (test `staged_and_direct_slot_allocation_give_the_same_run`).
+    pub fn set_slot_allocation(&mut self, a: SlotAllocation) -> anyhow::Result<()> {
+        self.kernels.shell_contacts = Kernel::new(&self.ctx, "contact_pairs", a.entry())?;
+        self.slot_allocation = a;
+        self.make_groups();
+        Ok(())
+    }
+
     /// Dispatches recorded so far (all steps, redone ones included).
     pub fn dispatches_recorded(&self) -> u64 {
         self.dispatches.get()
@@ -1014,7 +1032,7 @@ impl GpuBackend {
         self.host_rebuild = on;
     }
 
-    /// The bindings of node_forces for ping-pong side `s` (it writes side 1 − s).
+    /// The bindings of node_forces for ping-pong side `s` (it writes the slots' side 1 − s).
     fn node_forces_table<'a>(&'a self, params: &'a wgpu::Buffer, s: usize) -> Vec<(u32, &'a wgpu::Buffer)> {
         let l = &self.lists;
         vec![
