@@ -60,14 +60,15 @@ pub enum SlotAllocation {
 }
 
 impl SlotAllocation {
-    /// `SOFTDEM_GPU_SLOTS=workgroup|direct`, else by adapter: `Direct` on a CPU adapter.
+    /// `SOFTDEM_GPU_SLOTS=workgroup|direct`; unset or empty: by adapter, `Direct` on a CPU adapter.
     pub fn for_device(info: &wgpu::AdapterInfo) -> anyhow::Result<SlotAllocation> {
-        match std::env::var("SOFTDEM_GPU_SLOTS").as_deref() {
-            Ok("workgroup") => Ok(SlotAllocation::Workgroup),
-            Ok("direct") => Ok(SlotAllocation::Direct),
-            Ok(other) => anyhow::bail!("SOFTDEM_GPU_SLOTS={other:?}: expected `workgroup` or `direct`"),
-            Err(_) if info.device_type == wgpu::DeviceType::Cpu => Ok(SlotAllocation::Direct),
-            Err(_) => Ok(SlotAllocation::Workgroup),
+        let var = std::env::var("SOFTDEM_GPU_SLOTS").unwrap_or_default();
+        match var.as_str() {
+            "workgroup" => Ok(SlotAllocation::Workgroup),
+            "direct" => Ok(SlotAllocation::Direct),
+            "" if info.device_type == wgpu::DeviceType::Cpu => Ok(SlotAllocation::Direct),
+            "" => Ok(SlotAllocation::Workgroup),
+            other => anyhow::bail!("SOFTDEM_GPU_SLOTS={other:?}: expected `workgroup` or `direct`"),
         }
     }
 
@@ -1298,7 +1299,7 @@ impl GpuBackend {
         .iter()
         .map(|(name, b)| (name.to_string(), b.size()))
         .collect();
-        all.sort_by(|a, b| b.1.cmp(&a.1));
+        all.sort_by_key(|b| std::cmp::Reverse(b.1));
         all
     }
 }
