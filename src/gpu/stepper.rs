@@ -1033,7 +1033,8 @@ impl GpuBackend {
         self.host_rebuild = on;
     }
 
-    /// The bindings of node_forces for ping-pong side `s` (it writes the slots' side 1 − s).
+    /// The bindings of node_forces for ping-pong side `s` (it reads the slots and slot indices
+    /// this step wrote, side 1 − s).
     fn node_forces_table<'a>(&'a self, params: &'a wgpu::Buffer, s: usize) -> Vec<(u32, &'a wgpu::Buffer)> {
         let l = &self.lists;
         vec![
