@@ -5,12 +5,13 @@
 // atomicAdd per workgroup: see STAGE; the slots' places vary from run to run, their values and
 // every sum over them do not), its place stored in the entry's slot_index (NO_SLOT without a
 // contact). The slot carries the contact's friction history: the previous step's pool and slot
-// indices (read only; pools and indices are ping-pong like the node state) give the history to
+// indices (read only; pools and indices are ping-pong) give the history to
 // update, and an entry without a slot has none. A pool overflow (flags.pool_overflow, with
 // flags.stop stopping the rest of the batch) thus leaves the step's inputs intact for the host's
 // redo. The workgroup's 64 threads OR their slot marks (bit c: node C got a slot; read by
-// node_forces) into two shared words, which two threads then store: no global atomics, and no
-// clearing pass (core_area clears the gather marks).
+// node_forces) into two shared words, which two threads then store (core_area clears the marks).
+// `shell_forces_contact_pairs_direct` is the same pass with neither the shared words nor the
+// stage: no workgroup barrier, which CPU adapters (lavapipe) pay for dearly.
 //
 // The entry point `shell_forces_contact_pairs` runs, per node, shell_forces (shell_forces.wgsl)
 // and then the node's contacts, on the node's record and state read once: one pass over the
@@ -118,7 +119,7 @@ fn shell_forces_contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
         let body = bodies[n.body];
         let pc = pos[c];
         shell_forces(c, n, body, pc);
-        if (node_contacts(c, body, pc)) {
+        if (node_contacts_staged(c, body, pc)) {
             atomicOr(&group_marks[lid.x >> 5u], 1u << (lid.x & 31u));
         }
     }
@@ -136,6 +137,26 @@ fn shell_forces_contact_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
     workgroupBarrier();
     for (var j = lid.x; j < count; j += 64u) {
         place_slot(stage_base + j, stage_slots[j], stage_entries[j]);
+    }
+}
+
+// The same pass without workgroup barriers or workgroup memory (`GpuBackend` chooses it on CPU
+// adapters, `SlotAllocation`): a node that got a slot ORs its slot mark into the marks (core_area
+// cleared them), and each new slot takes its place with its own atomicAdd. The same slots, slot
+// indices, marks and sums as the staged pass; only the slots' places in the pool differ, as they
+// do from run to run.
+@compute @workgroup_size(64)
+fn shell_forces_contact_pairs_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = linear_id(wid, lid, nwg, 64u);
+    if (c >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
+        return;
+    }
+    let n = nodes[c];
+    let body = bodies[n.body];
+    let pc = pos[c];
+    shell_forces(c, n, body, pc);
+    if (node_contacts_direct(c, body, pc)) {
+        atomicOr(&slot_marks[c >> 5u], 1u << (c & 31u));
     }
 }
 
@@ -158,101 +179,112 @@ fn mark_gather(x: u32) {
     atomicOr(&slot_marks[marks_words() + (x >> 5u)], 1u << (x & 31u));
 }
 
-// The contacts of node C's entries; true when C got any slot (twin of cpu::contact_pairs).
-// C's body `bc` and state `pc` as the caller read them.
-fn node_contacts(c: u32, bc: Body, pc: NodeState) -> bool {
-    var any_slot = false;
+// The contacts owned by entry e of node C's list (twin of cpu::contact_pairs): their slot, flags 0
+// when neither touches. C's body `bc` and state `pc` as the caller read them.
+fn entry_contacts(c: u32, bc: Body, pc: NodeState, e: u32) -> ContactSlot {
     let rc = bc.radius;
     // Row of C's contact material in the law table.
     let row = bc.contact_material * params.n_contact_materials;
     let vc = pc.vel;
-    for (var e = start[c]; e < start[c + 1u]; e++) {
-        let d = entries[e].neighbor;
-        let nd = nodes[d];
-        let bd = bodies[nd.body];
-        let rd = bd.radius;
-        let law = contact_laws[row + bd.contact_material];
-        var s = empty_slot();
-        let pd = pos[d];
-        let cd = df_sub(pc, pd);
-        let cd2 = dot2(cd, cd);
-        // Whether C projects into the interior of segment D → D1, once for the early out and the
-        // segment test (one value for both, whatever the compiler does with two evaluations).
-        let d1 = nd.next;
-        var interior = false;
-        if (d1 != NONE) {
-            interior = in_segment_interior(pc, pd, pos[d1]);
-        }
-        if (out_of_reach(cd, cd2, c < d, d, d1, interior, rc + rd)) {
-            slot_index[e] = NO_SLOT;
-            continue;
-        }
-        // Node C against the interior of segment D → D1 (Fig. 4b).
-        if (d1 != NONE) {
-            let pa = pd;
-            let pb = pos[d1];
-            if (interior) {
-                let o = segment_offset(pc, pa, pb);
-                let off = o.xy;
-                let w = o.z;
-                let dist = sqrt(dot2(off, off));
-                let overlap = rc + rd - dist;
-                var in_contact = overlap > 0.0 && dist > 0.0;
-                // Concave joint: only the closer of two adjacent segments acts (ties: the previous).
-                if (in_contact && nd.prev != NONE) {
-                    if (interior_distance(pc, pos[nd.prev], pa) <= dist) {
-                        in_contact = false;
-                    }
-                }
-                let d2 = nodes[d1].next;
-                if (in_contact && d2 != NONE) {
-                    if (interior_distance(pc, pb, pos[d2]) < dist) {
-                        in_contact = false;
-                    }
-                }
-                if (in_contact) {
-                    let n = vec2<f32>(off.x / dist, off.y / dist);
-                    let vd = pos[d].vel;
-                    let vd1 = pos[d1].vel;
-                    let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
-                    let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
-                    s.seg_force = cf.force;
-                    s.seg_w = w;
-                    s.seg_fn = cf.f_n;
-                    s.flags |= SLOT_SEG;
-                    s.hist.x = cf.f_t;
-                }
-            }
-        }
-        // Cap contact C–D (Fig. 4a/c), owned by the lower index. The overlap is tested before the
-        // vertex regions: it is cheaper and fails for most entries.
-        if (c < d) {
-            let dist = sqrt(cd2);
+    var s = empty_slot();
+    let d = entries[e].neighbor;
+    let nd = nodes[d];
+    let bd = bodies[nd.body];
+    let rd = bd.radius;
+    let law = contact_laws[row + bd.contact_material];
+    let pd = pos[d];
+    let cd = df_sub(pc, pd);
+    let cd2 = dot2(cd, cd);
+    // Whether C projects into the interior of segment D → D1, once for the early out and the
+    // segment test (one value for both, whatever the compiler does with two evaluations).
+    let d1 = nd.next;
+    var interior = false;
+    if (d1 != NONE) {
+        interior = in_segment_interior(pc, pd, pos[d1]);
+    }
+    if (out_of_reach(cd, cd2, c < d, d, d1, interior, rc + rd)) {
+        return s;
+    }
+    // Node C against the interior of segment D → D1 (Fig. 4b).
+    if (d1 != NONE) {
+        let pa = pd;
+        let pb = pos[d1];
+        if (interior) {
+            let o = segment_offset(pc, pa, pb);
+            let off = o.xy;
+            let w = o.z;
+            let dist = sqrt(dot2(off, off));
             let overlap = rc + rd - dist;
-            if (overlap > 0.0 && dist > 0.0) {
-                if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
-                    let n = vec2<f32>(cd.x / dist, cd.y / dist);
-                    let vd = pos[d].vel;
-                    let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
-                    s.cap_force = cf.force;
-                    s.cap_fn = cf.f_n;
-                    s.flags |= SLOT_CAP;
-                    s.hist.y = cf.f_t;
+            var in_contact = overlap > 0.0 && dist > 0.0;
+            // Concave joint: only the closer of two adjacent segments acts (ties: the previous).
+            if (in_contact && nd.prev != NONE) {
+                if (interior_distance(pc, pos[nd.prev], pa) <= dist) {
+                    in_contact = false;
                 }
             }
+            let d2 = nodes[d1].next;
+            if (in_contact && d2 != NONE) {
+                if (interior_distance(pc, pb, pos[d2]) < dist) {
+                    in_contact = false;
+                }
+            }
+            if (in_contact) {
+                let n = vec2<f32>(off.x / dist, off.y / dist);
+                let vd = pos[d].vel;
+                let vd1 = pos[d1].vel;
+                let vs = vec2<f32>((1.0 - w) * vd.x + w * vd1.x, (1.0 - w) * vd.y + w * vd1.y);
+                let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vs.x, vc.y - vs.y), old_history(e).x);
+                s.seg_force = cf.force;
+                s.seg_w = w;
+                s.seg_fn = cf.f_n;
+                s.flags |= SLOT_SEG;
+                s.hist.x = cf.f_t;
+            }
         }
+    }
+    // Cap contact C–D (Fig. 4a/c), owned by the lower index. The overlap is tested before the
+    // vertex regions: it is cheaper and fails for most entries.
+    if (c < d) {
+        let dist = sqrt(cd2);
+        let overlap = rc + rd - dist;
+        if (overlap > 0.0 && dist > 0.0) {
+            if (in_vertex_region(pc, d) && in_vertex_region(pd, c)) {
+                let n = vec2<f32>(cd.x / dist, cd.y / dist);
+                let vd = pos[d].vel;
+                let cf = contact_law(law.k_n, law.k_t, law.mu, law.c_n, params.dt, overlap, n, vec2<f32>(vc.x - vd.x, vc.y - vd.y), old_history(e).y);
+                s.cap_force = cf.force;
+                s.cap_fn = cf.f_n;
+                s.flags |= SLOT_CAP;
+                s.hist.y = cf.f_t;
+            }
+        }
+    }
+    return s;
+}
+
+// Sets the gather marks of the nodes entry e's slot `s` acts on: C, D and, for a segment
+// contact, D's successor (twin: the `gather` list of the CPU).
+fn mark_slot_nodes(c: u32, e: u32, s: ContactSlot) {
+    let d = entries[e].neighbor;
+    mark_gather(c);
+    mark_gather(d);
+    if ((s.flags & SLOT_SEG) != 0u) {
+        mark_gather(nodes[d].next);
+    }
+}
+
+// The contacts of node C's entries, each new slot staged for the workgroup's one allocation (or
+// placed at once when the stage is full); true when C got any slot.
+fn node_contacts_staged(c: u32, bc: Body, pc: NodeState) -> bool {
+    var any_slot = false;
+    for (var e = start[c]; e < start[c + 1u]; e++) {
+        let s = entry_contacts(c, bc, pc, e);
         if (s.flags == 0u) {
             slot_index[e] = NO_SLOT;
             continue;
         }
         any_slot = true;
-        // The nodes the slot's forces act on (twin: the `gather` list of the CPU).
-        mark_gather(c);
-        mark_gather(d);
-        if ((s.flags & SLOT_SEG) != 0u) {
-            mark_gather(nd.next);
-        }
-        // Staged for the workgroup's one allocation, or placed now when the stage is full.
+        mark_slot_nodes(c, e, s);
         let j = atomicAdd(&staged, 1u);
         if (j < STAGE) {
             stage_slots[j] = s;
@@ -260,6 +292,22 @@ fn node_contacts(c: u32, bc: Body, pc: NodeState) -> bool {
         } else {
             place_slot(atomicAdd(&flags.pool_used, 1u), s, e);
         }
+    }
+    return any_slot;
+}
+
+// As node_contacts_staged, each slot placed at once by its own atomicAdd (no workgroup memory).
+fn node_contacts_direct(c: u32, bc: Body, pc: NodeState) -> bool {
+    var any_slot = false;
+    for (var e = start[c]; e < start[c + 1u]; e++) {
+        let s = entry_contacts(c, bc, pc, e);
+        if (s.flags == 0u) {
+            slot_index[e] = NO_SLOT;
+            continue;
+        }
+        any_slot = true;
+        mark_slot_nodes(c, e, s);
+        place_slot(atomicAdd(&flags.pool_used, 1u), s, e);
     }
     return any_slot;
 }

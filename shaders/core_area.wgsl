@@ -57,6 +57,7 @@ fn core_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     let run = flags.stop == 0u;
     // Gather marks: word g of the second half (the dispatch covers max(8 bodies, words) threads).
     if (run && g < marks_words()) {
+        slot_marks[g] = 0u;
         slot_marks[marks_words() + g] = 0u;
     }
     let b = g / 8u;

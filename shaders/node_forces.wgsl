@@ -9,11 +9,11 @@
 #import integrate
 #import history
 
-// From integrate.wgsl: nodes (1), flags (5), bcs (15), x_ref (16), state_out (17).
+// From integrate.wgsl: nodes (1), flags (5), bcs (15), x_ref (16), state (17): the node states,
+// read and written here by each node's own invocation only.
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
 @group(0) @binding(4) var<storage, read> slot_index: array<u32>;
-@group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 // Slot marks, one bit per node, written by contact_pairs.
 @group(0) @binding(7) var<storage, read> slot_marks: array<u32>;
 @group(0) @binding(8) var<storage, read> start: array<u32>;
@@ -34,11 +34,11 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     if (x >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
         return;
     }
-    pos[x] = node_force_finish(x, node_force_sum(x));
+    state[x] = node_force_finish(x, node_force_sum(x));
 }
 
 // node_forces of step n, then integrate of step n + 1 (integrate.wgsl) from the node's finished
-// state into the other ping-pong side (state_out), whose step-n state nothing reads any more.
+// state, in place (only this invocation reads or writes node x's state in this kernel).
 // The same operations as the two kernels in sequence: integrate of a node reads only that node's
 // state (and x_ref, which a build sets before node_forces). The finished state itself is not
 // stored: step n + 1 reads only the integrated record, which carries f_{n+1} and the plastic
@@ -47,12 +47,10 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 @compute @workgroup_size(64)
 fn node_forces_integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let x = linear_id(wid, lid, nwg, 64u);
-    var d = 0.0;
     if (x < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
         let s = node_force_finish(x, node_force_sum(x));
-        d = integrate_node(x, nodes[x], s);
+        raise_displacement(integrate_node(x, nodes[x], s));
     }
-    record_displacement(lid.x, d);
 }
 
 // As node_forces, plus the modal contact force of the node, added after the cohesive links.
@@ -66,7 +64,7 @@ fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     let e = modal_force[x];
     f.x += e.x;
     f.y += e.y;
-    pos[x] = node_force_finish(x, f);
+    state[x] = node_force_finish(x, f);
 }
 
 // True when node x's entries hold a contact slot this step (twin of model::layout::has_slots).
@@ -239,7 +237,7 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) -> NodeState {
     let frozen = (bodies[n.body].flags & BODY_FROZEN) != 0u;
     let own = shell[x];
     var f = f_in;
-    var s = pos[x];
+    var s = state[x];
     // v_{n+½} (integrate put it here; replaced below by v_{n+1}).
     let vh = s.vel;
     // The node's boundary condition; none = no imposed component, zero added force.

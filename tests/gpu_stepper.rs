@@ -8,7 +8,7 @@
 use softdem::backend::Backend;
 use softdem::cpu::CpuBackend;
 use softdem::gpu::context::gpu_for_tests;
-use softdem::gpu::stepper::GpuBackend;
+use softdem::gpu::stepper::{GpuBackend, SlotAllocation};
 use softdem::scenes::{packing_in_box, PackingSpec};
 use std::sync::Arc;
 
@@ -406,4 +406,37 @@ fn host_and_gpu_driven_rebuilds_give_the_same_run() {
         h < 0.6 * g,
         "host-driven {h:.2} vs GPU-driven {g:.2} dispatches per step"
     );
+}
+
+/// The two ways shell_forces_contact_pairs places new contact slots (src/gpu/stepper.rs,
+/// `SlotAllocation`): staged per workgroup (one atomicAdd each) and one atomicAdd per slot with
+/// no workgroup barrier (chosen on CPU adapters) give the same run bit for bit on the pressed
+/// compaction packing, also when a pool of one slot overflows and is grown (the step redone).
+#[test]
+fn staged_and_direct_slot_allocation_give_the_same_run() {
+    let (scene, _) = softdem::scenes::compaction_bench(6);
+    let ctx = Arc::new(gpu_for_tests());
+    let mut runs = Vec::new();
+    for a in [SlotAllocation::Workgroup, SlotAllocation::Direct] {
+        for pool in [None, Some(1)] {
+            let mut be = GpuBackend::with_capacities(ctx.clone(), &scene, None, pool).unwrap();
+            be.set_slot_allocation(a).unwrap();
+            assert_eq!(be.slot_allocation(), a);
+            be.step(300).unwrap();
+            let c = be.read_contacts().unwrap();
+            let slots = c.slots.iter().filter(|s| s.flags != 0).count();
+            assert!(slots > 10, "{a:?}: only {slots} contacts at the end");
+            if pool.is_some() {
+                assert!(be.pool_capacity() >= slots as u32, "{a:?}: the pool did not grow");
+            }
+            runs.push((a, be.read_nodes().unwrap(), c.slots));
+        }
+    }
+    for (a, nodes, slots) in &runs[1..] {
+        assert_eq!(nodes, &runs[0].1, "{a:?}: node states differ from staged allocation");
+        assert_eq!(
+            slots, &runs[0].2,
+            "{a:?}: slots per entry differ from staged allocation"
+        );
+    }
 }

@@ -190,7 +190,9 @@ impl GpuContext {
 
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("softdem"),
-            required_features: wgpu::Features::empty(),
+            // Timestamp queries where the adapter has them: the per-kernel times of
+            // `softdem bench --gpu-report` (`gpu::profile`); nothing else depends on them.
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: limits.clone(),
             ..Default::default()
         }))

@@ -4,6 +4,7 @@ pub mod array;
 pub mod context;
 pub mod kernel;
 pub mod precision;
+pub mod profile;
 pub mod report;
 pub mod scan;
 pub mod stepper;

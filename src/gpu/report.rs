@@ -18,10 +18,15 @@
 //!    ≥ 10⁶ nodes, ≥ 10⁴ steps/s at 500 cells, ≤ 256 B per node, ≥ 10⁹ sphere-steps/s at ≥ 10⁶
 //!    spheres, ≤ 512 B per sphere, bit-identical reruns.
 //!
-//! Per-kernel GPU times (timestamp queries) are not measured yet.
+//!
+//! Per size it then prints the GPU time of each kernel from timestamp queries (each kernel in a
+//! compute pass of its own, see `gpu::profile`) with its GB/s against the byte model, beside the
+//! wall time of the same steps, or why they are not measured (no `TIMESTAMP_QUERY`); and the GPU
+//! memory per buffer, largest first.
 
 use super::context::GpuContext;
 use super::kernel::Kernel;
+use super::profile::KernelProfile;
 use super::stepper::GpuBackend;
 use crate::backend::Backend;
 use crate::gpu::array::GpuArray;
@@ -128,6 +133,11 @@ pub struct SizeResult {
     pub rebuild_mode: &'static str,
     pub bytes_per_node: f64,
     pub hashes: [u64; 2],
+    /// Per-kernel GPU times of `profile.steps` steps after the window; None without timestamp
+    /// queries.
+    pub kernels: Option<KernelProfile>,
+    /// Every buffer's label and bytes, largest first (`GpuBackend::buffer_bytes`).
+    pub buffers: Vec<(String, u64)>,
 }
 
 impl SizeResult {
@@ -219,6 +229,10 @@ pub fn measure_size(
     let model_bytes_per_node_step =
         ((modelled.0 - modelled0.0) + (modelled.1 - modelled0.1) * entries_per_node) / steps as f64;
     let bytes_per_node = be.device_bytes() as f64 / nodes as f64;
+    let buffers = be.buffer_bytes();
+    // Per-kernel times: half the window's steps, at least 8 (the steps of a batch but its last
+    // run node_forces fused with the next integrate), at most one 64-step batch.
+    let kernels = be.profile_kernels((steps / 2).clamp(8, 64) as u32)?;
     drop(be);
     let hashes = [rerun_hash(ctx, &scene)?, rerun_hash(ctx, &scene)?];
     Ok(SizeResult {
@@ -233,7 +247,69 @@ pub fn measure_size(
         rebuild_mode: if host_rebuilds { "host" } else { "gpu" },
         bytes_per_node,
         hashes,
+        kernels,
+        buffers,
     })
+}
+
+/// The per-kernel lines of size `r` (CSV under the header of `gpu_report`): per kernel,
+/// dispatches and µs per step, µs per dispatch, its share of the kernels' time, the byte model's
+/// bytes per node (plus per entry × entries per node) and the GB/s that gives; then the sum of
+/// the kernels against the wall time of the same steps.
+fn write_kernel_lines(out: &mut dyn Write, r: &SizeResult) -> std::io::Result<()> {
+    let Some(p) = &r.kernels else {
+        return writeln!(out, "{},-,not measured: the device has no TIMESTAMP_QUERY", r.nodes);
+    };
+    let total: f64 = p.kernels.iter().map(|k| k.ns).sum();
+    for k in &p.kernels {
+        let (per_node, per_entry) = super::stepper::byte_model(&k.entry, 0.0);
+        let model = per_node + per_entry * r.entries_per_node;
+        let ns_per_dispatch = k.ns / k.dispatches as f64;
+        // Bytes per ns = GB/s; list-build kernels have no model (0).
+        let gb_s = r.nodes as f64 * model / ns_per_dispatch;
+        writeln!(
+            out,
+            "{},{},{:.3},{:.1},{:.1},{:.3},{:.0},{:.2}",
+            r.nodes,
+            k.entry,
+            k.dispatches as f64 / p.steps as f64,
+            ns_per_dispatch * 1e-3,
+            k.ns * 1e-3 / p.steps as f64,
+            k.ns / total,
+            model,
+            gb_s
+        )?;
+    }
+    writeln!(
+        out,
+        "{},all kernels,{} steps,kernels {:.1} us/step,wall {:.1} us/step,kernels/wall {:.3}",
+        r.nodes,
+        p.steps,
+        p.kernel_us_per_step(),
+        p.wall_us_per_step(),
+        p.kernel_us_per_step() / p.wall_us_per_step()
+    )
+}
+
+/// The memory lines of size `r`: buffers of at least 1 B per node, then the rest together.
+fn write_memory_lines(out: &mut dyn Write, r: &SizeResult) -> std::io::Result<()> {
+    let n = r.nodes as f64;
+    let mut rest = 0;
+    for (name, bytes) in &r.buffers {
+        if *bytes as f64 >= n {
+            writeln!(out, "{},{name},{bytes},{:.2}", r.nodes, *bytes as f64 / n)?;
+        } else {
+            rest += bytes;
+        }
+    }
+    writeln!(out, "{},(the rest),{rest},{:.2}", r.nodes, rest as f64 / n)?;
+    writeln!(
+        out,
+        "{},total,{:.0},{:.2}",
+        r.nodes,
+        r.bytes_per_node * n,
+        r.bytes_per_node
+    )
 }
 
 /// Writes the whole report for `cells` SPD sizes and `sphere_sides` sphere sizes; returns the
@@ -280,6 +356,11 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
+        "contact-slot allocation: {:?} (SOFTDEM_GPU_SLOTS=workgroup|direct; default direct on a CPU adapter)",
+        super::stepper::SlotAllocation::for_device(&ctx.info)?
+    )?;
+    writeln!(
+        out,
         "cells,nodes,rebuild_mode,steps,seconds,rebuilds,dispatches_per_step,entries_per_node,model_B_per_node_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
     )?;
     out.flush()?;
@@ -316,6 +397,23 @@ pub fn gpu_report(
             results.push(r);
         }
     }
+    writeln!(
+        out,
+        "\n## per-kernel GPU time (timestamp queries, one compute pass per kernel), after each window"
+    )?;
+    writeln!(
+        out,
+        "nodes,kernel,dispatches_per_step,us_per_dispatch,us_per_step,share,model_B_per_node,GB_per_s"
+    )?;
+    for r in &results {
+        write_kernel_lines(out, r)?;
+    }
+    writeln!(out, "\n## GPU memory by buffer, largest first")?;
+    writeln!(out, "nodes,buffer,bytes,B_per_node")?;
+    for r in &results {
+        write_memory_lines(out, r)?;
+    }
+    out.flush()?;
     writeln!(
         out,
         "\n## 3D spheres (Hertz–Mindlin lattice under slow compression), read-back outside the window"

@@ -3,16 +3,18 @@
 //! contact_pairs → cohesive_links → node_forces — for many steps per submission, fused as the
 //! CPU fuses them: shell_forces and contact_pairs are one pass over the nodes, and node_forces of
 //! a step runs the next step's integrate (except at the end of a batch): 4 dispatches per step
-//! (5 with cohesive links) when no list build is due. Node state,
-//! cohesive-link state, contact slots (which carry the friction histories) and slot indices are
-//! ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is read back until
-//! the caller asks for output.
+//! (5 with cohesive links) when no list build is due. The node states are one buffer, integrated
+//! in place (in integrate and node_forces a node's record is read and written by its own
+//! invocation only); cohesive-link state, contact slots (which carry the friction histories) and
+//! slot indices are ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is
+//! read back until the caller asks for output.
 
 use std::sync::Arc;
 
 use super::array::{dispatch_size, GpuArray};
 use super::context::GpuContext;
 use super::kernel::Kernel;
+use super::profile::{KernelProfile, KernelTimer, Recorder};
 use super::scan::PrefixScan;
 use crate::backend::{slots_from_histories, slots_per_entry, Backend, ContactSnapshot, SavedState};
 use crate::model::*;
@@ -44,13 +46,47 @@ struct Kernels {
     rebuild_check: Kernel,
 }
 
+/// How shell_forces_contact_pairs places the new contact slots in the pool (the same slots,
+/// indices and results either way; only their places in the pool differ, as between runs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SlotAllocation {
+    /// Staged in workgroup memory, one atomicAdd per workgroup (`shell_forces_contact_pairs`):
+    /// for GPUs, where one address taking an atomic per slot serializes.
+    Workgroup,
+    /// One atomicAdd per slot, no workgroup barrier (`shell_forces_contact_pairs_direct`): for CPU
+    /// adapters (lavapipe runs a workgroup's invocations as coroutines that switch at every
+    /// barrier; docs/performance.md).
+    Direct,
+}
+
+impl SlotAllocation {
+    /// `SOFTDEM_GPU_SLOTS=workgroup|direct`; unset or empty: by adapter, `Direct` on a CPU adapter.
+    pub fn for_device(info: &wgpu::AdapterInfo) -> anyhow::Result<SlotAllocation> {
+        let var = std::env::var("SOFTDEM_GPU_SLOTS").unwrap_or_default();
+        match var.as_str() {
+            "workgroup" => Ok(SlotAllocation::Workgroup),
+            "direct" => Ok(SlotAllocation::Direct),
+            "" if info.device_type == wgpu::DeviceType::Cpu => Ok(SlotAllocation::Direct),
+            "" => Ok(SlotAllocation::Workgroup),
+            other => anyhow::bail!("SOFTDEM_GPU_SLOTS={other:?}: expected `workgroup` or `direct`"),
+        }
+    }
+
+    fn entry(self) -> &'static str {
+        match self {
+            SlotAllocation::Workgroup => "shell_forces_contact_pairs",
+            SlotAllocation::Direct => "shell_forces_contact_pairs_direct",
+        }
+    }
+}
+
 impl Kernels {
-    fn new(ctx: &GpuContext) -> anyhow::Result<Self> {
+    fn new(ctx: &GpuContext, slots: SlotAllocation) -> anyhow::Result<Self> {
         let bp = |e: &str| Kernel::new(ctx, "broad_phase", e);
         Ok(Kernels {
             integrate: Kernel::new(ctx, "integrate", "integrate")?,
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
-            shell_contacts: Kernel::new(ctx, "contact_pairs", "shell_forces_contact_pairs")?,
+            shell_contacts: Kernel::new(ctx, "contact_pairs", slots.entry())?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
             node_forces_integrate: Kernel::new(ctx, "node_forces", "node_forces_integrate")?,
             cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
@@ -97,8 +133,8 @@ struct ListBuffers {
     live_entries: GpuArray<Entry>,
     /// Neighbour indices of the list being built (4 bytes per entry).
     new_neighbors: GpuArray<u32>,
-    /// Pool index of each entry's slot, `NO_SLOT` without a contact; ping-pong like the node
-    /// state: step n reads `[n % 2]` (the friction histories) and writes the other. A list build
+    /// Pool index of each entry's slot, `NO_SLOT` without a contact; ping-pong: step n reads
+    /// `[n % 2]` (the friction histories) and writes the other. A list build
     /// carries the live side over into the other one, then commits it back.
     slot_index: [GpuArray<u32>; 2],
 }
@@ -128,7 +164,9 @@ pub struct GpuBackend {
     materials: GpuArray<Material>,
     /// The contact law of every pair of contact materials (`Scene::contact_law_table`).
     contact_laws: GpuArray<ContactLaw>,
-    state: [GpuArray<NodeState>; 2],
+    /// The node states: one buffer, integrated in place (each node's record is read and written
+    /// only by its own invocation in integrate and node_forces; the other kernels read it).
+    state: GpuArray<NodeState>,
     /// shell_forces output, gathered by node_forces.
     shell: GpuArray<ShellForce>,
     x_ref: GpuArray<[f32; 2]>,
@@ -172,6 +210,10 @@ pub struct GpuBackend {
     /// Modelled traffic of the kernels recorded so far (`byte_model`): bytes per node, and bytes
     /// per neighbour-list entry.
     modelled: std::cell::Cell<(f64, f64)>,
+    /// Attached while `profile_kernels` runs: every dispatch in a timed pass of its own.
+    timer: Option<KernelTimer>,
+    /// Which shell_forces_contact_pairs entry point places the new slots.
+    slot_allocation: SlotAllocation,
     /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
     flag_staging: [wgpu::Buffer; 2],
     bucket_scan: PrefixScan,
@@ -239,7 +281,9 @@ pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
         "core_area" => (state, 0.0),
         // Record, state (its own; the plastic state is in it), shell record out, list offset;
         // the entries.
-        "shell_forces_contact_pairs" => (record + state + shell + start, per_entry),
+        "shell_forces_contact_pairs" | "shell_forces_contact_pairs_direct" => {
+            (record + state + shell + start, per_entry)
+        }
         // Record, own shell record, state in, list offset; state out (whole record).
         "node_forces" | "node_forces_modal" => (record + shell + state + start + state, 0.0),
         // As node_forces without its store, plus integrate's x_ref and store.
@@ -292,10 +336,9 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let n = scene.nodes.len() as u64;
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
-    // Both node states (the new one holds v_{n+½} during a step), node, ShellForce, x_ref,
+    // The node states (one buffer, integrated in place), node, ShellForce, x_ref,
     // bucket_nodes, nbr_count, live_start; slot and gather marks (two bits per node).
-    let per_node =
-        2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 3 * 4;
+    let per_node = sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 3 * 4;
     let marks = 2 * 4 * n.div_ceil(32);
     // Entry, slot index × 2, new-list neighbour.
     let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
@@ -346,7 +389,8 @@ impl GpuBackend {
         scene.validate().map_err(anyhow::Error::msg)?;
         let c = &*ctx;
         super::precision::require_df32(c)?;
-        let kernels = Kernels::new(c)?;
+        let slot_allocation = SlotAllocation::for_device(&c.info)?;
+        let kernels = Kernels::new(c, slot_allocation)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();
         let max_entries = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<Entry>() as u64) as u32;
@@ -435,10 +479,7 @@ impl GpuBackend {
                 &scene.materials.iter().map(|m| m.for_kernels()).collect::<Vec<_>>(),
             )?,
             contact_laws: GpuArray::new(c, "contact_laws", &scene.contact_law_table())?,
-            state: [
-                GpuArray::new(c, "state 0", &scene.init)?,
-                GpuArray::new(c, "state 1", &scene.init)?,
-            ],
+            state: GpuArray::new(c, "state", &scene.init)?,
             shell: GpuArray::zeroed(c, "shell", n as usize)?,
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
             // Slot marks, then gather marks (`model::layout::gathers`).
@@ -473,6 +514,8 @@ impl GpuBackend {
             integrated: false,
             dispatches: std::cell::Cell::new(0),
             modelled: std::cell::Cell::new((0.0, 0.0)),
+            timer: None,
+            slot_allocation,
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("flags staging"),
@@ -765,7 +808,7 @@ impl GpuBackend {
             let c = &*self.ctx;
             let k = &self.kernels;
             let l = &self.lists;
-            let (old, new) = (self.state[s].buffer(), self.state[1 - s].buffer());
+            let new = self.state.buffer();
             let integrate = k.integrate.bind(
                 c,
                 &[
@@ -775,7 +818,6 @@ impl GpuBackend {
                     (15, self.bcs.buffer()),
                     (16, self.x_ref.buffer()),
                     (17, new),
-                    (18, old),
                 ],
             );
             let core_area = k.core_area.bind(
@@ -896,11 +938,10 @@ impl GpuBackend {
             .ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("steps") });
+        // With a timer attached (`profile_kernels`), each kernel in a timed pass of its own.
+        let mut timer = self.timer.take();
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("steps"),
-                timestamp_writes: None,
-            });
+            let mut rec = Recorder::new(&mut enc, "steps", timer.as_mut());
             for i in 0..batch {
                 let bp = if !self.host_rebuild {
                     BroadPhase::Indirect
@@ -912,16 +953,63 @@ impl GpuBackend {
                 // The batch's first step integrates; each step's node_forces integrates the
                 // next one but the batch's last (the host may change the inputs between batches).
                 let with_integrate = i == 0 && !std::mem::take(&mut self.integrated);
-                self.record_step_begin(&mut pass, init, bp, with_integrate);
-                self.record_step_end(&mut pass, init, i + 1 < batch);
+                self.record_step_begin(&mut rec, init, bp, with_integrate);
+                self.record_step_end(&mut rec, init, i + 1 < batch);
                 self.side = 1 - self.side;
             }
         }
+        if let Some(t) = &timer {
+            t.resolve(&mut enc);
+        }
+        self.timer = timer;
         if let Some(k) = staging {
             let bytes = self.flag_staging[k].size();
             enc.copy_buffer_to_buffer(self.flags.buffer(), 0, &self.flag_staging[k], 0, bytes);
         }
         self.ctx.queue.submit([enc.finish()])
+    }
+
+    /// Runs `steps` steps with every dispatch in a compute pass of its own whose beginning and end
+    /// write a timestamp (`gpu::profile`), one batch of at most `STEPS_PER_SUBMIT` steps at a
+    /// time; returns the GPU time per kernel and the wall time of the steps (the timestamps are
+    /// read outside it). None when the device has no timestamp queries. Redone steps (a list
+    /// build due, an overflow) and the build's kernels are included; the scans are not timed.
+    pub fn profile_kernels(&mut self, steps: u32) -> anyhow::Result<Option<KernelProfile>> {
+        let mut profile = KernelProfile {
+            steps: steps as u64,
+            wall_s: 0.0,
+            kernels: Vec::new(),
+        };
+        let mut left = steps;
+        while left > 0 {
+            let Some(timer) = KernelTimer::new(&self.ctx) else {
+                return Ok(None);
+            };
+            let batch = left.min(STEPS_PER_SUBMIT);
+            self.timer = Some(timer);
+            let t = std::time::Instant::now();
+            let stepped = self.step(batch);
+            profile.wall_s += t.elapsed().as_secs_f64();
+            let timer = self.timer.take().expect("the timer attached above");
+            stepped?;
+            profile.add(&timer.read(&self.ctx));
+            left -= batch;
+        }
+        Ok(Some(profile))
+    }
+
+    /// How new contact slots are placed (`SlotAllocation::for_device` unless set).
+    pub fn slot_allocation(&self) -> SlotAllocation {
+        self.slot_allocation
+    }
+
+    /// Places the next steps' new contact slots as `a` says; both give the same run bit for bit
+    /// (test `staged_and_direct_slot_allocation_give_the_same_run`).
+    pub fn set_slot_allocation(&mut self, a: SlotAllocation) -> anyhow::Result<()> {
+        self.kernels.shell_contacts = Kernel::new(&self.ctx, "contact_pairs", a.entry())?;
+        self.slot_allocation = a;
+        self.make_groups();
+        Ok(())
     }
 
     /// Dispatches recorded so far (all steps, redone ones included).
@@ -945,7 +1033,8 @@ impl GpuBackend {
         self.host_rebuild = on;
     }
 
-    /// The bindings of node_forces for ping-pong side `s` (it writes side 1 − s).
+    /// The bindings of node_forces for ping-pong side `s` (it reads the slots and slot indices
+    /// this step wrote, side 1 − s).
     fn node_forces_table<'a>(&'a self, params: &'a wgpu::Buffer, s: usize) -> Vec<(u32, &'a wgpu::Buffer)> {
         let l = &self.lists;
         vec![
@@ -955,7 +1044,6 @@ impl GpuBackend {
             (3, self.shell.buffer()),
             (4, l.slot_index[1 - s].buffer()),
             (5, self.flags.buffer()),
-            (6, self.state[1 - s].buffer()),
             (7, self.slot_marks.buffer()),
             (8, l.live_start.buffer()),
             (9, l.live_entries.buffer()),
@@ -964,9 +1052,9 @@ impl GpuBackend {
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
             (15, self.bcs.buffer()),
-            // node_forces_integrate: integrate of the next step, into side s.
+            // The node states (node_forces_integrate: integrated in place for the next step).
             (16, self.x_ref.buffer()),
-            (17, self.state[s].buffer()),
+            (17, self.state.buffer()),
         ]
     }
 
@@ -976,8 +1064,9 @@ impl GpuBackend {
         self.node_forces_table(if init { &self.params_init } else { &self.params_step }, s)
     }
 
-    pub(crate) fn state_buffer(&self, s: usize) -> &wgpu::Buffer {
-        self.state[s].buffer()
+    /// The node state buffer (one for both ping-pong sides: `state`).
+    pub(crate) fn state_buffer(&self, _s: usize) -> &wgpu::Buffer {
+        self.state.buffer()
     }
 
     /// Records and submits `steps` coupled steps: per step, every kernel of `record_step` up to
@@ -998,13 +1087,10 @@ impl GpuBackend {
                 label: Some("coupled steps"),
             });
             {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("coupled steps"),
-                    timestamp_writes: None,
-                });
+                let mut rec = Recorder::new(&mut enc, "coupled steps", None);
                 for _ in 0..batch {
-                    self.record_step_begin(&mut pass, init, BroadPhase::Indirect, true);
-                    couple(&mut pass, self.side);
+                    self.record_step_begin(&mut rec, init, BroadPhase::Indirect, true);
+                    couple(rec.pass(), self.side);
                     self.side = 1 - self.side;
                 }
             }
@@ -1027,7 +1113,7 @@ impl GpuBackend {
 
     /// node_forces (the last kernel of a step); with `integrate_next`, fused with the next step's
     /// integrate (`node_forces_integrate`), which that step then does not record.
-    fn record_step_end(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, integrate_next: bool) {
+    fn record_step_end(&self, rec: &mut Recorder<'_>, init: bool, integrate_next: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
@@ -1035,13 +1121,10 @@ impl GpuBackend {
         };
         let nodes = dispatch_size(self.n_nodes, WG);
         if integrate_next {
-            pass.set_pipeline(&self.kernels.node_forces_integrate.pipeline);
-            pass.set_bind_group(0, &g.node_forces_integrate, &[]);
+            rec.dispatch(&self.kernels.node_forces_integrate, &g.node_forces_integrate, nodes);
         } else {
-            pass.set_pipeline(&self.kernels.node_forces.pipeline);
-            pass.set_bind_group(0, &g.node_forces, &[]);
+            rec.dispatch(&self.kernels.node_forces, &g.node_forces, nodes);
         }
-        pass.dispatch_workgroups(nodes.0, nodes.1, 1);
         self.dispatches.set(self.dispatches.get() + 1);
         let name = if integrate_next {
             "node_forces_integrate"
@@ -1067,7 +1150,7 @@ impl GpuBackend {
 
     /// Every kernel of a step before node_forces; integrate only `with_integrate` (otherwise the
     /// step before ran it, fused with its node_forces).
-    fn record_step_begin(&self, pass: &mut wgpu::ComputePass<'_>, init: bool, mode: BroadPhase, with_integrate: bool) {
+    fn record_step_begin(&self, rec: &mut Recorder<'_>, init: bool, mode: BroadPhase, with_integrate: bool) {
         let g = if init {
             &self.groups_init[self.side]
         } else {
@@ -1080,61 +1163,60 @@ impl GpuBackend {
         let bodies = dispatch_size((8 * self.n_bodies).max(marks_words), WG);
         let args = self.args.buffer();
         let count = |d: u64| self.dispatches.set(self.dispatches.get() + d);
-        let direct = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, d: (u32, u32)| {
-            pass.set_pipeline(&kern.pipeline);
-            pass.set_bind_group(0, group, &[]);
-            pass.dispatch_workgroups(d.0, d.1, 1);
+        let direct = |rec: &mut Recorder<'_>, kern: &Kernel, group: &wgpu::BindGroup, d: (u32, u32)| {
+            rec.dispatch(kern, group, d);
             count(1);
             self.model_add(kern.name.rsplit("::").next().unwrap_or(""));
         };
         // A kernel of the build: indirect (sized by rebuild_decide) or direct (the template's size).
-        let build = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
-            pass.set_pipeline(&kern.pipeline);
-            pass.set_bind_group(0, group, &[]);
+        let build = |rec: &mut Recorder<'_>, kern: &Kernel, group: &wgpu::BindGroup, slot: u32| {
             if mode == BroadPhase::Indirect {
+                let pass = rec.pass();
+                pass.set_pipeline(&kern.pipeline);
+                pass.set_bind_group(0, group, &[]);
                 pass.dispatch_workgroups_indirect(args, slot as u64 * 12);
             } else {
-                let d = self.arg_sizes[slot as usize];
-                pass.dispatch_workgroups(d.0, d.1, 1);
+                rec.dispatch(kern, group, self.arg_sizes[slot as usize]);
             }
             count(1);
         };
-        let scan = |pass: &mut wgpu::ComputePass<'_>, sc: &PrefixScan, first: u32| {
+        // The scans' dispatches are not timed (one untimed pass).
+        let scan = |rec: &mut Recorder<'_>, sc: &PrefixScan, first: u32| {
             if mode == BroadPhase::Indirect {
-                sc.record_indirect(pass, args, first);
+                sc.record_indirect(rec.pass(), args, first);
             } else {
-                sc.record(pass);
+                sc.record(rec.pass());
             }
             count(sc.dispatch_sizes().len() as u64);
         };
         if with_integrate {
-            direct(pass, &k.integrate, &g.integrate, nodes);
+            direct(rec, &k.integrate, &g.integrate, nodes);
         }
-        direct(pass, &k.core_area, &g.core_area, bodies);
+        direct(rec, &k.core_area, &g.core_area, bodies);
         let bp = &g.broad_phase;
         if mode == BroadPhase::Check {
-            direct(pass, &k.rebuild_check, &bp[9], (1, 1));
+            direct(rec, &k.rebuild_check, &bp[9], (1, 1));
         } else {
             // Neighbour list: rebuild_decide decides (Indirect) or confirms (Direct) the build.
-            direct(pass, &k.rebuild_decide, &bp[0], (1, 1));
-            build(pass, &k.segment_max, &bp[1], ARG_SEGMENT_MAX);
-            build(pass, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
-            build(pass, &k.grid_count, &bp[3], ARG_GRID_COUNT);
-            scan(pass, &self.bucket_scan, ARG_SCANS);
+            direct(rec, &k.rebuild_decide, &bp[0], (1, 1));
+            build(rec, &k.segment_max, &bp[1], ARG_SEGMENT_MAX);
+            build(rec, &k.grid_clear, &bp[2], ARG_GRID_CLEAR);
+            build(rec, &k.grid_count, &bp[3], ARG_GRID_COUNT);
+            scan(rec, &self.bucket_scan, ARG_SCANS);
             let nbr_first = ARG_SCANS + self.bucket_scan.dispatch_sizes().len() as u32;
             let seg_first = nbr_first + self.nbr_scan.dispatch_sizes().len() as u32;
-            scan(pass, &self.seg_scan, seg_first);
-            build(pass, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
-            build(pass, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
-            build(pass, &k.neighbor_count, &bp[6], ARG_NEIGHBOR_COUNT);
-            scan(pass, &self.nbr_scan, nbr_first);
-            build(pass, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
-            build(pass, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
+            scan(rec, &self.seg_scan, seg_first);
+            build(rec, &k.grid_cursor, &bp[4], ARG_GRID_CURSOR);
+            build(rec, &k.grid_scatter, &bp[5], ARG_GRID_SCATTER);
+            build(rec, &k.neighbor_count, &bp[6], ARG_NEIGHBOR_COUNT);
+            scan(rec, &self.nbr_scan, nbr_first);
+            build(rec, &k.neighbor_fill, &bp[7], ARG_NEIGHBOR_FILL);
+            build(rec, &k.rebuild_commit, &bp[8], ARG_REBUILD_COMMIT);
         }
-        direct(pass, &k.shell_contacts, &g.shell_contacts, nodes);
+        direct(rec, &k.shell_contacts, &g.shell_contacts, nodes);
         if self.links.count > 0 {
             direct(
-                pass,
+                rec,
                 &k.cohesive_links,
                 &g.cohesive_links,
                 dispatch_size(self.links.count, WG),
@@ -1175,43 +1257,51 @@ impl GpuBackend {
 
     /// Bytes of GPU memory held by the simulation buffers (all of them).
     pub fn bytes_gpu(&self) -> u64 {
+        self.buffer_bytes().iter().map(|(_, b)| b).sum()
+    }
+
+    /// Every simulation buffer's label and size in bytes, largest first (the GPU report's
+    /// memory table).
+    pub fn buffer_bytes(&self) -> Vec<(String, u64)> {
         let l = &self.lists;
-        [
-            self.nodes.buffer(),
-            self.bcs.buffer(),
-            self.bodies.buffer(),
-            self.materials.buffer(),
-            self.contact_laws.buffer(),
-            self.state[0].buffer(),
-            self.state[1].buffer(),
-            self.shell.buffer(),
-            self.x_ref.buffer(),
-            self.slot_marks.buffer(),
-            self.body_state.buffer(),
-            self.flags.buffer(),
-            self.bucket_start.buffer(),
-            self.bucket_nodes.buffer(),
-            self.seg_start.buffer(),
-            self.seg_items.buffer(),
-            self.nbr_count.buffer(),
-            l.live_start.buffer(),
-            l.live_entries.buffer(),
-            l.new_neighbors.buffer(),
-            l.slot_index[0].buffer(),
-            l.slot_index[1].buffer(),
-            self.pool.slots[0].buffer(),
-            self.pool.slots[1].buffer(),
-            self.links.links.buffer(),
-            self.links.laws.buffer(),
-            self.links.state[0].buffer(),
-            self.links.state[1].buffer(),
-            self.links.force.buffer(),
-            self.links.start.buffer(),
-            self.links.list.buffer(),
+        let lk = &self.links;
+        let mut all: Vec<(String, u64)> = [
+            ("nodes", self.nodes.buffer()),
+            ("node bcs", self.bcs.buffer()),
+            ("bodies", self.bodies.buffer()),
+            ("materials", self.materials.buffer()),
+            ("contact_laws", self.contact_laws.buffer()),
+            ("state", self.state.buffer()),
+            ("shell", self.shell.buffer()),
+            ("x_ref", self.x_ref.buffer()),
+            ("slot_marks", self.slot_marks.buffer()),
+            ("body_state", self.body_state.buffer()),
+            ("flags", self.flags.buffer()),
+            ("bucket_start", self.bucket_start.buffer()),
+            ("bucket_nodes", self.bucket_nodes.buffer()),
+            ("seg_start", self.seg_start.buffer()),
+            ("seg_items", self.seg_items.buffer()),
+            ("nbr_count + cursor", self.nbr_count.buffer()),
+            ("live_start", l.live_start.buffer()),
+            ("live_entries", l.live_entries.buffer()),
+            ("new_neighbors", l.new_neighbors.buffer()),
+            ("slot_index 0", l.slot_index[0].buffer()),
+            ("slot_index 1", l.slot_index[1].buffer()),
+            ("contact slots 0", self.pool.slots[0].buffer()),
+            ("contact slots 1", self.pool.slots[1].buffer()),
+            ("links", lk.links.buffer()),
+            ("link_laws", lk.laws.buffer()),
+            ("link state 0", lk.state[0].buffer()),
+            ("link state 1", lk.state[1].buffer()),
+            ("link_force", lk.force.buffer()),
+            ("link_start", lk.start.buffer()),
+            ("link_list", lk.list.buffer()),
         ]
         .iter()
-        .map(|b| b.size())
-        .sum()
+        .map(|(name, b)| (name.to_string(), b.size()))
+        .collect();
+        all.sort_by_key(|b| std::cmp::Reverse(b.1));
+        all
     }
 }
 
@@ -1235,7 +1325,7 @@ impl Backend for GpuBackend {
     }
 
     fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
-        Ok(self.state[self.side].read(&self.ctx))
+        Ok(self.state.read(&self.ctx))
     }
 
     fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>> {
@@ -1265,7 +1355,7 @@ impl Backend for GpuBackend {
         let c = &*self.ctx;
         Ok(SavedState {
             steps: self.steps,
-            nodes: self.state[self.side].read(c),
+            nodes: self.state.read(c),
             node_bc: self.nodes_host.clone(),
             start,
             entries,
@@ -1299,7 +1389,7 @@ impl Backend for GpuBackend {
         self.set_boundary_conditions(&saved.node_bc)?;
         let c = &*self.ctx;
         self.steps = saved.steps;
-        self.state[self.side].write(c, &saved.nodes);
+        self.state.write(c, &saved.nodes);
         self.lists.live_start.write(c, &saved.start);
         self.lists.live_entries.write(c, &saved.entries);
         // The next step reads the slots of this side (contact_pairs of side `self.side`).
