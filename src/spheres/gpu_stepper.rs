@@ -198,9 +198,14 @@ impl GpuSpheres {
             extra: Vec::new(),
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
-        // The first build: from an empty list (nothing to carry), every capacity sized by it.
+        // The first build: from an empty list (nothing to carry), every capacity sized by it
+        // (pairs and wall candidates exactly: `cap` 0 until it is done).
+        sys.alloc_pairs(ctx, 1)?;
+        sys.cap = 0;
         sys.make_bind_groups(ctx)?;
         sys.build_now(ctx, true)?;
+        sys.cap = sys.cap.max(1);
+        sys.wall_cap = sys.wall_cap.max(1);
         sys.rebuilds += 1;
         let saved = sys.save_histories(ctx);
         sys.submit(ctx, |s, pass| s.record_forces(pass));
@@ -697,6 +702,15 @@ impl GpuSpheres {
                 _pad: 0.0,
             })
             .collect()
+    }
+
+    /// The sphere–wall candidates of the last build: slots s · n_walls + w, increasing (read
+    /// back; the CPU twin's `wall_slots`).
+    pub fn wall_slots(&self, ctx: &GpuContext) -> Vec<u32> {
+        let n = self.params.n_spheres as usize;
+        let index = self.wall_index.read(ctx);
+        let count = (index[n] as usize).min(self.wall_cap.max(1));
+        index[n + 1..n + 1 + count].to_vec()
     }
 
     /// Each sphere–wall result of the last force evaluation, index s · n_walls + w (zero where
