@@ -74,8 +74,9 @@ fn shaken_small_skin() -> (SphereParams, Vec<SphereState>, LawTable, Vec<PlaneWa
 }
 
 /// Batches of 64 steps with several list builds inside each: one read-back per batch (the
-/// flags; plus one per build redone after an overflow, none expected here after the first
-/// build), the CPU twin's positions within 1e-7 r (the tolerance of gpu_sphere_batch.rs), the
+/// flags) unless a build overflowed a capacity (then the redo's read and the rest of the
+/// batch's; the first builds size the capacities exactly, so the moving packing overflows
+/// once or twice), the CPU twin's positions within 1e-7 r (the tolerance of gpu_sphere_batch.rs), the
 /// device's list and sphere–wall candidates equal to the CPU's, the device grid equal to the
 /// host's fit_grid bit for bit.
 #[test]
@@ -93,21 +94,22 @@ fn a_batch_with_builds_inside_reads_back_once_and_follows_the_cpu() {
         for _ in 0..64 {
             cpu.step();
         }
-        let redone = gpu.redone - redone;
-        assert_eq!(
-            gpu.stepping_reads - reads,
-            1 + redone,
-            "one read-back per batch (and one per redone build)"
-        );
-        builds_in_batches.push(gpu.rebuilds - builds);
+        let (redone, reads) = (gpu.redone - redone, gpu.stepping_reads - reads);
+        // A halt costs the redo's read and, if steps are left, one more batch's.
+        if redone == 0 {
+            assert_eq!(reads, 1, "one read-back for a batch of 64 steps");
+            builds_in_batches.push(gpu.rebuilds - builds);
+        } else {
+            assert!(reads <= 1 + 2 * redone, "{reads} read-backs, {redone} redone");
+        }
     }
     println!(
         "builds per batch of 64 steps: {builds_in_batches:?}; redone {}; CPU builds {}",
         gpu.redone, cpu.rebuilds
     );
     assert!(
-        builds_in_batches.iter().all(|&b| b >= 2),
-        "several builds inside every batch: {builds_in_batches:?}"
+        builds_in_batches.len() >= batches - 2 && builds_in_batches.iter().all(|&b| b >= 2),
+        "several builds inside batches read back once: {builds_in_batches:?}"
     );
     assert_eq!(gpu.rebuilds, cpu.rebuilds, "the builds fall on the CPU's steps");
     let r = states[0].radius as f64;
@@ -171,7 +173,9 @@ fn an_overflowing_build_is_redone_with_grown_buffers_bit_for_bit() {
         batched.rebuilds
     );
     assert!(batched.growths >= 1 && redone >= 1, "a build overflowed and was redone");
-    assert_eq!(batched.stepping_reads - reads, steps as u64 / 100 + redone);
+    // Per halt: the redo's read, and the read of the batch of the steps left after it.
+    let reads = batched.stepping_reads - reads;
+    assert!(reads > steps as u64 / 100 && reads <= steps as u64 / 100 + 2 * redone, "{reads} read-backs");
     assert_eq!(single.rebuilds, batched.rebuilds);
     assert!(bytes(&single.states(&ctx)) == bytes(&batched.states(&ctx)), "states differ");
     assert!(bytes(&single.history(&ctx)) == bytes(&batched.history(&ctx)), "histories differ");
