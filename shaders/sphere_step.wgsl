@@ -281,7 +281,8 @@ fn wall_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     }
     let s = spheres[i];
     var m = 0u;
-    for (var w = 0u; w < min(sp.n_walls, arrayLength(&walls)); w++) {
+    let nw = min(sp.n_walls, arrayLength(&walls));
+    for (var w = 0u; w < nw; w++) {
         if (wall_candidate(walls[w], s)) {
             m += 1u;
         }
