@@ -32,9 +32,7 @@ fn position_gap(a: &[SphereState], b: &[SphereState]) -> f64 {
 /// reduction of the keys gives the min and max that `fit_grid` takes.
 #[test]
 fn bounds_keys_order_floats_and_reduce_to_the_bounding_box() {
-    let xs = [
-        -3.0e38f32, -1.5, -1e-40, -0.0, 0.0, 1e-45, 1e-40, 2.5e-3, 1.0, 7.0e37,
-    ];
+    let xs = [-3.0e38f32, -1.5, -1e-40, -0.0, 0.0, 1e-45, 1e-40, 2.5e-3, 1.0, 7.0e37];
     for w in xs.windows(2) {
         assert!(bounds_key(w[0]) <= bounds_key(w[1]), "{} {}", w[0], w[1]);
         assert_eq!(bounds_value(bounds_key(w[0])).to_bits(), w[0].to_bits());
@@ -175,9 +173,18 @@ fn an_overflowing_build_is_redone_with_grown_buffers_bit_for_bit() {
     assert!(batched.growths >= 1 && redone >= 1, "a build overflowed and was redone");
     // Per halt: the redo's read, and the read of the batch of the steps left after it.
     let reads = batched.stepping_reads - reads;
-    assert!(reads > steps as u64 / 100 && reads <= steps as u64 / 100 + 2 * redone, "{reads} read-backs");
+    assert!(
+        reads > steps as u64 / 100 && reads <= steps as u64 / 100 + 2 * redone,
+        "{reads} read-backs"
+    );
     assert_eq!(single.rebuilds, batched.rebuilds);
-    assert!(bytes(&single.states(&ctx)) == bytes(&batched.states(&ctx)), "states differ");
-    assert!(bytes(&single.history(&ctx)) == bytes(&batched.history(&ctx)), "histories differ");
+    assert!(
+        bytes(&single.states(&ctx)) == bytes(&batched.states(&ctx)),
+        "states differ"
+    );
+    assert!(
+        bytes(&single.history(&ctx)) == bytes(&batched.history(&ctx)),
+        "histories differ"
+    );
     assert_eq!(single.list(&ctx), batched.list(&ctx));
 }

@@ -386,7 +386,8 @@ impl DeviceBuild {
             }
         };
         let scan = |pass: &mut wgpu::ComputePass<'_>, k: usize| {
-            let first: usize = N_SLOTS as usize + self.scans[..k].iter().map(|s| s.dispatch_sizes().len()).sum::<usize>();
+            let first: usize =
+                N_SLOTS as usize + self.scans[..k].iter().map(|s| s.dispatch_sizes().len()).sum::<usize>();
             match mode {
                 BuildMode::Indirect => self.scans[k].record_indirect(pass, self.args.buffer(), first as u32),
                 BuildMode::Direct { .. } => self.scans[k].record(pass),

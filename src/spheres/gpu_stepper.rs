@@ -796,8 +796,10 @@ impl GpuSpheres {
         for &k in &slots {
             index[k as usize / nw.max(1) + 1] += 1;
         }
-        for i in 0..n {
-            index[i + 1] += index[i];
+        let mut run = 0;
+        for v in index.iter_mut() {
+            run += *v;
+            *v = run;
         }
         index.extend_from_slice(&slots);
         self.wall_index.write(ctx, &index);
