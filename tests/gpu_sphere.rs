@@ -466,8 +466,8 @@ fn gpu_double_f32_drift_keeps_sub_ulp_increments() {
     );
 }
 
-/// Device-side list sizing (`GpuCellList::count` reads back the pair total only; the stepper
-/// grows its pair buffers when a build's total exceeds their capacity): 27 rubber spheres
+/// Device-side list sizing (`spheres::gpu_rebuild`: a build whose pair total exceeds the
+/// capacity halts, the stepper grows its pair buffers and redoes it): 27 rubber spheres
 /// 2 mm apart (no candidate pair at the start) thrown towards their centre at 1 m/s: the pair
 /// count rises from 0 through several builds (to ~50 at 4–5 ms), then the spheres rebound.
 /// The buffers grow, and the list and the device-built j-side incident lists (every 100 steps),

@@ -4,7 +4,7 @@
 //! indirect dispatches sized on the device (`gpu_rebuild`): the device decides when the list is
 //! stale, fits the grid to the bounding box, bins, counts, writes the rows, carries the history
 //! by key, builds the j-side incident lists, the sphere–wall candidates and the reference
-//! positions; the host reads four words of flags once per batch. Capacities have headroom; a
+//! positions; the host reads the flags (8 words) once per batch. Capacities have headroom; a
 //! build that exceeds one halts the batch, and the host grows the buffers and redoes that build
 //! (`steps_batched`). The list is read back only for outputs (`list`).
 //! Pair records are packed (no vec3 padding) and the rolling history is held only when a law
@@ -319,7 +319,7 @@ impl GpuSpheres {
         self.steps_batched(ctx, 1)
     }
 
-    /// `k` time steps, `batch` per submission with one read-back per batch (four words of flags).
+    /// `k` time steps, `batch` per submission with one read-back per batch (the 8 flag words).
     /// Every step records the whole list build as indirect dispatches that `rebuild_decide`
     /// sizes on the device (zero unless some sphere or wall point moved half the skin), so a
     /// batch with builds inside needs no host round trip. When a build exceeds a capacity
