@@ -1,6 +1,8 @@
 // sphere_step.wgsl: the passes of one sphere step, twins of the functions of the same names in
 // src/spheres/cpu_stepper.rs (host order in src/spheres/gpu_stepper.rs):
-//   kick(Δt/2) → drift → wall_advance → displacement_check → [rebuild on the host side] →
+//   kick(Δt/2) → drift → wall_advance → displacement_check → rebuild_decide → [the list build,
+//   indirect dispatches sized here on the device: list_save, shaders/sphere_cell_list.wgsl,
+//   wall_count, wall_fill, reference_positions; src/spheres/gpu_rebuild.rs] →
 //   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → [MC-strain: strain_pass] → pair_pass → wall_pass → gather →
 //   wall_gather → kick(Δt/2).
 // No float atomics: each pair's result goes to its own PairOut, each sphere gathers its pairs
@@ -33,9 +35,15 @@
 // Sphere–wall contacts, compact: one record per candidate of the last build (wall_slot order).
 @group(0) @binding(11) var<storage, read_write> wall_history: array<ContactHistory>;
 @group(0) @binding(12) var<storage, read_write> wall_out: array<PairOut>;
-// Positions at the last list build, three f32 per sphere, then three per wall point.
-@group(0) @binding(13) var<storage, read> x_ref: array<f32>;
-// [0]: 1 when some sphere moved more than half the skin since the last build.
+// Positions at the last list build, three f32 per sphere, then three per wall point. During a
+// build, before reference_positions rewrites it, its first n + 1 words hold the row starts of
+// the list before the build (list_save; read as old_start by pair_carry_packed).
+@group(0) @binding(13) var<storage, read_write> x_ref: array<f32>;
+// [0]: halt: a capacity overflowed in a build (every later kernel of the batch returns; the host
+// grows the buffers and redoes the build); [1]: drifts run (steps begun); [2]: a build is due
+// (some sphere or wall point moved more than half the skin since the last build); [3]: builds
+// run; [4]: pair total of the last build; [5]: sphere–wall candidates of the last build;
+// [6]: candidates of the build before (saved by list_save); [7]: cells the grid needed.
 @group(0) @binding(14) var<storage, read_write> step_flags: array<atomic<u32>>;
 // MC-stress: l·f of each pair (for i, for j) and wall contact, tr σ of each sphere (eq 9).
 @group(0) @binding(15) var<storage, read_write> pair_trace: array<vec2<f32>>;
@@ -50,7 +58,11 @@
 // The sphere–wall candidates of the last build (twin: CpuSpheres::wall_slots): n_spheres + 1
 // CSR starts (sphere s has candidates wall_index[s] .. wall_index[s + 1] − 1), then per candidate
 // c its slot s · n_walls + w at wall_index[n_spheres + 1 + c], increasing.
-@group(0) @binding(21) var<storage, read> wall_index: array<u32>;
+@group(0) @binding(21) var<storage, read_write> wall_index: array<u32>;
+// The build's indirect dispatch arguments (x, y, z per dispatch), written by rebuild_decide from
+// the template (x zeroed when no build is due).
+@group(0) @binding(23) var<storage, read_write> args: array<u32>;
+@group(0) @binding(24) var<storage, read> args_template: array<u32>;
 
 const STEP_WG: u32 = 64u;
 const PAIR_OUT_WORDS: u32 = 11u;
@@ -105,10 +117,11 @@ fn pair_torque_j(k: u32) -> vec3<f32> {
 // records (n_spheres · n_walls per wall array; one dummy record when empty, when count is 0), so
 // the loops run the same iterations (test gpu_sphere_host_memory.rs).
 
-// Several steps are recorded per submission (`GpuSpheres::steps`): once `displacement_check`
-// has raised step_flags[0] (the list is stale), every later kernel of the batch returns at
-// once, so the batch stops after that step's drift; the host rebuilds the list and finishes
-// the step. step_flags[1] counts the drifts that ran (the steps begun).
+// Several steps are recorded per submission (`GpuSpheres::steps_batched`), each with its list
+// build as indirect dispatches that rebuild_decide sizes to zero unless a build is due. When a
+// build overflows a capacity it raises step_flags[0] and every later kernel of the batch returns
+// at once; the host grows the buffers, redoes that build and finishes the step.
+// step_flags[1] counts the drifts that ran (the steps begun).
 fn list_stale() -> bool {
     return atomicLoad(&step_flags[0]) != 0u;
 }
@@ -174,7 +187,7 @@ fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     let d = (x.hi + x.lo) - vec3<f32>(x_ref[r], x_ref[r + 1u], x_ref[r + 2u]);
     let lim = 0.5 * sp.skin;
     if (d.x * d.x + d.y * d.y + d.z * d.z > lim * lim) {
-        atomicMax(&step_flags[0], 1u);
+        atomicMax(&step_flags[2], 1u);
     }
 }
 
@@ -193,7 +206,167 @@ fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     let d = (s.pos_hi + s.pos_lo) - vec3<f32>(x_ref[3u * i], x_ref[3u * i + 1u], x_ref[3u * i + 2u]);
     let lim = 0.5 * sp.skin;
     if (d.x * d.x + d.y * d.y + d.z * d.z > lim * lim) {
-        atomicMax(&step_flags[0], 1u);
+        atomicMax(&step_flags[2], 1u);
+    }
+}
+
+// Single thread, after the checks: the x workgroup counts of the build's indirect dispatches,
+// the template's when a build is due, else zero (the 2D engine's rebuild_decide). The decision
+// is the CPU's `needs_rebuild` (displacement_check, wall_advance); consumed here.
+@compute @workgroup_size(1)
+fn rebuild_decide() {
+    let n = arrayLength(&args_template) / 3u;
+    let due = !list_stale() && atomicLoad(&step_flags[2]) != 0u;
+    for (var a = 0u; a < n; a++) {
+        args[3u * a] = select(0u, args_template[3u * a], due);
+        args[3u * a + 1u] = args_template[3u * a + 1u];
+        args[3u * a + 2u] = args_template[3u * a + 2u];
+    }
+    if (due) {
+        atomicStore(&step_flags[2], 0u);
+        atomicAdd(&step_flags[3], 1u);
+    }
+}
+
+// First kernel of a build, row i: the list before the build saved for the carry, into buffers
+// whose contents the build's step recomputes anyway. Row starts to x_ref (n + 1 words); per pair
+// k, 7 words of pair_out from 7k: partner (bits), tangential history (3), rolling history (3, or
+// zeros); per sphere–wall candidate c, wall_out[c] = (tangential, slot (bits), rolling, pads).
+// The build after it only reads these (a build redone after an overflow finds them intact).
+@compute @workgroup_size(64)
+fn list_save(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    let n = sp.n_spheres;
+    if (i >= n) {
+        return;
+    }
+    x_ref[i] = bitcast<f32>(pair_start[i]);
+    if (i == 0u) {
+        x_ref[n] = bitcast<f32>(pair_start[n]);
+        atomicStore(&step_flags[6], wall_index[n]);
+    }
+    let rolling = arrayLength(&history_rolling) >= 3u * pair_start[n] && arrayLength(&history_rolling) > 1u;
+    for (var k = pair_start[i]; k < pair_start[i + 1u]; k++) {
+        pair_out[7u * k] = bitcast<f32>(partner[k]);
+        for (var c = 0u; c < 3u; c++) {
+            pair_out[7u * k + 1u + c] = history[3u * k + c];
+            var r = 0.0;
+            if (rolling) {
+                r = history_rolling[3u * k + c];
+            }
+            pair_out[7u * k + 4u + c] = r;
+        }
+    }
+    let c1 = min(wall_index[i + 1u], arrayLength(&wall_out));
+    for (var c = wall_index[i]; c < c1; c++) {
+        let h = wall_history[c];
+        wall_out[c] = PairOut(h.tangential, bitcast<f32>(wall_index[n + 1u + c]), h.rolling, h._pad0,
+            vec3<f32>(h._pad1, 0.0, 0.0), 0.0);
+    }
+}
+
+// Sphere i's wall candidates counted into wall_index[i] (scanned next; twin: the count of
+// CpuSpheres::build_wall_candidates).
+@compute @workgroup_size(64)
+fn wall_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let s = spheres[i];
+    var m = 0u;
+    let nw = min(sp.n_walls, arrayLength(&walls));
+    for (var w = 0u; w < nw; w++) {
+        if (wall_candidate(walls[w], s)) {
+            m += 1u;
+        }
+    }
+    wall_index[i] = m;
+}
+
+// Sphere i's wall candidates written as slots s · n_walls + w (increasing), each with the
+// history of the same slot in the saved list (binary search over the saved slots; zero for a new
+// candidate): twin of CpuSpheres::build_wall_candidates and its carry by slot. Halts the batch
+// when the candidates exceed the wall buffers' capacity (step_flags[5]: the total either way).
+@compute @workgroup_size(64)
+fn wall_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    let n = sp.n_spheres;
+    let nw = min(sp.n_walls, arrayLength(&walls));
+    let total = wall_index[n];
+    if (total > arrayLength(&wall_history) || n + 1u + total > arrayLength(&wall_index)) {
+        if (i == 0u) {
+            atomicStore(&step_flags[5], total);
+            atomicStore(&step_flags[0], 1u);
+        }
+        return;
+    }
+    if (i == 0u) {
+        atomicStore(&step_flags[5], total);
+    }
+    if (i >= n) {
+        return;
+    }
+    let s = spheres[i];
+    let old = min(atomicLoad(&step_flags[6]), arrayLength(&wall_out));
+    var c = wall_index[i];
+    for (var w = 0u; w < nw; w++) {
+        if (!wall_candidate(walls[w], s)) {
+            continue;
+        }
+        let slot = i * nw + w;
+        wall_index[n + 1u + c] = slot;
+        var h = ContactHistory(vec3<f32>(0.0), 0.0, vec3<f32>(0.0), 0.0);
+        var lo = 0u;
+        var hi = old;
+        while (lo < hi) {
+            let mid = (lo + hi) / 2u;
+            let o = wall_out[mid];
+            let v = bitcast<u32>(o.f_n);
+            if (v == slot) {
+                h = ContactHistory(o.force, o.energy, o.torque_i, o.torque_j.x);
+                break;
+            }
+            if (v < slot) {
+                lo = mid + 1u;
+            } else {
+                hi = mid;
+            }
+        }
+        wall_history[c] = h;
+        c += 1u;
+    }
+}
+
+// Last kernel of a build: the positions of the spheres and wall points at the build, for the
+// displacement checks (twin: the x_ref of CpuSpheres::rebuild).
+@compute @workgroup_size(64)
+fn reference_positions(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    let n = sp.n_spheres;
+    if (i < n) {
+        let s = spheres[i];
+        for (var k = 0u; k < 3u; k++) {
+            x_ref[3u * i + k] = s.pos_hi[k] + s.pos_lo[k];
+        }
+    }
+    if (i < min(sp.n_walls, arrayLength(&walls))) {
+        let w = walls[i];
+        for (var k = 0u; k < 3u; k++) {
+            x_ref[3u * (n + i) + k] = w.point_hi[k] + w.point_lo[k];
+        }
     }
 }
 

@@ -18,6 +18,17 @@ fn servo_velocity(w: PlaneWall) -> vec3<f32> {
     return w.normal * u;
 }
 
+// Whether sphere s is a candidate of wall w at a list build: its gap is below the skin (twin:
+// wall.rs wall_candidate).
+fn wall_candidate(w: PlaneWall, s: SphereState) -> bool {
+    let d = df3_sub(s.pos_hi, s.pos_lo, w.point_hi, w.point_lo);
+    var gap = v3_dot(d, w.normal);
+    if (w.kind == WALL_CYLINDER) {
+        gap = w.size - v3_norm(d - w.normal * v3_dot(d, w.normal));
+    }
+    return s.radius + sp.skin - gap > 0.0;
+}
+
 struct WallGeometry {
     g: ContactGeometry,
     l_i: vec3<f32>,

@@ -205,8 +205,8 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         };
         if let Some((_, sys)) = self.backend.gpu() {
             if membrane_attach::has_gpu_rims(sys) {
-                // The device holds the rims (`membrane::gpu_rims`): steps batch, except while
-                // σ_c ramps (set on the host before each step's evaluations).
+                // The device holds the rims (`membrane::gpu_rims`): no host write per step; while
+                // σ_c ramps it is set on the host before each step's evaluations.
                 let mut left = steps;
                 while left > 0 {
                     self.follow_ramp()?;

@@ -1,8 +1,8 @@
 //! The rims on the device: `shaders/membrane_rims.wgsl` (twin: `rims.rs`) as a source of the GPU
 //! sphere stepper that adds no force and records `hold_rims`, then `rim_servo_area`, after each
 //! step's closing kick (`GpuExtraForces::record_after_step`). Its records and uniform are
-//! static, and its kernels return while the list is stale, so it is `batchable`: the stepper
-//! records many steps per submission with it, no host round trip per step.
+//! static, so the rims need no host round trip per step (the stepper still steps one step per
+//! submission pair with sources: `spheres::extra_force`).
 
 use super::rims::{RimParams, Rims};
 use crate::gpu::array::GpuArray;
@@ -71,10 +71,6 @@ impl GpuExtraForces for GpuRims {
         ];
         self.groups = vec![self.hold.bind(ctx, &table), self.area.bind(ctx, &table)];
         Ok(())
-    }
-
-    fn batchable(&self) -> bool {
-        true
     }
 
     fn prepare(&mut self, _ctx: &GpuContext, _eval: Evaluation) {}

@@ -198,12 +198,6 @@ impl GpuExtraForces for GpuMembraneSource {
         Ok(())
     }
 
-    /// Its uniform holds σ and Δt only (the same for every step of a submission; a σ ramp sets
-    /// it between submissions) and its kernels return on a stale list (membrane_step.wgsl).
-    fn batchable(&self) -> bool {
-        true
-    }
-
     fn rebuild(&mut self, ctx: &GpuContext, states: &[SphereState], skin: f32) -> anyhow::Result<()> {
         anyhow::ensure!(
             states.len() == self.host.params.n_spheres as usize,

@@ -11,10 +11,10 @@
 //! both backends. The host reads the device only at a sample, at `start_shear` and once at the
 //! start of `confine` (the servo's gain).
 //!
-//! **Batching.** Steps run `batch` per submission (`GpuSpheres::steps_batched`: the membrane and
-//! the rims are `batchable` sources); only the σ_c ramp of the confinement steps one step per
-//! submission, since σ_c and the servo target are set on the host before each of its steps, as
-//! `TriaxialCell::confine` sets them.
+//! **Stepping.** `GpuSpheres::steps_batched` steps one step per submission pair with sources
+//! (the membrane's candidate list is rebuilt from host states at each sphere-list build:
+//! `spheres::extra_force`); σ_c and the servo target of the ramp are set on the host before each
+//! of its steps, as `TriaxialCell::confine` sets them.
 
 use super::attach::set_sigma;
 use super::gpu_rims::GpuRims;

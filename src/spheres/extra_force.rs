@@ -53,22 +53,17 @@ pub trait ExtraForces: Send + Sync {
 /// encoded (uniform writes), `record` records the source's dispatches into the evaluation's
 /// compute pass, before the gather; `record_after_step` after each step's closing kick.
 ///
-/// **Batching.** A source whose `batchable` is true lets the stepper record many steps per
-/// submission: its `prepare` is then called once per submission (its uniforms must not depend on
-/// the step), and each of its kernels must return at once when the stepper's list is stale
-/// (`step_flags[0] != 0`, the buffer of `bind_step`; `list_stale` in sphere_step.wgsl), as the
-/// stepper's own kernels do, so that the step the host finishes after a rebuild runs it once. A
-/// stepper with any other source steps one step per submission pair.
+/// **Stepping.** A stepper with sources steps one step per submission pair (`step_with_sources`):
+/// the sources' `rebuild` takes host states whenever the sphere list is rebuilt, which the
+/// device-side builds inside a batch would skip. Their kernels still return at once when the
+/// stepper's batch has halted (`step_flags[0] != 0`, the buffer of `bind_step`; `list_stale` in
+/// sphere_step.wgsl), as the stepper's own kernels do.
 pub trait GpuExtraForces {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()>;
     /// The stepper's step flags (`step_flags`, atomic u32 words) and walls (`PlaneWall` array),
     /// once after `bind`; both buffers live as long as the stepper.
     fn bind_step(&mut self, _ctx: &GpuContext, _flags: &wgpu::Buffer, _walls: &wgpu::Buffer) -> anyhow::Result<()> {
         Ok(())
-    }
-    /// Whether the stepper may batch steps with this source (trait doc).
-    fn batchable(&self) -> bool {
-        false
     }
     /// Dispatches after each step's closing kick (e.g. vertices put on their platens).
     fn record_after_step(&self, _pass: &mut wgpu::ComputePass<'_>) {}
@@ -93,9 +88,6 @@ impl<T: GpuExtraForces + 'static> GpuExtraForces for SharedGpuSource<T> {
     }
     fn bind_step(&mut self, ctx: &GpuContext, flags: &wgpu::Buffer, walls: &wgpu::Buffer) -> anyhow::Result<()> {
         self.0.get_mut().bind_step(ctx, flags, walls)
-    }
-    fn batchable(&self) -> bool {
-        self.0.borrow().batchable()
     }
     fn record_after_step(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.0.borrow().record_after_step(pass)

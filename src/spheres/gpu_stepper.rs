@@ -1,27 +1,32 @@
 //! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
 //! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
-//! steps are recorded per submission (`steps_batched`; with extra force sources too when they
-//! are `batchable`); the device decides when the list is stale (`displacement_check` raises a
-//! flag and the rest of the batch returns at once), the host reads the flag once per batch and
-//! then rebuilds the list with `GpuCellList` on the device: the candidates are counted and scanned there, the host reads the pair total (one
-//! number) and grows the pair buffers when it exceeds their capacity, then the rows, the history
-//! carry (by key) and the j-side incident lists are written there; the list is read back only
-//! for outputs (`list`). The host still reads the states at a build (grid fit, wall candidates).
+//! steps are recorded per submission (`steps_batched`), each with the whole list build as
+//! indirect dispatches sized on the device (`gpu_rebuild`): the device decides when the list is
+//! stale, fits the grid to the bounding box, bins, counts, writes the rows, carries the history
+//! by key, builds the j-side incident lists, the sphere–wall candidates and the reference
+//! positions; the host reads the flags (8 words) once per batch. Capacities have headroom; a
+//! build that exceeds one halts the batch, and the host grows the buffers and redoes that build
+//! (`steps_batched`). The list is read back only for outputs (`list`). With extra force sources
+//! (membranes, beads) the steps go one per submission pair (`step_with_sources`): their own
+//! candidate lists are still rebuilt from host states when the sphere list is.
 //! Pair records are packed (no vec3 padding) and the rolling history is held only when a law
 //! uses it: 4 (partner) + 12 (tangential history) + 44 (result) + 4 (j-side incident) = 64 B per
 //! candidate pair (docs/spheres.md, *Records*).
 //! Sphere–wall contacts are kept for the candidates of the build only (`wall_index`, as the CPU
 //! twin's `wall_slots`), so their records cost memory per candidate, not per sphere and wall.
 
-use super::cell_list::{fit_grid, NeighborList};
+use super::cell_list::NeighborList;
 use super::contact::ContactHistory;
 use super::cpu_stepper::PairOut;
 use super::extra_force::{Evaluation, GpuExtraForces};
-use super::gpu_cell_list::{DeviceLists, GpuCellList};
 use super::gpu_pass::{dispatch, params_uniform};
+use super::gpu_rebuild::{
+    BuildBuffers, BuildMode, DeviceBuild, DeviceGrid, FLAG_BEGUN, FLAG_BUILDS, FLAG_CELLS, FLAG_DUE, FLAG_HALT,
+    FLAG_PAIRS, FLAG_WALL_CANDIDATES, FLAG_WORDS,
+};
 use super::pair_law::LawTable;
 use super::state::{SphereForce, SphereParams, SphereState};
-use super::wall::{wall_candidate, PlaneWall};
+use super::wall::PlaneWall;
 use crate::gpu::array::GpuArray;
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -59,13 +64,15 @@ struct ListBuffers {
     pair_strain: GpuArray<f32>,
     incident_start: GpuArray<u32>,
     incident: GpuArray<u32>,
+    /// Positions at the last build (3 per sphere, then 3 per wall point); during a build its
+    /// first n + 1 words hold the saved row starts (`gpu_rebuild`).
     x_ref: GpuArray<f32>,
 }
 
 /// A sphere system stepped on the GPU.
 pub struct GpuSpheres {
     k: StepKernels,
-    cell_list: GpuCellList,
+    build: DeviceBuild,
     pub params: SphereParams,
     uniform: wgpu::Buffer,
     spheres: GpuArray<SphereState>,
@@ -77,8 +84,9 @@ pub struct GpuSpheres {
     wall_out: GpuArray<PairOut>,
     /// CSR starts of each sphere's candidates (n + 1), then each candidate's slot s · nw + w.
     wall_index: GpuArray<u32>,
-    /// Host copy of the candidates' slots (the key of the wall history carry).
-    wall_slots: Vec<u32>,
+    /// Sphere–wall candidates the wall buffers hold (≥ the last build's; 0 before the first).
+    wall_cap: usize,
+    /// `step_flags` (`gpu_rebuild::FLAG_*`).
     flags: GpuArray<u32>,
     wall_trace: GpuArray<f32>,
     stress_trace: GpuArray<f32>,
@@ -90,13 +98,18 @@ pub struct GpuSpheres {
     /// Whether some law has rolling resistance (the rolling history is then held per pair).
     rolling: bool,
     lists: ListBuffers,
-    /// Candidate pairs of the current list (the total `GpuCellList::count` read back).
+    /// Candidate pairs of the current list (`step_flags[4]`, read with the batch's flags).
     total: usize,
     /// Pairs the pair buffers hold (≥ `total`); grown by an eighth over the total when a
-    /// build's count exceeds it.
+    /// build's count exceeds it (0 before the first build, which allocates the total exactly).
     cap: usize,
     /// Builds that grew the pair buffers (the first allocation not counted).
     pub growths: u64,
+    /// Builds halted by an overflow (cells, pairs or wall candidates) and redone after growing.
+    pub redone: u64,
+    /// Read-backs (`map_async`) made by the stepping methods (`step`, `steps_batched`,
+    /// `rebuild`): one per batch, plus one per redone build (tests count them).
+    pub stepping_reads: u64,
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
@@ -149,12 +162,12 @@ impl GpuSpheres {
                 pair_strain: GpuArray::zeroed(ctx, "pair strain", 0)?,
                 incident_start: GpuArray::zeroed(ctx, "incident start", n + 1)?,
                 incident: GpuArray::zeroed(ctx, "incident", 1)?,
-                x_ref: GpuArray::zeroed(ctx, "x ref", 3 * (n + nw))?,
+                x_ref: GpuArray::zeroed(ctx, "x ref", (3 * (n + nw)).max(n + 1))?,
             })
         };
         let mut sys = GpuSpheres {
             k,
-            cell_list: GpuCellList::new(ctx)?,
+            build: DeviceBuild::new(ctx, n as u32, nw as u32)?,
             params,
             uniform: params_uniform(ctx, &params),
             spheres: GpuArray::new(ctx, "spheres", states)?,
@@ -163,9 +176,9 @@ impl GpuSpheres {
             walls: GpuArray::new(ctx, "walls", walls)?,
             wall_history: GpuArray::zeroed(ctx, "wall history", 1)?,
             wall_out: GpuArray::zeroed(ctx, "wall out", 1)?,
-            wall_index: GpuArray::zeroed(ctx, "wall index", n + 1)?,
-            wall_slots: Vec::new(),
-            flags: GpuArray::zeroed(ctx, "step flags", 4)?,
+            wall_index: GpuArray::zeroed(ctx, "wall index", n + 2)?,
+            wall_cap: 0,
+            flags: GpuArray::zeroed(ctx, "step flags", FLAG_WORDS)?,
             // MC buffers hold one element without MC in the law table (never read then; a
             // binding may not be empty).
             wall_trace: GpuArray::zeroed(ctx, "wall trace", if laws.has_mc_stress() { n * nw } else { 1 })?,
@@ -178,6 +191,8 @@ impl GpuSpheres {
             total: 0,
             cap: 0,
             growths: 0,
+            redone: 0,
+            stepping_reads: 0,
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
@@ -185,7 +200,15 @@ impl GpuSpheres {
             extra: Vec::new(),
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
-        sys.rebuild_with(ctx, Some(vec![ContactHistory::default(); n * nw]))?;
+        // The first build: from an empty list (nothing to carry), every capacity sized by it
+        // (pairs and wall candidates exactly: `cap` 0 until it is done).
+        sys.alloc_pairs(ctx, 1)?;
+        sys.cap = 0;
+        sys.make_bind_groups(ctx)?;
+        sys.build_now(ctx, true)?;
+        sys.cap = sys.cap.max(1);
+        sys.wall_cap = sys.wall_cap.max(1);
+        sys.rebuilds += 1;
         let saved = sys.save_histories(ctx);
         sys.submit(ctx, |s, pass| s.record_forces(pass));
         sys.restore_histories(ctx, &saved);
@@ -201,8 +224,8 @@ impl GpuSpheres {
         ctx.queue.submit([encoder.finish()]);
     }
 
-    /// Bind groups of the kernels in `StepKernels` order.
-    fn make_bind_groups(&mut self, ctx: &GpuContext) {
+    /// Bind groups of the kernels in `StepKernels` order, and the build's.
+    fn make_bind_groups(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
         let l = &self.lists;
         let table = [
             (0, &self.uniform),
@@ -247,6 +270,26 @@ impl GpuSpheres {
         .iter()
         .map(|kernel| kernel.bind(ctx, &table))
         .collect();
+        self.build.bind(
+            ctx,
+            &BuildBuffers {
+                uniform: &self.uniform,
+                spheres: self.spheres.buffer(),
+                walls: self.walls.buffer(),
+                pair_start: l.pair_start.buffer(),
+                partner: l.partner.buffer(),
+                history: l.history.buffer(),
+                history_rolling: l.history_rolling.buffer(),
+                pair_out: l.pair_out.buffer(),
+                incident_start: l.incident_start.buffer(),
+                incident: l.incident.buffer(),
+                wall_history: self.wall_history.buffer(),
+                wall_out: self.wall_out.buffer(),
+                wall_index: self.wall_index.buffer(),
+                x_ref: l.x_ref.buffer(),
+                flags: self.flags.buffer(),
+            },
+        )
     }
 
     fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>) {
@@ -265,8 +308,9 @@ impl GpuSpheres {
         }
         // --- end extra ---
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
-        if !self.wall_slots.is_empty() {
-            dispatch(pass, &self.k.wall_pass, &self.bind[5], self.wall_slots.len() as u32);
+        if nw > 0 {
+            // Over the capacity: wall_pass returns past the build's count (wall_index[n]).
+            dispatch(pass, &self.k.wall_pass, &self.bind[5], self.wall_cap.max(1) as u32);
         }
         dispatch(pass, &self.k.gather, &self.bind[6], n);
         dispatch(pass, &self.k.wall_gather, &self.bind[7], nw);
@@ -277,19 +321,18 @@ impl GpuSpheres {
         self.steps_batched(ctx, 1)
     }
 
-    /// `k` time steps, `batch` per submission with one read-back per batch. The device decides
-    /// when the list is stale: `displacement_check` raises a flag and every later kernel of the
-    /// batch returns at once (`list_stale` in `shaders/sphere_step.wgsl`), so a batch stops
-    /// right after the drift of the step that needs a rebuild. The host then rebuilds the list
-    /// and finishes that step. The same kernels run in the same order on the same data as step
-    /// by step, so the result does not depend on `batch` (test `gpu_sphere_batch.rs`).
-    ///
-    /// With extra force sources the steps are batched alike when every source is `batchable`
-    /// (`extra_force`): each prepares once per submission and its kernels return once the list
-    /// is stale; otherwise one step per submission pair (`step_with_sources`).
+    /// `k` time steps, `batch` per submission with one read-back per batch (the 8 flag words).
+    /// Every step records the whole list build as indirect dispatches that `rebuild_decide`
+    /// sizes on the device (zero unless some sphere or wall point moved half the skin), so a
+    /// batch with builds inside needs no host round trip. When a build exceeds a capacity
+    /// (cells, pairs, wall candidates) it halts the batch before writing what it needs again
+    /// (`gpu_rebuild`); the host grows the buffers, redoes that build and finishes the step. The
+    /// same kernels run in the same order on the same data as step by step, so the result does
+    /// not depend on `batch` (test `gpu_sphere_batch.rs`).
     pub fn steps_batched(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
-        if !self.extra.iter().all(|s| s.batchable()) {
-            // Such sources prepare on the host before every force evaluation: one step per
+        if !self.extra.is_empty() {
+            // The sources rebuild their own candidate lists from host states when the sphere
+            // list is rebuilt, which a build inside the batch would skip: one step per
             // submission pair, the rebuild decided between them.
             for _ in 0..k {
                 self.step_with_sources(ctx)?;
@@ -301,33 +344,32 @@ impl GpuSpheres {
         while left > 0 {
             let b = left.min(self.batch.max(1));
             self.flags.write(ctx, &[0; 4]);
-            self.prepare_sources(ctx);
             self.submit(ctx, |s, pass| {
                 for _ in 0..b {
                     dispatch(pass, &s.k.kick, &s.bind[0], n);
                     dispatch(pass, &s.k.drift, &s.bind[1], n);
                     dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
                     dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+                    s.build.record(pass, BuildMode::Indirect);
                     s.record_forces(pass);
                     dispatch(pass, &s.k.kick, &s.bind[0], n);
-                    s.record_after_step(pass);
                 }
             });
-            let flags = self.flags.read(ctx);
-            if flags[0] == 0 {
+            let flags = self.read_flags(ctx);
+            self.rebuilds += flags[FLAG_BUILDS] as u64;
+            self.total = flags[FLAG_PAIRS] as usize;
+            if flags[FLAG_HALT] == 0 {
                 self.steps += b as u64;
                 left -= b;
                 continue;
             }
-            // Step `begun` (counted from 1 in this batch) stopped after its drift.
-            let begun = flags[1].clamp(1, b);
-            self.rebuild(ctx)?;
-            self.flags.write(ctx, &[0; 4]);
-            self.prepare_sources(ctx);
+            // Step `begun` (counted from 1 in this batch) halted in its build.
+            let begun = flags[FLAG_BEGUN].clamp(1, b);
+            self.grow(ctx, &flags)?;
+            self.build_now(ctx, false)?;
             self.submit(ctx, |s, pass| {
                 s.record_forces(pass);
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
-                s.record_after_step(pass);
             });
             self.steps += begun as u64;
             left -= begun;
@@ -353,6 +395,74 @@ impl GpuSpheres {
         }
     }
 
+    /// The step flags (one read-back, counted in `stepping_reads`).
+    fn read_flags(&mut self, ctx: &GpuContext) -> Vec<u32> {
+        self.stepping_reads += 1;
+        self.flags.read(ctx)
+    }
+
+    /// A build recorded with direct dispatches (the host knows one is due): `save` the current
+    /// list first, or (false) redo a halted build from the list it saved. Grows the capacities
+    /// and redoes the build while it halts on one; reads the flags once per try.
+    fn build_now(&mut self, ctx: &GpuContext, save: bool) -> anyhow::Result<()> {
+        let mut save = save;
+        loop {
+            self.flags.write(ctx, &[0]);
+            self.submit(ctx, |s, pass| s.build.record(pass, BuildMode::Direct { save }));
+            let flags = self.read_flags(ctx);
+            self.total = flags[FLAG_PAIRS] as usize;
+            if flags[FLAG_HALT] == 0 {
+                return Ok(());
+            }
+            self.grow(ctx, &flags)?;
+            save = false;
+        }
+    }
+
+    /// After a build halted on a capacity: the cell, pair or wall-candidate buffers grown to what
+    /// it needed (pairs and candidates: exactly at the first build, else an eighth over; cells
+    /// an eighth over). The saved list (in `pair_out` and `wall_out`, see `gpu_rebuild`) is
+    /// copied into the grown buffers, so the redo carries the same history.
+    fn grow(&mut self, ctx: &GpuContext, flags: &[u32]) -> anyhow::Result<()> {
+        self.redone += 1;
+        let cells = flags[FLAG_CELLS];
+        if cells > self.build.cell_cap {
+            self.build.alloc_cells(ctx, cells + cells / 8)?;
+        }
+        let pairs = flags[FLAG_PAIRS] as usize;
+        if pairs > self.cap.max(1) {
+            let saved = self.lists.pair_out.buffer().clone();
+            if self.cap > 0 {
+                self.growths += 1;
+            }
+            self.alloc_pairs(ctx, if self.cap == 0 { pairs } else { pairs + pairs / 8 })?;
+            carry_over(ctx, &saved, self.lists.pair_out.buffer());
+        }
+        let candidates = flags[FLAG_WALL_CANDIDATES] as usize;
+        if candidates > self.wall_cap.max(1) {
+            let saved = self.wall_out.buffer().clone();
+            let cap = if self.wall_cap == 0 {
+                candidates
+            } else {
+                candidates + candidates / 8
+            };
+            self.alloc_walls(ctx, cap)?;
+            carry_over(ctx, &saved, self.wall_out.buffer());
+        }
+        self.make_bind_groups(ctx)
+    }
+
+    /// The wall-candidate buffers at capacity `cap` (at least one: a binding may not be empty).
+    fn alloc_walls(&mut self, ctx: &GpuContext, cap: usize) -> anyhow::Result<()> {
+        let cap = cap.max(1);
+        let n = self.params.n_spheres as usize;
+        self.wall_history = GpuArray::zeroed(ctx, "wall history", cap)?;
+        self.wall_out = GpuArray::zeroed(ctx, "wall out", cap)?;
+        self.wall_index = GpuArray::zeroed(ctx, "wall index", n + 1 + cap)?;
+        self.wall_cap = cap;
+        Ok(())
+    }
+
     /// One step with extra force sources: the drift half, the rebuild if the device flags one,
     /// the sources' `prepare`, then the forces and the closing kick.
     fn step_with_sources(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
@@ -364,9 +474,8 @@ impl GpuSpheres {
             dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
             dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
         });
-        if self.flags.read(ctx)[0] != 0 {
+        if self.read_flags(ctx)[FLAG_DUE] != 0 {
             self.rebuild(ctx)?;
-            self.flags.write(ctx, &[0; 4]);
         }
         self.prepare_sources(ctx);
         self.submit(ctx, |s, pass| {
@@ -389,7 +498,7 @@ impl GpuSpheres {
         source.bind_step(ctx, self.flags.buffer(), self.walls.buffer())?;
         source.rebuild(ctx, &self.spheres.read(ctx), self.params.skin)?;
         self.extra.push(source);
-        self.make_bind_groups(ctx);
+        self.make_bind_groups(ctx)?;
         let saved = self.save_histories(ctx);
         let eval = Evaluation {
             dt: self.params.dt,
@@ -408,133 +517,31 @@ impl GpuSpheres {
         &self.extra
     }
 
-    /// New candidate list (grid fitted on the host, as the CPU twin), history carried on the GPU;
-    /// new sphere–wall candidates, their history carried by slot on the host.
+    /// A list build now (the host decides; `steps_batched` builds inside its batches by itself):
+    /// grid, candidates, history carry, wall candidates and reference positions on the device,
+    /// then the extra sources' own rebuild (they take the states on the host).
     pub fn rebuild(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
-        self.rebuild_with(ctx, None)
-    }
-
-    /// `rebuild`, the wall history taken from `dense_walls` (index s · n_walls + w) when given,
-    /// else from the current candidates.
-    fn rebuild_with(&mut self, ctx: &GpuContext, dense_walls: Option<Vec<ContactHistory>>) -> anyhow::Result<()> {
-        // The host still reads the states: the grid fit (bounding box), the sphere–wall
-        // candidates and the reference positions are made here.
-        let states = self.spheres.read(ctx);
-        let dense_walls = match dense_walls {
-            Some(d) => d,
-            None => self.wall_history(ctx),
-        };
-        fit_grid(&mut self.params, &states);
-        ctx.queue
-            .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.params));
-        let n = states.len();
-        // The old list, copied aside for the carry (the new one is written in place).
-        let keep = self.total.max(1);
-        let old_partner = self.copy_of::<u32>(ctx, self.lists.partner.buffer(), keep)?;
-        let old_history = self.copy_of::<f32>(ctx, self.lists.history.buffer(), 3 * keep)?;
-        let old_rolling = if self.rolling {
-            self.copy_of::<f32>(ctx, self.lists.history_rolling.buffer(), 3 * keep)?
-        } else {
-            GpuArray::zeroed(ctx, "old rolling", 1)?
-        };
-        let old_start = std::mem::replace(&mut self.lists.pair_start, GpuArray::zeroed(ctx, "pair start", n + 1)?);
-        // Count and scan on the device; one number comes back.
-        let (counted, total) = self.cell_list.count(
-            ctx,
-            &self.params,
-            self.spheres.buffer(),
-            n,
-            self.lists.pair_start.buffer(),
-        )?;
-        let total = total as usize;
-        if total > self.cap {
-            if self.cap > 0 {
-                self.growths += 1;
-            }
-            self.alloc_pairs(ctx, if self.cap == 0 { total } else { total + total / 8 })?;
-        }
-        let l = &self.lists;
-        self.cell_list.fill(
-            ctx,
-            counted,
-            &DeviceLists {
-                spheres: self.spheres.buffer(),
-                old_start: old_start.buffer(),
-                old_partner: old_partner.buffer(),
-                old_history: old_history.buffer(),
-                old_rolling: old_rolling.buffer(),
-                pair_start: l.pair_start.buffer(),
-                partner: l.partner.buffer(),
-                history: l.history.buffer(),
-                rolling: l.history_rolling.buffer(),
-                incident_start: l.incident_start.buffer(),
-                incident: l.incident.buffer(),
-            },
-        )?;
-        self.total = total;
-        let walls = self.walls.read(ctx);
-        // Sphere–wall candidates (twin: CpuSpheres::build_wall_candidates), in slot order.
-        let nw = walls.len();
-        let mut wall_index = vec![0u32; states.len() + 1];
-        let mut slots = Vec::new();
-        for (i, s) in states.iter().enumerate() {
-            for (w, wall) in walls.iter().enumerate() {
-                if wall_candidate(wall, s, self.params.skin) {
-                    slots.push((i * nw + w) as u32);
-                }
-            }
-            wall_index[i + 1] = slots.len() as u32;
-        }
-        let wall_history: Vec<ContactHistory> = slots.iter().map(|&k| dense_walls[k as usize]).collect();
-        wall_index.extend_from_slice(&slots);
-        let x_ref: Vec<f32> = states
-            .iter()
-            .flat_map(|s| (0..3).map(move |k| s.pos_hi[k] + s.pos_lo[k]))
-            .chain(
-                walls
-                    .iter()
-                    .flat_map(|w| (0..3).map(move |k| w.point_hi[k] + w.point_lo[k])),
-            )
-            .collect();
-        // One record at least (a binding may not be empty; unread then).
-        let at_least_one = |v: Vec<ContactHistory>| {
-            if v.is_empty() {
-                vec![ContactHistory::default()]
-            } else {
-                v
-            }
-        };
-        self.wall_history = GpuArray::new(ctx, "wall history", &at_least_one(wall_history))?;
-        self.wall_out = GpuArray::zeroed(ctx, "wall out", slots.len().max(1))?;
-        self.wall_index = GpuArray::new(ctx, "wall index", &wall_index)?;
-        self.wall_slots = slots;
-        self.lists.x_ref = GpuArray::new(ctx, "x ref", &x_ref)?;
-        self.make_bind_groups(ctx);
+        self.flags.write(ctx, &[0; 4]);
+        self.build_now(ctx, true)?;
         self.rebuilds += 1;
-        for src in &mut self.extra {
-            src.rebuild(ctx, &states, self.params.skin)?;
+        if !self.extra.is_empty() {
+            let states = self.spheres.read(ctx);
+            for src in &mut self.extra {
+                src.rebuild(ctx, &states, self.params.skin)?;
+            }
         }
         Ok(())
     }
 
-    /// A device copy of the first `len` elements of `buffer` (f32 or u32 words).
-    fn copy_of<T: bytemuck::Pod>(
-        &self,
-        ctx: &GpuContext,
-        buffer: &wgpu::Buffer,
-        len: usize,
-    ) -> anyhow::Result<GpuArray<T>> {
-        let out = GpuArray::<T>::zeroed(ctx, "old list copy", len)?;
-        let bytes = (len * std::mem::size_of::<T>()) as u64;
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, out.buffer(), 0, bytes.min(buffer.size()));
-        ctx.queue.submit([encoder.finish()]);
-        Ok(out)
+    /// The grid of the last build (read back; tests).
+    pub fn grid(&self, ctx: &GpuContext) -> DeviceGrid {
+        self.build.grid(ctx)
     }
 
     /// The pair buffers at capacity `cap` pairs (at least one: a binding may not be empty).
     fn alloc_pairs(&mut self, ctx: &GpuContext, cap: usize) -> anyhow::Result<()> {
         let cap = cap.max(1);
+        // list_save keeps 7 words per pair of the list in pair_out (PAIR_OUT_WORDS ≥ 7).
         let l = &mut self.lists;
         l.partner = GpuArray::zeroed(ctx, "partner", cap)?;
         l.history = GpuArray::zeroed(ctx, "history", 3 * cap)?;
@@ -615,8 +622,8 @@ impl GpuSpheres {
     }
 
     /// GPU memory held per sphere (bytes of every state, list, history and output buffer of the
-    /// stepper divided by the number of spheres; the law table and walls included, the cell
-    /// list's build buffers, freed after a build, not).
+    /// stepper divided by the number of spheres; the law table, walls and the build's own
+    /// buffers (cells, grid, arguments) included).
     pub fn bytes_per_sphere(&self) -> f64 {
         let l = &self.lists;
         let bytes = [
@@ -628,6 +635,7 @@ impl GpuSpheres {
             self.wall_out.buffer().size(),
             self.wall_index.buffer().size(),
             self.flags.buffer().size(),
+            self.build.bytes(),
             self.wall_trace.buffer().size(),
             self.stress_trace.buffer().size(),
             self.wall_strain.buffer().size(),
@@ -713,21 +721,33 @@ impl GpuSpheres {
             .collect()
     }
 
+    /// The sphere–wall candidates of the last build: slots s · n_walls + w, increasing (read
+    /// back; the CPU twin's `wall_slots`).
+    pub fn wall_slots(&self, ctx: &GpuContext) -> Vec<u32> {
+        let n = self.params.n_spheres as usize;
+        let index = self.wall_index.read(ctx);
+        let count = (index[n] as usize).min(self.wall_cap.max(1));
+        index[n + 1..n + 1 + count].to_vec()
+    }
+
     /// Each sphere–wall result of the last force evaluation, index s · n_walls + w (zero where
     /// the sphere is not a candidate of the wall, as on the CPU).
     pub fn wall_out(&self, ctx: &GpuContext) -> Vec<PairOut> {
-        self.dense(&self.wall_out.read(ctx))
+        self.dense(ctx, &self.wall_out.read(ctx))
     }
 
     /// Each sphere–wall history, index s · n_walls + w (zero where not a candidate).
     pub fn wall_history(&self, ctx: &GpuContext) -> Vec<ContactHistory> {
-        self.dense(&self.wall_history.read(ctx))
+        self.dense(ctx, &self.wall_history.read(ctx))
     }
 
-    /// Records per candidate spread to the dense index s · n_walls + w.
-    fn dense<T: Copy + Default>(&self, compact: &[T]) -> Vec<T> {
-        let mut out = vec![T::default(); self.params.n_spheres as usize * self.params.n_walls as usize];
-        for (&k, r) in self.wall_slots.iter().zip(compact) {
+    /// Records per candidate spread to the dense index s · n_walls + w (the slots read back).
+    fn dense<T: Copy + Default>(&self, ctx: &GpuContext, compact: &[T]) -> Vec<T> {
+        let n = self.params.n_spheres as usize;
+        let mut out = vec![T::default(); n * self.params.n_walls as usize];
+        let index = self.wall_index.read(ctx);
+        let count = (index[n] as usize).min(self.wall_cap);
+        for (&k, r) in index[n + 1..n + 1 + count].iter().zip(compact) {
             out[k as usize] = *r;
         }
         out
@@ -785,9 +805,11 @@ impl GpuSpheres {
             history.len() == list.len() && list.start.len() == n + 1,
             "one history per pair of a list of the {n} spheres"
         );
-        // The saved list becomes the old list of the rebuild below (the carry's key).
+        // The saved list becomes the current list, which the build below saves and carries
+        // from (the carry's key); the wall contacts with a history become the current candidates
+        // (a candidate without one would carry zeros, the same).
         self.alloc_pairs(ctx, list.len())?;
-        self.lists.pair_start = GpuArray::new(ctx, "pair start", &list.start)?;
+        self.lists.pair_start.write(ctx, &list.start);
         self.lists.partner.write(ctx, &list.partner);
         self.lists
             .history
@@ -798,11 +820,41 @@ impl GpuSpheres {
                 .write(ctx, &pack_rolling(history)[..3 * list.len()]);
         }
         self.total = list.len();
-        self.rebuild_with(ctx, Some(wall_history.to_vec()))?;
+        let nw = self.params.n_walls as usize;
+        let slots: Vec<u32> = (0..n * nw)
+            .filter(|&k| bytemuck::bytes_of(&wall_history[k]).iter().any(|&b| b != 0))
+            .map(|k| k as u32)
+            .collect();
+        self.alloc_walls(ctx, slots.len())?;
+        let mut index = vec![0u32; n + 1];
+        for &k in &slots {
+            index[k as usize / nw.max(1) + 1] += 1;
+        }
+        let mut run = 0;
+        for v in index.iter_mut() {
+            run += *v;
+            *v = run;
+        }
+        index.extend_from_slice(&slots);
+        self.wall_index.write(ctx, &index);
+        if !slots.is_empty() {
+            let compact: Vec<ContactHistory> = slots.iter().map(|&k| wall_history[k as usize]).collect();
+            self.wall_history.write(ctx, &compact);
+        }
+        self.make_bind_groups(ctx)?;
+        self.rebuild(ctx)?;
         self.steps = steps;
         self.rebuilds = rebuilds;
         Ok(())
     }
+}
+
+/// Copies what fits of `from` into the start of `to` (a grown buffer keeps the saved list).
+fn carry_over(ctx: &GpuContext, from: &wgpu::Buffer, to: &wgpu::Buffer) {
+    let bytes = from.size().min(to.size());
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(from, 0, to, 0, bytes);
+    ctx.queue.submit([encoder.finish()]);
 }
 
 /// The j-side incident lists of `list`: per sphere (CSR starts, n + 1) the pairs where it is j,

@@ -16,6 +16,7 @@ pub mod generators;
 pub mod gpu_cell_list;
 pub mod gpu_contact;
 pub mod gpu_pass;
+pub mod gpu_rebuild;
 pub mod gpu_stepper;
 pub mod observables;
 pub mod pair_lanes;
