@@ -79,10 +79,12 @@ pub struct CpuSpheres {
     /// Inside `steps`, when the arrays are sorted by cell: storage slot → user index (empty in
     /// the user's order, which is every array's order between calls), and `pair_span` at the
     /// sort. `steps` sorts from `cell_order_min` spheres on (`usize::MAX`: never; the same bits
-    /// either way).
+    /// either way). A rebuild sorts again when `pair_span` grew past `resort_growth` times its
+    /// value at the sort (`cell_order::DEGRADED`; 0: at every rebuild).
     order: Vec<u32>,
     span_at_sort: f64,
     pub cell_order_min: usize,
+    pub resort_growth: f64,
     /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
     /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
@@ -148,6 +150,7 @@ impl CpuSpheres {
             order: Vec::new(),
             span_at_sort: 0.0,
             cell_order_min: CELL_ORDER_MIN,
+            resort_growth: DEGRADED,
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
             wall_slots: Vec::new(),
@@ -446,7 +449,7 @@ impl CpuSpheres {
         self.wall_ref = self.walls.iter().map(|w| add(w.point_hi, w.point_lo)).collect();
         self.build_wall_candidates();
         self.rebuilds += 1;
-        if !self.order.is_empty() && pair_span(&self.list) > DEGRADED * self.span_at_sort.max(1.0) {
+        if !self.order.is_empty() && pair_span(&self.list) > self.resort_growth * self.span_at_sort {
             // The spheres flowed away from their cell neighbours in memory: sort again (the
             // new list relabelled with the arrays).
             self.leave_cell_order();
