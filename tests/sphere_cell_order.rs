@@ -272,3 +272,87 @@ fn between_calls_every_array_is_in_the_users_order() {
         }
     }
 }
+
+#[test]
+fn bead_bonds_see_the_users_order_through_the_seam() {
+    use softdem::beads::{build_body, no_contact_table, BeadForces, BodyShape, BodySpec, Bond, BondList};
+    use softdem::spheres::precision::df3_split;
+    // A 12³ block of bonded beads squeezed to 95 % and let go: only its bonds (an attached
+    // `ExtraForces` source, which indexes beads by the user's index) act on it.
+    let l = 12.5e-6;
+    let spec = BodySpec {
+        shape: BodyShape::CubicBlock { n: [12, 12, 12] },
+        spacing: l,
+        k: 200.0,
+        b: 1e-6,
+        shell: None,
+        bead_mass: 2e-12,
+        contact_radius: 0.5 * l,
+        material: 0,
+        center: [0.0; 3],
+    };
+    let body = build_body(&spec);
+    let mut states = body.states.clone();
+    // In reverse order, so the cell order is a real permutation.
+    states.reverse();
+    let n = states.len() as u32;
+    let bonds = BondList::new(
+        n as usize,
+        body.bonds
+            .bonds
+            .iter()
+            .map(|b| Bond {
+                i: n - 1 - b.i,
+                j: n - 1 - b.j,
+                ..*b
+            })
+            .collect(),
+    );
+    for s in &mut states {
+        let p = s.position();
+        (s.pos_hi, s.pos_lo) = df3_split(p.map(|x| 0.95 * x));
+    }
+    let params = SphereParams {
+        dt: 1e-8,
+        skin: (0.05 * l) as f32,
+        ..Default::default()
+    };
+    let make = |sort: bool| {
+        let mut sys = CpuSpheres::new(params, states.clone(), no_contact_table(1), Vec::new());
+        sys.cell_order_min = if sort { 0 } else { usize::MAX };
+        sys.add_extra(Box::new(BeadForces::new(
+            bonds.clone(),
+            Vec::new(),
+            Vec::new(),
+            f32::INFINITY,
+        )));
+        sys
+    };
+    let (mut plain, mut sorted) = (make(false), make(true));
+    for k in [40, 1, 159] {
+        plain.steps(k);
+        sorted.steps(k);
+    }
+    let moved = plain
+        .states
+        .iter()
+        .zip(&states)
+        .filter(|(s, s0)| s.position() != s0.position())
+        .count();
+    println!("{n} beads, {} bonds, {moved} moved", bonds.bonds.len());
+    assert!(moved > n as usize / 2, "the squeezed block expands");
+    assert!(bits(&plain.states) == bits(&sorted.states), "states differ");
+    assert!(bits(&plain.forces) == bits(&sorted.forces), "forces differ");
+    assert!(
+        bits(&plain.extra_force) == bits(&sorted.extra_force),
+        "bond forces differ"
+    );
+    let (a, b) = (
+        plain.extra[0].as_any().downcast_ref::<BeadForces>().unwrap(),
+        sorted.extra[0].as_any().downcast_ref::<BeadForces>().unwrap(),
+    );
+    assert!(
+        bits(&a.bond_force) == bits(&b.bond_force),
+        "the source's records differ"
+    );
+}

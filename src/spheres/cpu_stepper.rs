@@ -189,20 +189,25 @@ impl CpuSpheres {
     /// `k` time steps, the same bits as `k` calls of `step`: between two steps the closing
     /// kick of one and the kick + drift (and the spheres' rebuild check) of the next run as one
     /// pass (`kick_pass`), one pass over the spheres per step fewer. Steps one by one while a
-    /// force source is attached (its `rebuild` follows the list's).
+    /// force source is attached (its `rebuild` follows the list's). From `cell_order_min`
+    /// spheres on, the arrays are sorted by cell for the call and put back in the user's order
+    /// at its end (`cell_order`; the same bits); attached sources still see the user's order
+    /// (the states mapped out and their forces mapped in at every evaluation).
     pub fn steps(&mut self, k: u64) {
         if k == 0 {
             return;
         }
-        if !self.extra.is_empty() {
-            (0..k).for_each(|_| self.step());
-            return;
-        }
-        // Cell order for the call (`cell_order`: the same bits; sources see the user's order,
-        // so a stepper with sources stays in it, above).
+        // Cell order for the call (`cell_order`: the same bits).
         let sorted = self.states.len() >= self.cell_order_min && k > 1;
         if sorted {
             self.enter_cell_order();
+        }
+        if !self.extra.is_empty() {
+            (0..k).for_each(|_| self.step());
+            if sorted {
+                self.leave_cell_order();
+            }
+            return;
         }
         self.drift_half(&mut []);
         let half = 0.5 * self.params.dt;
@@ -231,7 +236,7 @@ impl CpuSpheres {
     /// Sorts every per-sphere and per-pair array by cell on the current grid (key: cell, user
     /// index; `cell_order`), the pair list relabelled with its records.
     fn enter_cell_order(&mut self) {
-        debug_assert!(self.order.is_empty() && self.extra_force.is_empty());
+        debug_assert!(self.order.is_empty());
         let order = cell_order(&self.params, &self.states);
         self.relabel(&order, true);
         self.order = order;
@@ -259,6 +264,7 @@ impl CpuSpheres {
         if entering {
             self.states = gather_by(&self.states, order);
             self.forces = gather_by(&self.forces, order);
+            self.extra_force = gather_by(&self.extra_force, order);
             self.x_ref = gather_by(&self.x_ref, order);
             self.wall_any = gather_by(&self.wall_any, order);
             self.stress_trace = gather_by(&self.stress_trace, order);
@@ -269,6 +275,7 @@ impl CpuSpheres {
         } else {
             self.states = scatter_by(&self.states, order);
             self.forces = scatter_by(&self.forces, order);
+            self.extra_force = scatter_by(&self.extra_force, order);
             self.x_ref = scatter_by(&self.x_ref, order);
             self.wall_any = scatter_by(&self.wall_any, order);
             self.stress_trace = scatter_by(&self.stress_trace, order);
@@ -381,19 +388,28 @@ impl CpuSpheres {
         next: Option<Drift>,
     ) -> bool {
         // Extra force sources (extra_force.rs): one pass per source, before the gather.
+        // In cell order the stepper maps at the seam: the sources get the states in the user's
+        // order and add into a force array in that order, moved into the cell order after.
         self.extra_force.clear();
         if !self.extra.is_empty() || !lent.is_empty() {
-            self.extra_force.resize(self.states.len(), SphereForce::default());
+            let states = user_states(&self.states, &self.order);
+            let mut out = vec![SphereForce::default(); self.states.len()];
             let eval = Evaluation {
                 dt: self.params.dt,
                 advance,
             };
             for src in &mut self.extra {
-                src.add_forces(&self.states, eval, &mut self.extra_force);
+                src.add_forces(&states, eval, &mut out);
             }
             for src in lent.iter_mut() {
-                src.add_forces(&self.states, eval, &mut self.extra_force);
+                src.add_forces(&states, eval, &mut out);
             }
+            drop(states);
+            self.extra_force = if self.order.is_empty() {
+                out
+            } else {
+                gather_by(&out, &self.order)
+            };
         }
         if self.mc {
             normal_pass(self);
@@ -459,8 +475,10 @@ impl CpuSpheres {
             self.set_incident(&order);
             self.order = order;
         }
+        // The sources index spheres by the user's index (the `extra_force` seam).
+        let states = user_states(&self.states, &self.order);
         for src in &mut self.extra {
-            src.rebuild(&self.states, self.params.skin);
+            src.rebuild(&states, self.params.skin);
         }
     }
 
@@ -572,6 +590,15 @@ impl CpuSpheres {
 pub fn incident_lists(list: &NeighborList) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let inc = oriented_incident(list, &[]);
     (inc.owner, inc.start, inc.incident)
+}
+
+/// The states in the user's order: borrowed in it, a copy from the cell `order`.
+fn user_states<'a>(states: &'a [SphereState], order: &[u32]) -> std::borrow::Cow<'a, [SphereState]> {
+    if order.is_empty() {
+        std::borrow::Cow::Borrowed(states)
+    } else {
+        std::borrow::Cow::Owned(scatter_by(states, order))
+    }
 }
 
 /// v += h f/m, ω += h τ/I (half of velocity Verlet, eq 1).
