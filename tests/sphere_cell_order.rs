@@ -53,6 +53,7 @@ fn stepper(scene: &Scene, sort: bool, resort_growth: Option<f64>) -> CpuSpheres 
     let (p, states, laws, walls) = scene.clone();
     let mut sys = CpuSpheres::new(p, states, laws, walls);
     sys.cell_order_min = if sort { 0 } else { usize::MAX };
+    sys.sort_span = 0.0;
     if let Some(g) = resort_growth {
         sys.resort_growth = g;
     }
@@ -320,6 +321,7 @@ fn bead_bonds_see_the_users_order_through_the_seam() {
     let make = |sort: bool| {
         let mut sys = CpuSpheres::new(params, states.clone(), no_contact_table(1), Vec::new());
         sys.cell_order_min = if sort { 0 } else { usize::MAX };
+        sys.sort_span = 0.0;
         sys.add_extra(Box::new(BeadForces::new(
             bonds.clone(),
             Vec::new(),

@@ -24,6 +24,12 @@ use rayon::prelude::*;
 /// and the two relabellings of a call cost more than they save).
 pub const CELL_ORDER_MIN: usize = 4096;
 
+/// `CpuSpheres::steps` sorts only when the user's order is not cell-coherent: its pairs' mean
+/// label distance (`pair_span`) above this many cell layers (n / grid_dims[2] spheres; a sorted
+/// packing's is about half a layer, a random order's a third of all spheres). A packing
+/// generated in lattice or cell order keeps its order and the user-order path (no relabelling).
+pub const SORT_SPAN: f64 = 1.0;
+
 /// Growth of the pairs' mean label distance (`pair_span`) since the last sort above which a
 /// rebuild sorts again.
 pub const DEGRADED: f64 = 2.0;

@@ -21,7 +21,7 @@
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
-    scatter_rows, CELL_ORDER_MIN, DEGRADED,
+    scatter_rows, CELL_ORDER_MIN, DEGRADED, SORT_SPAN,
 };
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
 use super::extra_force::{Evaluation, ExtraForces};
@@ -79,11 +79,14 @@ pub struct CpuSpheres {
     /// Inside `steps`, when the arrays are sorted by cell: storage slot → user index (empty in
     /// the user's order, which is every array's order between calls), and `pair_span` at the
     /// sort. `steps` sorts from `cell_order_min` spheres on (`usize::MAX`: never; the same bits
-    /// either way). A rebuild sorts again when `pair_span` grew past `resort_growth` times its
+    /// either way), and only when the user's order is not cell-coherent already: its pairs'
+    /// mean label distance (`pair_span`) above `sort_span` cell layers (n / grid_dims[2];
+    /// 0: always). A rebuild sorts again when `pair_span` grew past `resort_growth` times its
     /// value at the sort (`cell_order::DEGRADED`; 0: at every rebuild).
     order: Vec<u32>,
     span_at_sort: f64,
     pub cell_order_min: usize,
+    pub sort_span: f64,
     pub resort_growth: f64,
     /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
     /// candidate of the wall).
@@ -150,6 +153,7 @@ impl CpuSpheres {
             order: Vec::new(),
             span_at_sort: 0.0,
             cell_order_min: CELL_ORDER_MIN,
+            sort_span: SORT_SPAN,
             resort_growth: DEGRADED,
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
@@ -198,7 +202,10 @@ impl CpuSpheres {
             return;
         }
         // Cell order for the call (`cell_order`: the same bits).
-        let sorted = self.states.len() >= self.cell_order_min && k > 1;
+        let n = self.states.len();
+        let sorted = n >= self.cell_order_min
+            && k > 1
+            && pair_span(&self.list) > self.sort_span * n as f64 / self.params.grid_dims[2].max(1) as f64;
         if sorted {
             self.enter_cell_order();
         }
@@ -288,12 +295,12 @@ impl CpuSpheres {
         for ws in &mut self.wall_spheres {
             ws.iter_mut().for_each(|s| *s = map[*s as usize]);
         }
-        if nw > 0 {
-            for k in &mut self.wall_slots {
-                *k = map[*k as usize / nw] * nw as u32 + *k % nw as u32;
-            }
-            self.wall_slots.sort_unstable();
+        // (No slots without walls.)
+        let w = nw.max(1) as u32;
+        for k in &mut self.wall_slots {
+            *k = map[(*k / w) as usize] * w + *k % w;
         }
+        self.wall_slots.sort_unstable();
         let (list, src) = relabel_pairs(&self.list, map);
         self.history = move_pairs(&self.history, &src);
         self.pair_out = move_pairs(&self.pair_out, &src);
@@ -926,6 +933,7 @@ pub fn pair_gather(sys: &mut CpuSpheres) {
         start: &sys.incident_start,
         incident: &sys.incident,
         low_owner: &sys.low_owner,
+        own_rows: sys.order.is_empty().then_some(&sys.list.start[..]),
         extra: &sys.extra_force,
     };
     let threads = rayon::current_num_threads();
@@ -1045,6 +1053,7 @@ pub fn gather(sys: &mut CpuSpheres) {
         start: &sys.incident_start,
         incident: &sys.incident,
         low_owner: &sys.low_owner,
+        own_rows: sys.order.is_empty().then_some(&sys.list.start[..]),
         extra: &sys.extra_force,
     };
     let (states, pair_out) = (&sys.states, &sys.pair_out);
@@ -1064,6 +1073,9 @@ struct GatherInputs<'a> {
     start: &'a [u32],
     incident: &'a [u32],
     low_owner: &'a [u32],
+    /// In the user's order, the list's row starts: a sphere's i entries are then its own row,
+    /// contiguous in the pair arrays (read without the incident list; the same sums).
+    own_rows: Option<&'a [u32]>,
     extra: &'a [SphereForce],
 }
 
@@ -1089,16 +1101,29 @@ impl GatherInputs<'_> {
         // Incident order = the partners' user index: first the pairs where i is j, then
         // those where it is i (two loops, no branch on the side; `cell_order`).
         let inc = &self.incident[self.start[i] as usize..self.start[i + 1] as usize];
-        let split = inc.iter().take_while(|&&e| e & 1 == 1).count();
-        for &e in &inc[..split] {
-            let o = &pair_out[(e >> 1) as usize - base];
-            f = sub(f, o.force);
-            t = add(t, o.torque_j);
-        }
-        for &e in &inc[split..] {
-            let o = &pair_out[(e >> 1) as usize - base];
-            f = add(f, o.force);
-            t = add(t, o.torque_i);
+        if let Some(rows) = self.own_rows {
+            let own = rows[i] as usize - base..rows[i + 1] as usize - base;
+            for &e in &inc[..inc.len() - own.len()] {
+                let o = &pair_out[(e >> 1) as usize - base];
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+            for o in &pair_out[own] {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
+        } else {
+            let split = inc.iter().take_while(|&&e| e & 1 == 1).count();
+            for &e in &inc[..split] {
+                let o = &pair_out[(e >> 1) as usize - base];
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+            for &e in &inc[split..] {
+                let o = &pair_out[(e >> 1) as usize - base];
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
         }
         if self.wall_any[i] {
             for o in &self.wall_out[i * nw..(i + 1) * nw] {
