@@ -14,6 +14,11 @@
 //! (`laws::mc_strain`, eq 7–8), `strain_pass` follows `normal_pass` and the laws see the overlap
 //! plus the displacements Σ δ_{k→c} of the grains' other contacts.
 //!
+//! Inside `steps(k)` the arrays may be stored sorted by cell (`cell_order`): pairs are then
+//! evaluated with the sphere of lower user index as i (`pair_i`, `pair_j`) and gathered in the
+//! partners' user index order, so the bits are those of the user's order, in which every array
+//! is between calls.
+//!
 //! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
 //! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
 //! driver of issue 22.
