@@ -3,7 +3,7 @@
 //! Throughput in sphere-steps (`CpuSpheres::steps`, as `softdem bench`). `sphere_pass_cpu` times
 //! each pass of a step alone at 10⁵ spheres (where the time of a step goes).
 //! `sphere_step_random_cpu` steps the dense random packing (`bench_scene::random_dense`, spheres
-//! in random order) in calls of ten steps, with the cell order (`spheres::cell_order`, the
+//! in random order) in calls of 50 steps, with the cell order (`spheres::cell_order`, the
 //! default) and without it (`user_order`), at 10⁴ and 10⁵ spheres.
 //! Run: `cargo bench --bench spheres -- --noplot` (the 10⁵-sphere case is n = 47);
 //! threads with RAYON_NUM_THREADS.
@@ -36,7 +36,7 @@ fn step(c: &mut Criterion) {
 fn random_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("sphere_step_random_cpu");
     group.sample_size(10);
-    let steps = 10u64;
+    let steps = 50u64;
     for (count, sorted) in [(1e4, true), (1e5, true), (1e5, false)] {
         let (p, states, laws, walls) = random_dense(count as usize);
         let mut sys = CpuSpheres::new(p, states, laws, walls);

@@ -26,7 +26,7 @@
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
-    scatter_rows, CELL_ORDER_MIN, DEGRADED, SORT_SPAN,
+    scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
 use super::extra_force::{Evaluation, ExtraForces};
@@ -199,7 +199,7 @@ impl CpuSpheres {
     /// kick of one and the kick + drift (and the spheres' rebuild check) of the next run as one
     /// pass (`kick_pass`), one pass over the spheres per step fewer. Steps one by one while a
     /// force source is attached (its `rebuild` follows the list's). From `cell_order_min`
-    /// spheres on, the arrays are sorted by cell for the call and put back in the user's order
+    /// spheres and `cell_order::CELL_ORDER_MIN_STEPS` steps on, the arrays are sorted by cell for the call and put back in the user's order
     /// at its end (`cell_order`; the same bits); attached sources still see the user's order
     /// (the states mapped out and their forces mapped in at every evaluation).
     pub fn steps(&mut self, k: u64) {
@@ -209,7 +209,7 @@ impl CpuSpheres {
         // Cell order for the call (`cell_order`: the same bits).
         let n = self.states.len();
         let sorted = n >= self.cell_order_min
-            && k > 1
+            && k >= CELL_ORDER_MIN_STEPS
             && pair_span(&self.list) > self.sort_span * n as f64 / self.params.grid_dims[2].max(1) as f64;
         if sorted {
             self.enter_cell_order();
