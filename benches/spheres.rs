@@ -2,11 +2,14 @@
 //! on `spheres::bench_scene::compressed_lattice` (a dense packing under slow compression).
 //! Throughput in sphere-steps (`CpuSpheres::steps`, as `softdem bench`). `sphere_pass_cpu` times
 //! each pass of a step alone at 10⁵ spheres (where the time of a step goes).
+//! `sphere_step_random_cpu` steps the dense random packing (`bench_scene::random_dense`, spheres
+//! in random order) in calls of 50 steps, with the cell order (`spheres::cell_order`, the
+//! default) and without it (`user_order`), at 10⁴ and 10⁵ spheres.
 //! Run: `cargo bench --bench spheres -- --noplot` (the 10⁵-sphere case is n = 47);
 //! threads with RAYON_NUM_THREADS.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use softdem::spheres::bench_scene::compressed_lattice;
+use softdem::spheres::bench_scene::{compressed_lattice, random_dense};
 use softdem::spheres::cpu_stepper::{self as cs, CpuSpheres};
 
 fn packing(n: usize) -> CpuSpheres {
@@ -22,6 +25,27 @@ fn step(c: &mut Criterion) {
         let steps = 5u64;
         group.throughput(Throughput::Elements(sys.states.len() as u64 * steps));
         group.bench_with_input(BenchmarkId::from_parameter(sys.states.len()), &steps, |b, &s| {
+            b.iter(|| {
+                sys.steps(s);
+            })
+        });
+    }
+    group.finish();
+}
+
+fn random_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sphere_step_random_cpu");
+    group.sample_size(10);
+    let steps = 50u64;
+    for (count, sorted) in [(1e4, true), (1e5, true), (1e5, false)] {
+        let (p, states, laws, walls) = random_dense(count as usize);
+        let mut sys = CpuSpheres::new(p, states, laws, walls);
+        if !sorted {
+            sys.cell_order_min = usize::MAX;
+        }
+        let what = if sorted { "cell_order" } else { "user_order" };
+        group.throughput(Throughput::Elements(sys.states.len() as u64 * steps));
+        group.bench_with_input(BenchmarkId::new(what, sys.states.len()), &steps, |b, &s| {
             b.iter(|| {
                 sys.steps(s);
             })
@@ -68,5 +92,5 @@ fn passes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step, passes);
+criterion_group!(benches, step, random_step, passes);
 criterion_main!(benches);

@@ -14,11 +14,20 @@
 //! (`laws::mc_strain`, eq 7–8), `strain_pass` follows `normal_pass` and the laws see the overlap
 //! plus the displacements Σ δ_{k→c} of the grains' other contacts.
 //!
+//! Inside `steps(k)` the arrays may be stored sorted by cell (`cell_order`): pairs are then
+//! evaluated with the sphere of lower user index as i (`pair_i`, `pair_j`) and gathered in the
+//! partners' user index order, so the bits are those of the user's order, in which every array
+//! is between calls.
+//!
 //! Forces depend on the half-step velocities (dashpots, damping), as in LIGGGHTS.
 //! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
 //! driver of issue 22.
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
+use super::cell_order::{
+    cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
+    scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
+};
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
 use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
@@ -66,6 +75,24 @@ pub struct CpuSpheres {
     /// Per sphere, its pairs as (pair index << 1 | 1 when the sphere is j), in pair order.
     pub incident_start: Vec<u32>,
     pub incident: Vec<u32>,
+    /// Per pair, its i and j (the force of `pair_out` is on i): `owner` and `list.partner` in
+    /// the user's order; inside `steps` in cell order (`cell_order`), the sphere of lower user
+    /// index and the other. Per sphere, the lowest row among its pairs' (the fused sweep).
+    pub pair_i: Vec<u32>,
+    pub pair_j: Vec<u32>,
+    pub low_owner: Vec<u32>,
+    /// Inside `steps`, when the arrays are sorted by cell: storage slot → user index (empty in
+    /// the user's order, which is every array's order between calls), and `pair_span` at the
+    /// sort. `steps` sorts from `cell_order_min` spheres on (`usize::MAX`: never; the same bits
+    /// either way), and only when the user's order is not cell-coherent already: its pairs'
+    /// mean label distance (`pair_span`) above `sort_span` cell layers (n / grid_dims[2];
+    /// 0: always). A rebuild sorts again when `pair_span` grew past `resort_growth` times its
+    /// value at the sort (`cell_order::DEGRADED`; 0: at every rebuild).
+    order: Vec<u32>,
+    span_at_sort: f64,
+    pub cell_order_min: usize,
+    pub sort_span: f64,
+    pub resort_growth: f64,
     /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
     /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
@@ -125,6 +152,14 @@ impl CpuSpheres {
             pair_out: Vec::new(),
             incident_start: Vec::new(),
             incident: Vec::new(),
+            pair_i: Vec::new(),
+            pair_j: Vec::new(),
+            low_owner: Vec::new(),
+            order: Vec::new(),
+            span_at_sort: 0.0,
+            cell_order_min: CELL_ORDER_MIN,
+            sort_span: SORT_SPAN,
+            resort_growth: DEGRADED,
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
             wall_slots: Vec::new(),
@@ -163,13 +198,27 @@ impl CpuSpheres {
     /// `k` time steps, the same bits as `k` calls of `step`: between two steps the closing
     /// kick of one and the kick + drift (and the spheres' rebuild check) of the next run as one
     /// pass (`kick_pass`), one pass over the spheres per step fewer. Steps one by one while a
-    /// force source is attached (its `rebuild` follows the list's).
+    /// force source is attached (its `rebuild` follows the list's). From `cell_order_min`
+    /// spheres and `cell_order::CELL_ORDER_MIN_STEPS` steps on, the arrays are sorted by cell for the call and put back in the user's order
+    /// at its end (`cell_order`; the same bits); attached sources still see the user's order
+    /// (the states mapped out and their forces mapped in at every evaluation).
     pub fn steps(&mut self, k: u64) {
         if k == 0 {
             return;
         }
+        // Cell order for the call (`cell_order`: the same bits).
+        let n = self.states.len();
+        let sorted = n >= self.cell_order_min
+            && k >= CELL_ORDER_MIN_STEPS
+            && pair_span(&self.list) > self.sort_span * n as f64 / self.params.grid_dims[2].max(1) as f64;
+        if sorted {
+            self.enter_cell_order();
+        }
         if !self.extra.is_empty() {
             (0..k).for_each(|_| self.step());
+            if sorted {
+                self.leave_cell_order();
+            }
             return;
         }
         self.drift_half(&mut []);
@@ -191,6 +240,90 @@ impl CpuSpheres {
                 }
             }
         }
+        if sorted {
+            self.leave_cell_order();
+        }
+    }
+
+    /// Sorts every per-sphere and per-pair array by cell on the current grid (key: cell, user
+    /// index; `cell_order`), the pair list relabelled with its records.
+    fn enter_cell_order(&mut self) {
+        debug_assert!(self.order.is_empty());
+        let order = cell_order(&self.params, &self.states);
+        self.relabel(&order, true);
+        self.order = order;
+        self.span_at_sort = pair_span(&self.list);
+    }
+
+    /// Every array back in the user's order.
+    fn leave_cell_order(&mut self) {
+        let order = std::mem::take(&mut self.order);
+        self.relabel(&order, false);
+    }
+
+    /// Moves every array into the sorted `order` (slot → user) when `entering`, else out of it
+    /// into the user's order; the pair list is relabelled and its records follow.
+    fn relabel(&mut self, order: &[u32], entering: bool) {
+        let nw = self.walls.len();
+        let inv;
+        // Old label → new label.
+        let map: &[u32] = if entering {
+            inv = inverse(order);
+            &inv
+        } else {
+            order
+        };
+        if entering {
+            self.states = gather_by(&self.states, order);
+            self.forces = gather_by(&self.forces, order);
+            self.extra_force = gather_by(&self.extra_force, order);
+            self.x_ref = gather_by(&self.x_ref, order);
+            self.wall_any = gather_by(&self.wall_any, order);
+            self.stress_trace = gather_by(&self.stress_trace, order);
+            self.wall_trace = gather_rows(&self.wall_trace, order, nw);
+            self.wall_strain = gather_rows(&self.wall_strain, order, nw);
+            self.wall_history = gather_rows(&self.wall_history, order, nw);
+            self.wall_out = gather_rows(&self.wall_out, order, nw);
+        } else {
+            self.states = scatter_by(&self.states, order);
+            self.forces = scatter_by(&self.forces, order);
+            self.extra_force = scatter_by(&self.extra_force, order);
+            self.x_ref = scatter_by(&self.x_ref, order);
+            self.wall_any = scatter_by(&self.wall_any, order);
+            self.stress_trace = scatter_by(&self.stress_trace, order);
+            self.wall_trace = scatter_rows(&self.wall_trace, order, nw);
+            self.wall_strain = scatter_rows(&self.wall_strain, order, nw);
+            self.wall_history = scatter_rows(&self.wall_history, order, nw);
+            self.wall_out = scatter_rows(&self.wall_out, order, nw);
+        }
+        // A wall's candidates keep the user's order (its gather's order); the slots any.
+        for ws in &mut self.wall_spheres {
+            ws.iter_mut().for_each(|s| *s = map[*s as usize]);
+        }
+        // (No slots without walls.)
+        let w = nw.max(1) as u32;
+        for k in &mut self.wall_slots {
+            *k = map[(*k / w) as usize] * w + *k % w;
+        }
+        self.wall_slots.sort_unstable();
+        let (list, src) = relabel_pairs(&self.list, map);
+        self.history = move_pairs(&self.history, &src);
+        self.pair_out = move_pairs(&self.pair_out, &src);
+        self.pair_trace = move_pairs(&self.pair_trace, &src);
+        self.pair_strain = move_pairs(&self.pair_strain, &src);
+        self.list = list;
+        self.set_incident(if entering { order } else { &[] });
+    }
+
+    /// The incident lists of `self.list` under `order` (empty: the user's).
+    fn set_incident(&mut self, order: &[u32]) {
+        let inc = oriented_incident(&self.list, order);
+        self.owner = inc.owner;
+        self.pair_i = inc.pair_i;
+        self.pair_j = inc.pair_j;
+        self.incident_start = inc.start;
+        self.incident = inc.incident;
+        self.low_owner = inc.low_owner;
     }
 
     /// One time step with `lent` force sources besides the attached ones: sources a composing
@@ -267,19 +400,28 @@ impl CpuSpheres {
         next: Option<Drift>,
     ) -> bool {
         // Extra force sources (extra_force.rs): one pass per source, before the gather.
+        // In cell order the stepper maps at the seam: the sources get the states in the user's
+        // order and add into a force array in that order, moved into the cell order after.
         self.extra_force.clear();
         if !self.extra.is_empty() || !lent.is_empty() {
-            self.extra_force.resize(self.states.len(), SphereForce::default());
+            let states = user_states(&self.states, &self.order);
+            let mut out = vec![SphereForce::default(); self.states.len()];
             let eval = Evaluation {
                 dt: self.params.dt,
                 advance,
             };
             for src in &mut self.extra {
-                src.add_forces(&self.states, eval, &mut self.extra_force);
+                src.add_forces(&states, eval, &mut out);
             }
             for src in lent.iter_mut() {
-                src.add_forces(&self.states, eval, &mut self.extra_force);
+                src.add_forces(&states, eval, &mut out);
             }
+            drop(states);
+            self.extra_force = if self.order.is_empty() {
+                out
+            } else {
+                gather_by(&out, &self.order)
+            };
         }
         if self.mc {
             normal_pass(self);
@@ -328,7 +470,6 @@ impl CpuSpheres {
         let new = build_neighbor_list(&self.params, &self.states);
         self.history = carry_history(&self.list, &self.history, &new);
         self.list = new;
-        (self.owner, self.incident_start, self.incident) = incident_lists(&self.list);
         self.pair_out = vec![PairOut::default(); self.list.len()];
         self.pair_trace = vec![[0.0; 2]; if self.mc { self.list.len() } else { 0 }];
         self.pair_strain = vec![[0.0; 2]; if self.strain { self.list.len() } else { 0 }];
@@ -336,8 +477,20 @@ impl CpuSpheres {
         self.wall_ref = self.walls.iter().map(|w| add(w.point_hi, w.point_lo)).collect();
         self.build_wall_candidates();
         self.rebuilds += 1;
+        if !self.order.is_empty() && pair_span(&self.list) > self.resort_growth * self.span_at_sort {
+            // The spheres flowed away from their cell neighbours in memory: sort again (the
+            // new list relabelled with the arrays).
+            self.leave_cell_order();
+            self.enter_cell_order();
+        } else {
+            let order = std::mem::take(&mut self.order);
+            self.set_incident(&order);
+            self.order = order;
+        }
+        // The sources index spheres by the user's index (the `extra_force` seam).
+        let states = user_states(&self.states, &self.order);
         for src in &mut self.extra {
-            src.rebuild(&self.states, self.params.skin);
+            src.rebuild(&states, self.params.skin);
         }
     }
 
@@ -379,6 +532,13 @@ impl CpuSpheres {
                 }
             }
         }
+        if !self.order.is_empty() {
+            // A wall gathers its spheres in the user's order.
+            let order = &self.order;
+            for ws in &mut self.wall_spheres {
+                ws.sort_unstable_by_key(|&s| order[s as usize]);
+            }
+        }
     }
 
     /// Host memory held per sphere: every state, list, history and output array of the stepper
@@ -396,6 +556,10 @@ impl CpuSpheres {
             + b(&self.pair_out)
             + b(&self.incident_start)
             + b(&self.incident)
+            + b(&self.pair_i)
+            + b(&self.pair_j)
+            + b(&self.low_owner)
+            + b(&self.order)
             + b(&self.wall_history)
             + b(&self.wall_out)
             + b(&self.wall_slots)
@@ -433,30 +597,20 @@ impl CpuSpheres {
 }
 
 /// Owner i of every pair of `list`, and per sphere its pairs in pair order as CSR
-/// (`start`, entries pair << 1 | 1 when the sphere is the pair's j), by count → scan → fill.
+/// (`start`, entries pair << 1 | 1 when the sphere is the pair's j), by count → scan → fill
+/// (`cell_order::oriented_incident` in the user's order).
 pub fn incident_lists(list: &NeighborList) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let n = list.start.len().saturating_sub(1);
-    let mut owner = vec![0u32; list.len()];
-    let mut count = vec![0u32; n + 1];
-    for i in 0..n {
-        for k in list.start[i]..list.start[i + 1] {
-            owner[k as usize] = i as u32;
-            count[i] += 1;
-            count[list.partner[k as usize] as usize] += 1;
-        }
+    let inc = oriented_incident(list, &[]);
+    (inc.owner, inc.start, inc.incident)
+}
+
+/// The states in the user's order: borrowed in it, a copy from the cell `order`.
+fn user_states<'a>(states: &'a [SphereState], order: &[u32]) -> std::borrow::Cow<'a, [SphereState]> {
+    if order.is_empty() {
+        std::borrow::Cow::Borrowed(states)
+    } else {
+        std::borrow::Cow::Owned(scatter_by(states, order))
     }
-    let total = crate::cpu::scan::prefix_scan(&mut count[..n]);
-    count[n] = total;
-    let mut cursor = count.clone();
-    let mut incident = vec![0u32; total as usize];
-    for (k, (&i, &j)) in owner.iter().zip(&list.partner).enumerate() {
-        let (i, j) = (i as usize, j as usize);
-        incident[cursor[i] as usize] = (k as u32) << 1;
-        cursor[i] += 1;
-        incident[cursor[j] as usize] = ((k as u32) << 1) | 1;
-        cursor[j] += 1;
-    }
-    (owner, count, incident)
 }
 
 /// v += h f/m, ω += h τ/I (half of velocity Verlet, eq 1).
@@ -510,13 +664,13 @@ pub fn drift(states: &mut [SphereState], dt: f32) {
 /// −(r − δ/2) f_n for each sphere of a pair and for the sphere of a wall contact.
 pub fn normal_pass(sys: &mut CpuSpheres) {
     let (states, laws, walls) = (&sys.states, &sys.laws, &sys.walls);
-    let (list, owner) = (&sys.list, &sys.owner);
+    let (pair_i, pair_j) = (&sys.pair_i, &sys.pair_j);
     sys.pair_trace
         .par_iter_mut()
         .enumerate()
         .with_min_len(PAR_MIN)
         .for_each(|(k, t)| {
-            let (a, b) = (&states[owner[k] as usize], &states[list.partner[k] as usize]);
+            let (a, b) = (&states[pair_i[k] as usize], &states[pair_j[k] as usize]);
             let (g, _, _) = sphere_pair_geometry(a, b);
             *t = if g.delta > 0.0 {
                 let law = laws.get(a.material, b.material);
@@ -583,10 +737,7 @@ fn strain_contact(sys: &CpuSpheres, i: usize, q: usize) -> (V3, f32) {
     if q < n_inc {
         let e = sys.incident[start + q];
         let k = (e >> 1) as usize;
-        let (a, b) = (
-            &sys.states[sys.owner[k] as usize],
-            &sys.states[sys.list.partner[k] as usize],
-        );
+        let (a, b) = (&sys.states[sys.pair_i[k] as usize], &sys.states[sys.pair_j[k] as usize]);
         let (g, l_i, l_j) = sphere_pair_geometry(a, b);
         if g.delta <= 0.0 {
             return ([0.0; 3], 0.0);
@@ -660,8 +811,8 @@ struct PairInputs<'a> {
     states: &'a [SphereState],
     laws: &'a LawTable,
     dt: f32,
-    list: &'a NeighborList,
-    owner: &'a [u32],
+    pair_i: &'a [u32],
+    pair_j: &'a [u32],
     mc: bool,
     trace: &'a [f32],
     pair_trace: &'a [[f32; 2]],
@@ -673,7 +824,7 @@ impl PairInputs<'_> {
     /// Pair k alone.
     fn one_pair(&self, k: usize, out: &mut PairOut, hist: &mut ContactHistory) {
         let (states, laws, trace, pair_trace) = (self.states, self.laws, self.trace, self.pair_trace);
-        let (i, j) = (self.owner[k] as usize, self.list.partner[k] as usize);
+        let (i, j) = (self.pair_i[k] as usize, self.pair_j[k] as usize);
         let (a, b) = (&states[i], &states[j]);
         let (mut g, l_i, l_j) = sphere_pair_geometry(a, b);
         let law = laws.get(a.material, b.material);
@@ -704,7 +855,7 @@ impl PairInputs<'_> {
     /// Pairs k0 … k0 + outs.len() − 1: each group of eight under one lane law on SIMD lanes,
     /// the others pair by pair (the same bits either way, so the grouping does not matter).
     fn range(&self, k0: usize, outs: &mut [PairOut], hists: &mut [ContactHistory]) {
-        let (states, owner, partner) = (self.states, self.owner, &self.list.partner);
+        let (states, owner, partner) = (self.states, self.pair_i, self.pair_j);
         let law_of = |k: usize| (states[owner[k] as usize].material, states[partner[k] as usize].material);
         let lanes = PairLaneInputs {
             states,
@@ -738,8 +889,8 @@ pub fn pair_pass(sys: &mut CpuSpheres) {
         states: &sys.states,
         laws: &sys.laws,
         dt: sys.params.dt,
-        list: &sys.list,
-        owner: &sys.owner,
+        pair_i: &sys.pair_i,
+        pair_j: &sys.pair_j,
         mc: sys.mc,
         trace: &sys.stress_trace,
         pair_trace: &sys.pair_trace,
@@ -771,8 +922,8 @@ pub fn pair_gather(sys: &mut CpuSpheres) {
         states: &sys.states,
         laws: &sys.laws,
         dt: sys.params.dt,
-        list: &sys.list,
-        owner: &sys.owner,
+        pair_i: &sys.pair_i,
+        pair_j: &sys.pair_j,
         mc: sys.mc,
         trace: &sys.stress_trace,
         pair_trace: &sys.pair_trace,
@@ -786,8 +937,8 @@ pub fn pair_gather(sys: &mut CpuSpheres) {
         wall_any: &sys.wall_any,
         start: &sys.incident_start,
         incident: &sys.incident,
-        list: &sys.list,
-        owner: &sys.owner,
+        low_owner: &sys.low_owner,
+        own_rows: sys.order.is_empty().then_some(&sys.list.start[..]),
         extra: &sys.extra_force,
     };
     let threads = rayon::current_num_threads();
@@ -906,8 +1057,8 @@ pub fn gather(sys: &mut CpuSpheres) {
         wall_any: &sys.wall_any,
         start: &sys.incident_start,
         incident: &sys.incident,
-        list: &sys.list,
-        owner: &sys.owner,
+        low_owner: &sys.low_owner,
+        own_rows: sys.order.is_empty().then_some(&sys.list.start[..]),
         extra: &sys.extra_force,
     };
     let (states, pair_out) = (&sys.states, &sys.pair_out);
@@ -926,20 +1077,18 @@ struct GatherInputs<'a> {
     wall_any: &'a [bool],
     start: &'a [u32],
     incident: &'a [u32],
-    list: &'a NeighborList,
-    owner: &'a [u32],
+    low_owner: &'a [u32],
+    /// In the user's order, the list's row starts: a sphere's i entries are then its own row,
+    /// contiguous in the pair arrays (read without the incident list; the same sums).
+    own_rows: Option<&'a [u32]>,
     extra: &'a [SphereForce],
 }
 
 impl GatherInputs<'_> {
-    /// The lowest owner of sphere i's pairs: that of its first incident entry (pair order).
+    /// The lowest row among sphere i's pairs' (i itself when none is lower).
     #[inline]
     fn first_owner(&self, i: usize) -> usize {
-        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
-        match self.incident[a..b].first() {
-            Some(&e) if e & 1 == 1 => self.owner[(e >> 1) as usize] as usize,
-            _ => i,
-        }
+        self.low_owner[i] as usize
     }
 
     /// Force and torque on sphere i (state `s`), its pair results read from `pair_out`, which
@@ -954,18 +1103,32 @@ impl GatherInputs<'_> {
         let (p, nw) = (self.p, self.nw);
         let mut f = scale(p.gravity, s.mass);
         let mut t = [0.0f32; 3];
-        // Incident order = pair order: first the pairs where i is j (owners < i), then i's
-        // own row, contiguous in the pair arrays (two loops, no branch on the side).
-        let own = self.list.start[i] as usize - base..self.list.start[i + 1] as usize - base;
+        // Incident order = the partners' user index: first the pairs where i is j, then
+        // those where it is i (two loops, no branch on the side; `cell_order`).
         let inc = &self.incident[self.start[i] as usize..self.start[i + 1] as usize];
-        for &e in &inc[..inc.len() - own.len()] {
-            let o = &pair_out[(e >> 1) as usize - base];
-            f = sub(f, o.force);
-            t = add(t, o.torque_j);
-        }
-        for o in &pair_out[own] {
-            f = add(f, o.force);
-            t = add(t, o.torque_i);
+        if let Some(rows) = self.own_rows {
+            let own = rows[i] as usize - base..rows[i + 1] as usize - base;
+            for &e in &inc[..inc.len() - own.len()] {
+                let o = &pair_out[(e >> 1) as usize - base];
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+            for o in &pair_out[own] {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
+        } else {
+            let split = inc.iter().take_while(|&&e| e & 1 == 1).count();
+            for &e in &inc[..split] {
+                let o = &pair_out[(e >> 1) as usize - base];
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            }
+            for &e in &inc[split..] {
+                let o = &pair_out[(e >> 1) as usize - base];
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
         }
         if self.wall_any[i] {
             for o in &self.wall_out[i * nw..(i + 1) * nw] {

@@ -9,6 +9,7 @@ pub mod backend;
 pub mod bench_run;
 pub mod bench_scene;
 pub mod cell_list;
+pub mod cell_order;
 pub mod contact;
 pub mod cpu_stepper;
 pub mod extra_force;
