@@ -183,12 +183,18 @@ fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     walls[w] = wall;
     // Twin of CpuSpheres::walls_moved: the sphere–wall candidates are stale once a wall point
     // moved more than half the skin since the build.
-    let r = 3u * (sp.n_spheres + w);
-    let d = (x.hi + x.lo) - vec3<f32>(x_ref[r], x_ref[r + 1u], x_ref[r + 2u]);
-    let lim = 0.5 * sp.skin;
-    if (d.x * d.x + d.y * d.y + d.z * d.z > lim * lim) {
+    if (moved_past_half_skin(x.hi + x.lo, sp.n_spheres + w)) {
         atomicMax(&step_flags[2], 1u);
     }
+}
+
+// True when point `now` moved more than half the skin from its reference x_ref[3k..3k + 3]
+// (spheres k < n, wall points after them).
+fn moved_past_half_skin(now: vec3<f32>, k: u32) -> bool {
+    let r = 3u * k;
+    let d = now - vec3<f32>(x_ref[r], x_ref[r + 1u], x_ref[r + 2u]);
+    let lim = 0.5 * sp.skin;
+    return d.x * d.x + d.y * d.y + d.z * d.z > lim * lim;
 }
 
 // Twin of the sphere part of CpuSpheres::needs_rebuild (the check fused into kick_drift there;
@@ -203,9 +209,7 @@ fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         return;
     }
     let s = spheres[i];
-    let d = (s.pos_hi + s.pos_lo) - vec3<f32>(x_ref[3u * i], x_ref[3u * i + 1u], x_ref[3u * i + 2u]);
-    let lim = 0.5 * sp.skin;
-    if (d.x * d.x + d.y * d.y + d.z * d.z > lim * lim) {
+    if (moved_past_half_skin(s.pos_hi + s.pos_lo, i)) {
         atomicMax(&step_flags[2], 1u);
     }
 }
