@@ -7,7 +7,7 @@
 //! **Pins.** A pinned vertex follows its wall: x = x₀ + (w − w₀) (w the wall's point, x₀ and w₀
 //! at the start), with the wall's velocity, after every step (as `MembraneSpheres::step` does
 //! with its own pins): `rims.rs` on the CPU (f64, the reference), `shaders/membrane_rims.wgsl` on
-//! the device (`attach_gpu_rims`: no host round trip, so the GPU stepper batches steps).
+//! the device (`attach_gpu_rims`: no host round trip per step).
 //!
 //! **Checkpoint.** As for sphere pairs (`spheres::backend`): the (grain, patch) candidates with
 //! non-zero history, as sorted keys, and their history. A restore puts them in the membrane as

@@ -80,7 +80,7 @@ impl GpuTriaxialCell {
         self.host.n_vertices()
     }
 
-    /// `k` steps of `TriaxialCell::step` (batched).
+    /// `k` steps of `TriaxialCell::step` (one `steps_batched` call).
     pub fn steps(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
         self.spheres.steps_batched(ctx, k)?;
         for _ in 0..k {
@@ -91,7 +91,7 @@ impl GpuTriaxialCell {
 
     /// `TriaxialCell::confine`: σ_c and the servo target ramped over `ramp` steps (one step per
     /// submission, the values set on the host as the CPU cell sets them), then `hold` steps at
-    /// σ_c (batched).
+    /// σ_c (one call).
     pub fn confine(&mut self, ctx: &GpuContext, ramp: usize, hold: usize, gain: f64, v_max: f64) -> anyhow::Result<()> {
         let mut walls = self.spheres.walls(ctx);
         walls[1].gain = gain as f32;
@@ -102,7 +102,7 @@ impl GpuTriaxialCell {
         while k < ramp + hold {
             let s = sigma_c * ((k + 1) as f64 / ramp.max(1) as f64).min(1.0);
             self.set_stress(ctx, s)?;
-            // From the end of the ramp on, σ_c holds: the rest in one batched call.
+            // From the end of the ramp on, σ_c holds: the rest in one call.
             let n = if s == sigma_c { ramp + hold - k } else { 1 };
             self.steps(ctx, n as u32)?;
             k += n;
@@ -164,7 +164,7 @@ impl GpuTriaxialCell {
     }
 
     /// `TriaxialCell::shear`: `steps` steps, a sample every `every` (the first before the first
-    /// step); the steps between samples in one batched call.
+    /// step); the steps between samples in one call.
     pub fn shear(&mut self, ctx: &GpuContext, steps: usize, every: usize) -> anyhow::Result<Vec<TriaxialSample>> {
         let every = every.max(1);
         let mut out = vec![self.sample(ctx)];
