@@ -3,7 +3,7 @@
 //! falling inside batches; and the CPU twin within the stepper tolerances of `gpu_sphere.rs`.
 
 use softdem::gpu::context::gpu_for_tests;
-use softdem::spheres::bench_scene::compressed_lattice;
+use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::SphereState;
@@ -17,18 +17,7 @@ fn shaken() -> (
     Vec<softdem::spheres::PlaneWall>,
 ) {
     let (mut p, mut states, laws, walls) = compressed_lattice(4);
-    p.gravity = [0.0, 0.0, -9.81];
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rand = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    };
-    for s in &mut states {
-        s.vel = [2.0 * rand(), 2.0 * rand(), 2.0 * rand()];
-        s.omega = [100.0 * rand(), 100.0 * rand(), 100.0 * rand()];
-    }
+    shake(&mut p, &mut states, 0x9e37_79b9_7f4a_7c15, 2.0, 100.0);
     (p, states, laws, walls)
 }
 

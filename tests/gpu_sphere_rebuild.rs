@@ -4,7 +4,7 @@
 //! build that overflows a capacity is redone with grown buffers, bit for bit.
 
 use softdem::gpu::context::gpu_for_tests;
-use softdem::spheres::bench_scene::compressed_lattice;
+use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::cell_list::fit_grid;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::gpu_rebuild::{bounds_key, bounds_reduce, bounds_value, DeviceGrid};
@@ -55,19 +55,8 @@ fn bounds_keys_order_floats_and_reduce_to_the_bounding_box() {
 /// so the list is rebuilt every few steps.
 fn shaken_small_skin() -> (SphereParams, Vec<SphereState>, LawTable, Vec<PlaneWall>) {
     let (mut p, mut states, laws, walls) = compressed_lattice(4);
-    p.gravity = [0.0, 0.0, -9.81];
     p.skin *= 0.1;
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rand = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    };
-    for s in &mut states {
-        s.vel = [2.0 * rand(), 2.0 * rand(), 2.0 * rand()];
-        s.omega = [100.0 * rand(), 100.0 * rand(), 100.0 * rand()];
-    }
+    shake(&mut p, &mut states, 0x9e37_79b9_7f4a_7c15, 2.0, 100.0);
     (p, states, laws, walls)
 }
 

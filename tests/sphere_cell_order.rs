@@ -7,7 +7,7 @@
 //! calls is in the user's order.
 
 use softdem::spheres::backend::{CpuSphereBackend, SphereBackend};
-use softdem::spheres::bench_scene::random_dense;
+use softdem::spheres::bench_scene::{random_dense, shake};
 use softdem::spheres::cell_list::build_neighbor_list;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 use softdem::spheres::pair_law::LawTable;
@@ -29,18 +29,7 @@ type Scene = (SphereParams, Vec<SphereState>, LawTable, Vec<PlaneWall>);
 /// open, close and slide and the list is rebuilt every ~100 steps.
 fn shaken(count: usize, laws: Laws) -> Scene {
     let (mut p, mut states, table, walls) = random_dense(count);
-    p.gravity = [0.0, 0.0, -9.81];
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rand = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    };
-    for s in &mut states {
-        s.vel = [2.0 * rand(), 2.0 * rand(), 2.0 * rand()];
-        s.omega = [100.0 * rand(), 100.0 * rand(), 100.0 * rand()];
-    }
+    shake(&mut p, &mut states, 0x9e37_79b9_7f4a_7c15, 2.0, 100.0);
     let table = match laws {
         Laws::HertzMindlin => table,
         Laws::McStress => table.with_mc_stress(1.71, 0),

@@ -4,25 +4,14 @@
 //! and one rayon thread against two, on a shaken packing (contacts closing, opening and
 //! sliding, walls touched), bit for bit.
 
-use softdem::spheres::bench_scene::compressed_lattice;
+use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::cpu_stepper::CpuSpheres;
 
 /// The 6³ bench packing with deterministic pseudo-random velocities and spins large enough to
 /// open and close contacts and make many slide within a few hundred steps.
 fn shaken(use_lanes: bool) -> CpuSpheres {
     let (mut p, mut states, laws, walls) = compressed_lattice(6);
-    p.gravity = [0.0, 0.0, -9.81];
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut rand = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    };
-    for s in &mut states {
-        s.vel = [0.4 * rand(), 0.4 * rand(), 0.4 * rand()];
-        s.omega = [60.0 * rand(), 60.0 * rand(), 60.0 * rand()];
-    }
+    shake(&mut p, &mut states, 0x2545_f491_4f6c_dd1d, 0.4, 60.0);
     let mut sys = CpuSpheres::new(p, states, laws, walls);
     sys.use_lanes = use_lanes;
     sys

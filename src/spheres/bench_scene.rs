@@ -6,6 +6,24 @@
 use super::pair_law::{LawTable, SphereMaterial};
 use super::{PlaneWall, SphereParams, SphereState};
 
+/// A scene shaken for tests of rebuilds and sliding contacts: gravity along −z and
+/// deterministic pseudo-random velocities in ±speed/2 and spins in ±spin/2 per component
+/// (xorshift64 from `seed`, the same sequence on every platform).
+pub fn shake(p: &mut SphereParams, states: &mut [SphereState], seed: u64, speed: f32, spin: f32) {
+    p.gravity = [0.0, 0.0, -9.81];
+    let mut seed = seed;
+    let mut rand = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    for s in states {
+        s.vel = [speed * rand(), speed * rand(), speed * rand()];
+        s.omega = [spin * rand(), spin * rand(), spin * rand()];
+    }
+}
+
 /// Parameters, states, law table and walls of the n³ scene.
 pub fn compressed_lattice(n: usize) -> (SphereParams, Vec<SphereState>, LawTable, Vec<PlaneWall>) {
     let m = SphereMaterial::RUBBER;
