@@ -61,29 +61,11 @@ fn core_shell_series(
     rule: Option<&str>,
     samples: usize,
 ) -> (Vec<softdem::beads::scenes::CompressionSample>, f64, usize) {
-    use softdem::beads::scenes::{compression_scene, run_compression, BeadRun, CompressionSpec};
-    use softdem::beads::{BodyShape, BodySpec};
-    let l = 12.5e-6;
+    use softdem::beads::scenes::{compression_scene, run_compression, BeadRun};
+    use softdem::validation::beads_core_shell::{core_shell_spec, CORE_SHELL_L, CORE_SHELL_TAU};
+    let (l, tau) = (CORE_SHELL_L, CORE_SHELL_TAU);
     let radius = 11.3 * l;
-    let tau = 5e-8;
-    let spec = CompressionSpec {
-        body: BodySpec {
-            shape: BodyShape::Disordered { radius, seed: 24 },
-            spacing: l,
-            k: k_core,
-            b: tau * k_core,
-            shell: None,
-            bead_mass: 1000.0 * l * l * l,
-            contact_radius: 0.01 * l,
-            material: 0,
-            center: [0.0; 3],
-        },
-        speed: 2.0,
-        strain: 0.05,
-        s: 1e10,
-        dt: 2e-9,
-        damping: 0.0,
-    };
+    let spec = core_shell_spec(11.3, k_core, None);
     let (mut scene, body) = compression_scene(&spec);
     let pos: Vec<[f64; 3]> = scene.states.iter().map(|s| s.position()).collect();
     let inner = radius * (1.0 - h);

@@ -20,17 +20,17 @@ use crate::beads::scenes::{compression_scene, run_compression, BeadRun, Compress
 use crate::beads::{BodyShape, BodySpec, Shell};
 use crate::gpu::context::GpuContext;
 
-/// Force at δ/2R = 5 % of a disordered core–shell sphere (k_core, k_shell, h/r).
-pub fn force_at_5_percent(
-    ctx: Option<&GpuContext>,
-    radius_l: f64,
-    k_core: f64,
-    k_shell: f64,
-    h_over_r: f64,
-) -> anyhow::Result<f64> {
-    let l = 12.5e-6;
-    let tau = 5e-8;
-    let spec = CompressionSpec {
+/// Bead spacing l of validation 6's spheres (m).
+pub const CORE_SHELL_L: f64 = 12.5e-6;
+/// Dashpot time b/k of validation 6's bonds (s).
+pub const CORE_SHELL_TAU: f64 = 5e-8;
+
+/// Validation 6's compression: a disordered sphere of `radius_l` spacings (seed 24), bonds of
+/// k_core, and shell bonds of (h/r, k_shell) when `shell` is given, b = τ k, pressed at 2 m/s to
+/// δ/2R = 5 % between eq-6 plates.
+pub fn core_shell_spec(radius_l: f64, k_core: f64, shell: Option<(f64, f64)>) -> CompressionSpec {
+    let (l, tau) = (CORE_SHELL_L, CORE_SHELL_TAU);
+    CompressionSpec {
         body: BodySpec {
             shape: BodyShape::Disordered {
                 radius: radius_l * l,
@@ -39,7 +39,7 @@ pub fn force_at_5_percent(
             spacing: l,
             k: k_core,
             b: tau * k_core,
-            shell: Some(Shell {
+            shell: shell.map(|(h_over_r, k_shell)| Shell {
                 h_over_r,
                 k: k_shell,
                 b: tau * k_shell,
@@ -54,7 +54,18 @@ pub fn force_at_5_percent(
         s: 1e10,
         dt: 2e-9,
         damping: 0.0,
-    };
+    }
+}
+
+/// Force at δ/2R = 5 % of a disordered core–shell sphere (k_core, k_shell, h/r).
+pub fn force_at_5_percent(
+    ctx: Option<&GpuContext>,
+    radius_l: f64,
+    k_core: f64,
+    k_shell: f64,
+    h_over_r: f64,
+) -> anyhow::Result<f64> {
+    let spec = core_shell_spec(radius_l, k_core, Some((h_over_r, k_shell)));
     let (scene, body) = compression_scene(&spec);
     let mut run = match ctx {
         Some(c) => BeadRun::gpu(c, scene)?,
