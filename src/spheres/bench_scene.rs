@@ -45,8 +45,21 @@ pub fn compressed_lattice(n: usize) -> (SphereParams, Vec<SphereState>, LawTable
         ));
     }
     let top = 0.0101 + (n - 1) as f64 * a + 0.0101;
+    between_plates(states, 0.0, top, m, wall)
+}
+
+/// The bench scenes' walls and parameters around `states`: a floor at z = `floor`, a lid at
+/// z = `top` coming down at 1 mm/s, Hertz–Mindlin between `m` and the rigid `wall` material,
+/// Δt = 2 µs, skin 0.5 mm, local damping 0.1.
+fn between_plates(
+    states: Vec<SphereState>,
+    floor: f64,
+    top: f64,
+    m: SphereMaterial,
+    wall: SphereMaterial,
+) -> (SphereParams, Vec<SphereState>, LawTable, Vec<PlaneWall>) {
     let walls = vec![
-        PlaneWall::new([0.0; 3], [0.0, 0.0, 1.0], [0.0; 3], 1),
+        PlaneWall::new([0.0, 0.0, floor], [0.0, 0.0, 1.0], [0.0; 3], 1),
         PlaneWall::new([0.0, 0.0, top], [0.0, 0.0, -1.0], [0.0, 0.0, -1e-3], 1),
     ];
     let p = SphereParams {
@@ -98,15 +111,5 @@ pub fn random_dense(count: usize) -> (SphereParams, Vec<SphereState>, LawTable, 
         .collect();
     let floor = spheres.iter().map(|(p, r)| p[2] - r).fold(f64::INFINITY, f64::min);
     let top = spheres.iter().map(|(p, r)| p[2] + r).fold(f64::NEG_INFINITY, f64::max);
-    let walls = vec![
-        PlaneWall::new([0.0, 0.0, floor], [0.0, 0.0, 1.0], [0.0; 3], 1),
-        PlaneWall::new([0.0, 0.0, top], [0.0, 0.0, -1.0], [0.0, 0.0, -1e-3], 1),
-    ];
-    let p = SphereParams {
-        dt: 2e-6,
-        skin: 5e-4,
-        local_damping: 0.1,
-        ..Default::default()
-    };
-    (p, states, LawTable::hertz_mindlin(&[m, wall]), walls)
+    between_plates(states, floor, top, m, wall)
 }
