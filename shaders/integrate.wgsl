@@ -1,7 +1,8 @@
 // integrate.wgsl: first half of velocity Verlet (§2.4); twin of src/cpu/integrate.rs.
 // Also records the largest displacement since the last neighbour-list build (atomicMax on the
-// bits of a non-negative f32: order-independent, hence deterministic), without a workgroup
-// barrier (`raise_displacement`).
+// bits of a non-negative f32: order-independent, hence deterministic): directly per node
+// (`raise_displacement`, CPU adapters) or staged per workgroup (`stage_displacement`, GPUs;
+// entry points `*_staged`), chosen by `gpu::stepper::DisplacementMax`.
 //
 // Two entry points run it: `integrate` here (the first step of a batch), and
 // `node_forces_integrate` (node_forces.wgsl), which integrates step n + 1 right after node_forces
@@ -48,16 +49,37 @@ fn integrate_node(i: u32, n: NodeRecord, s: NodeState) -> f32 {
     return sqrt(dx * dx + dy * dy);
 }
 
-// Largest displacement: an invocation whose displacement exceeds the largest so far raises it
-// (atomicMax on the bits of d ≥ 0 or NaN, whose integer order is the value order with NaN on top:
-// order-independent, the same bits as any reduction). The load spares the atomic to all but the
-// few nodes that move farthest. No workgroup reduction: its barriers cost more than they save
-// inside the large node_forces_integrate kernel (on lavapipe every barrier switches the
-// workgroup's coroutines, docs/performance.md), and a GPU serves the load from cache.
+// Largest displacement, direct (`DisplacementMax::Direct`, CPU adapters): an invocation whose
+// displacement exceeds the largest so far raises it (atomicMax on the bits of d ≥ 0 or NaN, whose
+// integer order is the value order with NaN on top: order-independent, the same bits as any
+// reduction). The load spares the atomic to all but the few nodes that move farthest. No
+// workgroup barrier: on lavapipe every barrier switches the workgroup's coroutines, which costs
+// the whole large node_forces_integrate kernel (docs/performance.md).
 fn raise_displacement(d: f32) {
-    let bits = bitcast<u32>(d);
+    raise_displacement_bits(bitcast<u32>(d));
+}
+
+fn raise_displacement_bits(bits: u32) {
     if (bits > atomicLoad(&flags.max_disp)) {
         atomicMax(&flags.max_disp, bits);
+    }
+}
+
+// The workgroup's largest displacement (bits), for `stage_displacement`.
+var<workgroup> wg_max_disp: atomic<u32>;
+
+// Largest displacement, staged per workgroup (`DisplacementMax::Staged`, GPUs): every invocation
+// raises the workgroup's maximum in workgroup memory, then one invocation raises the global one
+// with it: one global atomic per workgroup instead of one per node that beats the load (on a GPU
+// the 64 invocations of a workgroup hit one address at once). A maximum is exact: the same bits
+// as `raise_displacement`. Every invocation of the workgroup must call it (uniform control flow),
+// those without a node with d = 0 (bits 0, the identity of the maximum).
+fn stage_displacement(lid: u32, d: f32) {
+    // wg_max_disp starts at 0: workgroup memory is zeroed at the start of every workgroup.
+    atomicMax(&wg_max_disp, bitcast<u32>(d));
+    workgroupBarrier();
+    if (lid == 0u) {
+        raise_displacement_bits(atomicLoad(&wg_max_disp));
     }
 }
 
@@ -68,4 +90,15 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     if (i < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
         raise_displacement(integrate_node(i, nodes[i], state[i]));
     }
+}
+
+// As `integrate`, the displacement maximum staged per workgroup.
+@compute @workgroup_size(64)
+fn integrate_staged(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, 64u);
+    var d = 0.0;
+    if (i < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
+        d = integrate_node(i, nodes[i], state[i]);
+    }
+    stage_displacement(lid.x, d);
 }

@@ -53,6 +53,19 @@ fn node_forces_integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_i
     }
 }
 
+// As `node_forces_integrate`, the displacement maximum staged per workgroup (integrate.wgsl,
+// `stage_displacement`; for GPUs, `DisplacementMax::Staged`).
+@compute @workgroup_size(64)
+fn node_forces_integrate_staged(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let x = linear_id(wid, lid, nwg, 64u);
+    var d = 0.0;
+    if (x < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
+        let s = node_force_finish(x, node_force_sum(x));
+        d = integrate_node(x, nodes[x], s);
+    }
+    stage_displacement(lid.x, d);
+}
+
 // As node_forces, plus the modal contact force of the node, added after the cohesive links.
 @compute @workgroup_size(64)
 fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

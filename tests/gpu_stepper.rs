@@ -8,7 +8,7 @@
 use softdem::backend::Backend;
 use softdem::cpu::CpuBackend;
 use softdem::gpu::context::gpu_for_tests;
-use softdem::gpu::stepper::{GpuBackend, SlotAllocation};
+use softdem::gpu::stepper::{DisplacementMax, GpuBackend, SlotAllocation};
 use softdem::scenes::{packing_in_box, PackingSpec};
 use std::sync::Arc;
 
@@ -439,4 +439,43 @@ fn staged_and_direct_slot_allocation_give_the_same_run() {
             "{a:?}: slots per entry differ from staged allocation"
         );
     }
+}
+
+/// The two ways integrate records the largest displacement since the last list build
+/// (src/gpu/stepper.rs, `DisplacementMax`): one atomicMax per node that beats the load (chosen on
+/// CPU adapters) and a workgroup maximum in workgroup memory with one atomicMax per workgroup
+/// (chosen on GPUs; forced here) give the same run bit for bit — the same builds at the same
+/// steps, the same displacement bits, node states and contacts — on cells that fall apart and
+/// land (many builds, decided by that maximum), and the CPU twin agrees within 1e-5 (of R = 1).
+#[test]
+fn staged_and_direct_displacement_max_give_the_same_run() {
+    let scene = small_packing();
+    let ctx = Arc::new(gpu_for_tests());
+    let mut runs = Vec::new();
+    for d in [DisplacementMax::Direct, DisplacementMax::Staged] {
+        let mut be = GpuBackend::new(ctx.clone(), &scene).unwrap();
+        be.set_displacement_max(d).unwrap();
+        assert_eq!(be.displacement_max(), d);
+        be.step(1500).unwrap();
+        assert!(be.rebuilds() > 5, "{d:?}: only {} builds", be.rebuilds());
+        let saved = be.export_state().unwrap();
+        assert!(
+            f32::from_bits(saved.max_disp_bits) > 0.0,
+            "{d:?}: no displacement recorded"
+        );
+        runs.push((
+            d,
+            be.rebuilds(),
+            saved.max_disp_bits,
+            saved.nodes,
+            be.read_contacts().unwrap(),
+        ));
+    }
+    let (_, builds, bits, nodes, contacts) = &runs[0];
+    let (d, builds_s, bits_s, nodes_s, contacts_s) = &runs[1];
+    assert_eq!(builds, builds_s, "{d:?}: different builds");
+    assert_eq!(bits, bits_s, "{d:?}: different displacement maximum");
+    assert_eq!(nodes, nodes_s, "{d:?}: node states differ from the direct maximum");
+    assert_eq!(contacts, contacts_s, "{d:?}: contacts differ from the direct maximum");
+    assert_cpu_agrees(&scene, 1500, nodes_s);
 }

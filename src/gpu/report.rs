@@ -361,6 +361,11 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
+        "displacement maximum: {:?} (SOFTDEM_GPU_DISPLACEMENT=direct|staged; default direct on a CPU adapter)",
+        super::stepper::DisplacementMax::for_device(&ctx.info)?
+    )?;
+    writeln!(
+        out,
         "cells,nodes,rebuild_mode,steps,seconds,rebuilds,dispatches_per_step,entries_per_node,model_B_per_node_step,us_per_step,steps_per_s,node_steps_per_s,bytes_per_node,hash_run1,hash_run2"
     )?;
     out.flush()?;

@@ -80,15 +80,53 @@ impl SlotAllocation {
     }
 }
 
+/// How integrate records the largest displacement since the last list build (`flags.max_disp`,
+/// an atomicMax on the bits: both give the same bits, a maximum being exact).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DisplacementMax {
+    /// Each invocation raises the maximum with its own atomicMax when it beats the load
+    /// (`raise_displacement`), no workgroup barrier: for CPU adapters (barriers cost the whole
+    /// kernel there, docs/performance.md).
+    Direct,
+    /// A workgroup maximum in workgroup memory, then one atomicMax per workgroup
+    /// (`stage_displacement`, entry points `*_staged`): for GPUs, where many invocations of a
+    /// workgroup would hit one address at once.
+    Staged,
+}
+
+impl DisplacementMax {
+    /// `SOFTDEM_GPU_DISPLACEMENT=direct|staged`; unset or empty: by adapter, `Direct` on a CPU
+    /// adapter, `Staged` elsewhere.
+    pub fn for_device(info: &wgpu::AdapterInfo) -> anyhow::Result<DisplacementMax> {
+        let var = std::env::var("SOFTDEM_GPU_DISPLACEMENT").unwrap_or_default();
+        match var.as_str() {
+            "direct" => Ok(DisplacementMax::Direct),
+            "staged" => Ok(DisplacementMax::Staged),
+            "" if info.device_type == wgpu::DeviceType::Cpu => Ok(DisplacementMax::Direct),
+            "" => Ok(DisplacementMax::Staged),
+            other => anyhow::bail!("SOFTDEM_GPU_DISPLACEMENT={other:?}: expected `direct` or `staged`"),
+        }
+    }
+
+    /// The entry points of integrate and of node_forces fused with integrate.
+    fn entries(self) -> (&'static str, &'static str) {
+        match self {
+            DisplacementMax::Direct => ("integrate", "node_forces_integrate"),
+            DisplacementMax::Staged => ("integrate_staged", "node_forces_integrate_staged"),
+        }
+    }
+}
+
 impl Kernels {
-    fn new(ctx: &GpuContext, slots: SlotAllocation) -> anyhow::Result<Self> {
+    fn new(ctx: &GpuContext, slots: SlotAllocation, disp: DisplacementMax) -> anyhow::Result<Self> {
         let bp = |e: &str| Kernel::new(ctx, "broad_phase", e);
+        let (integrate, node_forces_integrate) = disp.entries();
         Ok(Kernels {
-            integrate: Kernel::new(ctx, "integrate", "integrate")?,
+            integrate: Kernel::new(ctx, "integrate", integrate)?,
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
             shell_contacts: Kernel::new(ctx, "contact_pairs", slots.entry())?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
-            node_forces_integrate: Kernel::new(ctx, "node_forces", "node_forces_integrate")?,
+            node_forces_integrate: Kernel::new(ctx, "node_forces", node_forces_integrate)?,
             cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
             rebuild_decide: bp("rebuild_decide")?,
             segment_max: bp("segment_max")?,
@@ -214,6 +252,8 @@ pub struct GpuBackend {
     timer: Option<KernelTimer>,
     /// Which shell_forces_contact_pairs entry point places the new slots.
     slot_allocation: SlotAllocation,
+    /// How integrate records the largest displacement (its entry points).
+    displacement: DisplacementMax,
     /// Two read-back buffers of the flags, one per batch in flight (`step_host_driven`).
     flag_staging: [wgpu::Buffer; 2],
     bucket_scan: PrefixScan,
@@ -276,7 +316,7 @@ pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
     let per_entry = size_of::<Entry>() as f64 + 4.0 + 4.0;
     match entry {
         // Record, state in, x_ref; state out (whole record).
-        "integrate" => (record + state + x_ref + state, 0.0),
+        "integrate" | "integrate_staged" => (record + state + x_ref + state, 0.0),
         // The positions of every node of a closed body.
         "core_area" => (state, 0.0),
         // Record, state (its own; the plastic state is in it), shell record out, list offset;
@@ -287,7 +327,9 @@ pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
         // Record, own shell record, state in, list offset; state out (whole record).
         "node_forces" | "node_forces_modal" => (record + shell + state + start + state, 0.0),
         // As node_forces without its store, plus integrate's x_ref and store.
-        "node_forces_integrate" => (record + shell + state + start + x_ref + state, 0.0),
+        "node_forces_integrate" | "node_forces_integrate_staged" => {
+            (record + shell + state + start + x_ref + state, 0.0)
+        }
         // Per link: the link, two link states, the force.
         "cohesive_links" => (
             links_per_node * (size_of::<Link>() + 2 * size_of::<LinkState>() + 8) as f64,
@@ -390,7 +432,8 @@ impl GpuBackend {
         let c = &*ctx;
         super::precision::require_df32(c)?;
         let slot_allocation = SlotAllocation::for_device(&c.info)?;
-        let kernels = Kernels::new(c, slot_allocation)?;
+        let displacement = DisplacementMax::for_device(&c.info)?;
+        let kernels = Kernels::new(c, slot_allocation, displacement)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();
         let max_entries = (c.limits.max_storage_buffer_binding_size / std::mem::size_of::<Entry>() as u64) as u32;
@@ -516,6 +559,7 @@ impl GpuBackend {
             modelled: std::cell::Cell::new((0.0, 0.0)),
             timer: None,
             slot_allocation,
+            displacement,
             flag_staging: [0, 1].map(|_| {
                 c.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("flags staging"),
@@ -1008,6 +1052,22 @@ impl GpuBackend {
     pub fn set_slot_allocation(&mut self, a: SlotAllocation) -> anyhow::Result<()> {
         self.kernels.shell_contacts = Kernel::new(&self.ctx, "contact_pairs", a.entry())?;
         self.slot_allocation = a;
+        self.make_groups();
+        Ok(())
+    }
+
+    /// How integrate records the largest displacement (`DisplacementMax::for_device` unless set).
+    pub fn displacement_max(&self) -> DisplacementMax {
+        self.displacement
+    }
+
+    /// Records the next steps' displacement maximum as `d` says; both give the same run bit for
+    /// bit (test `staged_and_direct_displacement_max_give_the_same_run`).
+    pub fn set_displacement_max(&mut self, d: DisplacementMax) -> anyhow::Result<()> {
+        let (integrate, node_forces_integrate) = d.entries();
+        self.kernels.integrate = Kernel::new(&self.ctx, "integrate", integrate)?;
+        self.kernels.node_forces_integrate = Kernel::new(&self.ctx, "node_forces", node_forces_integrate)?;
+        self.displacement = d;
         self.make_groups();
         Ok(())
     }
