@@ -17,10 +17,12 @@
 // Boundary conditions, indexed by NodeRecord.bc (NONE: none).
 @group(0) @binding(15) var<storage, read> bcs: array<NodeBc>;
 @group(0) @binding(16) var<storage, read> x_ref: array<vec2<f32>>;
-// The node states, one buffer integrated in place: node i's record is read and written by
-// invocation i only (the state of step n becomes x_{n+1}, v_{n+½}, with f_n and the plastic state
-// (ℓ_p, θ_p) carried over, one whole record; shell_forces reads the plastic state from it).
+// The node states, double-buffered (ping-pong): a step reads the states of the step before from
+// one side (`state_in`) and writes its own to the other (`state`): x_{n+1}, v_{n+½}, with f_n and
+// the plastic state (ℓ_p, θ_p) carried over, one whole record (shell_forces reads the plastic
+// state from it).
 @group(0) @binding(17) var<storage, read_write> state: array<NodeState>;
+@group(0) @binding(18) var<storage, read> state_in: array<NodeState>;
 
 // Integrates node i from its state s into state[i] (the whole record); returns
 // |x_{n+1} − x_ref|.
@@ -88,7 +90,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     let i = linear_id(wid, lid, nwg, 64u);
     // flags.stop != 0: list or pool overflow earlier in this batch: no-op.
     if (i < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
-        raise_displacement(integrate_node(i, nodes[i], state[i]));
+        raise_displacement(integrate_node(i, nodes[i], state_in[i]));
     }
 }
 
@@ -98,7 +100,7 @@ fn integrate_staged(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
     let i = linear_id(wid, lid, nwg, 64u);
     var d = 0.0;
     if (i < params.n_nodes && atomicLoad(&flags.stop) == 0u) {
-        d = integrate_node(i, nodes[i], state[i]);
+        d = integrate_node(i, nodes[i], state_in[i]);
     }
     stage_displacement(lid.x, d);
 }

@@ -9,8 +9,11 @@
 #import integrate
 #import history
 
-// From integrate.wgsl: nodes (1), flags (5), bcs (15), x_ref (16), state (17): the node states,
-// read and written here by each node's own invocation only.
+// From integrate.wgsl: nodes (1), flags (5), bcs (15), x_ref (16), state (17): in
+// node_forces_integrate, the other ping-pong side, into which the next step's integrate writes.
+// This step's node states (x_{n+1}, v_{n+½}), finished in place by node_forces: node x's record
+// is read and written by invocation x only.
+@group(0) @binding(6) var<storage, read_write> pos: array<NodeState>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shell: array<ShellForce>;
 @group(0) @binding(4) var<storage, read> slot_index: array<u32>;
@@ -34,11 +37,11 @@ fn node_forces(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     if (x >= params.n_nodes || atomicLoad(&flags.stop) != 0u) {
         return;
     }
-    state[x] = node_force_finish(x, node_force_sum(x));
+    pos[x] = node_force_finish(x, node_force_sum(x));
 }
 
 // node_forces of step n, then integrate of step n + 1 (integrate.wgsl) from the node's finished
-// state, in place (only this invocation reads or writes node x's state in this kernel).
+// state into the other ping-pong side (`state`), whose step-n input nothing reads any more.
 // The same operations as the two kernels in sequence: integrate of a node reads only that node's
 // state (and x_ref, which a build sets before node_forces). The finished state itself is not
 // stored: step n + 1 reads only the integrated record, which carries f_{n+1} and the plastic
@@ -77,7 +80,7 @@ fn node_forces_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     let e = modal_force[x];
     f.x += e.x;
     f.y += e.y;
-    state[x] = node_force_finish(x, f);
+    pos[x] = node_force_finish(x, f);
 }
 
 // True when node x's entries hold a contact slot this step (twin of model::layout::has_slots).
@@ -195,6 +198,10 @@ fn node_force_sum(x: u32) -> vec2<f32> {
         }
     }
     // Cohesive links (§7): + force on a, − on b; entries are link · 2 + side.
+    // Without links link_start is one word (no per-node offsets: 4 B/node less), so no loop.
+    if (arrayLength(&link_start) <= x + 1u) {
+        return f;
+    }
     for (var k = link_start[x]; k < link_start[x + 1u]; k++) {
         let e = link_list[k];
         let lf = link_force[e >> 1u];
@@ -250,7 +257,7 @@ fn node_force_finish(x: u32, f_in: vec2<f32>) -> NodeState {
     let frozen = (bodies[n.body].flags & BODY_FROZEN) != 0u;
     let own = shell[x];
     var f = f_in;
-    var s = state[x];
+    var s = pos[x];
     // v_{n+½} (integrate put it here; replaced below by v_{n+1}).
     let vh = s.vel;
     // The node's boundary condition; none = no imposed component, zero added force.

@@ -44,18 +44,26 @@ impl Kernel {
 
     /// A bind group for group 0 from `table` (binding → buffer), keeping what this kernel uses.
     pub fn bind(&self, ctx: &GpuContext, table: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let ranges: Vec<(u32, wgpu::BufferBinding<'_>)> =
+            table.iter().map(|(b, buf)| (*b, buf.as_entire_buffer_binding())).collect();
+        self.bind_ranges(ctx, &ranges)
+    }
+
+    /// As `bind`, with buffer ranges (offset, size) instead of whole buffers.
+    pub fn bind_ranges(&self, ctx: &GpuContext, table: &[(u32, wgpu::BufferBinding<'_>)]) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry> = self
             .bindings
             .iter()
             .map(|b| {
-                let buf = table
+                let range = table
                     .iter()
                     .find(|(k, _)| k == b)
                     .unwrap_or_else(|| panic!("{}: binding {b} missing from the table", self.name))
-                    .1;
+                    .1
+                    .clone();
                 wgpu::BindGroupEntry {
                     binding: *b,
-                    resource: buf.as_entire_binding(),
+                    resource: wgpu::BindingResource::Buffer(range),
                 }
             })
             .collect();

@@ -54,10 +54,21 @@ pub struct PrefixScan {
 impl PrefixScan {
     /// Scan of `data[0..n]` in place, total to `data[n]`: `data` must hold n + 1 `u32`.
     pub fn new(ctx: &GpuContext, data: &wgpu::Buffer, n: u32) -> anyhow::Result<Self> {
+        Self::with_range(ctx, data, None, n)
+    }
+
+    /// As `new`, for the n + 1 `u32` of `data` from byte `offset` (a multiple of the device's
+    /// storage offset alignment): a range of a buffer that holds other arrays too.
+    pub fn new_at(ctx: &GpuContext, data: &wgpu::Buffer, offset: u64, n: u32) -> anyhow::Result<Self> {
+        Self::with_range(ctx, data, Some(offset), n)
+    }
+
+    fn with_range(ctx: &GpuContext, data: &wgpu::Buffer, offset: Option<u64>, n: u32) -> anyhow::Result<Self> {
         let bytes = (n as u64 + 1) * 4;
+        let at = offset.unwrap_or(0);
         anyhow::ensure!(
-            data.size() >= bytes,
-            "prefix scan of {n} elements needs n + 1 for the total = {} u32 ({bytes} bytes); the buffer has {} bytes",
+            data.size() >= at + bytes,
+            "prefix scan of {n} elements needs n + 1 for the total = {} u32 ({bytes} bytes) from byte {at}; the buffer has {} bytes",
             n as u64 + 1,
             data.size()
         );
@@ -122,7 +133,15 @@ impl PrefixScan {
                     layout: &p.get_bind_group_layout(1),
                     entries: &[wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: level_data[k].as_entire_binding(),
+                        // Level 0 is `data` (its range, when one is given).
+                        resource: match offset.filter(|_| k == 0) {
+                            Some(at) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &level_data[0],
+                                offset: at,
+                                size: std::num::NonZeroU64::new(bytes),
+                            }),
+                            None => level_data[k].as_entire_binding(),
+                        },
                     }],
                 })
             };

@@ -3,15 +3,15 @@
 //! contact_pairs → cohesive_links → node_forces — for many steps per submission, fused as the
 //! CPU fuses them: shell_forces and contact_pairs are one pass over the nodes, and node_forces of
 //! a step runs the next step's integrate (except at the end of a batch): 4 dispatches per step
-//! (5 with cohesive links) when no list build is due. The node states are one buffer, integrated
-//! in place (in integrate and node_forces a node's record is read and written by its own
-//! invocation only); cohesive-link state, contact slots (which carry the friction histories) and
-//! slot indices are ping-pong buffers: step n reads side `n % 2` and writes the other. Nothing is
-//! read back until the caller asks for output.
+//! (5 with cohesive links) when no list build is due. The node states, cohesive-link state,
+//! contact slots (which carry the friction histories) and slot indices are ping-pong buffers:
+//! step n reads side `n % 2` and writes the other (node_forces finishes the written states in
+//! place). The list build's scratch arrays live in the ShellForce buffer, dead during a build
+//! (`Scratch`). Nothing is read back until the caller asks for output.
 
 use std::sync::Arc;
 
-use super::array::{dispatch_size, GpuArray};
+use super::array::{dispatch_size, read_u32_at, GpuArray};
 use super::context::GpuContext;
 use super::kernel::Kernel;
 use super::profile::{KernelProfile, KernelTimer, Recorder};
@@ -169,8 +169,6 @@ struct ListBuffers {
     capacity: u32,
     live_start: GpuArray<u32>,
     live_entries: GpuArray<Entry>,
-    /// Neighbour indices of the list being built (4 bytes per entry).
-    new_neighbors: GpuArray<u32>,
     /// Pool index of each entry's slot, `NO_SLOT` without a contact; ping-pong: step n reads
     /// `[n % 2]` (the friction histories) and writes the other. A list build
     /// carries the live side over into the other one, then commits it back.
@@ -202,11 +200,15 @@ pub struct GpuBackend {
     materials: GpuArray<Material>,
     /// The contact law of every pair of contact materials (`Scene::contact_law_table`).
     contact_laws: GpuArray<ContactLaw>,
-    /// The node states: one buffer, integrated in place (each node's record is read and written
-    /// only by its own invocation in integrate and node_forces; the other kernels read it).
-    state: GpuArray<NodeState>,
-    /// shell_forces output, gathered by node_forces.
+    /// The node states, ping-pong: the step on side s integrates `state[s]` into `state[1 − s]`,
+    /// which its other kernels read and node_forces finishes in place; the finished states are in
+    /// `state[side]`.
+    state: [GpuArray<NodeState>; 2],
+    /// shell_forces output, gathered by node_forces; during a list build, the build's scratch
+    /// arrays (`scratch`; at least n records, more when the scratch needs them).
     shell: GpuArray<ShellForce>,
+    /// Where the list build's scratch arrays lie in `shell`.
+    scratch: Scratch,
     x_ref: GpuArray<[f32; 2]>,
     /// Slot marks then gather marks, one bit per node each, written by contact_pairs (core_area
     /// clears the gather half), read by node_forces (`has_slots`, `gathers`).
@@ -214,15 +216,11 @@ pub struct GpuBackend {
     body_state: GpuArray<BodyState>,
     /// The step flags (one `StepFlags` record; `read_flags`, `write_flags`).
     flags: GpuArray<StepFlags>,
-    bucket_start: GpuArray<u32>,
-    bucket_nodes: GpuArray<u32>,
-    /// The segment grid: item offsets per bucket (as `bucket_start`) and the items (segment,
-    /// cell x, cell y) of the wall segments, `seg_capacity` of them (grown on overflow).
-    seg_start: GpuArray<u32>,
+    /// The segment grid's items (segment, cell x, cell y) of the wall segments, `seg_capacity` of
+    /// them (grown on overflow); their offsets per bucket are `scratch.seg_start`.
     seg_items: GpuArray<u32>,
     seg_capacity: u32,
     seg_scan: PrefixScan,
-    nbr_count: GpuArray<u32>,
     lists: ListBuffers,
     pool: SlotPool,
     links: LinkBuffers,
@@ -339,6 +337,78 @@ pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
     }
 }
 
+/// Where the list build's scratch arrays lie in the ShellForce buffer, as (byte offset, bytes).
+/// The ShellForce records are dead during a build: node_forces of the step before has read them,
+/// and shell_forces of this step, after the build, writes every record whole before node_forces
+/// reads any (a stopped step writes none and reads none). So the counting sort and the new list
+/// live there instead of in buffers of their own (about 21 B/node at 10⁶ nodes); the host reads
+/// `nbr_count[n]` and `seg_start[buckets]` after an overflow stopped the batch, before the redo.
+/// Each array starts at a multiple of the device's storage-binding offset alignment.
+#[derive(Clone, Copy, Debug)]
+struct Scratch {
+    /// Node counts per bucket, scanned into offsets (buckets + 1 words).
+    bucket_start: (u64, u64),
+    /// Segment-grid item counts per bucket, scanned into offsets (buckets + 1 words).
+    seg_start: (u64, u64),
+    /// Neighbour counts, scanned into the new list's offsets (n + 1 words); before
+    /// neighbor_count, the buckets' fill cursors (nodes, then items: 2 × buckets words).
+    nbr_count: (u64, u64),
+    /// The nodes sorted by bucket (n words).
+    bucket_nodes: (u64, u64),
+    /// Neighbour indices of the list being built (one word per entry of the list capacity).
+    new_neighbors: (u64, u64),
+    /// Bytes from the start of the buffer to the end of the last array.
+    end: u64,
+}
+
+impl Scratch {
+    fn layout(n: u32, buckets: u32, capacity: u32, align: u64) -> Scratch {
+        let mut at = 0u64;
+        let mut next = |words: u64| {
+            let r = (at, 4 * words.max(1));
+            at = (at + r.1).next_multiple_of(align);
+            r
+        };
+        let bucket_start = next(buckets as u64 + 1);
+        let seg_start = next(buckets as u64 + 1);
+        let nbr_count = next((n as u64 + 1).max(2 * buckets as u64));
+        let bucket_nodes = next(n as u64);
+        let new_neighbors = next(capacity as u64);
+        Scratch {
+            bucket_start,
+            seg_start,
+            nbr_count,
+            bucket_nodes,
+            new_neighbors,
+            end: new_neighbors.0 + new_neighbors.1,
+        }
+    }
+
+    /// ShellForce records the buffer holds: one per node, or more when the scratch needs them.
+    fn shell_records(&self, n: u32) -> usize {
+        (n as usize).max(self.end.div_ceil(std::mem::size_of::<ShellForce>() as u64) as usize)
+    }
+
+    /// Array `r` of the scratch in `buffer` as a binding.
+    fn binding(buffer: &wgpu::Buffer, r: (u64, u64)) -> wgpu::BufferBinding<'_> {
+        wgpu::BufferBinding {
+            buffer,
+            offset: r.0,
+            size: std::num::NonZeroU64::new(r.1),
+        }
+    }
+}
+
+/// The prefix scans of a list build over the scratch arrays in `shell`: buckets, neighbour
+/// counts, segment-grid items.
+fn scratch_scans(c: &GpuContext, shell: &wgpu::Buffer, sc: &Scratch, n: u32, buckets: u32) -> anyhow::Result<[PrefixScan; 3]> {
+    Ok([
+        PrefixScan::new_at(c, shell, sc.bucket_start.0, buckets)?,
+        PrefixScan::new_at(c, shell, sc.nbr_count.0, n)?,
+        PrefixScan::new_at(c, shell, sc.seg_start.0, buckets)?,
+    ])
+}
+
 /// Neighbour-list capacity (entries) before the first build: a first guess, grown on overflow
 /// (see `step_with_retry`). The dense bench packing needs ~1.6 entries per node (`near_shell`).
 fn initial_list_capacity(n_nodes: u32, max_entries: u32) -> u32 {
@@ -378,16 +448,22 @@ pub fn estimated_bytes(scene: &Scene, initial_entries: usize) -> u64 {
     let n = scene.nodes.len() as u64;
     let capacity = (initial_list_capacity(n as u32, u32::MAX) as u64).max(initial_entries as u64 * 3 / 2);
     let sz = |b: usize| b as u64;
-    // The node states (one buffer, integrated in place), node, ShellForce, x_ref,
-    // bucket_nodes, nbr_count, live_start; slot and gather marks (two bits per node).
-    let per_node = sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + sz(size_of::<ShellForce>()) + 8 + 3 * 4;
+    // Both node states, node, x_ref, live_start; slot and gather marks (two bits per node).
+    let per_node = 2 * sz(size_of::<NodeState>()) + sz(size_of::<NodeRecord>()) + 8 + 4;
     let marks = 2 * 4 * n.div_ceil(32);
-    // Entry, slot index × 2, new-list neighbour.
-    let per_entry = sz(size_of::<Entry>()) + 2 * 4 + 4;
+    // Entry, slot index × 2.
+    let per_entry = sz(size_of::<Entry>()) + 2 * 4;
     let pool = 2 * initial_pool_capacity(capacity.min(u32::MAX as u64) as u32) as u64 * sz(size_of::<ContactSlot>());
-    // bucket_start and seg_start (the cursors share nbr_count), the segment grid's items.
-    let grid = 2 * 4 * sz(scene.sim_params().grid_buckets as usize + 1) + 12 * initial_item_capacity(scene) as u64;
+    // The ShellForce records with the list build's scratch in them (256-byte alignment, the
+    // usual limit), the segment grid's items.
+    let buckets = scene.sim_params().grid_buckets;
+    let scratch = Scratch::layout(n as u32, buckets, capacity.min(u32::MAX as u64) as u32, 256);
+    let shell = scratch.shell_records(n as u32) as u64 * sz(size_of::<ShellForce>());
+    let links = if scene.links.is_empty() { 0 } else { 4 * (n + 1) };
+    let grid = 12 * initial_item_capacity(scene) as u64;
     n * per_node
+        + shell
+        + links
         + marks
         + capacity * per_entry
         + pool
@@ -451,17 +527,12 @@ impl GpuBackend {
         let params_step = uniform(&params, "params");
         let params_init = uniform(&SimParams { dt: 0.0, ..params }, "params dt=0");
         let buckets = params.grid_buckets;
-        let bucket_start = GpuArray::<u32>::zeroed(c, "bucket_start", buckets as usize + 1)?;
-        let seg_start = GpuArray::<u32>::zeroed(c, "seg_start", buckets as usize + 1)?;
         let seg_capacity = items.unwrap_or_else(|| initial_item_capacity(scene)).max(1);
         let seg_items = GpuArray::<u32>::zeroed(c, "seg_items", 3 * seg_capacity as usize)?;
-        // Neighbour counts (then offsets) of a build; grid_cursor and grid_scatter use the same
-        // memory before neighbor_count as the buckets' fill cursors (binding `cursor`: nodes,
-        // then segment items), so it holds at least two words per bucket.
-        let nbr_count = GpuArray::<u32>::zeroed(c, "nbr_count + cursor", (n as usize + 1).max(2 * buckets as usize))?;
-        let bucket_scan = PrefixScan::new(c, bucket_start.buffer(), buckets)?;
-        let nbr_scan = PrefixScan::new(c, nbr_count.buffer(), n)?;
-        let seg_scan = PrefixScan::new(c, seg_start.buffer(), buckets)?;
+        // The ShellForce records, and in them the list build's scratch (`Scratch`).
+        let scratch = Scratch::layout(n, buckets, capacity, c.limits.min_storage_buffer_offset_alignment as u64);
+        let shell = GpuArray::<ShellForce>::zeroed(c, "shell + list-build scratch", scratch.shell_records(n))?;
+        let [bucket_scan, nbr_scan, seg_scan] = scratch_scans(c, shell.buffer(), &scratch, n, buckets)?;
         // Indirect arguments template: full sizes; rebuild_decide copies them or zeroes x.
         let mut template: Vec<[u32; 3]> = vec![[0, 1, 1]; ARG_SCANS as usize];
         let g = |threads: u32| {
@@ -502,7 +573,12 @@ impl GpuBackend {
                 GpuArray::new(c, "link state 1", &no_links)?,
             ],
             force: GpuArray::zeroed(c, "link_force", scene.links.len())?,
-            start: GpuArray::new(c, "link_start", &link_start)?,
+            // Without links one word (node_forces then skips the loop): 4 B/node less.
+            start: if scene.links.is_empty() {
+                GpuArray::new(c, "link_start", &[0u32])?
+            } else {
+                GpuArray::new(c, "link_start", &link_start)?
+            },
             list: GpuArray::new(c, "link_list", &link_list)?,
         };
         let mut be = GpuBackend {
@@ -522,8 +598,12 @@ impl GpuBackend {
                 &scene.materials.iter().map(|m| m.for_kernels()).collect::<Vec<_>>(),
             )?,
             contact_laws: GpuArray::new(c, "contact_laws", &scene.contact_law_table())?,
-            state: GpuArray::new(c, "state", &scene.init)?,
-            shell: GpuArray::zeroed(c, "shell", n as usize)?,
+            state: [
+                GpuArray::new(c, "state 0", &scene.init)?,
+                GpuArray::new(c, "state 1", &scene.init)?,
+            ],
+            shell,
+            scratch,
             x_ref: GpuArray::zeroed(c, "x_ref", n as usize)?,
             // Slot marks, then gather marks (`model::layout::gathers`).
             slot_marks: GpuArray::zeroed(c, "slot_marks", 2 * (n as usize).div_ceil(32))?,
@@ -539,13 +619,9 @@ impl GpuBackend {
                     ..StepFlags::default()
                 }],
             )?,
-            bucket_start,
-            bucket_nodes: GpuArray::zeroed(c, "bucket_nodes", n as usize)?,
-            seg_start,
             seg_items,
             seg_capacity,
             seg_scan,
-            nbr_count,
             lists,
             pool,
             links,
@@ -590,7 +666,6 @@ impl GpuBackend {
             capacity,
             live_start: GpuArray::zeroed(c, "live_start", n as usize + 1)?,
             live_entries: GpuArray::zeroed(c, "live_entries", cap)?,
-            new_neighbors: GpuArray::zeroed(c, "new_neighbors", cap)?,
             slot_index: [
                 GpuArray::new(c, "slot_index 0", &no_slots)?,
                 GpuArray::new(c, "slot_index 1", &no_slots)?,
@@ -633,7 +708,23 @@ impl GpuBackend {
         c.queue.submit([enc.finish()]);
         self.params.max_entries = capacity;
         self.upload_params();
+        self.place_scratch()?;
         self.make_groups();
+        Ok(())
+    }
+
+    /// Lays the list build's scratch out for the current list capacity, in a larger ShellForce
+    /// buffer when it no longer fits (its contents are dead between steps), with the scans over
+    /// it made again. The caller makes the bind groups again.
+    fn place_scratch(&mut self) -> anyhow::Result<()> {
+        let c = &*self.ctx;
+        let (n, buckets) = (self.n_nodes, self.params.grid_buckets);
+        let align = c.limits.min_storage_buffer_offset_alignment as u64;
+        self.scratch = Scratch::layout(n, buckets, self.lists.capacity, align);
+        if self.scratch.shell_records(n) > self.shell.len() {
+            self.shell = GpuArray::zeroed(c, "shell + list-build scratch", self.scratch.shell_records(n))?;
+        }
+        [self.bucket_scan, self.nbr_scan, self.seg_scan] = scratch_scans(c, self.shell.buffer(), &self.scratch, n, buckets)?;
         Ok(())
     }
 
@@ -790,7 +881,8 @@ impl GpuBackend {
         } else if flags.grid_overflow != 0 {
             // The segment grid outgrew its items in grid_scatter (the cell side shrank, or a
             // wall stretched): seg_start holds the items the build asked for.
-            let needed = self.seg_start.read(&self.ctx)[self.params.grid_buckets as usize];
+            let at = self.scratch.seg_start.0 / 4 + self.params.grid_buckets as u64;
+            let needed = read_u32_at(&self.ctx, self.shell.buffer(), at);
             let before = self.seg_capacity;
             self.seg_capacity = needed.saturating_add(needed / 2).max(2 * before);
             self.seg_items = GpuArray::zeroed(&self.ctx, "seg_items", 3 * self.seg_capacity as usize)?;
@@ -800,7 +892,8 @@ impl GpuBackend {
             flags.rebuilds -= 1;
             self.rebuild_next = true;
         } else {
-            let needed = self.nbr_count.read(&self.ctx)[self.n_nodes as usize];
+            let at = self.scratch.nbr_count.0 / 4 + self.n_nodes as u64;
+            let needed = read_u32_at(&self.ctx, self.shell.buffer(), at);
             let before = self.lists.capacity;
             self.grow_lists(needed)?;
             anyhow::ensure!(
@@ -852,7 +945,8 @@ impl GpuBackend {
             let c = &*self.ctx;
             let k = &self.kernels;
             let l = &self.lists;
-            let new = self.state.buffer();
+            // Side s integrates the states of the step before (old) into new.
+            let (old, new) = (self.state[s].buffer(), self.state[1 - s].buffer());
             let integrate = k.integrate.bind(
                 c,
                 &[
@@ -862,6 +956,7 @@ impl GpuBackend {
                     (15, self.bcs.buffer()),
                     (16, self.x_ref.buffer()),
                     (17, new),
+                    (18, old),
                 ],
             );
             let core_area = k.core_area.bind(
@@ -913,26 +1008,29 @@ impl GpuBackend {
                     (8, self.flags.buffer()),
                 ],
             );
-            let table: Vec<(u32, &wgpu::Buffer)> = vec![
-                (0, params),
-                (1, self.nodes.buffer()),
-                (2, self.bodies.buffer()),
-                (3, new),
-                (4, self.bucket_start.buffer()),
-                (5, self.nbr_count.buffer()), // cursor: see `nbr_count`
-                (6, self.bucket_nodes.buffer()),
-                (7, self.nbr_count.buffer()),
-                (8, l.live_start.buffer()),
-                (9, l.live_entries.buffer()),
-                (10, l.slot_index[s].buffer()),
-                (11, l.new_neighbors.buffer()),
-                (12, l.slot_index[1 - s].buffer()), // new_slot_index: written by contact_pairs later
-                (13, self.flags.buffer()),
-                (14, self.x_ref.buffer()),
-                (15, self.args.buffer()),
-                (16, self.args_template.buffer()),
-                (17, self.seg_start.buffer()),
-                (18, self.seg_items.buffer()),
+            // The scratch arrays: ranges of the ShellForce buffer (`Scratch`).
+            let (sh, sc) = (self.shell.buffer(), &self.scratch);
+            let whole = wgpu::Buffer::as_entire_buffer_binding;
+            let table: Vec<(u32, wgpu::BufferBinding<'_>)> = vec![
+                (0, whole(params)),
+                (1, whole(self.nodes.buffer())),
+                (2, whole(self.bodies.buffer())),
+                (3, whole(new)),
+                (4, Scratch::binding(sh, sc.bucket_start)),
+                (5, Scratch::binding(sh, sc.nbr_count)), // cursor: see `Scratch::nbr_count`
+                (6, Scratch::binding(sh, sc.bucket_nodes)),
+                (7, Scratch::binding(sh, sc.nbr_count)),
+                (8, whole(l.live_start.buffer())),
+                (9, whole(l.live_entries.buffer())),
+                (10, whole(l.slot_index[s].buffer())),
+                (11, Scratch::binding(sh, sc.new_neighbors)),
+                (12, whole(l.slot_index[1 - s].buffer())), // new_slot_index: written by contact_pairs later
+                (13, whole(self.flags.buffer())),
+                (14, whole(self.x_ref.buffer())),
+                (15, whole(self.args.buffer())),
+                (16, whole(self.args_template.buffer())),
+                (17, Scratch::binding(sh, sc.seg_start)),
+                (18, whole(self.seg_items.buffer())),
             ];
             let broad_phase = [
                 &k.rebuild_decide,
@@ -947,7 +1045,7 @@ impl GpuBackend {
                 &k.rebuild_check,
             ]
             .iter()
-            .map(|kk| kk.bind(c, &table))
+            .map(|kk| kk.bind_ranges(c, &table))
             .collect();
             SideGroups {
                 integrate,
@@ -1112,9 +1210,11 @@ impl GpuBackend {
             (12, self.links.list.buffer()),
             (13, self.links.force.buffer()),
             (15, self.bcs.buffer()),
-            // The node states (node_forces_integrate: integrated in place for the next step).
+            // This step's node states, finished in place; node_forces_integrate integrates the
+            // next step into the other side.
+            (6, self.state[1 - s].buffer()),
             (16, self.x_ref.buffer()),
-            (17, self.state.buffer()),
+            (17, self.state[s].buffer()),
         ]
     }
 
@@ -1124,9 +1224,9 @@ impl GpuBackend {
         self.node_forces_table(if init { &self.params_init } else { &self.params_step }, s)
     }
 
-    /// The node state buffer (one for both ping-pong sides: `state`).
-    pub(crate) fn state_buffer(&self, _s: usize) -> &wgpu::Buffer {
-        self.state.buffer()
+    /// The node state buffer of ping-pong side `s`.
+    pub(crate) fn state_buffer(&self, s: usize) -> &wgpu::Buffer {
+        self.state[s].buffer()
     }
 
     /// Records and submits `steps` coupled steps: per step, every kernel of `record_step` up to
@@ -1331,20 +1431,16 @@ impl GpuBackend {
             ("bodies", self.bodies.buffer()),
             ("materials", self.materials.buffer()),
             ("contact_laws", self.contact_laws.buffer()),
-            ("state", self.state.buffer()),
-            ("shell", self.shell.buffer()),
+            ("state 0", self.state[0].buffer()),
+            ("state 1", self.state[1].buffer()),
+            ("shell + list-build scratch", self.shell.buffer()),
             ("x_ref", self.x_ref.buffer()),
             ("slot_marks", self.slot_marks.buffer()),
             ("body_state", self.body_state.buffer()),
             ("flags", self.flags.buffer()),
-            ("bucket_start", self.bucket_start.buffer()),
-            ("bucket_nodes", self.bucket_nodes.buffer()),
-            ("seg_start", self.seg_start.buffer()),
             ("seg_items", self.seg_items.buffer()),
-            ("nbr_count + cursor", self.nbr_count.buffer()),
             ("live_start", l.live_start.buffer()),
             ("live_entries", l.live_entries.buffer()),
-            ("new_neighbors", l.new_neighbors.buffer()),
             ("slot_index 0", l.slot_index[0].buffer()),
             ("slot_index 1", l.slot_index[1].buffer()),
             ("contact slots 0", self.pool.slots[0].buffer()),
@@ -1385,7 +1481,7 @@ impl Backend for GpuBackend {
     }
 
     fn read_nodes(&mut self) -> anyhow::Result<Vec<NodeState>> {
-        Ok(self.state.read(&self.ctx))
+        Ok(self.state[self.side].read(&self.ctx))
     }
 
     fn read_bodies(&mut self) -> anyhow::Result<Vec<BodyState>> {
@@ -1415,7 +1511,7 @@ impl Backend for GpuBackend {
         let c = &*self.ctx;
         Ok(SavedState {
             steps: self.steps,
-            nodes: self.state.read(c),
+            nodes: self.state[self.side].read(c),
             node_bc: self.nodes_host.clone(),
             start,
             entries,
@@ -1449,7 +1545,8 @@ impl Backend for GpuBackend {
         self.set_boundary_conditions(&saved.node_bc)?;
         let c = &*self.ctx;
         self.steps = saved.steps;
-        self.state.write(c, &saved.nodes);
+        // The next step integrates side `self.side`.
+        self.state[self.side].write(c, &saved.nodes);
         self.lists.live_start.write(c, &saved.start);
         self.lists.live_entries.write(c, &saved.entries);
         // The next step reads the slots of this side (contact_pairs of side `self.side`).
