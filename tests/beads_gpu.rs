@@ -61,7 +61,15 @@ fn gpu_bond_with_breakage_follows_the_cpu() {
     let (cl, gl) = (cpu.bonds(None).0.break_log(), gpu.bonds(Some(&ctx)).0.break_log());
     assert_eq!(cl.len(), 1);
     assert_eq!(gl.len(), 1);
-    assert_eq!((cl[0].evaluation, cl[0].bond), (gl[0].evaluation, gl[0].bond));
+    // The same bond, at the same evaluation within one (a device that fuses multiply-adds may
+    // cross the threshold one evaluation apart; lavapipe: the same evaluation).
+    assert_eq!(cl[0].bond, gl[0].bond);
+    assert!(
+        cl[0].evaluation.abs_diff(gl[0].evaluation) <= 1,
+        "break at evaluation {} (CPU) vs {} (GPU)",
+        cl[0].evaluation,
+        gl[0].evaluation
+    );
     assert!((cl[0].stretch - gl[0].stretch).abs() < 1e-5);
 }
 

@@ -103,7 +103,12 @@ fn tension_breaks_at_f_n0_in_order_on_both_backends() {
         assert!(links[0].broken_step < links[1].broken_step && links[1].broken_step < links[2].broken_step);
         sequences.push(links.iter().map(|l| (l.broken_step, l.mode)).collect::<Vec<_>>());
     }
-    assert_eq!(sequences[0], sequences[1], "CPU and GPU break sequences differ");
+    // CPU vs GPU: the same modes, each break within one step of the CPU's (a device that fuses
+    // multiply-adds may cross f_n0 one step apart; lavapipe: the same steps).
+    for (c, g) in sequences[0].iter().zip(&sequences[1]) {
+        assert_eq!(c.1, g.1, "CPU and GPU break modes differ");
+        assert!(c.0.abs_diff(g.0) <= 1, "CPU break at step {}, GPU at {}", c.0, g.0);
+    }
 }
 
 /// Independent f64 replay of a link under imposed kinematics: node a fixed at the origin, node b

@@ -44,8 +44,10 @@ impl Kernel {
 
     /// A bind group for group 0 from `table` (binding → buffer), keeping what this kernel uses.
     pub fn bind(&self, ctx: &GpuContext, table: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
-        let ranges: Vec<(u32, wgpu::BufferBinding<'_>)> =
-            table.iter().map(|(b, buf)| (*b, buf.as_entire_buffer_binding())).collect();
+        let ranges: Vec<(u32, wgpu::BufferBinding<'_>)> = table
+            .iter()
+            .map(|(b, buf)| (*b, buf.as_entire_buffer_binding()))
+            .collect();
         self.bind_ranges(ctx, &ranges)
     }
 

@@ -401,7 +401,13 @@ impl Scratch {
 
 /// The prefix scans of a list build over the scratch arrays in `shell`: buckets, neighbour
 /// counts, segment-grid items.
-fn scratch_scans(c: &GpuContext, shell: &wgpu::Buffer, sc: &Scratch, n: u32, buckets: u32) -> anyhow::Result<[PrefixScan; 3]> {
+fn scratch_scans(
+    c: &GpuContext,
+    shell: &wgpu::Buffer,
+    sc: &Scratch,
+    n: u32,
+    buckets: u32,
+) -> anyhow::Result<[PrefixScan; 3]> {
     Ok([
         PrefixScan::new_at(c, shell, sc.bucket_start.0, buckets)?,
         PrefixScan::new_at(c, shell, sc.nbr_count.0, n)?,
@@ -530,7 +536,12 @@ impl GpuBackend {
         let seg_capacity = items.unwrap_or_else(|| initial_item_capacity(scene)).max(1);
         let seg_items = GpuArray::<u32>::zeroed(c, "seg_items", 3 * seg_capacity as usize)?;
         // The ShellForce records, and in them the list build's scratch (`Scratch`).
-        let scratch = Scratch::layout(n, buckets, capacity, c.limits.min_storage_buffer_offset_alignment as u64);
+        let scratch = Scratch::layout(
+            n,
+            buckets,
+            capacity,
+            c.limits.min_storage_buffer_offset_alignment as u64,
+        );
         let shell = GpuArray::<ShellForce>::zeroed(c, "shell + list-build scratch", scratch.shell_records(n))?;
         let [bucket_scan, nbr_scan, seg_scan] = scratch_scans(c, shell.buffer(), &scratch, n, buckets)?;
         // Indirect arguments template: full sizes; rebuild_decide copies them or zeroes x.
@@ -724,7 +735,8 @@ impl GpuBackend {
         if self.scratch.shell_records(n) > self.shell.len() {
             self.shell = GpuArray::zeroed(c, "shell + list-build scratch", self.scratch.shell_records(n))?;
         }
-        [self.bucket_scan, self.nbr_scan, self.seg_scan] = scratch_scans(c, self.shell.buffer(), &self.scratch, n, buckets)?;
+        [self.bucket_scan, self.nbr_scan, self.seg_scan] =
+            scratch_scans(c, self.shell.buffer(), &self.scratch, n, buckets)?;
         Ok(())
     }
 
