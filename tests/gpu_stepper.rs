@@ -479,3 +479,30 @@ fn staged_and_direct_displacement_max_give_the_same_run() {
     assert_eq!(contacts, contacts_s, "{d:?}: contacts differ from the direct maximum");
     assert_cpu_agrees(&scene, 1500, nodes_s);
 }
+
+/// A saved state whose list outgrows the importing backend's (8 entries): the import grows the
+/// lists, and with them the list build's scratch in the ShellForce buffer (`Scratch`), and the
+/// run resumes bit for bit (800 steps + export + import + 400 = 1,200 steps straight; the cells
+/// have landed by step 800, so the saved list is long, and builds follow the import).
+#[test]
+fn import_into_a_smaller_list_grows_it_and_resumes_bit_for_bit() {
+    let scene = small_packing();
+    let ctx = Arc::new(gpu_for_tests());
+    let mut straight = GpuBackend::new(ctx.clone(), &scene).unwrap();
+    straight.step(1200).unwrap();
+    let mut first = GpuBackend::new(ctx.clone(), &scene).unwrap();
+    first.step(800).unwrap();
+    let saved = first.export_state().unwrap();
+    assert!(saved.entries.len() > 8, "only {} entries saved", saved.entries.len());
+    let mut resumed = GpuBackend::with_list_capacity(ctx, &scene, Some(8)).unwrap();
+    let before = resumed.list_capacity();
+    assert!(
+        (before as usize) < saved.entries.len(),
+        "the list already holds the saved one"
+    );
+    resumed.import_state(&saved).unwrap();
+    assert!(resumed.list_capacity() as usize >= saved.entries.len());
+    resumed.step(400).unwrap();
+    assert_eq!(straight.read_nodes().unwrap(), resumed.read_nodes().unwrap());
+    assert_eq!(straight.read_contacts().unwrap(), resumed.read_contacts().unwrap());
+}

@@ -726,7 +726,8 @@ impl GpuBackend {
 
     /// Lays the list build's scratch out for the current list capacity, in a larger ShellForce
     /// buffer when it no longer fits (its contents are dead between steps), with the scans over
-    /// it made again. The caller makes the bind groups again.
+    /// it made again. The caller makes the bind groups again (the coupled modal–SPD stepper
+    /// binds the ShellForce buffer too, but its lists never grow: `record_coupled`).
     fn place_scratch(&mut self) -> anyhow::Result<()> {
         let c = &*self.ctx;
         let (n, buckets) = (self.n_nodes, self.params.grid_buckets);
@@ -1547,6 +1548,8 @@ impl Backend for GpuBackend {
             self.lists = Self::list_buffers(&self.ctx, self.n_nodes, needed + needed / 2)?;
             self.params.max_entries = self.lists.capacity;
             self.upload_params();
+            // The new list's neighbours (scratch) need room for the larger capacity.
+            self.place_scratch()?;
             self.make_groups();
         }
         let (index, slots) = slots_from_histories(&saved.hist);
