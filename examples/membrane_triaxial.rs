@@ -185,7 +185,7 @@ fn main() {
             }
             let strain: f64 = arg(3, "0.03").parse().unwrap();
             let which = arg(4, "both");
-            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume");
+            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume,rim_area_bottom,rim_area_top");
             for (name, c) in [
                 ("patches", MembraneContact::Patches),
                 ("particles", MembraneContact::Particles),
@@ -210,14 +210,16 @@ fn main() {
                 );
                 for s in &r.curve {
                     println!(
-                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e}",
+                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e},{:.5e},{:.5e}",
                         s.axial_strain,
                         s.sigma_d,
                         s.volumetric_strain,
                         s.platen_stress[0],
                         s.platen_stress[1],
                         s.area,
-                        s.volume
+                        s.volume,
+                        s.rim_area[0],
+                        s.rim_area[1]
                     );
                 }
             }

@@ -161,7 +161,7 @@ fn rim_records_have_identical_layouts() {
             (offset_of!(R, mode), "mode"),
             (offset_of!(R, _pad0), "_pad0"),
             (offset_of!(R, offset_hi), "offset_hi"),
-            (offset_of!(R, _pad1), "_pad1"),
+            (offset_of!(R, cap_radius), "cap_radius"),
             (offset_of!(R, offset_lo), "offset_lo"),
             (offset_of!(R, _pad2), "_pad2"),
         ],
