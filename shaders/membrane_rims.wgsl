@@ -12,7 +12,7 @@ struct RimPin {
     sphere: u32,
     wall: u32,
     mode: u32,
-    _pad0: u32,
+    wall_b: u32,
     offset_hi: vec3<f32>,
     cap_radius: f32,
     offset_lo: vec3<f32>,
@@ -32,6 +32,7 @@ struct RimParams {
 
 const RIM_PINNED: u32 = 0u;
 const RIM_STOPPED: u32 = 2u;
+const RIM_FACES: u32 = 3u;
 const RIM_NO_AREA: u32 = 0xffffffffu;
 const RIM_WG: u32 = 64u;
 const PI: f32 = 3.14159265358979;
@@ -68,6 +69,15 @@ fn hold_rims(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     let p = pins[k];
     let w = walls[p.wall];
     var s = spheres[p.sphere];
+    if (p.mode == RIM_FACES) {
+        // The caps' faces: written only when a face acts (no other pin holds this vertex).
+        let a = face_vertex(&s, w);
+        let b = face_vertex(&s, walls[p.wall_b]);
+        if (a || b) {
+            spheres[p.sphere] = s;
+        }
+        return;
+    }
     if (p.mode == RIM_PINNED) {
         // x₀ + (w − w₀) = w + (x₀ − w₀), the offset split on the host.
         for (var c = 0u; c < 3u; c++) {
@@ -111,6 +121,31 @@ fn stop_vertex(s: ptr<function, SphereState>, w: PlaneWall, cap_radius: f32) {
         (*s).vel.x = opaque((*s).vel.x - opaque(v_r * e.x));
         (*s).vel.y = opaque((*s).vel.y - opaque(v_r * e.y));
     }
+}
+
+// A cap's face (twin: rims::face_vertex): beyond the wall's plane the vertex is put on it,
+// x −= ((x − w)·n̂) n̂ (f32 distance, double-f32 position), and its velocity into the wall relative
+// to the wall's removed. Returns whether it acted.
+fn face_vertex(s: ptr<function, SphereState>, w: PlaneWall) -> bool {
+    let d = df3_sub((*s).pos_hi, (*s).pos_lo, w.point_hi, w.point_lo);
+    let n = w.normal;
+    let dist = opaque(opaque(opaque(d.x * n.x) + opaque(d.y * n.y)) + opaque(d.z * n.z));
+    if (!(dist < 0.0)) {
+        return false;
+    }
+    for (var c = 0u; c < 3u; c++) {
+        let x = df_sum((*s).pos_hi[c], (*s).pos_lo[c], -opaque(dist * n[c]), 0.0);
+        (*s).pos_hi[c] = x.x;
+        (*s).pos_lo[c] = x.y;
+    }
+    let u = (*s).vel - w.velocity;
+    let v_n = opaque(opaque(opaque(u.x * n.x) + opaque(u.y * n.y)) + opaque(u.z * n.z));
+    if (v_n < 0.0) {
+        for (var c = 0u; c < 3u; c++) {
+            (*s).vel[c] = opaque((*s).vel[c] - opaque(v_n * n[c]));
+        }
+    }
+    return true;
 }
 
 // The rim polygon's area as a fan from its first vertex (double-f32 differences, f32 sums);

@@ -159,7 +159,7 @@ fn rim_records_have_identical_layouts() {
             (offset_of!(R, sphere), "sphere"),
             (offset_of!(R, wall), "wall"),
             (offset_of!(R, mode), "mode"),
-            (offset_of!(R, _pad0), "_pad0"),
+            (offset_of!(R, wall_b), "wall_b"),
             (offset_of!(R, offset_hi), "offset_hi"),
             (offset_of!(R, cap_radius), "cap_radius"),
             (offset_of!(R, offset_lo), "offset_lo"),

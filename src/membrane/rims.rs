@@ -25,6 +25,15 @@
 //!   The reference is f64; the kernel forms d in f32 from double-f32 differences, the offset
 //!   R_cap d/ρ in f32, and adds it to the wall's double-f32 point: on the cap within a few f32
 //!   ulps of |x| (test bound 1e-8 m; tests/gpu_membrane_triaxial.rs).
+//! - **Faces** (with the stop, every other vertex of the membrane): the end caps' faces, the two
+//!   walls `wall` and `wall_b`: a vertex beyond a wall's plane ((x − w)·n̂ < 0, n̂ into the cell)
+//!   is put on it, x −= ((x − w)·n̂) n̂, and its velocity into the wall relative to the wall's is
+//!   removed. The membrane's vertices have no contact law with rigid walls (docs/membrane.md); a
+//!   rim held at R_cap leaves a wedge between the platen and the corner grains into which σ_c
+//!   pushes the vertices of a fine membrane (MSS_particle, rings 1.15 mm apart) and, without
+//!   this, through the platen (run away in case 1 at 5 ms of the ramp). The reaction is the
+//!   platen's, not counted in its force (as the rims' axial one). Reference f64; the kernel
+//!   subtracts the f32 (x − w)·n̂ n̂ from the double-f32 position (within ~1e-7 of the step).
 //!
 //! **Servo area** (optional, `ServoArea`): the servo platen measures its stress over the sample's
 //! cross-section at its rim, which moves with a sliding rim: after the rims, the wall's `size`
@@ -44,6 +53,8 @@ pub const RIM_PINNED: u32 = 0;
 pub const RIM_SLIDING: u32 = 1;
 /// `RimPin::mode`: sliding, and not inside `RimPin::cap_radius` (the rim stop).
 pub const RIM_STOPPED: u32 = 2;
+/// `RimPin::mode`: not beyond the planes of `wall` and `wall_b` (the caps' faces).
+pub const RIM_FACES: u32 = 3;
 /// `RimParams::area_wall` without a servo area.
 pub const RIM_NO_AREA: u32 = u32::MAX;
 
@@ -54,9 +65,10 @@ pub struct RimPin {
     /// Sphere index of the vertex and the wall it follows.
     pub sphere: u32,
     pub wall: u32,
-    /// `RIM_PINNED`, `RIM_SLIDING` or `RIM_STOPPED`.
+    /// `RIM_PINNED`, `RIM_SLIDING`, `RIM_STOPPED` or `RIM_FACES`.
     pub mode: u32,
-    pub _pad0: u32,
+    /// Faces: the second wall; zero otherwise.
+    pub wall_b: u32,
     /// Pinned: x₀ − w₀ as hi + lo (split from f64); zero otherwise.
     pub offset_hi: [f32; 3],
     /// Stopped: R_cap (m); zero otherwise.
@@ -94,6 +106,10 @@ pub enum RimRule {
     /// Sliding, not inside `cap_radius` from the wall's axis (the rim stop).
     Stopped {
         cap_radius: f64,
+    },
+    /// Not beyond the plane of `wall` nor of `wall_b` (the end caps' faces).
+    Faces {
+        wall_b: u32,
     },
 }
 
@@ -165,6 +181,16 @@ impl Rims {
         }
     }
 
+    /// The faces of walls `a` and `b` for the vertices `spheres` (appended after the rims).
+    pub fn with_faces(mut self, spheres: &[u32], a: u32, b: u32) -> Rims {
+        self.rims.extend(spheres.iter().map(|&s| Rim {
+            sphere: s,
+            wall: a,
+            rule: RimRule::Faces { wall_b: b },
+        }));
+        self
+    }
+
     /// The kernel's records (the offsets split from f64).
     pub fn records(&self) -> Vec<RimPin> {
         self.rims
@@ -174,12 +200,18 @@ impl Rims {
                     RimRule::Pinned { x0, w0 } => (RIM_PINNED, [0, 1, 2].map(|c| x0[c] - w0[c]), 0.0),
                     RimRule::Sliding => (RIM_SLIDING, [0.0; 3], 0.0),
                     RimRule::Stopped { cap_radius } => (RIM_STOPPED, [0.0; 3], cap_radius),
+                    RimRule::Faces { .. } => (RIM_FACES, [0.0; 3], 0.0),
+                };
+                let wall_b = match r.rule {
+                    RimRule::Faces { wall_b } => wall_b,
+                    _ => 0,
                 };
                 let (offset_hi, offset_lo) = df3_split(d);
                 RimPin {
                     sphere: r.sphere,
                     wall: r.wall,
                     mode,
+                    wall_b,
                     offset_hi,
                     cap_radius: cap as f32,
                     offset_lo,
@@ -219,6 +251,10 @@ pub fn hold_rims(states: &mut [SphereState], walls: &[PlaneWall], rims: &Rims) {
                 slide_vertex(st, wall);
                 stop_vertex(st, wall, cap_radius);
             }
+            RimRule::Faces { wall_b } => {
+                face_vertex(st, wall);
+                face_vertex(st, &walls[wall_b as usize]);
+            }
         }
     }
 }
@@ -257,6 +293,22 @@ pub fn stop_vertex(st: &mut SphereState, wall: &PlaneWall, cap_radius: f64) {
     if v_r < 0.0 {
         st.vel[0] = (st.vel[0] as f64 - v_r * e[0]) as f32;
         st.vel[1] = (st.vel[1] as f64 - v_r * e[1]) as f32;
+    }
+}
+
+/// A cap's face (module doc): a vertex beyond the wall's plane is put on it and loses its
+/// velocity into the wall (relative to the wall's).
+pub fn face_vertex(st: &mut SphereState, wall: &PlaneWall) {
+    let (x, w) = (st.position(), wall_point(wall));
+    let n = wall.normal.map(|c| c as f64);
+    let s = (x[0] - w[0]) * n[0] + (x[1] - w[1]) * n[1] + (x[2] - w[2]) * n[2];
+    if !(s < 0.0) {
+        return;
+    }
+    (st.pos_hi, st.pos_lo) = df3_split([0, 1, 2].map(|c| x[c] - s * n[c]));
+    let v_n: f64 = (0..3).map(|c| (st.vel[c] as f64 - wall.velocity[c] as f64) * n[c]).sum();
+    if v_n < 0.0 {
+        st.vel = [0, 1, 2].map(|c| (st.vel[c] as f64 - v_n * n[c]) as f32);
     }
 }
 
@@ -339,6 +391,26 @@ mod tests {
         );
         assert_eq!(states[1].vel[..2], [0.5, 0.1], "an outward velocity is kept");
         assert!((states[1].position()[0] - (1e-3 + r_cap)).abs() < 1e-15);
+    }
+
+    /// A vertex below the bottom face (moving down) is put on it with the wall's normal velocity;
+    /// one between the faces is untouched; one above the top face (moving up) is put on it.
+    #[test]
+    fn faces_keep_vertices_between_the_platens() {
+        let bottom = PlaneWall::new([0.0, 0.0, 1e-3], [0.0, 0.0, 1.0], [0.0, 0.0, 0.01], 0);
+        let top = PlaneWall::new([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], [0.0, 0.0, -0.05], 0);
+        let a = vertex([0.02, 0.0, 0.5e-3], [0.1, 0.2, -0.3]);
+        let b = vertex([0.02, 0.0, 0.05], [0.1, 0.2, -0.3]);
+        let c = vertex([0.0, 0.021, 0.1003], [0.1, 0.2, 0.3]);
+        let mut states = [a, b, c];
+        let rims = Rims::default().with_faces(&[0, 1, 2], 0, 1);
+        hold_rims(&mut states, &[bottom, top], &rims);
+        assert!((states[0].position()[2] - 1e-3).abs() < 1e-15);
+        assert_eq!(states[0].vel, [0.1, 0.2, 0.01]);
+        assert_eq!(bytemuck::bytes_of(&states[1]), bytemuck::bytes_of(&b));
+        assert!((states[2].position()[2] - 0.1).abs() < 1e-15);
+        assert_eq!(states[2].vel, [0.1, 0.2, -0.05]);
+        assert_eq!(states[0].position()[..2], a.position()[..2]);
     }
 
     /// Without a cap radius `on_platens` is the sliding rule; the records carry the mode and R_cap.

@@ -383,7 +383,8 @@ impl TriaxialCell {
         cell
     }
 
-    /// The rim stop at cap radius `r_cap` (`None`: rims sliding freely); rebuilds `rims`.
+    /// The rim stop at cap radius `r_cap`, with the caps' faces for every other vertex (`None`:
+    /// rims sliding freely, no faces); rebuilds `rims`.
     pub fn set_rim_stop(&mut self, r_cap: Option<f64>) {
         self.rim_stop = r_cap;
         let to_spheres = |rim: &[u32]| -> Vec<u32> { rim.iter().map(|&v| self.sys.vertex_sphere(v) as u32).collect() };
@@ -395,6 +396,15 @@ impl TriaxialCell {
             vertex_radius: self.vertex_radius,
         };
         self.rims = Rims::on_platens(&[(0, &bottom), (1, &top)], r_cap, Some(area));
+        if r_cap.is_some() {
+            // The caps' faces for every other vertex (rims.rs: the wedge at the held rim).
+            let rim_rows = self.bottom_rim.len() as u32;
+            let nv = self.sys.membrane.params.n_vertices;
+            let others: Vec<u32> = (rim_rows..nv - self.top_rim.len() as u32)
+                .map(|v| self.sys.vertex_sphere(v) as u32)
+                .collect();
+            self.rims = std::mem::take(&mut self.rims).with_faces(&others, 0, 1);
+        }
     }
 
     pub fn n_vertices(&self) -> usize {
