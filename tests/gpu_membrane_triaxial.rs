@@ -169,7 +169,8 @@ fn gpu_triaxial_cell_follows_the_cpu() {
 /// put on the cap and slid off it outward (ρ ≥ R_cap − 1e-8 m, no inward radial velocity, the
 /// tangential kept); the outside ones are untouched (their straight path within 1e-9 m). The
 /// caps' faces (`RIM_FACES`): a vertex below wall 0 and one above wall 1, moving out of the cell,
-/// end on their wall's plane (1e-12 m) with its v_z, their in-plane velocity kept, and follow the
+/// end on their wall's plane (not beyond it by 1e-12 m, into the cell by ≤ 1e-9 m: their drift
+/// and the wall's round apart; seen 3e-11 m) with its v_z (1e-6 m/s, f32 on the device), their in-plane velocity kept, and follow the
 /// twin within the same bounds.
 #[test]
 fn gpu_rims_follow_their_twin() {
@@ -345,8 +346,10 @@ fn gpu_rims_follow_their_twin() {
         d_x = d_x.max((0..3).map(|j| (xg[j] - xc[j]).abs()).fold(0.0, f64::max));
         d_v = d_v.max((0..3).map(|j| (g.vel[j] - c.vel[j]).abs() as f64).fold(0.0, f64::max));
         let wz = got_walls[w].point_hi[2] as f64 + got_walls[w].point_lo[2] as f64;
-        assert!((xg[2] - wz).abs() <= 1e-12, "face {i}: z {} vs the wall's {wz}", xg[2]);
-        assert_eq!(g.vel[2], got_walls[w].velocity[2], "face {i}: v_z");
+        // On the plane, or off it into the cell by the rounding of 300 drifts beside the wall's.
+        let into = if w == 0 { xg[2] - wz } else { wz - xg[2] };
+        assert!((-1e-12..=1e-9).contains(&into), "face {i}: z {} vs the wall's {wz}", xg[2]);
+        assert!((g.vel[2] - got_walls[w].velocity[2]).abs() <= 1e-6, "face {i}: v_z {}", g.vel[2]);
         assert_eq!(g.vel[..2], states[i].vel[..2], "face {i}: in-plane velocity");
     }
     println!("stopped and faces: device − twin ≤ {d_x:.3e} m, {d_v:.3e} m/s");

@@ -56,6 +56,17 @@ pub struct Probe {
     /// The membrane's mean spring tension (N/m, > 0 stretched), hoop and axial: the edges'
     /// virial Σ k (ρ − ρ⁰) ρ (ρ̂·e)² over the membrane's area 2π r̄ h (r̄ its mean vertex radius).
     pub membrane_tension: [f64; 2],
+    /// The rims' areas (bottom, top; what σ_p divides by) and the mean cross-section V/h.
+    pub rim_area: [f64; 2],
+    pub mean_area: f64,
+    /// The rim stop's reaction (N, bottom and top cap): Σ over the rim vertices held on the cap
+    /// (ρ ≤ R_cap (1 + 1e-9)) of the inward radial part of their force at the last evaluation,
+    /// max(0, −F·ê_r): radial, so outside every platen force.
+    pub cap_force: [f64; 2],
+    /// The caps' faces: vertices off the rims lying on a platen's plane (within 1e-9 m) and the
+    /// sum of their force into it (N; the platen's reaction, not in its force).
+    pub face_vertices: usize,
+    pub face_force: f64,
 }
 
 fn dot3(a: [f32; 3], b: [f32; 3]) -> f64 {
@@ -210,7 +221,42 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         tension[1] += f * d[2] * d[2] / rho;
     }
     let area = 2.0 * std::f64::consts::PI * r_mean * h;
+    // The rim stop's and the faces' reactions (rims.rs).
+    let mut cap_force = [0.0f64; 2];
+    if let Some(r_cap) = cell.rim_stop {
+        for (k, rim) in [&cell.bottom_rim, &cell.top_rim].iter().enumerate() {
+            for &v in rim.iter() {
+                let i = first + v as usize;
+                let x = sp.states[i].position();
+                let rho = x[0].hypot(x[1]);
+                if rho <= r_cap * (1.0 + 1e-9) && rho > 0.0 {
+                    let f = sp.forces[i].force;
+                    let f_r = (f[0] as f64 * x[0] + f[1] as f64 * x[1]) / rho;
+                    cap_force[k] += (-f_r).max(0.0);
+                }
+            }
+        }
+    }
+    let (mut face_vertices, mut face_force) = (0usize, 0.0f64);
+    let z1 = z0 + h;
+    let rim_rows = cell.bottom_rim.len();
+    for v in rim_rows..xs.len() - cell.top_rim.len() {
+        let z = xs[v][2];
+        let f = sp.forces[first + v].force[2] as f64;
+        if (z - z0).abs() <= 1e-9 {
+            face_vertices += 1;
+            face_force += (-f).max(0.0);
+        } else if (z - z1).abs() <= 1e-9 {
+            face_vertices += 1;
+            face_force += f.max(0.0);
+        }
+    }
     Probe {
+        rim_area: s.rim_area,
+        mean_area: s.area,
+        cap_force,
+        face_vertices,
+        face_force,
         membrane_tension: tension.map(|t| t / area),
         spin: spin.map(|(s, c)| s / c.max(1) as f64),
         platen_force,
@@ -342,12 +388,13 @@ pub fn diagnose_run(
 pub const CSV_HEADER: &str = "run,phase,t_ms,eps,sigma_d,sigma_bottom,sigma_top,v_platen,sig_rr,sig_tt,sig_zz,\
 sig_r_membrane,fz_membrane_bottom,fz_membrane_middle,fz_membrane_top,f_platen_bottom,f_platen_top,\
 r_rim,r_ring1,r_corner_grains,contacts,grains_on_membrane,mean_fn,platen_contacts_bottom,\
-platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial";
+platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial,\
+rim_area_bottom,rim_area_top,mean_area,cap_force_bottom,cap_force_top,face_vertices,face_force";
 
 /// One CSV line of a probe (kPa for stresses, mm for the height, µJ for energies).
 pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
     format!(
-        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3}",
+        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3},{:.5e},{:.5e},{:.5e},{:.3},{:.3},{},{:.3}",
         p.time * 1e3,
         p.axial_strain * 100.0,
         p.sigma_d * 1e-3,
@@ -378,6 +425,13 @@ pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
         p.spin[0],
         p.spin[1],
         p.membrane_tension[0],
-        p.membrane_tension[1]
+        p.membrane_tension[1],
+        p.rim_area[0],
+        p.rim_area[1],
+        p.mean_area,
+        p.cap_force[0],
+        p.cap_force[1],
+        p.face_vertices,
+        p.face_force
     )
 }
