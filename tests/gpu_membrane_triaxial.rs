@@ -62,13 +62,16 @@ fn gpu_run(
     (curve, states, walls, cell)
 }
 
-/// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps): every sphere's
-/// position within 1e-8 m (seen 3.5e-9 m), σ_d within 1e-3 σ_c (seen 6.1 Pa of σ_d = 94 kPa), ε
-/// within 1e-7 (seen 3e-12) and ε_v within 1e-6 (seen 5.4e-8, of ε_v = −3.2 %) at every sample;
-/// no grain escapes on either. Two GPU runs (32 steps per submission, and a rerun at 1) are bit-
-/// identical: states, walls and samples. The rims: each sliding rim vertex has its platen's z
-/// (hi, lo) and v_z bit for bit, and the top platen's area is `rim_area_of` its rim within 1e-5
-/// (relative; seen 1.2e-9). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
+/// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps; the cell's rims: the
+/// rim stop at the membrane's initial radius and the caps' faces): every sphere's position
+/// within 1e-8 m (seen 2.7e-9 m), σ_d within 1e-3 σ_c (seen 0.92 Pa of σ_d = 745 Pa), ε within
+/// 1e-7 (seen 4.6e-12) and ε_v within 1e-6 (seen 5.1e-8, of ε_v = −0.86 %) at every sample; no
+/// grain escapes on either. (With the rims sliding freely, before the stop: σ_d = 94.4 kPa,
+/// ε_v = −3.2 % at this ε; in this cell 3 grains wide the caps now hold the membrane's ends at
+/// 7.76 mm.) Two GPU runs (32 steps per submission, and a rerun at 1) are bit-identical:
+/// states, walls and samples. The rims: each rim vertex has its platen's z (hi, lo) and v_z bit
+/// for bit, and the top platen's area is `rim_area_of` its rim within 1e-5 (relative; seen
+/// 1.5e-8). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
 #[test]
 fn gpu_triaxial_cell_follows_the_cpu() {
     let ctx = gpu_for_tests();
