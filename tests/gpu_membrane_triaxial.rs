@@ -351,8 +351,16 @@ fn gpu_rims_follow_their_twin() {
         let wz = got_walls[w].point_hi[2] as f64 + got_walls[w].point_lo[2] as f64;
         // On the plane, or off it into the cell by the rounding of 300 drifts beside the wall's.
         let into = if w == 0 { xg[2] - wz } else { wz - xg[2] };
-        assert!((-1e-12..=1e-9).contains(&into), "face {i}: z {} vs the wall's {wz}", xg[2]);
-        assert!((g.vel[2] - got_walls[w].velocity[2]).abs() <= 1e-6, "face {i}: v_z {}", g.vel[2]);
+        assert!(
+            (-1e-12..=1e-9).contains(&into),
+            "face {i}: z {} vs the wall's {wz}",
+            xg[2]
+        );
+        assert!(
+            (g.vel[2] - got_walls[w].velocity[2]).abs() <= 1e-6,
+            "face {i}: v_z {}",
+            g.vel[2]
+        );
         assert_eq!(g.vel[..2], states[i].vel[..2], "face {i}: in-plane velocity");
     }
     println!("stopped and faces: device − twin ≤ {d_x:.3e} m, {d_v:.3e} m/s");

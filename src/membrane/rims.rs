@@ -306,7 +306,9 @@ pub fn face_vertex(st: &mut SphereState, wall: &PlaneWall) {
         return;
     }
     (st.pos_hi, st.pos_lo) = df3_split([0, 1, 2].map(|c| x[c] - s * n[c]));
-    let v_n: f64 = (0..3).map(|c| (st.vel[c] as f64 - wall.velocity[c] as f64) * n[c]).sum();
+    let v_n: f64 = (0..3)
+        .map(|c| (st.vel[c] as f64 - wall.velocity[c] as f64) * n[c])
+        .sum();
     if v_n < 0.0 {
         st.vel = [0, 1, 2].map(|c| (st.vel[c] as f64 - v_n * n[c]) as f32);
     }
