@@ -302,7 +302,7 @@ pub fn face_vertex(st: &mut SphereState, wall: &PlaneWall) {
     let (x, w) = (st.position(), wall_point(wall));
     let n = wall.normal.map(|c| c as f64);
     let s = (x[0] - w[0]) * n[0] + (x[1] - w[1]) * n[1] + (x[2] - w[2]) * n[2];
-    if !(s < 0.0) {
+    if s.is_nan() || s >= 0.0 {
         return;
     }
     (st.pos_hi, st.pos_lo) = df3_split([0, 1, 2].map(|c| x[c] - s * n[c]));
