@@ -16,13 +16,15 @@
 //! - **Rims** (`TriaxialCell::rims`, the twin pair `rims.rs` / `membrane_rims.wgsl`): the rim
 //!   vertices follow their platen in z and slide on it radially outward, but not inside the cap
 //!   radius R_cap (`rim_stop`, default the membrane's initial radius): the membrane sealed on end
-//!   caps of the sample's radius, as in a real cell. Without the stop (`rim_stop = None`) the
+//!   caps of the sample's radius, as in a real cell; with it the caps' faces keep every other
+//!   vertex between the platens (`rims::face_vertex`). Without the stop (`rim_stop = None`) the
 //!   rims slide freely and end under the corner grains; pinned at their initial radius while
 //!   the packing shrinks they leave a cone whose confining load σ_c π (R_rim² − R²) is pressed
 //!   onto the corner grains axially (the 12 N of the first hydrostatic attempt, docs/membrane.md).
 //! - **Platen stress**: the top platen is a servo (`WALL_SERVO`) on the sample's cross-section at
 //!   the top rim (`rim_area`: the rim polygon for patches, less the vertex radius for particles),
-//!   so σ_p and σ_c close the same bag; each platen's stress is its force over its own rim's
+//!   so σ_p and σ_c close the same bag (with the stop: the cap's cross-section, docs/membrane.md
+//!   "Validation 3" for why); each platen's stress is its force over its own rim's
 //!   area (the membrane's net pressure force is σ_c (A_top − A_bottom): a platen carries σ_c on
 //!   its own rim). During shearing the top platen moves at −v_p.
 //! - **Measures** (`TriaxialCell::sample`): ε = ln(h0/h); the sample's volume V from the volume
