@@ -1,7 +1,8 @@
 //! Runs the triaxial cell (issue 25): `membrane_triaxial hydro [MU_M] [HOLD_MS]` (the hydrostatic
 //! check), `membrane_triaxial pack CASE` (the packing only), `membrane_triaxial run CASE STRAIN
 //! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout), `membrane_triaxial diag STRAIN
-//! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING]] ...` (the probes of `membrane::diagnose`).
+//! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING[:free]]] ...` (the probes of
+//! `membrane::diagnose`; `free`: rims sliding freely, no rim stop).
 use softdem::membrane::cases::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
@@ -151,6 +152,7 @@ fn main() {
                     hold_ms: f[3].parse().unwrap(),
                     membrane_sigma_factor: f[4].parse().unwrap(),
                     spacing: f.get(6).map_or(0.0, |x| x.parse().unwrap()),
+                    free_rims: f.get(7) == Some(&"free"),
                     ..DiagOptions::row(strain)
                 };
                 let t1 = std::time::Instant::now();
@@ -185,7 +187,7 @@ fn main() {
             }
             let strain: f64 = arg(3, "0.03").parse().unwrap();
             let which = arg(4, "both");
-            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume");
+            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume,rim_area_bottom,rim_area_top");
             for (name, c) in [
                 ("patches", MembraneContact::Patches),
                 ("particles", MembraneContact::Particles),
@@ -210,14 +212,16 @@ fn main() {
                 );
                 for s in &r.curve {
                     println!(
-                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e}",
+                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e},{:.5e},{:.5e}",
                         s.axial_strain,
                         s.sigma_d,
                         s.volumetric_strain,
                         s.platen_stress[0],
                         s.platen_stress[1],
                         s.area,
-                        s.volume
+                        s.volume,
+                        s.rim_area[0],
+                        s.rim_area[1]
                     );
                 }
             }

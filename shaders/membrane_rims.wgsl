@@ -1,6 +1,7 @@
 // membrane_rims.wgsl: a membrane's rims on their platens after every step, twins of
 // src/membrane/rims.rs (same names, same order): hold_rims (one thread per rim vertex: pinned,
-// x = x₀ + (w − w₀); or sliding, z and v_z of the wall), then rim_servo_area (one thread: the
+// x = x₀ + (w − w₀); sliding, z and v_z of the wall; or stopped, sliding and then not inside
+// the cap radius R_cap from the wall's axis: the rim stop), then rim_servo_area (one thread: the
 // servo platen's area from its rim). Recorded after each step's closing kick by the GPU sphere
 // stepper (`GpuExtraForces::record_after_step`, src/membrane/gpu_rims.rs); both return while the
 // stepper's list is stale, so the step the host finishes after a rebuild runs them once.
@@ -11,9 +12,9 @@ struct RimPin {
     sphere: u32,
     wall: u32,
     mode: u32,
-    _pad0: u32,
+    wall_b: u32,
     offset_hi: vec3<f32>,
-    _pad1: f32,
+    cap_radius: f32,
     offset_lo: vec3<f32>,
     _pad2: f32,
 }
@@ -30,6 +31,8 @@ struct RimParams {
 }
 
 const RIM_PINNED: u32 = 0u;
+const RIM_STOPPED: u32 = 2u;
+const RIM_FACES: u32 = 3u;
 const RIM_NO_AREA: u32 = 0xffffffffu;
 const RIM_WG: u32 = 64u;
 const PI: f32 = 3.14159265358979;
@@ -66,6 +69,15 @@ fn hold_rims(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     let p = pins[k];
     let w = walls[p.wall];
     var s = spheres[p.sphere];
+    if (p.mode == RIM_FACES) {
+        // The caps' faces: written only when a face acts (no other pin holds this vertex).
+        let a = face_vertex(&s, w);
+        let b = face_vertex(&s, walls[p.wall_b]);
+        if (a || b) {
+            spheres[p.sphere] = s;
+        }
+        return;
+    }
     if (p.mode == RIM_PINNED) {
         // x₀ + (w − w₀) = w + (x₀ − w₀), the offset split on the host.
         for (var c = 0u; c < 3u; c++) {
@@ -80,8 +92,60 @@ fn hold_rims(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         s.pos_hi.z = w.point_hi.z;
         s.pos_lo.z = w.point_lo.z;
         s.vel.z = w.velocity.z;
+        if (p.mode == RIM_STOPPED) {
+            stop_vertex(&s, w, p.cap_radius);
+        }
     }
     spheres[p.sphere] = s;
+}
+
+// The rim stop (twin: rims::stop_vertex): inside R_cap from the wall's axis, the vertex is put on
+// the cap along its radius, x = w + R_cap d/ρ (d = x − w in f32 from double-f32 differences, the
+// offset in f32 added to the wall's double-f32 point), and an inward radial velocity removed.
+fn stop_vertex(s: ptr<function, SphereState>, w: PlaneWall, cap_radius: f32) {
+    let d = df3_sub((*s).pos_hi, (*s).pos_lo, w.point_hi, w.point_lo);
+    let rho = sqrt(opaque(opaque(d.x * d.x) + opaque(d.y * d.y)));
+    if (!(rho < cap_radius && rho > 0.0)) {
+        return;
+    }
+    let e = vec2<f32>(d.x / rho, d.y / rho);
+    let o = vec2<f32>(opaque(cap_radius * e.x), opaque(cap_radius * e.y));
+    let x = df_sum(w.point_hi.x, w.point_lo.x, o.x, 0.0);
+    let y = df_sum(w.point_hi.y, w.point_lo.y, o.y, 0.0);
+    (*s).pos_hi.x = x.x;
+    (*s).pos_lo.x = x.y;
+    (*s).pos_hi.y = y.x;
+    (*s).pos_lo.y = y.y;
+    let v_r = opaque(opaque((*s).vel.x * e.x) + opaque((*s).vel.y * e.y));
+    if (v_r < 0.0) {
+        (*s).vel.x = opaque((*s).vel.x - opaque(v_r * e.x));
+        (*s).vel.y = opaque((*s).vel.y - opaque(v_r * e.y));
+    }
+}
+
+// A cap's face (twin: rims::face_vertex): beyond the wall's plane the vertex is put on it,
+// x −= ((x − w)·n̂) n̂ (f32 distance, double-f32 position), and its velocity into the wall relative
+// to the wall's removed. Returns whether it acted.
+fn face_vertex(s: ptr<function, SphereState>, w: PlaneWall) -> bool {
+    let d = df3_sub((*s).pos_hi, (*s).pos_lo, w.point_hi, w.point_lo);
+    let n = w.normal;
+    let dist = opaque(opaque(opaque(d.x * n.x) + opaque(d.y * n.y)) + opaque(d.z * n.z));
+    if (!(dist < 0.0)) {
+        return false;
+    }
+    for (var c = 0u; c < 3u; c++) {
+        let x = df_sum((*s).pos_hi[c], (*s).pos_lo[c], -opaque(dist * n[c]), 0.0);
+        (*s).pos_hi[c] = x.x;
+        (*s).pos_lo[c] = x.y;
+    }
+    let u = (*s).vel - w.velocity;
+    let v_n = opaque(opaque(opaque(u.x * n.x) + opaque(u.y * n.y)) + opaque(u.z * n.z));
+    if (v_n < 0.0) {
+        for (var c = 0u; c < 3u; c++) {
+            (*s).vel[c] = opaque((*s).vel[c] - opaque(v_n * n[c]));
+        }
+    }
+    return true;
 }
 
 // The rim polygon's area as a fan from its first vertex (double-f32 differences, f32 sums);

@@ -62,13 +62,16 @@ fn gpu_run(
     (curve, states, walls, cell)
 }
 
-/// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps): every sphere's
-/// position within 1e-8 m (seen 3.5e-9 m), σ_d within 1e-3 σ_c (seen 6.1 Pa of σ_d = 94 kPa), ε
-/// within 1e-7 (seen 3e-12) and ε_v within 1e-6 (seen 5.4e-8, of ε_v = −3.2 %) at every sample;
-/// no grain escapes on either. Two GPU runs (32 steps per submission, and a rerun at 1) are bit-
-/// identical: states, walls and samples. The rims: each sliding rim vertex has its platen's z
-/// (hi, lo) and v_z bit for bit, and the top platen's area is `rim_area_of` its rim within 1e-5
-/// (relative; seen 1.2e-9). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
+/// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps; the cell's rims: the
+/// rim stop at the membrane's initial radius and the caps' faces): every sphere's position
+/// within 1e-8 m (seen 2.7e-9 m), σ_d within 1e-3 σ_c (seen 0.92 Pa of σ_d = 745 Pa), ε within
+/// 1e-7 (seen 4.6e-12) and ε_v within 1e-6 (seen 5.1e-8, of ε_v = −0.86 %) at every sample; no
+/// grain escapes on either. (With the rims sliding freely, before the stop: σ_d = 94.4 kPa,
+/// ε_v = −3.2 % at this ε; in this cell 3 grains wide the caps now hold the membrane's ends at
+/// 7.76 mm.) Two GPU runs (32 steps per submission, and a rerun at 1) are bit-identical:
+/// states, walls and samples. The rims: each rim vertex has its platen's z (hi, lo) and v_z bit
+/// for bit, and the top platen's area is `rim_area_of` its rim within 1e-5 (relative; seen
+/// 1.5e-8). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
 #[test]
 fn gpu_triaxial_cell_follows_the_cpu() {
     let ctx = gpu_for_tests();
@@ -152,16 +155,31 @@ fn gpu_triaxial_cell_follows_the_cpu() {
     assert!(rel <= 1e-5, "servo area {} vs {want}", walls[1].size);
 }
 
-/// The rim kernel's two rules against the twin on a moving pair of walls (no contact): pinned
+/// The rim kernel's three rules against the twin on a moving pair of walls (no contact): pinned
 /// vertices within 1e-14 m of x₀ + (w − w₀) evaluated in f64 (double-f32 on the device) with the
 /// wall's velocity and no spin, bit for bit in every other field; sliding vertices bit for bit;
 /// the servo area of a sliding particle rim within 1e-5 (relative). 300 steps, 32 a submission.
 /// (Seen: pinned 0 m, area 0: bit for bit on lavapipe.)
+///
+/// The rim stop (`RIM_STOPPED`, R_cap = 12.5 mm about each wall's axis; wall 1's axis moves
+/// sideways at 1 mm/s): eight vertices, four on each wall, two starting inside the cap (ρ = 12.0
+/// mm, moving in at 2 m/s) and two outside (13.0 mm, moving out at 2 m/s and along the rim at
+/// 0.5 m/s). Asserted against the CPU twin stepped alongside (`CpuSpheres` with `hold_rims`
+/// after each step): positions within 1e-8 m and in-plane velocities within 1e-6 m/s (f32 on the
+/// device, f64 in the twin; seen below), z, v_z and the spin bit for bit; and the law itself:
+/// on wall 0 the inside ones (purely radial) end on the cap (ρ = R_cap within 1e-8 m) at rest in
+/// the plane (1e-6 m/s); on wall 1 the inside ones, also moving along the rim at 0.5 m/s, were
+/// put on the cap and slid off it outward (ρ ≥ R_cap − 1e-8 m, no inward radial velocity, the
+/// tangential kept); the outside ones are untouched (their straight path within 1e-9 m). The
+/// caps' faces (`RIM_FACES`): a vertex below wall 0 and one above wall 1, moving out of the cell,
+/// end on their wall's plane (not beyond it by 1e-12 m, into the cell by ≤ 1e-9 m: their drift
+/// and the wall's round apart; seen 3e-11 m) with its v_z (1e-6 m/s, f32 on the device), their in-plane velocity kept, and follow the
+/// twin within the same bounds.
 #[test]
 fn gpu_rims_follow_their_twin() {
     let ctx = gpu_for_tests();
     let n = 12;
-    let states: Vec<SphereState> = (0..n)
+    let mut states: Vec<SphereState> = (0..n)
         .map(|i| {
             let a = i as f64 * std::f64::consts::TAU / n as f64;
             let z = if i % 2 == 0 { 0.0 } else { 0.02 };
@@ -175,6 +193,31 @@ fn gpu_rims_follow_their_twin() {
         PlaneWall::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.013], 0),
         PlaneWall::new([0.0, 0.0, 0.02], [0.0, 0.0, -1.0], [0.001, 0.0, -0.37], 0),
     ];
+    // The stopped vertices (spheres 12..20): k = 0..4 on wall 0, 4..8 on wall 1; even k start
+    // inside the cap (ρ = 12.0 mm) moving in at 2 m/s, odd k outside (13.0 mm) moving out.
+    let r_cap = 0.0125;
+    let stop_start: Vec<(f64, f64, f64)> = (0..8)
+        .map(|k| {
+            let a = 0.3 + k as f64 * std::f64::consts::TAU / 8.0;
+            let (rho, v_r) = if k % 2 == 0 { (0.0120, -2.0) } else { (0.0130, 2.0) };
+            (a, rho, v_r)
+        })
+        .collect();
+    for (k, &(a, rho, v_r)) in stop_start.iter().enumerate() {
+        let z = if k < 4 { 0.0 } else { 0.02 };
+        let (e, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
+        let mut s = SphereState::solid([rho * e[0], rho * e[1], z], 1e-3, 1000.0, 0);
+        let v_t = if k < 4 && k % 2 == 0 { 0.0 } else { 0.5 };
+        s.vel = [(v_r * e[0] + v_t * t[0]) as f32, (v_r * e[1] + v_t * t[1]) as f32, 0.03];
+        s.omega = [1.0, 2.0, 3.0];
+        states.push(s);
+    }
+    // The caps' faces (spheres 20, 21): one below wall 0 moving down, one above wall 1 moving up.
+    for (z, vz) in [(-0.5e-3, -0.2), (0.0205, 0.2)] {
+        let mut s = SphereState::solid([0.005, 0.006, z], 1e-3, 1000.0, 0);
+        s.vel = [0.1, -0.1, vz];
+        states.push(s);
+    }
     // No contact forces (the rims are the subject): every law a zero law.
     let mut laws = LawTable::hertz_mindlin(&[TABLE2_GRAIN]);
     for l in &mut laws.laws {
@@ -201,8 +244,10 @@ fn gpu_rims_follow_their_twin() {
             vertex_radius: 6.7e-4,
         }),
     );
+    let (stop0, stop1): (Vec<u32>, Vec<u32>) = ((12..16).collect(), (16..20).collect());
+    let stopped = Rims::on_platens(&[(0, &stop0), (1, &stop1)], Some(r_cap), None).with_faces(&[20, 21], 0, 1);
     let rims = Rims {
-        rims: [pinned.rims, sliding.rims].concat(),
+        rims: [pinned.rims, sliding.rims, stopped.rims].concat(),
         area: sliding.area,
     };
     let mut sys = GpuSpheres::new(&ctx, params, &states, &laws, &walls).unwrap();
@@ -218,7 +263,7 @@ fn gpu_rims_follow_their_twin() {
     let mut want_walls = got_walls.clone();
     rim_servo_area(&want, &mut want_walls, &rims);
     let mut d_pin = 0.0f64;
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+    for (i, (g, w)) in got.iter().zip(&want).enumerate().take(n) {
         if i % 2 == 0 {
             let (a, b) = (g.position(), w.position());
             d_pin = d_pin.max((0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max));
@@ -246,4 +291,79 @@ fn gpu_rims_follow_their_twin() {
         got_walls[1].size, want_walls[1].size
     );
     assert!(rel <= 1e-5, "servo area differs by {rel:e}");
+
+    // The rim stop against the CPU twin stepped alongside.
+    let mut cpu = softdem::spheres::cpu_stepper::CpuSpheres::new(params, states.clone(), laws.clone(), walls.clone());
+    for _ in 0..300 {
+        cpu.step();
+        hold_rims(&mut cpu.states, &cpu.walls, &rims);
+        rim_servo_area(&cpu.states, &mut cpu.walls, &rims);
+    }
+    let t = 300.0 * params.dt as f64;
+    let (mut d_x, mut d_v) = (0.0f64, 0.0f64);
+    for (k, &(_, rho0, v_r0)) in stop_start.iter().enumerate() {
+        let i = 12 + k;
+        let (g, c) = (&got[i], &cpu.states[i]);
+        let (xg, xc) = (g.position(), c.position());
+        d_x = d_x.max((0..2).map(|j| (xg[j] - xc[j]).abs()).fold(0.0, f64::max));
+        d_v = d_v.max((0..2).map(|j| (g.vel[j] - c.vel[j]).abs() as f64).fold(0.0, f64::max));
+        assert_eq!(
+            (g.pos_hi[2], g.pos_lo[2], g.vel[2], g.omega),
+            (c.pos_hi[2], c.pos_lo[2], c.vel[2], c.omega),
+            "stopped {i}: z, v_z, spin"
+        );
+        // The law, about the wall's axis now.
+        let wall = &got_walls[if k < 4 { 0 } else { 1 }];
+        let w = [
+            wall.point_hi[0] as f64 + wall.point_lo[0] as f64,
+            wall.point_hi[1] as f64 + wall.point_lo[1] as f64,
+        ];
+        let d = [xg[0] - w[0], xg[1] - w[1]];
+        let rho = d[0].hypot(d[1]);
+        let e = [d[0] / rho, d[1] / rho];
+        let v_r = g.vel[0] as f64 * e[0] + g.vel[1] as f64 * e[1];
+        let v_t = -g.vel[0] as f64 * e[1] + g.vel[1] as f64 * e[0];
+        if v_r0 < 0.0 && k < 4 {
+            assert!((rho - r_cap).abs() <= 1e-8, "stopped {i}: ρ = {rho:e}, R_cap {r_cap:e}");
+            assert!(v_r.abs().max(v_t.abs()) <= 1e-6, "stopped {i}: moving in the plane");
+        } else if v_r0 < 0.0 {
+            assert!(rho >= r_cap - 1e-8, "stopped {i}: inside the cap, ρ = {rho:e}");
+            assert!(v_r >= -1e-6, "stopped {i}: inward velocity {v_r:e} left");
+            assert!(v_t > 0.45, "stopped {i}: tangential velocity {v_t}");
+        } else {
+            // Untouched: the straight path (the sideways motion of wall 1 is not the vertex's).
+            let x0 = states[i].position();
+            let p = [0, 1].map(|j| x0[j] + states[i].vel[j] as f64 * t);
+            assert!(
+                (xg[0] - p[0]).abs().max((xg[1] - p[1]).abs()) <= 1e-9,
+                "free {i}: moved off its path"
+            );
+            assert!(rho > rho0, "free {i} moved outward");
+            assert_eq!(g.vel[..2], states[i].vel[..2], "free {i}: velocity changed");
+        }
+    }
+    // The faces: on their wall's plane, moving with it along the normal, the rest kept.
+    for (i, w) in [(20usize, 0usize), (21, 1)] {
+        let (g, c) = (&got[i], &cpu.states[i]);
+        let (xg, xc) = (g.position(), c.position());
+        d_x = d_x.max((0..3).map(|j| (xg[j] - xc[j]).abs()).fold(0.0, f64::max));
+        d_v = d_v.max((0..3).map(|j| (g.vel[j] - c.vel[j]).abs() as f64).fold(0.0, f64::max));
+        let wz = got_walls[w].point_hi[2] as f64 + got_walls[w].point_lo[2] as f64;
+        // On the plane, or off it into the cell by the rounding of 300 drifts beside the wall's.
+        let into = if w == 0 { xg[2] - wz } else { wz - xg[2] };
+        assert!(
+            (-1e-12..=1e-9).contains(&into),
+            "face {i}: z {} vs the wall's {wz}",
+            xg[2]
+        );
+        assert!(
+            (g.vel[2] - got_walls[w].velocity[2]).abs() <= 1e-6,
+            "face {i}: v_z {}",
+            g.vel[2]
+        );
+        assert_eq!(g.vel[..2], states[i].vel[..2], "face {i}: in-plane velocity");
+    }
+    println!("stopped and faces: device − twin ≤ {d_x:.3e} m, {d_v:.3e} m/s");
+    assert!(d_x <= 1e-8, "stopped vertices: device and twin differ by {d_x:e} m");
+    assert!(d_v <= 1e-6, "stopped vertices: device and twin differ by {d_v:e} m/s");
 }

@@ -376,7 +376,7 @@ pub struct Hydrostatic {
 /// (Table 2 radii 2.3–2.7 mm and friction 0.25, E softened to 4.6 GPa so Δt = 2 µs) grown in a
 /// rigid cylinder R = 12.5 mm × 25 mm (`triaxial::grow_packing`), wrapped in a Table 2 membrane
 /// of patches of side ≈ 4 mm with friction `membrane_friction` (Table 2: 1.2), rims sliding on
-/// the platens; σ_c ramped on the membrane and on the top platen (servo on the rim's area) over
+/// the platens (no rim stop: `hydrostatic_cell`); σ_c ramped on the membrane and on the top platen (servo on the rim's area) over
 /// 5 ms, held `hold_ms` ms.
 pub fn hydrostatic(sigma_c: f64, membrane_friction: f64, hold_ms: f64) -> Hydrostatic {
     let (cell, packing) = hydrostatic_cell(sigma_c, membrane_friction, hold_ms);
@@ -417,6 +417,10 @@ pub fn hydrostatic_cell(
     };
     let packing = grow_packing(&spec, 5e-5, 0.05 * sigma_c, 2000, 20_000);
     let mut cell = TriaxialCell::new(&spec, &packing, MembraneContact::Patches, 4e-3, 0.15e-3);
+    // Rims sliding freely, no rim stop: the check is that the membrane carries σ_c to the grains,
+    // and a cap held at the membrane's initial radius carries part of it on the end bands of
+    // this 5-grain-wide cell (with the stop: mean grain stress 96.3 kPa, docs/membrane.md).
+    cell.set_rim_stop(None);
     let ms = (1e-3 / spec.dt).round() as usize;
     cell.confine(5 * ms, (hold_ms * ms as f64) as usize, spec.height / (1e8 * 1e-3), 0.05);
     (cell, packing)

@@ -5,8 +5,8 @@
 //! stress by the virial of its contact forces, its net axial force), the membrane contacts, the
 //! kinetic energies and the platen's velocity. `diagnose_run` confines and shears one membrane
 //! with options (a longer hold, another platen velocity, the membrane's σ scaled) and probes
-//! the confinement's hold and the shearing. Findings: docs/membrane.md ("Why the curves differ
-//! at small strain").
+//! the confinement's hold and the shearing. Findings: docs/membrane.md ("Why the curves differed
+//! at small strain with freely sliding rims").
 
 use super::model::MembraneContact;
 use super::triaxial::{paper_cell, servo_gain, CellSpec, Packing, TriaxialCell};
@@ -56,6 +56,20 @@ pub struct Probe {
     /// The membrane's mean spring tension (N/m, > 0 stretched), hoop and axial: the edges'
     /// virial Σ k (ρ − ρ⁰) ρ (ρ̂·e)² over the membrane's area 2π r̄ h (r̄ its mean vertex radius).
     pub membrane_tension: [f64; 2],
+    /// The rims' areas (bottom, top; what σ_p divides by) and the mean cross-section V/h.
+    pub rim_area: [f64; 2],
+    pub mean_area: f64,
+    /// The rim stop's reaction (N, bottom and top cap): Σ over the rim vertices held on the cap
+    /// (ρ ≤ R_cap (1 + 1e-9)) of the inward radial part of their force at the last evaluation,
+    /// max(0, −F·ê_r): radial, so outside every platen force.
+    pub cap_force: [f64; 2],
+    /// The caps' faces: vertices off the rims lying on a platen's plane (within 1e-9 m) and the
+    /// sum of their force into it (N; the platen's reaction, not in its force).
+    pub face_vertices: usize,
+    pub face_force: f64,
+    /// Of `face_force`, what grains press onto those vertices (N; the z part of the grain–vertex
+    /// contact forces towards the platen, MSS_particle): grain load that bypasses the platen.
+    pub face_grain_force: f64,
 }
 
 fn dot3(a: [f32; 3], b: [f32; 3]) -> f64 {
@@ -97,6 +111,24 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             1
         }
     };
+    // Vertices off the rims on a cap's face (rims.rs): +1 bottom, −1 top.
+    let nv = m.params.n_vertices as usize;
+    let z_top = z0 + h;
+    let face: Vec<i8> = (0..nv)
+        .map(|v| {
+            let z = sp.states[first + v].position()[2];
+            if v < cell.bottom_rim.len() || v >= nv - cell.top_rim.len() {
+                0
+            } else if (z - z0).abs() <= 1e-9 {
+                1
+            } else if (z - z_top).abs() <= 1e-9 {
+                -1
+            } else {
+                0
+            }
+        })
+        .collect();
+    let mut face_grain_force = 0.0f64;
     let mut contacts = 0usize;
     let mut fn_sum = 0.0f64;
     let mut touching = vec![false; n];
@@ -121,6 +153,14 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             contacts += 1;
             fn_sum += o.f_n.abs() as f64;
             touching[i] = true;
+            // The vertex gets −f: towards the bottom face when f_z > 0, the top when f_z < 0.
+            if j - first < nv {
+                face_grain_force += match face[j - first] {
+                    1 => (o.force[2] as f64).max(0.0),
+                    -1 => (-o.force[2] as f64).max(0.0),
+                    _ => 0.0,
+                };
+            }
         }
     }
     // Platens.
@@ -210,7 +250,37 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         tension[1] += f * d[2] * d[2] / rho;
     }
     let area = 2.0 * std::f64::consts::PI * r_mean * h;
+    // The rim stop's and the faces' reactions (rims.rs).
+    let mut cap_force = [0.0f64; 2];
+    if let Some(r_cap) = cell.rim_stop {
+        for (k, rim) in [&cell.bottom_rim, &cell.top_rim].iter().enumerate() {
+            for &v in rim.iter() {
+                let i = first + v as usize;
+                let x = sp.states[i].position();
+                let rho = x[0].hypot(x[1]);
+                if rho <= r_cap * (1.0 + 1e-9) && rho > 0.0 {
+                    let f = sp.forces[i].force;
+                    let f_r = (f[0] as f64 * x[0] + f[1] as f64 * x[1]) / rho;
+                    cap_force[k] += (-f_r).max(0.0);
+                }
+            }
+        }
+    }
+    let (mut face_vertices, mut face_force) = (0usize, 0.0f64);
+    for (v, &k) in face.iter().enumerate() {
+        let f = sp.forces[first + v].force[2] as f64;
+        if k != 0 {
+            face_vertices += 1;
+            face_force += (-(k as f64) * f).max(0.0);
+        }
+    }
     Probe {
+        rim_area: s.rim_area,
+        mean_area: s.area,
+        cap_force,
+        face_vertices,
+        face_force,
+        face_grain_force,
         membrane_tension: tension.map(|t| t / area),
         spin: spin.map(|(s, c)| s / c.max(1) as f64),
         platen_force,
@@ -267,6 +337,9 @@ pub struct DiagOptions {
     /// Vertex spacing (m) of the membrane; 0: the paper's (`paper_cell`: 4.0 mm patches,
     /// 1.33 mm particles of radius 0.67 mm).
     pub spacing: f64,
+    /// Rims sliding freely (`TriaxialCell::set_rim_stop(None)`), as before the rim stop; false:
+    /// the row's cell (the stop at the membrane's initial radius).
+    pub free_rims: bool,
 }
 
 impl DiagOptions {
@@ -281,6 +354,7 @@ impl DiagOptions {
             hold_every_ms: 1.0,
             shear_every: 2.5e-4,
             spacing: 0.0,
+            free_rims: false,
         }
     }
 }
@@ -304,6 +378,9 @@ pub fn diagnose_run(
     } else {
         paper_cell(spec, packing, contact)
     };
+    if o.free_rims {
+        cell.set_rim_stop(None);
+    }
     let per_ms = (1e-3 / spec.dt).round() as usize;
     let (ramp, hold) = (
         (o.ramp_ms * per_ms as f64) as usize,
@@ -342,12 +419,13 @@ pub fn diagnose_run(
 pub const CSV_HEADER: &str = "run,phase,t_ms,eps,sigma_d,sigma_bottom,sigma_top,v_platen,sig_rr,sig_tt,sig_zz,\
 sig_r_membrane,fz_membrane_bottom,fz_membrane_middle,fz_membrane_top,f_platen_bottom,f_platen_top,\
 r_rim,r_ring1,r_corner_grains,contacts,grains_on_membrane,mean_fn,platen_contacts_bottom,\
-platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial";
+platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial,\
+rim_area_bottom,rim_area_top,mean_area,cap_force_bottom,cap_force_top,face_vertices,face_force,face_grain_force";
 
 /// One CSV line of a probe (kPa for stresses, mm for the height, µJ for energies).
 pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
     format!(
-        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3}",
+        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3},{:.5e},{:.5e},{:.5e},{:.3},{:.3},{},{:.3},{:.3}",
         p.time * 1e3,
         p.axial_strain * 100.0,
         p.sigma_d * 1e-3,
@@ -378,6 +456,14 @@ pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
         p.spin[0],
         p.spin[1],
         p.membrane_tension[0],
-        p.membrane_tension[1]
+        p.membrane_tension[1],
+        p.rim_area[0],
+        p.rim_area[1],
+        p.mean_area,
+        p.cap_force[0],
+        p.cap_force[1],
+        p.face_vertices,
+        p.face_force,
+        p.face_grain_force
     )
 }

@@ -1,8 +1,9 @@
 //! The triaxial cell (`triaxial::TriaxialCell`) on the GPU sphere stepper: the same packing,
 //! membrane, platens and protocol (confinement with the σ_c ramp and the servo top platen, then
 //! shearing by the top platen at −v_p), stepped by `GpuSpheres` with the membrane as its
-//! `GpuMembraneSource` and the sliding rims and the servo's rim area on the device (`gpu_rims`,
-//! `shaders/membrane_rims.wgsl`, the twins of `TriaxialCell::hold_rims` and its `rim_area`).
+//! `GpuMembraneSource` and the rims (sliding, with the rim stop) and the servo's rim area on the
+//! device (`gpu_rims`, `shaders/membrane_rims.wgsl`, the twin of `rims.rs` that `TriaxialCell::step`
+//! runs with the cell's `rims`).
 //!
 //! **One set of measures.** `host` is the CPU cell built from the same inputs and never stepped:
 //! `sync` copies the device state into it (spheres, walls, pair and wall results, the membrane's
@@ -20,7 +21,6 @@ use super::attach::set_sigma;
 use super::gpu_rims::GpuRims;
 use super::gpu_source::GpuMembraneSource;
 use super::model::MembraneContact;
-use super::rims::{Rims, ServoArea};
 use super::triaxial::{grow_packing, paper_cell, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample};
 use crate::gpu::context::GpuContext;
 use crate::spheres::extra_force::SharedGpuSource;
@@ -49,21 +49,14 @@ impl GpuTriaxialCell {
     }
 
     /// The GPU twin of a freshly built CPU cell: its spheres, laws, walls and membrane uploaded,
-    /// the sliding rims (bottom on wall 0, top on wall 1) and the top rim's area as the servo's.
+    /// the cell's rims (`TriaxialCell::rims`: bottom on wall 0, top on wall 1, the rim stop if
+    /// set) and the top rim's area as the servo's.
     pub fn from_host(ctx: &GpuContext, host: TriaxialCell) -> anyhow::Result<Self> {
         let cpu = &host.sys.spheres;
         let mut spheres = GpuSpheres::new(ctx, cpu.params, &cpu.states, &cpu.laws, &cpu.walls)?;
         let source = GpuMembraneSource::new(ctx, host.sys.membrane.clone())?;
         spheres.add_extra(ctx, Box::new(SharedGpuSource(RefCell::new(source))))?;
-        let to_spheres = |rim: &[u32]| -> Vec<u32> { rim.iter().map(|&v| host.sys.vertex_sphere(v) as u32).collect() };
-        let (bottom, top) = (to_spheres(&host.bottom_rim), to_spheres(&host.top_rim));
-        let area = ServoArea {
-            wall: 1,
-            rim: top.clone(),
-            contact: host.contact,
-            vertex_radius: host.vertex_radius,
-        };
-        let rims = Rims::sliding(&[(0, &bottom), (1, &top)], Some(area));
+        let rims = host.rims.clone();
         spheres.add_extra(ctx, Box::new(GpuRims::new(ctx, rims)?))?;
         Ok(GpuTriaxialCell {
             spheres,

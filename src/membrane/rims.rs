@@ -10,10 +10,30 @@
 //!   point (TwoSum of the hi parts, the lo parts added, renormalised): the same point to
 //!   ~2⁻⁴⁷ |x| (≤ 1e-14 m asserted in tests/gpu_membrane_triaxial.rs; bit for bit there, but
 //!   not guaranteed: the two roundings differ in general).
-//! - **Sliding** (the validation's triaxial cell, `TriaxialCell::hold_rims`): z and v_z of the
-//!   platen, free radially (x, y and the other velocity components kept). The reference
-//!   re-splits the f64 values, which gives back the wall's and the vertex's (hi, lo) pairs
-//!   (they are normalised: TwoSum results or splits); the kernel copies the pairs: bit for bit.
+//! - **Sliding**: z and v_z of the platen, free radially (x, y and the other velocity components
+//!   kept). The reference re-splits the f64 values, which gives back the wall's and the vertex's
+//!   (hi, lo) pairs (they are normalised: TwoSum results or splits); the kernel copies the pairs:
+//!   bit for bit.
+//! - **Stopped** (the validation's triaxial cell, `TriaxialCell::rims`): sliding, then the **rim
+//!   stop**, the membrane sealed on an end cap of radius R_cap: a vertex may move radially outward
+//!   but not inside R_cap from the wall's axis (the vertical line through the wall's point). A
+//!   hard constraint: a vertex at ρ < R_cap is put on the cap along its radius, x = w + R_cap d/ρ
+//!   (d = x − w in the plane), and an inward radial velocity is removed (v −= min(0, v·ê_r) ê_r;
+//!   the tangential and axial parts kept): no force law, no stiffness, deterministic. The cap's
+//!   reaction is radial only, so it never enters a platen's axial force; `diagnose::probe`
+//!   reports it as the inward radial force on the rim vertices held on the cap (`cap_force`).
+//!   The reference is f64; the kernel forms d in f32 from double-f32 differences, the offset
+//!   R_cap d/ρ in f32, and adds it to the wall's double-f32 point: on the cap within a few f32
+//!   ulps of |x| (test bound 1e-8 m; tests/gpu_membrane_triaxial.rs).
+//! - **Faces** (with the stop, every other vertex of the membrane): the end caps' faces, the two
+//!   walls `wall` and `wall_b`: a vertex beyond a wall's plane ((x − w)·n̂ < 0, n̂ into the cell)
+//!   is put on it, x −= ((x − w)·n̂) n̂, and its velocity into the wall relative to the wall's is
+//!   removed. The membrane's vertices have no contact law with rigid walls (docs/membrane.md); a
+//!   rim held at R_cap leaves a wedge between the platen and the corner grains into which σ_c
+//!   pushes the vertices of a fine membrane (MSS_particle, rings 1.15 mm apart) and, without
+//!   this, through the platen (run away in case 1 at 5 ms of the ramp). The reaction is the
+//!   platen's, not counted in its force (as the rims' axial one). Reference f64; the kernel
+//!   subtracts the f32 (x − w)·n̂ n̂ from the double-f32 position (within ~1e-7 of the step).
 //!
 //! **Servo area** (optional, `ServoArea`): the servo platen measures its stress over the sample's
 //! cross-section at its rim, which moves with a sliding rim: after the rims, the wall's `size`
@@ -31,6 +51,10 @@ use bytemuck::{Pod, Zeroable};
 pub const RIM_PINNED: u32 = 0;
 /// `RimPin::mode`: z and v_z of the wall, free radially.
 pub const RIM_SLIDING: u32 = 1;
+/// `RimPin::mode`: sliding, and not inside `RimPin::cap_radius` (the rim stop).
+pub const RIM_STOPPED: u32 = 2;
+/// `RimPin::mode`: not beyond the planes of `wall` and `wall_b` (the caps' faces).
+pub const RIM_FACES: u32 = 3;
 /// `RimParams::area_wall` without a servo area.
 pub const RIM_NO_AREA: u32 = u32::MAX;
 
@@ -41,12 +65,14 @@ pub struct RimPin {
     /// Sphere index of the vertex and the wall it follows.
     pub sphere: u32,
     pub wall: u32,
-    /// `RIM_PINNED` or `RIM_SLIDING`.
+    /// `RIM_PINNED`, `RIM_SLIDING`, `RIM_STOPPED` or `RIM_FACES`.
     pub mode: u32,
-    pub _pad0: u32,
-    /// Pinned: x₀ − w₀ as hi + lo (split from f64); zero when sliding.
+    /// Faces: the second wall; zero otherwise.
+    pub wall_b: u32,
+    /// Pinned: x₀ − w₀ as hi + lo (split from f64); zero otherwise.
     pub offset_hi: [f32; 3],
-    pub _pad1: f32,
+    /// Stopped: R_cap (m); zero otherwise.
+    pub cap_radius: f32,
     pub offset_lo: [f32; 3],
     pub _pad2: f32,
 }
@@ -77,6 +103,14 @@ pub enum RimRule {
         w0: [f64; 3],
     },
     Sliding,
+    /// Sliding, not inside `cap_radius` from the wall's axis (the rim stop).
+    Stopped {
+        cap_radius: f64,
+    },
+    /// Not beyond the plane of `wall` nor of `wall_b` (the end caps' faces).
+    Faces {
+        wall_b: u32,
+    },
 }
 
 /// One rim vertex: its sphere, the wall, the rule.
@@ -123,8 +157,15 @@ impl Rims {
         }
     }
 
-    /// Sliding rims (the triaxial cell): each (wall, spheres of its rim).
+    /// Sliding rims: each (wall, spheres of its rim).
     pub fn sliding(rims: &[(u32, &[u32])], area: Option<ServoArea>) -> Rims {
+        Rims::on_platens(rims, None, area)
+    }
+
+    /// Rims on their platens (the triaxial cell): sliding, with the rim stop at `cap_radius`
+    /// (`Stopped`) or without it (`Sliding`, `None`); each (wall, spheres of its rim).
+    pub fn on_platens(rims: &[(u32, &[u32])], cap_radius: Option<f64>, area: Option<ServoArea>) -> Rims {
+        let rule = cap_radius.map_or(RimRule::Sliding, |r| RimRule::Stopped { cap_radius: r });
         Rims {
             rims: rims
                 .iter()
@@ -132,7 +173,7 @@ impl Rims {
                     ss.iter().map(move |&s| Rim {
                         sphere: s,
                         wall: w,
-                        rule: RimRule::Sliding,
+                        rule,
                     })
                 })
                 .collect(),
@@ -140,21 +181,39 @@ impl Rims {
         }
     }
 
+    /// The faces of walls `a` and `b` for the vertices `spheres` (appended after the rims).
+    pub fn with_faces(mut self, spheres: &[u32], a: u32, b: u32) -> Rims {
+        self.rims.extend(spheres.iter().map(|&s| Rim {
+            sphere: s,
+            wall: a,
+            rule: RimRule::Faces { wall_b: b },
+        }));
+        self
+    }
+
     /// The kernel's records (the offsets split from f64).
     pub fn records(&self) -> Vec<RimPin> {
         self.rims
             .iter()
             .map(|r| {
-                let (mode, d) = match r.rule {
-                    RimRule::Pinned { x0, w0 } => (RIM_PINNED, [0, 1, 2].map(|c| x0[c] - w0[c])),
-                    RimRule::Sliding => (RIM_SLIDING, [0.0; 3]),
+                let (mode, d, cap) = match r.rule {
+                    RimRule::Pinned { x0, w0 } => (RIM_PINNED, [0, 1, 2].map(|c| x0[c] - w0[c]), 0.0),
+                    RimRule::Sliding => (RIM_SLIDING, [0.0; 3], 0.0),
+                    RimRule::Stopped { cap_radius } => (RIM_STOPPED, [0.0; 3], cap_radius),
+                    RimRule::Faces { .. } => (RIM_FACES, [0.0; 3], 0.0),
+                };
+                let wall_b = match r.rule {
+                    RimRule::Faces { wall_b } => wall_b,
+                    _ => 0,
                 };
                 let (offset_hi, offset_lo) = df3_split(d);
                 RimPin {
                     sphere: r.sphere,
                     wall: r.wall,
                     mode,
+                    wall_b,
                     offset_hi,
+                    cap_radius: cap as f32,
                     offset_lo,
                     ..Default::default()
                 }
@@ -188,6 +247,14 @@ pub fn hold_rims(states: &mut [SphereState], walls: &[PlaneWall], rims: &Rims) {
         match r.rule {
             RimRule::Pinned { x0, w0 } => pin_vertex(st, x0, w0, wall),
             RimRule::Sliding => slide_vertex(st, wall),
+            RimRule::Stopped { cap_radius } => {
+                slide_vertex(st, wall);
+                stop_vertex(st, wall, cap_radius);
+            }
+            RimRule::Faces { wall_b } => {
+                face_vertex(st, wall);
+                face_vertex(st, &walls[wall_b as usize]);
+            }
         }
     }
 }
@@ -209,6 +276,44 @@ pub fn slide_vertex(st: &mut SphereState, wall: &PlaneWall) {
     st.vel[2] = wall.velocity[2];
 }
 
+/// The rim stop (module doc): a vertex inside `cap_radius` from the wall's axis is put on the
+/// cap along its radius and loses its inward radial velocity; z and v_z untouched.
+pub fn stop_vertex(st: &mut SphereState, wall: &PlaneWall, cap_radius: f64) {
+    let (x, w) = (st.position(), wall_point(wall));
+    let d = [x[0] - w[0], x[1] - w[1]];
+    let rho = d[0].hypot(d[1]);
+    if !(rho < cap_radius && rho > 0.0) {
+        return;
+    }
+    let e = [d[0] / rho, d[1] / rho];
+    let (hi, lo) = df3_split([w[0] + cap_radius * e[0], w[1] + cap_radius * e[1], 0.0]);
+    st.pos_hi[..2].copy_from_slice(&hi[..2]);
+    st.pos_lo[..2].copy_from_slice(&lo[..2]);
+    let v_r = st.vel[0] as f64 * e[0] + st.vel[1] as f64 * e[1];
+    if v_r < 0.0 {
+        st.vel[0] = (st.vel[0] as f64 - v_r * e[0]) as f32;
+        st.vel[1] = (st.vel[1] as f64 - v_r * e[1]) as f32;
+    }
+}
+
+/// A cap's face (module doc): a vertex beyond the wall's plane is put on it and loses its
+/// velocity into the wall (relative to the wall's).
+pub fn face_vertex(st: &mut SphereState, wall: &PlaneWall) {
+    let (x, w) = (st.position(), wall_point(wall));
+    let n = wall.normal.map(|c| c as f64);
+    let s = (x[0] - w[0]) * n[0] + (x[1] - w[1]) * n[1] + (x[2] - w[2]) * n[2];
+    if s.is_nan() || s >= 0.0 {
+        return;
+    }
+    (st.pos_hi, st.pos_lo) = df3_split([0, 1, 2].map(|c| x[c] - s * n[c]));
+    let v_n: f64 = (0..3)
+        .map(|c| (st.vel[c] as f64 - wall.velocity[c] as f64) * n[c])
+        .sum();
+    if v_n < 0.0 {
+        st.vel = [0, 1, 2].map(|c| (st.vel[c] as f64 - v_n * n[c]) as f32);
+    }
+}
+
 /// The servo wall's area from its rim (module doc); nothing without a `ServoArea`.
 pub fn rim_servo_area(states: &[SphereState], walls: &mut [PlaneWall], rims: &Rims) {
     let Some(a) = &rims.area else {
@@ -216,4 +321,111 @@ pub fn rim_servo_area(states: &[SphereState], walls: &mut [PlaneWall], rims: &Ri
     };
     let x: Vec<[f64; 3]> = a.rim.iter().map(|&s| states[s as usize].position()).collect();
     walls[a.wall as usize].size = super::triaxial::rim_area_of(&x, a.contact, a.vertex_radius) as f32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vertex(x: [f64; 3], vel: [f32; 3]) -> SphereState {
+        let mut s = SphereState::solid(x, 1e-4, 1000.0, 0);
+        s.vel = vel;
+        s.omega = [1.0, 2.0, 3.0];
+        s
+    }
+
+    /// A platen at z = 7 mm, its axis through (1, −2) mm, moving at (0, 0, 0.05) m/s.
+    fn platen() -> PlaneWall {
+        PlaneWall::new([1e-3, -2e-3, 7e-3], [0.0, 0.0, -1.0], [0.0, 0.0, 0.05], 0)
+    }
+
+    /// A vertex inside the cap (ρ = 20 mm < R_cap = 25 mm, moving inward and along the rim): put
+    /// on the cap along its radius (ρ = R_cap to 1e-15 m, same azimuth), its inward radial
+    /// velocity removed, the tangential part, z = the platen's and v_z = the platen's kept.
+    #[test]
+    fn the_stop_puts_a_vertex_inside_the_cap_on_it() {
+        let w = platen();
+        let (c, r_cap) = ([1e-3, -2e-3], 25e-3);
+        let phi = 0.7f64;
+        let e = [phi.cos(), phi.sin()];
+        let t = [-e[1], e[0]];
+        // v = −0.3 ê_r + 0.2 ê_θ, v_z 0.01.
+        let v = [
+            (-0.3 * e[0] + 0.2 * t[0]) as f32,
+            (-0.3 * e[1] + 0.2 * t[1]) as f32,
+            0.01,
+        ];
+        let mut s = vertex([c[0] + 0.02 * e[0], c[1] + 0.02 * e[1], 3e-3], v);
+        let rims = Rims::on_platens(&[(0, &[0])], Some(r_cap), None);
+        hold_rims(std::slice::from_mut(&mut s), &[w], &rims);
+        let x = s.position();
+        let (dx, dy) = (x[0] - c[0], x[1] - c[1]);
+        assert!((dx.hypot(dy) - r_cap).abs() < 1e-15, "ρ = {}", dx.hypot(dy));
+        assert!((dy.atan2(dx) - phi).abs() < 1e-12, "azimuth moved");
+        assert_eq!(
+            (s.pos_hi[2], s.pos_lo[2], s.vel[2]),
+            (w.point_hi[2], w.point_lo[2], 0.05)
+        );
+        let v_r = s.vel[0] as f64 * e[0] + s.vel[1] as f64 * e[1];
+        let v_t = s.vel[0] as f64 * t[0] + s.vel[1] as f64 * t[1];
+        assert!(v_r.abs() < 1e-7, "inward velocity left: {v_r}");
+        assert!((v_t - 0.2).abs() < 1e-7, "tangential velocity {v_t}");
+        assert_eq!(s.omega, [1.0, 2.0, 3.0], "the stop does not touch the spin");
+    }
+
+    /// Outside the cap the stop does nothing (it slides: only z and v_z change); inside it, an
+    /// outward radial velocity is kept (the vertex may leave the cap outward).
+    #[test]
+    fn the_stop_lets_a_vertex_move_outward() {
+        let w = platen();
+        let r_cap = 25e-3;
+        let rims = Rims::on_platens(&[(0, &[0, 1])], Some(r_cap), None);
+        let out = vertex([1e-3 + 0.026, -2e-3, 3e-3], [-0.5, 0.1, 0.0]);
+        let inside = vertex([1e-3 + 0.024, -2e-3, 3e-3], [0.5, 0.1, 0.0]);
+        let mut states = [out, inside];
+        hold_rims(&mut states, &[w], &rims);
+        let mut slid = out;
+        slide_vertex(&mut slid, &w);
+        assert_eq!(
+            bytemuck::bytes_of(&states[0]),
+            bytemuck::bytes_of(&slid),
+            "outside the cap: sliding only"
+        );
+        assert_eq!(states[1].vel[..2], [0.5, 0.1], "an outward velocity is kept");
+        assert!((states[1].position()[0] - (1e-3 + r_cap)).abs() < 1e-15);
+    }
+
+    /// A vertex below the bottom face (moving down) is put on it with the wall's normal velocity;
+    /// one between the faces is untouched; one above the top face (moving up) is put on it.
+    #[test]
+    fn faces_keep_vertices_between_the_platens() {
+        let bottom = PlaneWall::new([0.0, 0.0, 1e-3], [0.0, 0.0, 1.0], [0.0, 0.0, 0.01], 0);
+        let top = PlaneWall::new([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], [0.0, 0.0, -0.05], 0);
+        let a = vertex([0.02, 0.0, 0.5e-3], [0.1, 0.2, -0.3]);
+        let b = vertex([0.02, 0.0, 0.05], [0.1, 0.2, -0.3]);
+        let c = vertex([0.0, 0.021, 0.1003], [0.1, 0.2, 0.3]);
+        let mut states = [a, b, c];
+        let rims = Rims::default().with_faces(&[0, 1, 2], 0, 1);
+        hold_rims(&mut states, &[bottom, top], &rims);
+        assert!((states[0].position()[2] - 1e-3).abs() < 1e-15);
+        assert_eq!(states[0].vel, [0.1, 0.2, 0.01]);
+        assert_eq!(bytemuck::bytes_of(&states[1]), bytemuck::bytes_of(&b));
+        assert!((states[2].position()[2] - 0.1).abs() < 1e-15);
+        assert_eq!(states[2].vel, [0.1, 0.2, -0.05]);
+        assert_eq!(states[0].position()[..2], a.position()[..2]);
+    }
+
+    /// Without a cap radius `on_platens` is the sliding rule; the records carry the mode and R_cap.
+    #[test]
+    fn records_carry_the_cap() {
+        let a = Rims::on_platens(&[(1, &[4, 5])], None, None);
+        assert_eq!(a, Rims::sliding(&[(1, &[4, 5])], None));
+        let b = Rims::on_platens(&[(1, &[4, 5])], Some(0.025), None);
+        let r = b.records();
+        assert_eq!(
+            (r[1].sphere, r[1].wall, r[1].mode, r[1].cap_radius),
+            (5, 1, RIM_STOPPED, 0.025f32)
+        );
+        assert_eq!(a.records()[0].mode, RIM_SLIDING);
+    }
 }

@@ -13,14 +13,18 @@
 //!   the grains meet it: patches, R/cos(π/n) (the flat patches of a ring of n vertices are at
 //!   least R cos(π/n) from the axis); particles, R + r_v (vertex centres, the vertex spheres'
 //!   inner surface at R). The same packing goes into both membranes.
-//! - **Rims**: the rim vertices follow their platen in z and slide on it radially (`hold_rims`):
-//!   a rim pinned at its initial radius while the packing shrinks leaves a cone whose
-//!   confining load σ_c π (R_rim² − R²) is pressed onto the corner grains axially by the tilted
-//!   patches (the 12 N of the first hydrostatic attempt, docs/membrane.md). A real cell's
-//!   membrane is sealed to end caps of the sample's own radius: no cone.
+//! - **Rims** (`TriaxialCell::rims`, the twin pair `rims.rs` / `membrane_rims.wgsl`): the rim
+//!   vertices follow their platen in z and slide on it radially outward, but not inside the cap
+//!   radius R_cap (`rim_stop`, default the membrane's initial radius): the membrane sealed on end
+//!   caps of the sample's radius, as in a real cell; with it the caps' faces keep every other
+//!   vertex between the platens (`rims::face_vertex`). Without the stop (`rim_stop = None`) the
+//!   rims slide freely and end under the corner grains; pinned at their initial radius while
+//!   the packing shrinks they leave a cone whose confining load σ_c π (R_rim² − R²) is pressed
+//!   onto the corner grains axially (the 12 N of the first hydrostatic attempt, docs/membrane.md).
 //! - **Platen stress**: the top platen is a servo (`WALL_SERVO`) on the sample's cross-section at
 //!   the top rim (`rim_area`: the rim polygon for patches, less the vertex radius for particles),
-//!   so σ_p and σ_c close the same bag; each platen's stress is its force over its own rim's
+//!   so σ_p and σ_c close the same bag (with the stop: the cap's cross-section, docs/membrane.md
+//!   "Validation 3" for why); each platen's stress is its force over its own rim's
 //!   area (the membrane's net pressure force is σ_c (A_top − A_bottom): a platen carries σ_c on
 //!   its own rim). During shearing the top platen moves at −v_p.
 //! - **Measures** (`TriaxialCell::sample`): ε = ln(h0/h); the sample's volume V from the volume
@@ -31,12 +35,13 @@
 use super::cases::{table2_membrane, TABLE2_GRAIN};
 use super::mesh::MembraneMesh;
 use super::model::MembraneContact;
+use super::rims::{hold_rims, rim_servo_area, Rims, ServoArea};
 use super::system::MembraneSpheres;
 use crate::laws::vec3::dot;
 use crate::spheres::contact::sphere_pair_geometry;
 use crate::spheres::cpu_stepper::CpuSpheres;
 use crate::spheres::pair_law::{LawTable, SphereMaterial};
-use crate::spheres::precision::{df3_split, df3_value};
+use crate::spheres::precision::df3_value;
 use crate::spheres::wall::wall_geometry;
 use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE};
 use std::f64::consts::PI;
@@ -294,6 +299,8 @@ pub struct TriaxialSample {
     /// (`rim_area`: where the membrane meets the platen, the servo's area), σ_p their mean, σ_d.
     pub area: f64,
     pub platen_stress: [f64; 2],
+    /// The rims' areas (bottom, top; `rim_area`) the platen stresses divide by.
+    pub rim_area: [f64; 2],
     pub sigma_p: f64,
     pub sigma_d: f64,
     /// The grains' mean stress (Love–Weber on V; patches only, else 0).
@@ -315,6 +322,12 @@ pub struct TriaxialCell {
     pub h0: f64,
     pub v0: f64,
     pub shear_damping: f64,
+    /// The rim stop's cap radius R_cap (the cell's key: `new` sets the membrane's initial radius;
+    /// `None`: rims sliding freely). Change it with `set_rim_stop`.
+    pub rim_stop: Option<f64>,
+    /// The rims on their platens (bottom on wall 0, top on wall 1) and the servo's area from the
+    /// top rim: what `step` applies, and the GPU cell's rim kernel (`gpu_triaxial`).
+    pub rims: Rims,
 }
 
 impl TriaxialCell {
@@ -354,7 +367,7 @@ impl TriaxialCell {
             &membrane,
         );
         let nv = sys.membrane.params.n_vertices;
-        TriaxialCell {
+        let mut cell = TriaxialCell {
             n_grains: packing.grains.len(),
             contact,
             vertex_radius,
@@ -365,6 +378,34 @@ impl TriaxialCell {
             v0: 0.0,
             shear_damping: spec.shear_damping,
             sys,
+            rim_stop: Some(radius),
+            rims: Rims::default(),
+        };
+        cell.set_rim_stop(Some(radius));
+        cell
+    }
+
+    /// The rim stop at cap radius `r_cap`, with the caps' faces for every other vertex (`None`:
+    /// rims sliding freely, no faces); rebuilds `rims`.
+    pub fn set_rim_stop(&mut self, r_cap: Option<f64>) {
+        self.rim_stop = r_cap;
+        let to_spheres = |rim: &[u32]| -> Vec<u32> { rim.iter().map(|&v| self.sys.vertex_sphere(v) as u32).collect() };
+        let (bottom, top) = (to_spheres(&self.bottom_rim), to_spheres(&self.top_rim));
+        let area = ServoArea {
+            wall: 1,
+            rim: top.clone(),
+            contact: self.contact,
+            vertex_radius: self.vertex_radius,
+        };
+        self.rims = Rims::on_platens(&[(0, &bottom), (1, &top)], r_cap, Some(area));
+        if r_cap.is_some() {
+            // The caps' faces for every other vertex (rims.rs: the wedge at the held rim).
+            let rim_rows = self.bottom_rim.len() as u32;
+            let nv = self.sys.membrane.params.n_vertices;
+            let others: Vec<u32> = (rim_rows..nv - self.top_rim.len() as u32)
+                .map(|v| self.sys.vertex_sphere(v) as u32)
+                .collect();
+            self.rims = std::mem::take(&mut self.rims).with_faces(&others, 0, 1);
         }
     }
 
@@ -377,21 +418,6 @@ impl TriaxialCell {
         df3_value(wl.point_hi, wl.point_lo)[2]
     }
 
-    /// The rim vertices on their platens (z and v_z of the platen; free radially).
-    fn hold_rims(&mut self) {
-        for (w, rim) in [(0usize, &self.bottom_rim), (1, &self.top_rim)] {
-            let z = self.platen_z(w);
-            let vz = self.sys.spheres.walls[w].velocity[2];
-            for &v in rim {
-                let s = self.sys.vertex_sphere(v);
-                let x = self.sys.spheres.states[s].position();
-                let st = &mut self.sys.spheres.states[s];
-                (st.pos_hi, st.pos_lo) = df3_split([x[0], x[1], z]);
-                st.vel[2] = vz;
-            }
-        }
-    }
-
     /// The sample's cross-section at a platen: the polygon of its rim (patches), or the circle
     /// inside the vertex particles (particles).
     pub fn rim_area(&self, rim: &[u32]) -> f64 {
@@ -402,12 +428,13 @@ impl TriaxialCell {
         rim_area_of(&x, self.contact, self.vertex_radius)
     }
 
-    /// One step: the membrane system, the rims on their platens, the servo's area.
+    /// One step: the membrane system, the rims on their platens (`rims::hold_rims`: sliding,
+    /// with the stop), the servo's area from the top rim (`rims::rim_servo_area`).
     pub fn step(&mut self) {
         self.sys.step();
-        self.hold_rims();
-        let a = self.rim_area(&self.top_rim);
-        self.sys.spheres.walls[1].size = a as f32;
+        let sp = &mut self.sys.spheres;
+        hold_rims(&mut sp.states, &sp.walls, &self.rims);
+        rim_servo_area(&sp.states, &mut sp.walls, &self.rims);
     }
 
     /// Ramps σ_c on the membrane and the top platen's servo target linearly from 0 over `ramp`
@@ -494,9 +521,10 @@ impl TriaxialCell {
         let (h, v) = (self.height(), self.volume());
         let area = v / h;
         let w = &self.sys.spheres.walls;
+        let rim_area = [self.rim_area(&self.bottom_rim), self.rim_area(&self.top_rim)];
         let platen_stress = [
-            -(w[0].force[2] as f64) / self.rim_area(&self.bottom_rim),
-            w[1].force[2] as f64 / self.rim_area(&self.top_rim),
+            -(w[0].force[2] as f64) / rim_area[0],
+            w[1].force[2] as f64 / rim_area[1],
         ];
         let sigma_p = 0.5 * (platen_stress[0] + platen_stress[1]);
         let mean_stress = if self.contact == MembraneContact::Patches {
@@ -512,6 +540,7 @@ impl TriaxialCell {
             volumetric_strain: if self.v0 > 0.0 { (self.v0 - v) / self.v0 } else { 0.0 },
             area,
             platen_stress,
+            rim_area,
             sigma_p,
             sigma_d: sigma_p - self.sigma_c,
             mean_stress,

@@ -1,7 +1,7 @@
 //! Row `membrane_hydrostatic` (issue 25, validation 2): a random packing (110 grains, Table 2
 //! radii and friction, E softened to 4.6 GPa) grown in a rigid cylinder 12.5 × 25 mm and
-//! compacted at σ_c, wrapped in a Table 2 membrane of 4 mm patches whose rims slide on the
-//! platens, σ_c = 100 kPa ramped on the membrane and on the top platen (servo on its rim's area)
+//! compacted at σ_c, wrapped in a Table 2 membrane of 4 mm patches whose rims slide freely on
+//! the platens (no rim stop: `cases::hydrostatic_cell`), σ_c = 100 kPa ramped on the membrane and on the top platen (servo on its rim's area)
 //! over 5 ms and held 40 ms (`membrane::cases::hydrostatic`).
 //!
 //! Asserted, for a frictionless membrane (the clean experiment: nothing but the pressure law, the
