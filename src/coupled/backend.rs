@@ -7,7 +7,7 @@ use super::layout::{CellRec, CoupleParams, SegSlot};
 use crate::backend::Backend;
 use crate::broad_phase::pool::SlotPool;
 use crate::modal::cpu::Dynamic;
-use crate::modal::layout::{ModalSlot, ModalState};
+use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
 use crate::modal::stepper::Packed;
 
 /// Static data of the coupling passes (both backends).
@@ -41,6 +41,8 @@ pub trait CoupledBackend {
     fn slots(&mut self) -> anyhow::Result<CoupledSlots>;
     /// Gravity on SPD nodes and on the modal bodies' rigid part from now on.
     fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
+    /// The `[[modal.walls]]` from now on (a stage's velocity, p0 rebased: `engine::modal::walls_under`).
+    fn set_modal_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()>;
     /// The modal read-write arrays (checkpoints).
     fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic>;
     /// Restores `modal_dynamic` of a backend of the same scene.

@@ -348,6 +348,11 @@ impl CoupledBackend for CpuCoupled {
         self.cs.params.gravity = g;
         Ok(())
     }
+    fn set_modal_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
+        anyhow::ensure!(walls.len() == self.sc.walls.len(), "modal wall count changed");
+        self.sc.walls = walls.to_vec();
+        Ok(())
+    }
     fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic> {
         Ok(self.dy.clone())
     }

@@ -262,6 +262,12 @@ impl CoupledBackend for GpuCoupled {
             .write_buffer(&self.cparams, 0, bytemuck::bytes_of(&self.cs.params));
         Ok(())
     }
+    fn set_modal_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
+        anyhow::ensure!(walls.len() == self.sc.walls.len(), "modal wall count changed");
+        self.sc.walls = walls.to_vec();
+        self.modal.walls.write(&self.ctx, walls);
+        Ok(())
+    }
     fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic> {
         Ok(self.modal.dynamic(&self.ctx))
     }

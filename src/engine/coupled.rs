@@ -2,9 +2,13 @@
 //! CPU twin or the GPU). The driver's forces and wall velocities act on the SPD side as for SPD
 //! cells alone (`spd::SpdControls`); gravity is the steppers' own (`SimParams::gravity` on SPD
 //! nodes, `CoupleParams::gravity` on the modal bodies' rigid part), replaced when a stage changes
-//! it. The measures are the SPD ones; the modal bodies are observed through `modal_states`.
+//! it. A stage's wall is an SPD wall (its nodes move) or a `[[modal.walls]]` wall (id tagged by
+//! `scenario::coupled::MODAL_WALL`), which moves as in a modal-only run (`engine::modal`: p0 + v t,
+//! p0 rebased when v changes; the others keep the file's velocity). The measures are the SPD
+//! ones plus the modal walls' (point, force); the modal bodies are observed through
+//! `modal_states`.
 
-use super::modal::{get_dynamic, get_pool, put_dynamic};
+use super::modal::{get_dynamic, get_pool, put_dynamic, wall_measure, wall_time, walls_under};
 use super::spd::{SpdControls, SpdKind};
 use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
@@ -12,9 +16,10 @@ use crate::broad_phase::pool::SlotPool;
 use crate::coupled::broad_phase::CoupleLists;
 use crate::coupled::layout::SegSlot;
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
-use crate::modal::layout::{ModalSlot, ModalState};
+use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
 use crate::model::LinkState;
 use crate::output::modal::{Outline, OutlineSource};
+use crate::scenario::coupled::modal_wall;
 use crate::scenario::Built;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -31,6 +36,8 @@ pub struct CoupledKind<B: CoupledBackend> {
     gravity: [f32; 2],
     /// Whether every mode of each modal body keeps the centre of mass (gravity is exact then).
     keeps_centre: Vec<bool>,
+    /// The `[[modal.walls]]` as the file gives them (velocities outside of stages).
+    base_walls: Vec<ModalWallRec>,
 }
 
 impl<B: CoupledBackend + 'static> CoupledKind<B> {
@@ -43,6 +50,7 @@ impl<B: CoupledBackend + 'static> CoupledKind<B> {
         keeps_centre: Vec<bool>,
     ) -> CoupledKind<B> {
         CoupledKind {
+            base_walls: run.backend.packed().walls.clone(),
             run: Rc::new(RefCell::new(run)),
             bc,
             name,
@@ -80,16 +88,45 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             self.run.borrow_mut().backend.set_gravity(g)?;
             self.gravity = g;
         }
+        // The stage's wall: a modal wall, or an SPD wall (the SPD controls').
+        let modal = c.wall.and_then(|(id, v)| modal_wall(id).map(|i| (i as u32, v)));
         // Gravity is the steppers' here, not a boundary force.
         let spd = Controls {
             gravity: [0.0; 3],
+            wall: if modal.is_some() { None } else { c.wall },
             ..c.clone()
         };
         let bc = self.bc.boundary_conditions(&spd);
-        self.run.borrow_mut().backend.spd().set_boundary_conditions(&bc)
+        let mut run = self.run.borrow_mut();
+        run.backend.spd().set_boundary_conditions(&bc)?;
+        // The modal walls as in a modal-only run (the clock is the step count here too).
+        let t = wall_time(run.backend.packed(), run.backend.steps_done() as u32);
+        let current = &run.backend.packed().walls;
+        let only = Controls {
+            wall: modal,
+            ..Default::default()
+        };
+        let walls = walls_under(current, &self.base_walls, &only, t);
+        if &walls != current {
+            run.backend.set_modal_walls(&walls)?;
+        }
+        Ok(())
     }
     fn sample(&mut self, built: &Built) -> anyhow::Result<Sample> {
-        SpdKind::sample_spd(self.run.borrow_mut().backend.spd(), built)
+        let mut run = self.run.borrow_mut();
+        let mut s = SpdKind::sample_spd(run.backend.spd(), built)?;
+        if !self.base_walls.is_empty() {
+            // The modal walls' places in the measures (NaN from `measure::measure`).
+            let wf = run.backend.modal_wall_forces()?;
+            let p = run.backend.packed();
+            let t = wall_time(p, run.backend.steps_done() as u32);
+            for ((_, id), m) in built.geometry.walls.iter().zip(&mut s.measures.walls) {
+                if let Some(i) = modal_wall(*id) {
+                    *m = wall_measure(&p.walls[i], wf[i], t);
+                }
+            }
+        }
+        Ok(s)
     }
     fn describe_point(&self, i: u32) -> String {
         self.bc.describe_node(i)
@@ -113,6 +150,12 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             .array(&run.modal_at_rebuild)
             .array(&run.spd_at_rebuild)
             .u64(run.rebuilds as u64);
+        // The modal walls as stages left them, when the scene has any (so that checkpoints of
+        // scenes without them keep their layout).
+        let walls = &run.backend.packed().walls;
+        if !walls.is_empty() {
+            out.array(walls);
+        }
         Ok(SavedState { kind: out.0, ..spd })
     }
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
@@ -141,12 +184,19 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         let modal_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let spd_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let rebuilds = r.u64()? as u32;
+        let walls: Option<Vec<ModalWallRec>> = match p.walls.len() {
+            0 => None,
+            n => Some(r.exact(n, "modal walls")?),
+        };
         let spd = SavedState {
             kind: vec![],
             ..saved.clone()
         };
         run.backend.spd().import_state(&spd)?;
         run.backend.set_modal_dynamic(&dy)?;
+        if let Some(w) = &walls {
+            run.backend.set_modal_walls(w)?;
+        }
         run.backend
             .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.pool.clone(), s, k)))?;
         run.nb = nb;

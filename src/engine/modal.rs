@@ -37,8 +37,14 @@ impl<B: ModalBackend> ModalKind<B> {
     }
 
     fn time(&self, clock: u32) -> f32 {
-        clock as f32 * self.run.backend.packed().params.dt
+        wall_time(self.run.backend.packed(), clock)
     }
+}
+
+/// The time t = clock · dt at which modal walls stand at p0 + v t (`modal_clock` counts the steps
+/// of a modal-only or coupled run; f32 as modal_lib.wgsl `wall_point` takes it).
+pub fn wall_time(p: &Packed, clock: u32) -> f32 {
+    clock as f32 * p.params.dt
 }
 
 /// Modal walls under `c` at time `t`: the base velocities, the stage's wall at its velocity,
@@ -81,15 +87,16 @@ pub fn modal_sample(built: &Built, p: &Packed, states: &[ModalState], wall_force
         .geometry
         .walls
         .iter()
-        .map(|(_, id)| {
-            let w = &p.walls[*id as usize];
-            let x = wall_point(w, t);
-            let f = wall_forces[*id as usize];
-            ([x[0] as f64, x[1] as f64, 0.0], [f[0] as f64, f[1] as f64, 0.0])
-        })
+        .map(|(_, id)| wall_measure(&p.walls[*id as usize], wall_forces[*id as usize], t))
         .collect();
     modal_measures(p, states, &mut m);
     m
+}
+
+/// A modal wall as the driver measures it: its point p0 + v t and the force `f` on it.
+pub fn wall_measure(w: &ModalWallRec, f: [f32; 2], t: f32) -> ([f64; 3], [f64; 3]) {
+    let x = wall_point(w, t);
+    ([x[0] as f64, x[1] as f64, 0.0], [f[0] as f64, f[1] as f64, 0.0])
 }
 
 /// Gravity `g` on bodies whose modes keep the centre of mass only.

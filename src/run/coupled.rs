@@ -44,7 +44,7 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
     println!(
         "SPD bodies: {} ({free} free, {coupled} closed cells in contact with modal bodies, {} walls), nodes: {}",
         spd.bodies.len(),
-        cb.built.geometry.walls.len(),
+        cb.spd_walls(),
         spd.nodes.len()
     );
     for (i, b) in m.scene.bodies.iter().enumerate() {
@@ -64,7 +64,8 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
     for i in 0..m.scene.walls.len() {
         println!("modal wall {}", super::modal::wall_line(m, i));
     }
-    let mut spd_alone = sc.build()?.scene;
+    // The SPD scene at its own dt (its stages may name the modal walls too).
+    let mut spd_alone = sc.build_with_walls(&cb.built.geometry.walls[cb.spd_walls()..])?.scene;
     spd_alone.gravity = spd.gravity;
     let mixed = crate::coupled::stepper::COUPLING_DT_FRACTION * (spd.m_min() / m.scene.contact.k_n).sqrt();
     println!(
@@ -83,7 +84,7 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
     );
     println!(
         "walls: the {} SPD walls act on SPD bodies{}; the {} modal walls on modal bodies only",
-        cb.built.geometry.walls.len(),
+        cb.spd_walls(),
         if cb.scene.directions & crate::coupled::DIR_SPD_WALLS != 0 {
             " and on modal bodies (at most 4 modal bodies near one wall)"
         } else {

@@ -12,7 +12,8 @@ use crate::scenario::Built;
 /// Observables of one state.
 #[derive(Clone, Debug, Default)]
 pub struct Measures {
-    /// Per wall of `Built::geometry.walls`: centroid and total force on it ((x, y, 0) in 2D).
+    /// Per wall of `Built::geometry.walls`: centroid and total force on it ((x, y, 0) in 2D). A
+    /// coupled run's modal walls are NaN here and filled by its kind (`engine::coupled`).
     pub walls: Vec<([f64; 3], [f64; 3])>,
     /// Sample height H and width W between the inner faces of the [measure] walls (NaN if unknown).
     pub height: f64,
@@ -70,6 +71,9 @@ pub fn measure(built: &Built, nodes: &[NodeState], bodies: &[BodyState], contact
         .walls
         .iter()
         .map(|(_, w)| {
+            if crate::scenario::coupled::modal_wall(*w).is_some() {
+                return ([f64::NAN; 3], [f64::NAN; 3]);
+            }
             let (c, f) = (
                 diagnostics::centroid(sc, nodes, *w),
                 diagnostics::body_force(sc, nodes, *w),

@@ -3,24 +3,36 @@
 //! the SPD `Built` the run driver uses for stages, measures and outputs.
 //!
 //! What the coupled stepper cannot do is refused here, located (file, line, key), before a run
-//! starts: modes that move the centre of mass under gravity (gravity acts on a modal body's rigid
-//! part only), stages that change gravity (the modal bodies' gravity is fixed for the run),
-//! checkpoints (`export_state` is not implemented for coupled runs), `[modal]` keys that belong to
-//! modal-only runs (`dt`, `duration`, `steps`: the common dt and the stages decide) and initial
-//! velocities of modal bodies (the coupled stepper starts them at rest), and a modal body that
-//! overlaps an SPD body in the initial state.
+//! starts: modes that move the centre of mass under gravity, from `[simulation]` or a stage
+//! (gravity acts on a modal body's rigid part only), `[modal]` keys that belong to modal-only
+//! runs (`dt`, `duration`, `steps`: the common dt and the stages decide) and initial velocities
+//! of modal bodies (the coupled stepper starts them at rest), a modal body that overlaps an SPD
+//! body in the initial state, and a `[[modal.walls]]` name that an SPD wall has.
 //!
 //! Walls: SPD walls (`box`, `wall`) act on SPD cells and, unless `[modal] spd_walls = false`, on
 //! modal bodies too (`coupled::DIR_SPD_WALLS`: modal surface nodes vs the walls' segments, at
 //! most `coupled::MAX_MB` modal bodies near one wall); `[[modal.walls]]` act on modal bodies only.
 //! [`CoupledBuilt::warnings`] says so when a scene has modal walls, or nothing that holds its
-//! modal bodies.
+//! modal bodies. Stages move walls of both kinds by name (`move_wall`, `unload`, `touch`,
+//! `displacement`, as in SPD-only and modal-only runs): the modal walls follow the SPD walls in
+//! `Built::geometry.walls` (so in `series.csv` and the driver's measures), with ids tagged by
+//! [`MODAL_WALL`] (`engine::coupled` moves them as `engine::modal` does).
 
 use super::modal::ModalBuilt;
 use super::{Built, Problem, Scenario, ScenarioError};
 use crate::coupled::stepper::CoupledScene;
 use crate::coupled::DIR_SPD_WALLS;
 use crate::model::{TimeStep, BODY_FROZEN};
+
+/// The bit that marks a `[[modal.walls]]` id among a coupled run's walls
+/// (`Built::geometry.walls`, `engine::Controls::wall`): the wall's index with this bit set, so
+/// that it never equals an SPD body id.
+pub const MODAL_WALL: u32 = 1 << 31;
+
+/// The `[[modal.walls]]` index of wall id `id` of a coupled run (none for an SPD wall).
+pub fn modal_wall(id: u32) -> Option<usize> {
+    (id & MODAL_WALL != 0).then_some((id & !MODAL_WALL) as usize)
+}
 
 /// A mixed scenario built.
 #[derive(Clone, Debug)]
@@ -33,6 +45,13 @@ pub struct CoupledBuilt {
     pub scene: CoupledScene,
     /// Walls of one kind only (they do not act on the other kind).
     pub warnings: Vec<String>,
+}
+
+impl CoupledBuilt {
+    /// The SPD walls (the first ones of `built.geometry.walls`; the modal walls follow).
+    pub fn spd_walls(&self) -> usize {
+        self.built.geometry.walls.len() - self.modal.scene.walls.len()
+    }
 }
 
 impl Scenario {
@@ -50,7 +69,31 @@ impl Scenario {
             )));
         }
         let modal = self.build_modal()?;
-        let mut built = self.build()?;
+        // Stages name the modal walls too (after the SPD walls, ids tagged by MODAL_WALL).
+        let modal_walls: Vec<(String, u32)> = modal
+            .wall_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), MODAL_WALL | i as u32))
+            .collect();
+        let mut built = self.build_with_walls(&modal_walls)?;
+        let n_spd_walls = built.geometry.walls.len() - modal_walls.len();
+        for (i, name) in modal.wall_names.iter().enumerate() {
+            if built.geometry.walls[..n_spd_walls].iter().any(|(n, _)| n == name) {
+                return Err(self.error(Problem::new(
+                    format!("modal.walls[{i}].name"),
+                    format!(
+                        "an SPD wall is named \"{name}\" too: stages move walls by name, give the modal wall \
+                         another name (SPD walls: {})",
+                        built.geometry.walls[..n_spd_walls]
+                            .iter()
+                            .map(|w| w.0.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )));
+            }
+        }
         // Gravity is the coupled steppers' (SPD `SimParams`, modal `CoupleParams`); the driver
         // starts from it and a gravity stage replaces it (`engine::coupled`).
         let g = built.settings.gravity;
@@ -64,7 +107,6 @@ impl Scenario {
         built.scene.time_step = scene.spd.time_step;
         overlaps(self, &built, &modal, spd_walls).map_err(|p| self.error(p))?;
         let mut warnings = vec![];
-        let n_spd_walls = built.geometry.walls.len();
         let modal_walls = modal.scene.walls.len();
         if n_spd_walls > 0 && modal_walls == 0 && !spd_walls {
             warnings.push(format!(

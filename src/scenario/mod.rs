@@ -442,6 +442,13 @@ impl Scenario {
 
     /// Generates the scene and resolves the stages.
     pub fn build(&self) -> Result<Built, ScenarioError> {
+        self.build_with_walls(&[])
+    }
+
+    /// [`Scenario::build`] whose stages may also move the walls `more` (name, id), which join
+    /// `geometry.walls` after the SPD walls: the `[[modal.walls]]` of a coupled scene
+    /// (`scenario::coupled`). `[measure]` names SPD walls only.
+    pub(crate) fn build_with_walls(&self, more: &[(String, u32)]) -> Result<Built, ScenarioError> {
         let at = |p: Problem| self.error(p);
         let total: u64 = self.planned_nodes().iter().sum();
         if total >= u32::MAX as u64 / 16 {
@@ -475,7 +482,7 @@ impl Scenario {
         for (name, c) in &self.file.contact_materials {
             contact_ids.insert(name.as_str(), scene.add_contact_material(contact_law_of(c)));
         }
-        let (mut scene, geometry) =
+        let (mut scene, mut geometry) =
             geometry::build(scene, &self.file.bodies, &self.materials, &laws, &self.base_dir).map_err(at)?;
         for (body, &entry) in scene.bodies.iter_mut().zip(&geometry.origin) {
             if let Some(name) = &self.file.bodies[entry].contact_material {
@@ -515,6 +522,7 @@ impl Scenario {
         }
         scene.validate().map_err(|m| at(Problem::new("", m)))?;
         let measure = self.measure(&geometry).map_err(at)?;
+        geometry.walls.extend(more.iter().cloned());
         let stages = stages::resolve(
             &self.file.stages,
             &geometry,
