@@ -28,6 +28,7 @@ use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
     scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
+use super::cpu_active::ActivePairs;
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
 use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
@@ -223,13 +224,25 @@ impl CpuSpheres {
         }
         self.drift_half(&mut []);
         let half = 0.5 * self.params.dt;
+        // Without MC laws only the active pairs are evaluated (`cpu_active`, the same bits).
+        let mut active = (!self.mc && !self.strain).then(|| ActivePairs::new(self));
         for q in 0..k {
             let next = (q + 1 < k).then_some(Drift {
                 h: half,
                 dt: self.params.dt,
                 lim: 0.5 * self.params.skin,
             });
-            let moved = self.force_passes(&mut [], true, Some(half), next);
+            let moved = match &mut active {
+                Some(act) => {
+                    self.extra_force.clear();
+                    wall_pass(self);
+                    act.pair_pass(self);
+                    let moved = act.gather_kick(self, half, next);
+                    wall_gather(self);
+                    moved
+                }
+                None => self.force_passes(&mut [], true, Some(half), next),
+            };
             self.steps += 1;
             if next.is_some() {
                 for w in &mut self.walls {
@@ -237,8 +250,14 @@ impl CpuSpheres {
                 }
                 if moved || self.walls_moved() {
                     self.rebuild();
+                    if let Some(act) = &mut active {
+                        act.reset(self);
+                    }
                 }
             }
+        }
+        if let Some(act) = &active {
+            act.write_back(self);
         }
         if sorted {
             self.leave_cell_order();
@@ -627,7 +646,7 @@ pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
 
 /// |x − x_ref| > lim.
 #[inline]
-fn moved_beyond(x: V3, x_ref: V3, lim: f32) -> bool {
+pub(super) fn moved_beyond(x: V3, x_ref: V3, lim: f32) -> bool {
     let d = sub(x, x_ref);
     d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
 }
@@ -807,22 +826,22 @@ pub fn strain_pass(sys: &mut CpuSpheres) {
 
 /// What the pair pass reads: the stepper's fields, borrowed one by one so that the pair
 /// results, histories and forces can be written at the same time.
-struct PairInputs<'a> {
-    states: &'a [SphereState],
-    laws: &'a LawTable,
-    dt: f32,
-    pair_i: &'a [u32],
-    pair_j: &'a [u32],
-    mc: bool,
-    trace: &'a [f32],
-    pair_trace: &'a [[f32; 2]],
-    pair_strain: &'a [[f32; 2]],
-    use_lanes: bool,
+pub(super) struct PairInputs<'a> {
+    pub(super) states: &'a [SphereState],
+    pub(super) laws: &'a LawTable,
+    pub(super) dt: f32,
+    pub(super) pair_i: &'a [u32],
+    pub(super) pair_j: &'a [u32],
+    pub(super) mc: bool,
+    pub(super) trace: &'a [f32],
+    pub(super) pair_trace: &'a [[f32; 2]],
+    pub(super) pair_strain: &'a [[f32; 2]],
+    pub(super) use_lanes: bool,
 }
 
 impl PairInputs<'_> {
     /// Pair k alone.
-    fn one_pair(&self, k: usize, out: &mut PairOut, hist: &mut ContactHistory) {
+    pub(super) fn one_pair(&self, k: usize, out: &mut PairOut, hist: &mut ContactHistory) {
         let (states, laws, trace, pair_trace) = (self.states, self.laws, self.trace, self.pair_trace);
         let (i, j) = (self.pair_i[k] as usize, self.pair_j[k] as usize);
         let (a, b) = (&states[i], &states[j]);
