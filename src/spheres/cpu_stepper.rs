@@ -28,8 +28,8 @@ use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
     scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
-use super::cpu_active::ActivePairs;
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::cpu_active::ActivePairs;
 use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
@@ -249,6 +249,9 @@ impl CpuSpheres {
                     w.advance(self.params.dt);
                 }
                 if moved || self.walls_moved() {
+                    if let Some(act) = &mut active {
+                        act.flush(self);
+                    }
                     self.rebuild();
                     if let Some(act) = &mut active {
                         act.reset(self);
@@ -256,7 +259,8 @@ impl CpuSpheres {
                 }
             }
         }
-        if let Some(act) = &active {
+        if let Some(act) = &mut active {
+            act.flush(self);
             act.write_back(self);
         }
         if sorted {

@@ -82,7 +82,12 @@ impl LaneResults {
 
 /// Pairs `ks[0..8]` (any eight pair indices, all under `law`, `lane_law`) with their old
 /// histories `old`: the results and new histories, as `pair_group` (the same bits).
-pub fn pair_group_at(inp: &PairLaneInputs, ks: &[u32; LANES], law: &PairLaw, old: &[ContactHistory; LANES]) -> LaneResults {
+pub fn pair_group_at(
+    inp: &PairLaneInputs,
+    ks: &[u32; LANES],
+    law: &PairLaw,
+    old: &[ContactHistory; LANES],
+) -> LaneResults {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of a
@@ -167,7 +172,12 @@ fn keep3<L: Lanes>(on: L::Mask, v: L3<L>) -> [[f32; LANES]; 3] {
 // No closure may touch a lane value here: a closure is compiled without AVX2 and its lane
 // operations become calls (`model::f8`).
 #[inline(always)]
-fn group<L: Lanes>(inp: &PairLaneInputs, ks: &[u32; LANES], law: &PairLaw, old: &[ContactHistory; LANES]) -> LaneResults {
+fn group<L: Lanes>(
+    inp: &PairLaneInputs,
+    ks: &[u32; LANES],
+    law: &PairLaw,
+    old: &[ContactHistory; LANES],
+) -> LaneResults {
     let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[ks[l] as usize] as usize]));
     let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[ks[l] as usize] as usize]));
     let [ahx, ahy, ahz, ra] = field::<L>(&a, 0);
@@ -246,28 +256,28 @@ fn group<L: Lanes>(inp: &PairLaneInputs, ks: &[u32; LANES], law: &PairLaw, old: 
     }
 }
 
-/// Which of the pairs k0 … k0 + 7 are in contact, as bits (bit l: pair k0 + l): not (δ ≤ 0 or
+/// Which of the pairs `ks[0..8]` are in contact, as bits (bit l: pair `ks[l]`): not (δ ≤ 0 or
 /// |d| ≤ 0), the test by which `sphere_pair_geometry` returns an empty contact (a NaN counts
 /// as in contact, as there). The first half of `cpu_active`'s pass: positions and radii only.
-pub fn touching8(inp: &PairLaneInputs, k0: usize) -> u8 {
+pub fn touching_at(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { touch_avx2(inp, k0) };
+        return unsafe { touch_avx2(inp, ks) };
     }
-    touch::<F8>(inp, k0)
+    touch::<F8>(inp, ks)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn touch_avx2(inp: &PairLaneInputs, k0: usize) -> u8 {
-    touch::<crate::model::lanes::F8Avx>(inp, k0)
+fn touch_avx2(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
+    touch::<crate::model::lanes::F8Avx>(inp, ks)
 }
 
 #[inline(always)]
-fn touch<L: Lanes>(inp: &PairLaneInputs, k0: usize) -> u8 {
-    let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[k0 + l] as usize]));
-    let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[k0 + l] as usize]));
+fn touch<L: Lanes>(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
+    let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[ks[l] as usize] as usize]));
+    let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[ks[l] as usize] as usize]));
     let [ahx, ahy, ahz, ra] = field::<L>(&a, 0);
     let [alx, aly, alz, _] = field::<L>(&a, 1);
     let [bhx, bhy, bhz, rb] = field::<L>(&b, 0);
