@@ -1,18 +1,23 @@
-//! The CPU stepper's active-pair pass (`CpuSpheres::steps` without MC laws): most candidate
+//! The CPU stepper's active-pair pass (`CpuSpheres::steps` without MC laws). Most candidate
 //! pairs of a dense packing are within the skin but not in contact (the bench's random packing:
-//! 5.8 candidates and ~0.3 contacts per sphere), and such a pair with a zero history gives an
+//! 5.8 candidates and 0.54 contacts per sphere), and such a pair with a zero history gives an
 //! all-zero result and keeps its zero history. So a step
 //!
-//! 1. tests every pair for contact on positions and radii alone (`pair_lanes::touching8`, the
-//!    test by which `sphere_pair_geometry` returns an empty contact), and keeps the *active*
-//!    pairs: in contact, or with a history that is not all-zero bits (it must be cleared);
+//! 1. tests the *near* pairs for contact on positions and radii alone (`pair_lanes::touching_at`,
+//!    the test by which `sphere_pair_geometry` returns an empty contact) and keeps the *active*
+//!    pairs: in contact, or *live* (a history that is not all-zero bits, to be cleared). Near:
+//!    gap below `NEAR_FRACTION` × skin at the last near build, redone when some sphere has
+//!    moved by a quarter of that gap since (a farther pair cannot have closed: its gap shrank
+//!    by at most half of it; the gap is not used where the coordinates' rounding nears it);
 //! 2. evaluates only the active pairs (eight at a time on lanes, `pair_lanes::pair_group_at`,
-//!    else `one_pair`: the same operations as `pair_pass`), their results in a compact array
-//!    (4–5 MB less per step to write and read back at 10⁵ spheres than a 48-byte record per
-//!    candidate), their histories in place;
+//!    else `one_pair`: the operations of `pair_pass`), their results in a compact array per
+//!    region, the histories of the live pairs carried compactly from step to step (the
+//!    stepper's `history` is written at a list build and at the end of the call, `flush`);
+//!    each active pair sets its entry's bit in its two spheres' masks (integer OR, in any order);
 //! 3. gathers per sphere, in the incident order of `gather` (the partners' user index order),
-//!    only the active pairs' results, and kicks the sphere in the same sweep (`kick_pass`'s
-//!    closing kick and the next step's kick, drift and rebuild check).
+//!    the entries of its mask (a sphere with more than 32 pairs: every entry, through `slot`),
+//!    and kicks the sphere in the same sweep (`kick_pass`'s closing kick and the next step's
+//!    kick, drift and rebuild check; `forces` is written at the last step of the call only).
 //!
 //! **The same bits as `pair_gather` + `kick_pass`.** An inactive pair's record is +0 in every
 //! component (force, torques) and its history stays the zero it was. Skipping a term −(+0) in a
@@ -22,10 +27,11 @@
 //! cancellation, which gives +0). So the sum without the skipped +0 terms, plus one +0 at the
 //! end when some were skipped, is the full sum bit for bit (the gather's `skipped` flags; the
 //! same argument as the walls' +0 in `GatherInputs::force`). `pair_out` is written only at the
-//! end of a call (`write_back`), as the full pass would have left it.
+//! end of a call (`write_back`), as the full pass would have left it. Test:
+//! `tests/sphere_active_pairs.rs`.
 //!
-//! Pairs are cut into regions of 2^shift pairs (many per thread; a region's active pairs, their
-//! results and its part of `live` are its own); the split changes no result.
+//! Pairs are cut into regions of 2^shift pairs (many per thread; a region's lists and results
+//! are its own); the split changes no result.
 
 use super::contact::ContactHistory;
 use super::cpu_stepper::{damp, CpuSpheres, Drift, PairInputs, PairOut};
@@ -408,17 +414,6 @@ impl ActivePairs {
     /// `pair_out` of the last evaluation: the active pairs' results, +0 elsewhere (what the
     /// full pass writes for a pair out of contact).
     pub fn write_back(&self, sys: &mut CpuSpheres) {
-        if std::env::var("SOFTDEM_ACTIVE_STATS").is_ok() {
-            let c = |f: &dyn Fn(&Region) -> usize| self.regions.iter().map(f).sum::<usize>();
-            eprintln!(
-                "pairs {} near {} live {} active {} near_gap {}",
-                sys.list.len(),
-                c(&|r| r.near.len()),
-                c(&|r| r.live.len()),
-                c(&|r| r.active.len()),
-                self.near_gap
-            );
-        }
         let len = 1usize << self.shift;
         sys.pair_out
             .par_chunks_mut(len)

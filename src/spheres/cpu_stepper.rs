@@ -202,7 +202,8 @@ impl CpuSpheres {
     /// force source is attached (its `rebuild` follows the list's). From `cell_order_min`
     /// spheres and `cell_order::CELL_ORDER_MIN_STEPS` steps on, the arrays are sorted by cell for the call and put back in the user's order
     /// at its end (`cell_order`; the same bits); attached sources still see the user's order
-    /// (the states mapped out and their forces mapped in at every evaluation).
+    /// (the states mapped out and their forces mapped in at every evaluation). Without MC laws
+    /// only the active pairs are evaluated and gathered (`cpu_active`; the same bits).
     pub fn steps(&mut self, k: u64) {
         if k == 0 {
             return;
