@@ -12,7 +12,7 @@ use softdem::spheres::SphereState;
 
 /// The 8³ bench lattice (a = 19.9 mm, r ≈ 10 mm) with the spheres within 2a of the centre site
 /// removed and a sphere of radius 2.3a − 10 mm there (overlapping the 24 spheres at √5 a), a
-/// skin of 0.4a (its 48 spheres at √5 a and √6 a are candidates), shaken.
+/// skin of 0.2a (its 48 spheres at √5 a and √6 a are candidates), shaken hard (list rebuilds).
 fn case(sorted: bool) -> CpuSpheres {
     let (mut p, states, laws, walls) = compressed_lattice(8);
     let a = 0.0199;
@@ -33,8 +33,8 @@ fn case(sorted: bool) -> CpuSpheres {
         })
         .unwrap();
     kept[big] = SphereState::solid(centre, 2.3 * a - 0.01, 1000.0, 0);
-    p.skin = (0.4 * a) as f32;
-    shake(&mut p, &mut kept, 0x9e37_79b9_7f4a_7c15, 0.3, 40.0);
+    p.skin = (0.2 * a) as f32;
+    shake(&mut p, &mut kept, 0x9e37_79b9_7f4a_7c15, 3.0, 200.0);
     p.gravity = [-0.0, 0.0, -9.81];
     let mut sys = CpuSpheres::new(p, kept, laws, walls);
     if sorted {
