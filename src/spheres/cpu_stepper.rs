@@ -29,7 +29,7 @@ use super::cell_order::{
     scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
-use super::cpu_active::ActivePairs;
+use super::cpu_active::{ActivePairs, ACTIVE_MAX_NEAR};
 use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
@@ -94,6 +94,10 @@ pub struct CpuSpheres {
     pub cell_order_min: usize,
     pub sort_span: f64,
     pub resort_growth: f64,
+    /// `steps` without MC laws evaluates only the active pairs (`cpu_active`) until the next
+    /// list build when at most this fraction of the pairs is near at the build (1: always, 0:
+    /// only without near pairs; the same bits either way).
+    pub active_max_near: f64,
     /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
     /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
@@ -161,6 +165,7 @@ impl CpuSpheres {
             cell_order_min: CELL_ORDER_MIN,
             sort_span: SORT_SPAN,
             resort_growth: DEGRADED,
+            active_max_near: ACTIVE_MAX_NEAR,
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
             wall_slots: Vec::new(),
@@ -225,7 +230,8 @@ impl CpuSpheres {
         }
         self.drift_half(&mut []);
         let half = 0.5 * self.params.dt;
-        // Without MC laws only the active pairs are evaluated (`cpu_active`, the same bits).
+        // Without MC laws only the active pairs are evaluated (`cpu_active`, the same bits),
+        // where few pairs are near (`ActivePairs::enabled`, decided at each list build).
         let mut active = (!self.mc && !self.strain).then(|| ActivePairs::new(self));
         for q in 0..k {
             let next = (q + 1 < k).then_some(Drift {
@@ -234,7 +240,7 @@ impl CpuSpheres {
                 lim: 0.5 * self.params.skin,
             });
             let moved = match &mut active {
-                Some(act) => {
+                Some(act) if act.enabled => {
                     self.extra_force.clear();
                     wall_pass(self);
                     act.pair_pass(self);
@@ -242,7 +248,7 @@ impl CpuSpheres {
                     wall_gather(self);
                     moved
                 }
-                None => self.force_passes(&mut [], true, Some(half), next),
+                _ => self.force_passes(&mut [], true, Some(half), next),
             };
             self.steps += 1;
             if next.is_some() {
@@ -250,7 +256,7 @@ impl CpuSpheres {
                     w.advance(self.params.dt);
                 }
                 if moved || self.walls_moved() {
-                    if let Some(act) = &mut active {
+                    if let Some(act) = active.as_mut().filter(|a| a.enabled) {
                         act.flush(self);
                     }
                     self.rebuild();
@@ -260,7 +266,7 @@ impl CpuSpheres {
                 }
             }
         }
-        if let Some(act) = &mut active {
+        if let Some(act) = active.as_mut().filter(|a| a.enabled) {
             act.flush(self);
             act.write_back(self);
         }
