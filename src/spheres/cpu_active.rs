@@ -1,6 +1,6 @@
 //! The CPU stepper's active-pair pass (`CpuSpheres::steps` without MC laws). Most candidate
 //! pairs of a dense packing are within the skin but not in contact (the bench's random packing:
-//! 5.8 candidates and 0.54 contacts per sphere), and such a pair with a zero history gives an
+//! 5.8 candidates and 0.53 touching pairs per sphere), and such a pair with a zero history gives an
 //! all-zero result and keeps its zero history. So a step
 //!
 //! 1. tests the *near* pairs for contact on positions and radii alone (`pair_lanes::touching_at`,
