@@ -74,8 +74,8 @@ pub struct ActivePairs {
     x_near: Vec<V3>,
     near_gap: f32,
     /// Whether the steps until the next list build use this pass: when at most half the pairs
-    /// are near at the build (`CpuSpheres::active_max_near`, `ACTIVE_MAX_NEAR`); else `CpuSpheres::force_passes` evaluates
-    /// every candidate (the same bits).
+    /// are near at the build (`CpuSpheres::active_max_near`, `ACTIVE_MAX_NEAR`); else
+    /// `CpuSpheres::force_passes` evaluates every candidate (the same bits).
     pub enabled: bool,
 }
 
@@ -197,6 +197,8 @@ impl ActivePairs {
 
     /// The near pairs of every region: gap |d| − r_i − r_j below `near_gap` (a NaN counts as
     /// near), at the present positions.
+    // Negated comparisons on purpose: a NaN counts as near (and as moved, below).
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn near_build(&mut self, sys: &CpuSpheres) {
         let states = &sys.states;
         // The gap, unless the coordinates are so large that their rounding nears it.
@@ -225,6 +227,7 @@ impl ActivePairs {
 
     /// Whether some sphere moved more than a quarter of the near gap since the near build
     /// (then `near_build` again; a NaN counts as moved).
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn near_stale(&self, states: &[SphereState]) -> bool {
         let lim = 0.25 * self.near_gap;
         self.near_gap > 0.0
