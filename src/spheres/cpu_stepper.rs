@@ -29,6 +29,7 @@ use super::cell_order::{
     scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
+use super::cpu_active::{ActivePairs, ACTIVE_MAX_NEAR};
 use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
@@ -93,6 +94,10 @@ pub struct CpuSpheres {
     pub cell_order_min: usize,
     pub sort_span: f64,
     pub resort_growth: f64,
+    /// `steps` without MC laws evaluates only the active pairs (`cpu_active`) until the next
+    /// list build when at most this fraction of the pairs is near at the build (1: always, 0:
+    /// only without near pairs; the same bits either way).
+    pub active_max_near: f64,
     /// Sphere–wall history and result, index s · n_walls + w (zero where the sphere is not a
     /// candidate of the wall).
     pub wall_history: Vec<ContactHistory>,
@@ -160,6 +165,7 @@ impl CpuSpheres {
             cell_order_min: CELL_ORDER_MIN,
             sort_span: SORT_SPAN,
             resort_growth: DEGRADED,
+            active_max_near: ACTIVE_MAX_NEAR,
             wall_history: vec![ContactHistory::default(); n * nw],
             wall_out: vec![PairOut::default(); n * nw],
             wall_slots: Vec::new(),
@@ -201,7 +207,8 @@ impl CpuSpheres {
     /// force source is attached (its `rebuild` follows the list's). From `cell_order_min`
     /// spheres and `cell_order::CELL_ORDER_MIN_STEPS` steps on, the arrays are sorted by cell for the call and put back in the user's order
     /// at its end (`cell_order`; the same bits); attached sources still see the user's order
-    /// (the states mapped out and their forces mapped in at every evaluation).
+    /// (the states mapped out and their forces mapped in at every evaluation). Without MC laws
+    /// only the active pairs are evaluated and gathered (`cpu_active`; the same bits).
     pub fn steps(&mut self, k: u64) {
         if k == 0 {
             return;
@@ -223,22 +230,45 @@ impl CpuSpheres {
         }
         self.drift_half(&mut []);
         let half = 0.5 * self.params.dt;
+        // Without MC laws only the active pairs are evaluated (`cpu_active`, the same bits),
+        // where few pairs are near (`ActivePairs::enabled`, decided at each list build).
+        let mut active = (!self.mc && !self.strain).then(|| ActivePairs::new(self));
         for q in 0..k {
             let next = (q + 1 < k).then_some(Drift {
                 h: half,
                 dt: self.params.dt,
                 lim: 0.5 * self.params.skin,
             });
-            let moved = self.force_passes(&mut [], true, Some(half), next);
+            let moved = match &mut active {
+                Some(act) if act.enabled => {
+                    self.extra_force.clear();
+                    wall_pass(self);
+                    act.pair_pass(self);
+                    let moved = act.gather_kick(self, half, next);
+                    wall_gather(self);
+                    moved
+                }
+                _ => self.force_passes(&mut [], true, Some(half), next),
+            };
             self.steps += 1;
             if next.is_some() {
                 for w in &mut self.walls {
                     w.advance(self.params.dt);
                 }
                 if moved || self.walls_moved() {
+                    if let Some(act) = active.as_mut().filter(|a| a.enabled) {
+                        act.flush(self);
+                    }
                     self.rebuild();
+                    if let Some(act) = &mut active {
+                        act.reset(self);
+                    }
                 }
             }
+        }
+        if let Some(act) = active.as_mut().filter(|a| a.enabled) {
+            act.flush(self);
+            act.write_back(self);
         }
         if sorted {
             self.leave_cell_order();
@@ -627,7 +657,7 @@ pub fn kick(states: &mut [SphereState], forces: &[SphereForce], h: f32) {
 
 /// |x − x_ref| > lim.
 #[inline]
-fn moved_beyond(x: V3, x_ref: V3, lim: f32) -> bool {
+pub(super) fn moved_beyond(x: V3, x_ref: V3, lim: f32) -> bool {
     let d = sub(x, x_ref);
     d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim * lim
 }
@@ -807,22 +837,22 @@ pub fn strain_pass(sys: &mut CpuSpheres) {
 
 /// What the pair pass reads: the stepper's fields, borrowed one by one so that the pair
 /// results, histories and forces can be written at the same time.
-struct PairInputs<'a> {
-    states: &'a [SphereState],
-    laws: &'a LawTable,
-    dt: f32,
-    pair_i: &'a [u32],
-    pair_j: &'a [u32],
-    mc: bool,
-    trace: &'a [f32],
-    pair_trace: &'a [[f32; 2]],
-    pair_strain: &'a [[f32; 2]],
-    use_lanes: bool,
+pub(super) struct PairInputs<'a> {
+    pub(super) states: &'a [SphereState],
+    pub(super) laws: &'a LawTable,
+    pub(super) dt: f32,
+    pub(super) pair_i: &'a [u32],
+    pub(super) pair_j: &'a [u32],
+    pub(super) mc: bool,
+    pub(super) trace: &'a [f32],
+    pub(super) pair_trace: &'a [[f32; 2]],
+    pub(super) pair_strain: &'a [[f32; 2]],
+    pub(super) use_lanes: bool,
 }
 
 impl PairInputs<'_> {
     /// Pair k alone.
-    fn one_pair(&self, k: usize, out: &mut PairOut, hist: &mut ContactHistory) {
+    pub(super) fn one_pair(&self, k: usize, out: &mut PairOut, hist: &mut ContactHistory) {
         let (states, laws, trace, pair_trace) = (self.states, self.laws, self.trace, self.pair_trace);
         let (i, j) = (self.pair_i[k] as usize, self.pair_j[k] as usize);
         let (a, b) = (&states[i], &states[j]);

@@ -40,20 +40,67 @@ pub struct PairLaneInputs<'a> {
 /// Pairs k0 … k0 + 7, all under `law` (`lane_law`): results into `outs[0..8]` and the new
 /// histories into `hists[0..8]` (which hold the old ones).
 pub fn pair_group(inp: &PairLaneInputs, k0: usize, law: &PairLaw, outs: &mut [PairOut], hists: &mut [ContactHistory]) {
+    let ks: [u32; LANES] = std::array::from_fn(|l| (k0 + l) as u32);
+    let old: [ContactHistory; LANES] = std::array::from_fn(|l| hists[l]);
+    let r = pair_group_at(inp, &ks, law, &old);
+    for l in 0..LANES {
+        (outs[l], hists[l]) = r.record(l);
+    }
+}
+
+/// The results of eight pairs, lane by lane (`record`).
+pub struct LaneResults {
+    force: [[f32; LANES]; 3],
+    torque_i: [[f32; LANES]; 3],
+    torque_j: [[f32; LANES]; 3],
+    history: [[f32; LANES]; 3],
+    f_n: [f32; LANES],
+    energy: [f32; LANES],
+}
+
+impl LaneResults {
+    /// Pair l's result record and new history.
+    #[inline(always)]
+    pub fn record(&self, l: usize) -> (PairOut, ContactHistory) {
+        let v = |a: &[[f32; LANES]; 3]| [a[0][l], a[1][l], a[2][l]];
+        (
+            PairOut {
+                force: v(&self.force),
+                f_n: self.f_n[l],
+                torque_i: v(&self.torque_i),
+                energy: self.energy[l],
+                torque_j: v(&self.torque_j),
+                _pad: 0.0,
+            },
+            ContactHistory {
+                tangential: v(&self.history),
+                ..Default::default()
+            },
+        )
+    }
+}
+
+/// Pairs `ks[0..8]` (any eight pair indices, all under `law`, `lane_law`) with their old
+/// histories `old`: the results and new histories, as `pair_group` (the same bits).
+pub fn pair_group_at(
+    inp: &PairLaneInputs,
+    ks: &[u32; LANES],
+    law: &PairLaw,
+    old: &[ContactHistory; LANES],
+) -> LaneResults {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of a
         // `#[target_feature(enable = "avx2")]` function.
-        unsafe { group_avx2(inp, k0, law, outs, hists) };
-        return;
+        return unsafe { group_avx2(inp, ks, law, old) };
     }
-    group::<F8>(inp, k0, law, outs, hists);
+    group::<F8>(inp, ks, law, old)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn group_avx2(inp: &PairLaneInputs, k0: usize, law: &PairLaw, outs: &mut [PairOut], hists: &mut [ContactHistory]) {
-    group::<crate::model::lanes::F8Avx>(inp, k0, law, outs, hists);
+fn group_avx2(inp: &PairLaneInputs, ks: &[u32; LANES], law: &PairLaw, old: &[ContactHistory; LANES]) -> LaneResults {
+    group::<crate::model::lanes::F8Avx>(inp, ks, law, old)
 }
 
 type L3<L> = [L; 3];
@@ -125,9 +172,14 @@ fn keep3<L: Lanes>(on: L::Mask, v: L3<L>) -> [[f32; LANES]; 3] {
 // No closure may touch a lane value here: a closure is compiled without AVX2 and its lane
 // operations become calls (`model::f8`).
 #[inline(always)]
-fn group<L: Lanes>(inp: &PairLaneInputs, k0: usize, law: &PairLaw, outs: &mut [PairOut], hists: &mut [ContactHistory]) {
-    let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[k0 + l] as usize]));
-    let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[k0 + l] as usize]));
+fn group<L: Lanes>(
+    inp: &PairLaneInputs,
+    ks: &[u32; LANES],
+    law: &PairLaw,
+    old: &[ContactHistory; LANES],
+) -> LaneResults {
+    let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[ks[l] as usize] as usize]));
+    let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[ks[l] as usize] as usize]));
     let [ahx, ahy, ahz, ra] = field::<L>(&a, 0);
     let [alx, aly, alz, ma] = field::<L>(&a, 1);
     let [avx, avy, avz, _] = field::<L>(&a, 2);
@@ -136,7 +188,7 @@ fn group<L: Lanes>(inp: &PairLaneInputs, k0: usize, law: &PairLaw, outs: &mut [P
     let [blx, bly, blz, mb] = field::<L>(&b, 1);
     let [bvx, bvy, bvz, _] = field::<L>(&b, 2);
     let [bwx, bwy, bwz, _] = field::<L>(&b, 3);
-    let h_rows: [&[f32; 4]; LANES] = std::array::from_fn(|l| &bytemuck::cast_ref::<_, [[f32; 4]; 2]>(&hists[l])[0]);
+    let h_rows: [&[f32; 4]; LANES] = std::array::from_fn(|l| &bytemuck::cast_ref::<_, [[f32; 4]; 2]>(&old[l])[0]);
     let [hx, hy, hz, _] = L::transpose4(h_rows);
     let zero = L::splat(0.0);
 
@@ -194,20 +246,56 @@ fn group<L: Lanes>(inp: &PairLaneInputs, k0: usize, law: &PairLaw, outs: &mut [P
     let torque_i = add(cross(l_i, force), [zero; 3]);
     let torque_j = sub(cross(l_j, scale(force, L::splat(-1.0))), [zero; 3]);
 
-    let (force, torque_i, torque_j) = (keep3(on, force), keep3(on, torque_i), keep3(on, torque_j));
-    let (history, f_n, energy) = (keep3(on, history), keep(on, f_n), keep(on, energy));
-    for l in 0..LANES {
-        outs[l] = PairOut {
-            force: [force[0][l], force[1][l], force[2][l]],
-            f_n: f_n[l],
-            torque_i: [torque_i[0][l], torque_i[1][l], torque_i[2][l]],
-            energy: energy[l],
-            torque_j: [torque_j[0][l], torque_j[1][l], torque_j[2][l]],
-            _pad: 0.0,
-        };
-        hists[l] = ContactHistory {
-            tangential: [history[0][l], history[1][l], history[2][l]],
-            ..Default::default()
-        };
+    LaneResults {
+        force: keep3(on, force),
+        torque_i: keep3(on, torque_i),
+        torque_j: keep3(on, torque_j),
+        history: keep3(on, history),
+        f_n: keep(on, f_n),
+        energy: keep(on, energy),
     }
+}
+
+/// Which of the pairs `ks[0..8]` are in contact, as bits (bit l: pair `ks[l]`): not (δ ≤ 0 or
+/// |d| ≤ 0), the test by which `sphere_pair_geometry` returns an empty contact (a NaN counts
+/// as in contact, as there). The first half of `cpu_active`'s pass: positions and radii only.
+pub fn touching_at(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { touch_avx2(inp, ks) };
+    }
+    touch::<F8>(inp, ks)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn touch_avx2(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
+    touch::<crate::model::lanes::F8Avx>(inp, ks)
+}
+
+#[inline(always)]
+fn touch<L: Lanes>(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
+    let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[ks[l] as usize] as usize]));
+    let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[ks[l] as usize] as usize]));
+    let [ahx, ahy, ahz, ra] = field::<L>(&a, 0);
+    let [alx, aly, alz, _] = field::<L>(&a, 1);
+    let [bhx, bhy, bhz, rb] = field::<L>(&b, 0);
+    let [blx, bly, blz, _] = field::<L>(&b, 1);
+    let d = [
+        (ahx - bhx) + (alx - blx),
+        (ahy - bhy) + (aly - bly),
+        (ahz - bhz) + (alz - blz),
+    ];
+    let dist = dot(d, d).sqrt();
+    let delta = (ra + rb) - dist;
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    // NaN → 1 (in contact), then δ > 0 where |d| > 0.
+    let dist = L::select(L::eq(dist, dist), dist, one);
+    let delta = L::select(L::eq(delta, delta), delta, one);
+    let on = L::gt(L::select(L::gt(dist, zero), delta, zero), zero);
+    L::mask_bools(on)
+        .iter()
+        .enumerate()
+        .fold(0u8, |m, (l, &b)| m | ((b as u8) << l))
 }
