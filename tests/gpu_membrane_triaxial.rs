@@ -12,6 +12,9 @@ use softdem::membrane::triaxial::{
     grow_packing, paper_cell, rim_area_of, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample,
 };
 use softdem::membrane::MembraneContact;
+use softdem::membrane::gpu_source::GpuMembraneSource;
+use softdem::spheres::extra_force::SharedGpuSource;
+use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::pair_law::LawTable;
 use softdem::spheres::{PlaneWall, SphereParams, SphereState};
@@ -52,9 +55,11 @@ fn gpu_run(
     spec: &CellSpec,
     packing: &Packing,
     batch: u32,
+    schedule: RebuildSchedule,
 ) -> (Vec<TriaxialSample>, Vec<SphereState>, Vec<PlaneWall>, GpuTriaxialCell) {
     let mut cell = GpuTriaxialCell::from_host(ctx, cpu_cell(spec, packing)).unwrap();
     cell.spheres.batch = batch;
+    cell.spheres.schedule = schedule;
     cell.confine(ctx, RAMP, HOLD, servo_gain(spec), 0.05).unwrap();
     cell.start_shear(ctx, V_P);
     let curve = cell.shear(ctx, SHEAR, EVERY).unwrap();
@@ -65,8 +70,10 @@ fn gpu_run(
 /// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps): every sphere's
 /// position within 1e-8 m (seen 3.5e-9 m), σ_d within 1e-3 σ_c (seen 6.1 Pa of σ_d = 94 kPa), ε
 /// within 1e-7 (seen 3e-12) and ε_v within 1e-6 (seen 5.4e-8, of ε_v = −3.2 %) at every sample;
-/// no grain escapes on either. Two GPU runs (32 steps per submission, and a rerun at 1) are bit-
-/// identical: states, walls and samples. The rims: each sliding rim vertex has its platen's z
+/// no grain escapes on either. Two GPU runs are bit-identical (states, walls, samples, the
+/// membrane's candidate list and history, the sphere-list and patch-list builds): host-decided
+/// batches of 32 steps with the membrane and rims attached, and one step per submission pair
+/// (the `Device` schedule's path with sources); the batched run reads back far less. The rims: each sliding rim vertex has its platen's z
 /// (hi, lo) and v_z bit for bit, and the top platen's area is `rim_area_of` its rim within 1e-5
 /// (relative; seen 1.2e-9). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
 #[test]
@@ -77,11 +84,36 @@ fn gpu_triaxial_cell_follows_the_cpu() {
     cpu.confine(RAMP, HOLD, servo_gain(&spec), 0.05);
     cpu.start_shear(V_P);
     let cpu_curve = cpu.shear(SHEAR, EVERY);
-    let (curve, states, walls, cell) = gpu_run(&ctx, &spec, &packing, 32);
-    let (curve_b, states_b, walls_b, _) = gpu_run(&ctx, &spec, &packing, 1);
+    let (curve, states, walls, cell) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Host);
+    let (curve_b, states_b, walls_b, cell_b) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Device);
 
-    // Bit for bit across runs and batch settings (with a membrane attached the stepper takes one
-    // step per submission pair whatever the batch size: `spheres::extra_force`).
+    // Bit for bit across the batched and the one-step-per-submission runs.
+    let membrane = |c: &GpuTriaxialCell| {
+        let src = c
+            .spheres
+            .extra()
+            .iter()
+            .find_map(|s| s.as_any().downcast_ref::<SharedGpuSource<GpuMembraneSource>>())
+            .expect("the membrane source");
+        let src = src.0.borrow();
+        let (list, history) = src.list(&ctx);
+        (list, history, src.list_builds, c.spheres.rebuilds, c.spheres.steps)
+    };
+    let (m, m_b) = (membrane(&cell), membrane(&cell_b));
+    assert_eq!((m.2, m.3, m.4), (m_b.2, m_b.3, m_b.4), "patch-list builds, sphere-list builds, steps");
+    assert_eq!(m.0, m_b.0, "the membrane's candidate lists differ");
+    assert!(bytemuck::cast_slice::<_, u8>(&m.1) == bytemuck::cast_slice::<_, u8>(&m_b.1), "patch histories differ");
+    println!(
+        "read-backs of the stepping: batched {}, one step per submission {}; {} sphere-list builds, {} patch-list builds in {} steps",
+        cell.spheres.stepping_reads, cell_b.spheres.stepping_reads, m.3, m.2, m.4
+    );
+    assert!(m.2 >= 3, "the membrane's list was rebuilt during the run ({})", m.2);
+    assert!(
+        4 * cell.spheres.stepping_reads < cell_b.spheres.stepping_reads,
+        "the batched run reads back {} times, the unbatched {}",
+        cell.spheres.stepping_reads,
+        cell_b.spheres.stepping_reads
+    );
     assert!(
         bytemuck::cast_slice::<_, u8>(&states) == bytemuck::cast_slice::<_, u8>(&states_b),
         "two GPU runs differ in the states"
