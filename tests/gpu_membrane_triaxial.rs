@@ -5,6 +5,7 @@
 use softdem::gpu::context::{gpu_for_tests, GpuContext};
 use softdem::membrane::cases::TABLE2_GRAIN;
 use softdem::membrane::gpu_rims::GpuRims;
+use softdem::membrane::gpu_source::GpuMembraneSource;
 use softdem::membrane::gpu_triaxial::GpuTriaxialCell;
 use softdem::membrane::rims::{hold_rims, rim_servo_area, Rims, ServoArea};
 use softdem::membrane::system::no_contact_law;
@@ -12,7 +13,6 @@ use softdem::membrane::triaxial::{
     grow_packing, paper_cell, rim_area_of, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample,
 };
 use softdem::membrane::MembraneContact;
-use softdem::membrane::gpu_source::GpuMembraneSource;
 use softdem::spheres::extra_force::SharedGpuSource;
 use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
@@ -101,9 +101,16 @@ fn gpu_triaxial_cell_follows_the_cpu() {
         (list, history, src.list_builds, c.spheres.rebuilds, c.spheres.steps)
     };
     let (m, m_b) = (membrane(&cell), membrane(&cell_b));
-    assert_eq!((m.2, m.3, m.4), (m_b.2, m_b.3, m_b.4), "patch-list builds, sphere-list builds, steps");
+    assert_eq!(
+        (m.2, m.3, m.4),
+        (m_b.2, m_b.3, m_b.4),
+        "patch-list builds, sphere-list builds, steps"
+    );
     assert_eq!(m.0, m_b.0, "the membrane's candidate lists differ");
-    assert!(bytemuck::cast_slice::<_, u8>(&m.1) == bytemuck::cast_slice::<_, u8>(&m_b.1), "patch histories differ");
+    assert!(
+        bytemuck::cast_slice::<_, u8>(&m.1) == bytemuck::cast_slice::<_, u8>(&m_b.1),
+        "patch histories differ"
+    );
     println!(
         "read-backs of the stepping: batched {}, one step per submission {}; {} sphere-list builds, {} patch-list builds in {} steps",
         cell.spheres.stepping_reads, cell_b.spheres.stepping_reads, m.3, m.2, m.4

@@ -160,8 +160,14 @@ fn an_overflowing_build_is_redone_with_grown_buffers_bit_for_bit() {
     println!("host-decided: redone {}, rebuilds {}", host.redone, host.rebuilds);
     assert!(host.redone >= 1, "a host-decided build overflowed and was redone");
     assert_eq!(single.rebuilds, host.rebuilds);
-    assert!(bytes(&single.states(&ctx)) == bytes(&host.states(&ctx)), "host-decided: states differ");
-    assert!(bytes(&single.history(&ctx)) == bytes(&host.history(&ctx)), "host-decided: histories differ");
+    assert!(
+        bytes(&single.states(&ctx)) == bytes(&host.states(&ctx)),
+        "host-decided: states differ"
+    );
+    assert!(
+        bytes(&single.history(&ctx)) == bytes(&host.history(&ctx)),
+        "host-decided: histories differ"
+    );
     assert_eq!(single.list(&ctx), host.list(&ctx));
     let mut batched = GpuSpheres::new(&ctx, p, &states, &laws, &[]).unwrap();
     batched.batch = 100;

@@ -21,10 +21,19 @@ fn assert_same(ctx: &softdem::gpu::context::GpuContext, a: &GpuSpheres, b: &GpuS
     assert_eq!((a.steps, a.rebuilds), (b.steps, b.rebuilds), "{what}: steps, builds");
     assert!(bytes(&a.states(ctx)) == bytes(&b.states(ctx)), "{what}: states differ");
     assert!(bytes(&a.forces(ctx)) == bytes(&b.forces(ctx)), "{what}: forces differ");
-    assert!(bytes(&a.history(ctx)) == bytes(&b.history(ctx)), "{what}: histories differ");
+    assert!(
+        bytes(&a.history(ctx)) == bytes(&b.history(ctx)),
+        "{what}: histories differ"
+    );
     assert!(bytes(&a.walls(ctx)) == bytes(&b.walls(ctx)), "{what}: walls differ");
-    assert!(bytes(&a.wall_history(ctx)) == bytes(&b.wall_history(ctx)), "{what}: wall histories differ");
-    assert!(bytes(&a.pair_out(ctx)) == bytes(&b.pair_out(ctx)), "{what}: pair results differ");
+    assert!(
+        bytes(&a.wall_history(ctx)) == bytes(&b.wall_history(ctx)),
+        "{what}: wall histories differ"
+    );
+    assert!(
+        bytes(&a.pair_out(ctx)) == bytes(&b.pair_out(ctx)),
+        "{what}: pair results differ"
+    );
     assert_eq!(a.list(ctx), b.list(ctx), "{what}: lists differ");
     assert_eq!(a.wall_slots(ctx), b.wall_slots(ctx), "{what}: wall candidates differ");
 }
@@ -43,17 +52,36 @@ fn host_decided_batches_read_only_their_flags_and_equal_device_decided_ones_bit_
     };
     let (calls, call) = (8, 64u32);
 
-    // Host-decided, calls of one batch: per call, one read per submission, a submission per
-    // due build and per overflowing build (redone) beyond the first; a build recorded only
-    // where one runs.
+    // Host-decided, calls of 64 steps: one read per submission (its flags), no other; a
+    // submission ends at a due build (or earlier: its length follows the pace of the builds,
+    // `BuildPace::host_batch`), so at least one per build; a build recorded only where one runs.
     let mut host = new(RebuildSchedule::Host, call);
     for _ in 0..calls {
-        let (reads, builds, redone, recorded) = (host.stepping_reads, host.rebuilds, host.redone, host.builds_recorded);
+        let (reads, builds, redone, recorded, subs) = (
+            host.stepping_reads,
+            host.rebuilds,
+            host.redone,
+            host.builds_recorded,
+            host.step_submissions,
+        );
         host.steps_batched(&ctx, call).unwrap();
         let (reads, builds) = (host.stepping_reads - reads, host.rebuilds - builds);
         let (redone, recorded) = (host.redone - redone, host.builds_recorded - recorded);
-        assert_eq!(reads, 1 + builds + redone, "read-backs of a call: {builds} builds, {redone} redone");
-        assert_eq!(recorded, builds + redone, "build dispatches recorded outside the builds");
+        let subs = host.step_submissions - subs;
+        assert_eq!(reads, subs, "read-backs other than the flags of each submission");
+        assert!(
+            subs > builds + redone,
+            "{subs} submissions for {builds} builds, {redone} redone"
+        );
+        assert!(
+            subs <= 2 * (builds + redone) + call as u64 / 4,
+            "{subs} submissions for {builds} builds"
+        );
+        assert_eq!(
+            recorded,
+            builds + redone,
+            "build dispatches recorded outside the builds"
+        );
     }
     println!(
         "host-decided: {} steps, {} builds, {} redone, {} read-backs, {} builds recorded",
@@ -64,10 +92,18 @@ fn host_decided_batches_read_only_their_flags_and_equal_device_decided_ones_bit_
     // Device-decided, the same calls: a build recorded in every step, one read per call
     // unless a build overflowed.
     let mut device = new(RebuildSchedule::Device, call);
+    let (reads, redone) = (device.stepping_reads, device.redone);
     for _ in 0..calls {
         device.steps_batched(&ctx, call).unwrap();
     }
+    let (reads, redone) = (device.stepping_reads - reads, device.redone - redone);
     assert!(device.builds_recorded >= (calls * call) as u64);
+    // One read per call, two more per overflow (the redo's, the rest of the batch's).
+    assert_eq!(
+        reads,
+        calls as u64 + 2 * redone,
+        "device-decided read-backs ({redone} redone)"
+    );
     assert_same(&ctx, &host, &device, "host- against device-decided");
 
     // Uneven calls and batches, `Auto` (either schedule, switching on the pace), and one step per

@@ -23,9 +23,8 @@ use super::cpu_stepper::PairOut;
 use super::extra_force::{Evaluation, GpuExtraForces};
 use super::gpu_pass::{dispatch, params_uniform};
 use super::gpu_rebuild::{
-    BuildBuffers, BuildMode, BuildPace, DeviceBuild, DeviceGrid, RebuildSchedule, FLAG_BEGUN, FLAG_BUILDS,
-    FLAG_CELLS, FLAG_DUE, FLAG_HALT, FLAG_HOST_DECIDES, FLAG_PAIRS, FLAG_WALL_CANDIDATES, FLAG_WORDS, HALT_DUE,
-    HALT_OVERFLOW,
+    BuildBuffers, BuildMode, BuildPace, DeviceBuild, DeviceGrid, RebuildSchedule, FLAG_BEGUN, FLAG_BUILDS, FLAG_CELLS,
+    FLAG_DUE, FLAG_HALT, FLAG_HOST_DECIDES, FLAG_PAIRS, FLAG_WALL_CANDIDATES, FLAG_WORDS, HALT_DUE, HALT_OVERFLOW,
 };
 use super::pair_law::LawTable;
 use super::state::{SphereForce, SphereParams, SphereState};
@@ -113,6 +112,9 @@ pub struct GpuSpheres {
     /// Read-backs (`map_async`) made by the stepping methods (`step`, `steps_batched`,
     /// `rebuild`): one per batch, plus one per redone build (tests count them).
     pub stepping_reads: u64,
+    /// Submissions of steps by `steps_batched` (a batch; the redo of a halted build with the
+    /// rest of its step; each half of a step with sources).
+    pub step_submissions: u64,
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
@@ -208,6 +210,7 @@ impl GpuSpheres {
             growths: 0,
             redone: 0,
             stepping_reads: 0,
+            step_submissions: 0,
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
@@ -385,6 +388,7 @@ impl GpuSpheres {
         let b = left.min(self.batch.max(1));
         self.clear_flags(ctx, false);
         self.builds_recorded += b as u64;
+        self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
             for _ in 0..b {
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
@@ -409,6 +413,7 @@ impl GpuSpheres {
         self.grow(ctx, &flags)?;
         self.build_now(ctx, false)?;
         self.builds_recorded += 1;
+        self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
             s.record_forces(pass);
             dispatch(pass, &s.k.kick, &s.bind[0], n);
@@ -427,11 +432,12 @@ impl GpuSpheres {
     /// reads the states and rebuilds their lists (their kernels run only after the build).
     fn batch_host_decided(&mut self, ctx: &GpuContext, left: u32) -> anyhow::Result<u32> {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
-        let b = left.min(self.batch.max(1));
+        let b = left.min(self.pace.host_batch(self.batch));
         let build = self.build_next.take();
         self.clear_flags(ctx, true);
         self.prepare_sources(ctx);
         self.builds_recorded += build.is_some() as u64;
+        self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
             let mut first = 0;
             if let Some(save) = build {
@@ -600,6 +606,7 @@ impl GpuSpheres {
     fn step_with_sources(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         self.clear_flags(ctx, false);
+        self.step_submissions += 2;
         self.submit(ctx, |s, pass| {
             dispatch(pass, &s.k.kick, &s.bind[0], n);
             dispatch(pass, &s.k.drift, &s.bind[1], n);
