@@ -43,7 +43,9 @@
 // grows the buffers and redoes the build); [1]: drifts run (steps begun); [2]: a build is due
 // (some sphere or wall point moved more than half the skin since the last build); [3]: builds
 // run; [4]: pair total of the last build; [5]: sphere–wall candidates of the last build;
-// [6]: candidates of the build before (saved by list_save); [7]: cells the grid needed.
+// [6]: candidates of the build before (saved by list_save); [7]: cells the grid needed;
+// [8]: set by the host when it decides the builds (`GpuSpheres::steps_batched`, host-decided
+// schedule): a due build then also halts the batch ([0] = HALT_DUE) instead of running inside it.
 @group(0) @binding(14) var<storage, read_write> step_flags: array<atomic<u32>>;
 // MC-stress: l·f of each pair (for i, for j) and wall contact, tr σ of each sphere (eq 9).
 @group(0) @binding(15) var<storage, read_write> pair_trace: array<vec2<f32>>;
@@ -126,6 +128,20 @@ fn list_stale() -> bool {
     return atomicLoad(&step_flags[0]) != 0u;
 }
 
+// step_flags[0] when a due build halted the batch (host-decided schedule; an overflow writes 1).
+const HALT_DUE: u32 = 2u;
+
+// Some sphere or wall point moved more than half the skin: a build is due. Under the host-decided
+// schedule (step_flags[8]) the batch halts here, after the drift of this step, and the host runs
+// the build with direct dispatches, then this step's forces (the same kernels, the same data as
+// the build recorded in the step).
+fn raise_due() {
+    atomicMax(&step_flags[2], 1u);
+    if (atomicLoad(&step_flags[8]) != 0u) {
+        atomicMax(&step_flags[0], HALT_DUE);
+    }
+}
+
 fn law_of(a: u32, b: u32) -> PairLaw {
     return laws[a * sp.n_materials + b];
 }
@@ -184,7 +200,7 @@ fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     // Twin of CpuSpheres::walls_moved: the sphere–wall candidates are stale once a wall point
     // moved more than half the skin since the build.
     if (moved_past_half_skin(x.hi + x.lo, sp.n_spheres + w)) {
-        atomicMax(&step_flags[2], 1u);
+        raise_due();
     }
 }
 
@@ -210,7 +226,7 @@ fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     }
     let s = spheres[i];
     if (moved_past_half_skin(s.pos_hi + s.pos_lo, i)) {
-        atomicMax(&step_flags[2], 1u);
+        raise_due();
     }
 }
 

@@ -5,6 +5,7 @@
 use softdem::gpu::context::{gpu_for_tests, GpuContext};
 use softdem::membrane::cases::TABLE2_GRAIN;
 use softdem::membrane::gpu_rims::GpuRims;
+use softdem::membrane::gpu_source::GpuMembraneSource;
 use softdem::membrane::gpu_triaxial::GpuTriaxialCell;
 use softdem::membrane::rims::{hold_rims, rim_servo_area, Rims, ServoArea};
 use softdem::membrane::system::no_contact_law;
@@ -12,6 +13,8 @@ use softdem::membrane::triaxial::{
     grow_packing, paper_cell, rim_area_of, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample,
 };
 use softdem::membrane::MembraneContact;
+use softdem::spheres::extra_force::SharedGpuSource;
+use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::pair_law::LawTable;
 use softdem::spheres::{PlaneWall, SphereParams, SphereState};
@@ -52,9 +55,11 @@ fn gpu_run(
     spec: &CellSpec,
     packing: &Packing,
     batch: u32,
+    schedule: RebuildSchedule,
 ) -> (Vec<TriaxialSample>, Vec<SphereState>, Vec<PlaneWall>, GpuTriaxialCell) {
     let mut cell = GpuTriaxialCell::from_host(ctx, cpu_cell(spec, packing)).unwrap();
     cell.spheres.batch = batch;
+    cell.spheres.schedule = schedule;
     cell.confine(ctx, RAMP, HOLD, servo_gain(spec), 0.05).unwrap();
     cell.start_shear(ctx, V_P);
     let curve = cell.shear(ctx, SHEAR, EVERY).unwrap();
@@ -68,10 +73,13 @@ fn gpu_run(
 /// 1e-7 (seen 4.6e-12) and ε_v within 1e-6 (seen 5.1e-8, of ε_v = −0.86 %) at every sample; no
 /// grain escapes on either. (With the rims sliding freely, before the stop: σ_d = 94.4 kPa,
 /// ε_v = −3.2 % at this ε; in this cell 3 grains wide the caps now hold the membrane's ends at
-/// 7.76 mm.) Two GPU runs (32 steps per submission, and a rerun at 1) are bit-identical:
-/// states, walls and samples. The rims: each rim vertex has its platen's z (hi, lo) and v_z bit
-/// for bit, and the top platen's area is `rim_area_of` its rim within 1e-5 (relative; seen
-/// 1.5e-8). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
+/// 7.76 mm.) Two GPU runs are bit-identical (states, walls, samples, the membrane's candidate
+/// list and history, the sphere-list and patch-list builds): host-decided batches of 32 steps
+/// with the membrane and rims attached, and one step per submission pair (the `Device`
+/// schedule's path with sources); the batched run reads back a third as often or less. The
+/// rims: each rim vertex has its platen's z (hi, lo) and v_z bit for bit, and the top platen's
+/// area is `rim_area_of` its rim within 1e-5 (relative; seen 1.5e-8). About 20 s on lavapipe on
+/// the loaded 2-core machine (6 s CPU time).
 #[test]
 fn gpu_triaxial_cell_follows_the_cpu() {
     let ctx = gpu_for_tests();
@@ -80,11 +88,46 @@ fn gpu_triaxial_cell_follows_the_cpu() {
     cpu.confine(RAMP, HOLD, servo_gain(&spec), 0.05);
     cpu.start_shear(V_P);
     let cpu_curve = cpu.shear(SHEAR, EVERY);
-    let (curve, states, walls, cell) = gpu_run(&ctx, &spec, &packing, 32);
-    let (curve_b, states_b, walls_b, _) = gpu_run(&ctx, &spec, &packing, 1);
+    let (curve, states, walls, cell) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Host);
+    let (curve_b, states_b, walls_b, cell_b) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Device);
 
-    // Bit for bit across runs and batch settings (with a membrane attached the stepper takes one
-    // step per submission pair whatever the batch size: `spheres::extra_force`).
+    // Bit for bit across the batched and the one-step-per-submission runs.
+    let membrane = |c: &GpuTriaxialCell| {
+        let src = c
+            .spheres
+            .extra()
+            .iter()
+            .find_map(|s| s.as_any().downcast_ref::<SharedGpuSource<GpuMembraneSource>>())
+            .expect("the membrane source");
+        let src = src.0.borrow();
+        let (list, history) = src.list(&ctx);
+        (list, history, src.list_builds, c.spheres.rebuilds, c.spheres.steps)
+    };
+    let (m, m_b) = (membrane(&cell), membrane(&cell_b));
+    assert_eq!(
+        (m.2, m.3, m.4),
+        (m_b.2, m_b.3, m_b.4),
+        "patch-list builds, sphere-list builds, steps"
+    );
+    assert_eq!(m.0, m_b.0, "the membrane's candidate lists differ");
+    assert!(
+        bytemuck::cast_slice::<_, u8>(&m.1) == bytemuck::cast_slice::<_, u8>(&m_b.1),
+        "patch histories differ"
+    );
+    println!(
+        "read-backs of the stepping: batched {}, one step per submission {}; {} sphere-list builds, {} patch-list builds in {} steps",
+        cell.spheres.stepping_reads, cell_b.spheres.stepping_reads, m.3, m.2, m.4
+    );
+    assert!(m.2 >= 3, "the membrane's list was rebuilt during the run ({})", m.2);
+    // Batched: one read per submission (50 ramp steps one call each, then calls of 50–100
+    // steps) and per build two (its halt's flags, the states for the membrane's list); seen 119
+    // against 464.
+    assert!(
+        3 * cell.spheres.stepping_reads < cell_b.spheres.stepping_reads,
+        "the batched run reads back {} times, the unbatched {}",
+        cell.spheres.stepping_reads,
+        cell_b.spheres.stepping_reads
+    );
     assert!(
         bytemuck::cast_slice::<_, u8>(&states) == bytemuck::cast_slice::<_, u8>(&states_b),
         "two GPU runs differ in the states"

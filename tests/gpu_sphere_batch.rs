@@ -1,10 +1,12 @@
 //! Batched GPU sphere steps (`GpuSpheres::steps_batched`: many steps per submission, the list
 //! rebuild decided on the device) give the bits of one step per submission, with rebuilds
 //! falling inside batches; and the CPU twin within the stepper tolerances of `gpu_sphere.rs`.
+//! (The host-decided schedule against this one: `gpu_sphere_schedule.rs`.)
 
 use softdem::gpu::context::gpu_for_tests;
 use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::cpu_stepper::CpuSpheres;
+use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::SphereState;
 
@@ -27,11 +29,13 @@ fn batched_steps_equal_single_steps_bit_for_bit() {
     let (p, states, laws, walls) = shaken();
     let steps = 600;
     let mut single = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
+    single.schedule = RebuildSchedule::Device;
     for _ in 0..steps {
         single.step(&ctx).unwrap();
     }
     let mut batched = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
     batched.batch = 64;
+    batched.schedule = RebuildSchedule::Device;
     // Uneven calls: batches end at arbitrary steps and rebuilds fall inside them.
     for k in [1u32, 150, 77, 300, 72] {
         batched.steps_batched(&ctx, k).unwrap();

@@ -7,7 +7,7 @@ use softdem::gpu::context::gpu_for_tests;
 use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::cell_list::fit_grid;
 use softdem::spheres::cpu_stepper::CpuSpheres;
-use softdem::spheres::gpu_rebuild::{bounds_key, bounds_reduce, bounds_value, DeviceGrid};
+use softdem::spheres::gpu_rebuild::{bounds_key, bounds_reduce, bounds_value, DeviceGrid, RebuildSchedule};
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::pair_law::LawTable;
 use softdem::spheres::{PlaneWall, SphereMaterial, SphereParams, SphereState};
@@ -73,6 +73,9 @@ fn a_batch_with_builds_inside_reads_back_once_and_follows_the_cpu() {
     let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
     let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
     gpu.batch = 64;
+    // The builds recorded in every step, sized on the device (the host-decided schedule halts
+    // at each: tests/gpu_sphere_schedule.rs).
+    gpu.schedule = RebuildSchedule::Device;
     let batches = 8;
     let mut builds_in_batches = Vec::new();
     for _ in 0..batches {
@@ -120,7 +123,9 @@ fn a_batch_with_builds_inside_reads_back_once_and_follows_the_cpu() {
 
 /// 27 rubber spheres thrown together (gpu_sphere.rs's growth case: no pair at the start, ~50 at
 /// the most): the pair buffers overflow inside batches, the build halts, the host grows them and
-/// redoes it. The batched run equals the single-step run bit for bit (states, histories).
+/// redoes it, under both schedules (device-decided: inside a batch; host-decided: the build at
+/// the start of a batch). The batched runs equal the single-step run bit for bit (states,
+/// histories).
 #[test]
 fn an_overflowing_build_is_redone_with_grown_buffers_bit_for_bit() {
     let ctx = gpu_for_tests();
@@ -146,9 +151,27 @@ fn an_overflowing_build_is_redone_with_grown_buffers_bit_for_bit() {
     let steps = 800;
     let mut single = GpuSpheres::new(&ctx, p, &states, &laws, &[]).unwrap();
     single.batch = 1;
+    single.schedule = RebuildSchedule::Device;
     single.steps_batched(&ctx, steps).unwrap();
+    let mut host = GpuSpheres::new(&ctx, p, &states, &laws, &[]).unwrap();
+    host.batch = 100;
+    host.schedule = RebuildSchedule::Host;
+    host.steps_batched(&ctx, steps).unwrap();
+    println!("host-decided: redone {}, rebuilds {}", host.redone, host.rebuilds);
+    assert!(host.redone >= 1, "a host-decided build overflowed and was redone");
+    assert_eq!(single.rebuilds, host.rebuilds);
+    assert!(
+        bytes(&single.states(&ctx)) == bytes(&host.states(&ctx)),
+        "host-decided: states differ"
+    );
+    assert!(
+        bytes(&single.history(&ctx)) == bytes(&host.history(&ctx)),
+        "host-decided: histories differ"
+    );
+    assert_eq!(single.list(&ctx), host.list(&ctx));
     let mut batched = GpuSpheres::new(&ctx, p, &states, &laws, &[]).unwrap();
     batched.batch = 100;
+    batched.schedule = RebuildSchedule::Device;
     let (reads, redone) = (batched.stepping_reads, batched.redone);
     batched.steps_batched(&ctx, steps).unwrap();
     let redone = batched.redone - redone;

@@ -216,6 +216,12 @@ impl GpuExtraForces for GpuBeadForces {
         }
     }
 
+    /// Not batchable: `prepare` writes each evaluation's count (break records), plane positions
+    /// and loads at its time, so the stepper takes one step per submission pair.
+    fn batchable(&self) -> bool {
+        false
+    }
+
     fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
         let b = self.bound.as_ref().expect("GpuBeadForces::record before bind");
         let h = &self.host;

@@ -4,7 +4,10 @@
 //! membrane_gather) run inside the stepper's compute pass and membrane_gather adds every sphere's
 //! force and torque to the stepper's extra force. The records stay on the GPU; the grain–patch
 //! candidate list is built on the GPU (`gpu_patch_list`) whenever the stepper rebuilds its
-//! sphere list (the device's displacement check decides), with the friction history carried.
+//! sphere list, with the friction history carried: the device's displacement check halts the
+//! stepper's batch, the host calls `rebuild` with the states, then the sphere list is built and
+//! the batch goes on (`GpuExtraForces`, *Stepping*). `prepare` writes only step-invariant
+//! parameters, so the source is `batchable` (the default).
 
 use super::gpu::{nonempty, GpuMembraneForces};
 use super::gpu_patch_list::{GpuPatchBuffers, GpuPatchList};

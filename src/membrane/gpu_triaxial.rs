@@ -12,10 +12,11 @@
 //! both backends. The host reads the device only at a sample, at `start_shear` and once at the
 //! start of `confine` (the servo's gain).
 //!
-//! **Stepping.** `GpuSpheres::steps_batched` steps one step per submission pair with sources
-//! (the membrane's candidate list is rebuilt from host states at each sphere-list build:
-//! `spheres::extra_force`); σ_c and the servo target of the ramp are set on the host before each
-//! of its steps, as `TriaxialCell::confine` sets them.
+//! **Stepping.** `GpuSpheres::steps_batched` runs host-decided batches with the membrane and
+//! rims attached (a due sphere-list build halts the batch; the host rebuilds the membrane's
+//! candidate list from the states it reads there: `spheres::extra_force`); σ_c and the servo
+//! target of the ramp are set on the host before each of its steps, as `TriaxialCell::confine`
+//! sets them, so the ramp runs one step per call.
 
 use super::attach::set_sigma;
 use super::gpu_rims::GpuRims;

@@ -14,7 +14,8 @@
 //! - **Candidate lists** of its own (e.g. grain–patch candidates): `rebuild` is called right
 //!   after the stepper rebuilt its sphere list (and once before the first evaluation). Until the
 //!   next call no sphere has moved more than skin/2 since, so a list built with the stepper's
-//!   skin stays valid; on the GPU this is the device's decision (`displacement_check`).
+//!   skin stays valid; on the GPU the device's check (`displacement_check`) halts the batch and
+//!   the host calls it (`GpuExtraForces`, *Stepping*).
 
 use super::state::{SphereForce, SphereState};
 use crate::gpu::context::GpuContext;
@@ -49,15 +50,20 @@ pub trait ExtraForces: Send + Sync {
 /// extra-force buffer (one `SphereForce` per sphere): the source's kernels add to it (`+=`), and
 /// the stepper's `gather` reads it and sets it back to zero; `bind_step` then, with the step
 /// flags and the walls. `rebuild` follows every list rebuild of the stepper (with the states it
-/// read back for it) and `bind`. `prepare` runs on the host before every force evaluation is
-/// encoded (uniform writes), `record` records the source's dispatches into the evaluation's
-/// compute pass, before the gather; `record_after_step` after each step's closing kick.
+/// read back for it) and `bind`. `prepare` runs on the host before every submission of force
+/// evaluations is encoded (uniform writes; they hold for every evaluation of the submission),
+/// `record` records the source's dispatches into each evaluation's compute pass, before the
+/// gather; `record_after_step` after each step's closing kick.
 ///
-/// **Stepping.** A stepper with sources steps one step per submission pair (`step_with_sources`):
-/// the sources' `rebuild` takes host states whenever the sphere list is rebuilt, which the
-/// device-side builds inside a batch would skip. Their kernels still return at once when the
-/// stepper's batch has halted (`step_flags[0] != 0`, the buffer of `bind_step`; `list_stale` in
-/// sphere_step.wgsl), as the stepper's own kernels do.
+/// **Stepping.** With sources the stepper's list builds are decided by the host
+/// (`RebuildSchedule::Host`): a due build halts the batch after the step's drift, the host reads
+/// the states, calls every source's `rebuild`, and the next submission starts with the sphere
+/// list's build and that step's forces; so many steps go in one submission. A source whose
+/// inputs change from one evaluation to the next (written by `prepare`, e.g. the beads' moving
+/// planes and loads at each evaluation's time) is not `batchable`: the stepper then takes one
+/// step per submission pair (`step_with_sources`), as it does under the `Device` schedule. The
+/// sources' kernels return at once when the stepper's batch has halted (`step_flags[0] != 0`,
+/// the buffer of `bind_step`; `list_stale` in sphere_step.wgsl), as the stepper's own kernels do.
 pub trait GpuExtraForces {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()>;
     /// The stepper's step flags (`step_flags`, atomic u32 words) and walls (`PlaneWall` array),
@@ -72,6 +78,11 @@ pub trait GpuExtraForces {
         Ok(())
     }
     fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation);
+    /// Whether what `prepare` writes holds for every evaluation of a submission (then the stepper
+    /// records many steps per submission; see *Stepping*).
+    fn batchable(&self) -> bool {
+        true
+    }
     fn record(&self, pass: &mut wgpu::ComputePass<'_>);
     /// The source itself, to read what it measured (`downcast_ref`).
     fn as_any(&self) -> &dyn std::any::Any;
@@ -97,6 +108,9 @@ impl<T: GpuExtraForces + 'static> GpuExtraForces for SharedGpuSource<T> {
     }
     fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
         self.0.get_mut().prepare(ctx, eval)
+    }
+    fn batchable(&self) -> bool {
+        self.0.borrow().batchable()
     }
     fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.0.borrow().record(pass)

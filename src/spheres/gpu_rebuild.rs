@@ -1,6 +1,8 @@
-//! The GPU stepper's list build with no host round trip: every kernel of a build recorded in
-//! every step, as indirect dispatches whose sizes `rebuild_decide` writes on the device (the
-//! template's when a build is due, zero otherwise; the 2D engine's pattern). A build:
+//! The GPU stepper's list build, all on the device, and its schedule (`RebuildSchedule`):
+//! recorded in every step as indirect dispatches whose sizes `rebuild_decide` writes on the
+//! device (the template's when a build is due, zero otherwise; the 2D engine's pattern), or,
+//! decided by the host, recorded with direct dispatches only where a build is due (a due build
+//! halts the batch, `HALT_DUE`). A build:
 //! `list_save` (the list before it, kept for the carry in buffers the step recomputes anyway) →
 //! `bounds_reduce` → `fit_grid` (the grid of `cell_list::fit_grid`, from an exact min/max
 //! reduction, so equal to the host's bit for bit) → bin, count, scan → `pair_check` → the
@@ -19,7 +21,7 @@ use crate::gpu::kernel::Kernel;
 use crate::gpu::scan::PrefixScan;
 
 /// Words of `step_flags` (`shaders/sphere_step.wgsl`).
-pub const FLAG_WORDS: usize = 8;
+pub const FLAG_WORDS: usize = 9;
 pub const FLAG_HALT: usize = 0;
 pub const FLAG_BEGUN: usize = 1;
 pub const FLAG_DUE: usize = 2;
@@ -27,6 +29,13 @@ pub const FLAG_BUILDS: usize = 3;
 pub const FLAG_PAIRS: usize = 4;
 pub const FLAG_WALL_CANDIDATES: usize = 5;
 pub const FLAG_CELLS: usize = 7;
+/// Set by the host under the host-decided schedule: a due build halts the batch.
+pub const FLAG_HOST_DECIDES: usize = 8;
+/// `step_flags[FLAG_HALT]` after an overflowing build.
+pub const HALT_OVERFLOW: u32 = 1;
+/// `step_flags[FLAG_HALT]` after a due build halted a batch (host-decided schedule; `HALT_DUE`
+/// in `shaders/sphere_step.wgsl`).
+pub const HALT_DUE: u32 = 2;
 
 /// Order-preserving key of an f32 as the bounding-box reduction uses it (twin of `bounds_key`
 /// in `shaders/sphere_cell_list.wgsl`): a < b ⇔ key(a) < key(b) for non-NaN values.
@@ -417,5 +426,117 @@ impl DeviceBuild {
         run(pass, 18, Slot::IncidentScatter);
         run(pass, 19, Slot::IncidentSort);
         run(pass, 4, Slot::Reference);
+    }
+}
+
+/// Who decides the list builds of `GpuSpheres::steps_batched`. Both schedules run the same
+/// builds at the same steps with the same kernels on the same data, so the results are the same
+/// bits (test `tests/gpu_sphere_schedule.rs`); they differ in what a step records and in the
+/// host round trips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RebuildSchedule {
+    /// A step records no build dispatch: `displacement_check`/`wall_advance` halt the batch when a
+    /// build is due (`HALT_DUE`, as an overflow halts it); the host, which reads the flags at the
+    /// end of every batch anyway, records the build with direct dispatches at the start of the
+    /// next submission, then the halted step's forces, and goes on. Costs per build: the halted
+    /// batch's remaining steps (recorded, returning at once) and one more submission. Extra
+    /// force sources rebuild their candidate lists there (`GpuExtraForces::rebuild`).
+    Host,
+    /// Every step records the whole build as indirect dispatches sized on the device
+    /// (`rebuild_decide`, zero when no build is due): no round trip per build, ~25 dispatches
+    /// per step. Not with extra force sources (they rebuild on the host): those steps go one
+    /// per submission pair (`GpuSpheres::step_with_sources`).
+    Device,
+    /// `Host` while the builds come less often than every `AUTO_DEVICE_BELOW` steps on average
+    /// (recent builds, `BuildPace`), `Device` when they come more often; `Host` with sources.
+    Auto,
+}
+
+/// Below this mean number of steps between builds `Auto` records the builds on the device
+/// (measured on lavapipe: docs/spheres.md, *Rebuild schedule*).
+pub const AUTO_DEVICE_BELOW: f64 = 8.0;
+
+/// Fewest steps of a host-decided submission sized by the pace (`BuildPace::host_batch`).
+pub const HOST_BATCH_MIN: u32 = 4;
+
+impl RebuildSchedule {
+    /// `SOFTDEM_GPU_REBUILD`: `host`, `gpu` (Device) or `auto` (unset: Auto); the 2D engine's
+    /// variable, with the same two values.
+    pub fn from_env() -> anyhow::Result<RebuildSchedule> {
+        match std::env::var("SOFTDEM_GPU_REBUILD").as_deref() {
+            Err(_) | Ok("auto") => Ok(RebuildSchedule::Auto),
+            Ok("host") => Ok(RebuildSchedule::Host),
+            Ok("gpu") => Ok(RebuildSchedule::Device),
+            Ok(other) => anyhow::bail!("SOFTDEM_GPU_REBUILD={other:?}: expected `host`, `gpu` or `auto`"),
+        }
+    }
+}
+
+/// The recent pace of the builds: a running mean of the steps between builds (weight 1/4 for
+/// the newest interval), read by `RebuildSchedule::Auto`.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildPace {
+    mean: f64,
+    /// Steps since the last build.
+    since: u64,
+}
+
+impl Default for BuildPace {
+    fn default() -> Self {
+        BuildPace {
+            mean: f64::INFINITY,
+            since: 0,
+        }
+    }
+}
+
+impl BuildPace {
+    /// `steps` steps with `builds` builds among them (spread evenly when a batch reports only
+    /// the count).
+    pub fn record(&mut self, steps: u64, builds: u64) {
+        if builds == 0 {
+            self.since += steps;
+            return;
+        }
+        let interval = (self.since + steps) as f64 / builds as f64;
+        for _ in 0..builds {
+            self.mean = if self.mean.is_finite() {
+                0.75 * self.mean + 0.25 * interval
+            } else {
+                interval
+            };
+        }
+        self.since = 0;
+    }
+
+    /// Mean steps between builds, the current build-free stretch counted once it is longer.
+    pub fn interval(&self) -> f64 {
+        self.mean.max(self.since as f64)
+    }
+
+    /// Steps of the next host-decided submission, at most `batch`: about the steps left to the
+    /// next build at the recent pace (one more, so that the halt falls inside the batch), at
+    /// least `HOST_BATCH_MIN`; once the current build-free stretch passes half the mean, as many
+    /// steps as it has lasted (a pause in the builds grows the batches geometrically). A halted batch's remaining steps are recorded and return at
+    /// once, which costs a dispatch each on a CPU device (lavapipe: ~20 µs) and on a GPU; a
+    /// batch that ends before the build only costs a read of the flags. The result does not
+    /// depend on it (the batch length never does).
+    pub fn host_batch(&self, batch: u32) -> u32 {
+        let batch = batch.max(1);
+        if !self.mean.is_finite() {
+            return batch;
+        }
+        let since = self.since as f64;
+        let ahead = (self.mean - since).max(since).ceil() + 1.0;
+        (ahead.min(batch as f64) as u32).max(HOST_BATCH_MIN).min(batch)
+    }
+
+    /// Whether the next batch's builds are decided by the host under `schedule`.
+    pub fn host_decides(&self, schedule: RebuildSchedule) -> bool {
+        match schedule {
+            RebuildSchedule::Host => true,
+            RebuildSchedule::Device => false,
+            RebuildSchedule::Auto => self.interval() >= AUTO_DEVICE_BELOW,
+        }
     }
 }

@@ -1,14 +1,16 @@
 //! GPU stepper of the sphere kind: the passes of `cpu_stepper` as kernels of
 //! `shaders/sphere_step.wgsl` (MC-stress's two passes included), over buffers held here. Many
-//! steps are recorded per submission (`steps_batched`), each with the whole list build as
-//! indirect dispatches sized on the device (`gpu_rebuild`): the device decides when the list is
-//! stale, fits the grid to the bounding box, bins, counts, writes the rows, carries the history
-//! by key, builds the j-side incident lists, the sphere–wall candidates and the reference
-//! positions; the host reads the flags (8 words) once per batch. Capacities have headroom; a
-//! build that exceeds one halts the batch, and the host grows the buffers and redoes that build
-//! (`steps_batched`). The list is read back only for outputs (`list`). With extra force sources
-//! (membranes, beads) the steps go one per submission pair (`step_with_sources`): their own
-//! candidate lists are still rebuilt from host states when the sphere list is.
+//! steps are recorded per submission (`steps_batched`); the host reads the flags (9 words) once
+//! per batch. The list builds run on the device (`gpu_rebuild`: the grid fitted to the bounding
+//! box, bins, counts, rows, the history carried by key, the j-side incident lists, the
+//! sphere–wall candidates and the reference positions) and are scheduled as `schedule` says
+//! (`RebuildSchedule`): host-decided (a due build halts the batch and starts the next
+//! submission, with direct dispatches; steps record no build dispatch) or device-decided (every
+//! step records the build as indirect dispatches sized on the device); `Auto` picks by the pace
+//! of the builds. Capacities have headroom; a build that exceeds one halts the batch, and the
+//! host grows the buffers and redoes that build. The list is read back only for outputs
+//! (`list`). Extra force sources (membranes, beads) rebuild their own candidate lists from host
+//! states at the host-decided builds, so batches run with them too (`extra_force`).
 //! Pair records are packed (no vec3 padding) and the rolling history is held only when a law
 //! uses it: 4 (partner) + 12 (tangential history) + 44 (result) + 4 (j-side incident) = 64 B per
 //! candidate pair (docs/spheres.md, *Records*).
@@ -21,8 +23,8 @@ use super::cpu_stepper::PairOut;
 use super::extra_force::{Evaluation, GpuExtraForces};
 use super::gpu_pass::{dispatch, params_uniform};
 use super::gpu_rebuild::{
-    BuildBuffers, BuildMode, DeviceBuild, DeviceGrid, FLAG_BEGUN, FLAG_BUILDS, FLAG_CELLS, FLAG_DUE, FLAG_HALT,
-    FLAG_PAIRS, FLAG_WALL_CANDIDATES, FLAG_WORDS,
+    BuildBuffers, BuildMode, BuildPace, DeviceBuild, DeviceGrid, RebuildSchedule, FLAG_BEGUN, FLAG_BUILDS, FLAG_CELLS,
+    FLAG_DUE, FLAG_HALT, FLAG_HOST_DECIDES, FLAG_PAIRS, FLAG_WALL_CANDIDATES, FLAG_WORDS, HALT_DUE, HALT_OVERFLOW,
 };
 use super::pair_law::LawTable;
 use super::state::{SphereForce, SphereParams, SphereState};
@@ -86,7 +88,7 @@ pub struct GpuSpheres {
     wall_index: GpuArray<u32>,
     /// Sphere–wall candidates the wall buffers hold (≥ the last build's; 0 before the first).
     wall_cap: usize,
-    /// `step_flags` (`gpu_rebuild::FLAG_*`).
+    /// `step_flags` (`gpu_rebuild::FLAG_*`, `FLAG_WORDS` words).
     flags: GpuArray<u32>,
     wall_trace: GpuArray<f32>,
     stress_trace: GpuArray<f32>,
@@ -110,11 +112,26 @@ pub struct GpuSpheres {
     /// Read-backs (`map_async`) made by the stepping methods (`step`, `steps_batched`,
     /// `rebuild`): one per batch, plus one per redone build (tests count them).
     pub stepping_reads: u64,
+    /// Submissions of steps by `steps_batched` (a batch; the redo of a halted build with the
+    /// rest of its step; each half of a step with sources).
+    pub step_submissions: u64,
     bind: Vec<wgpu::BindGroup>,
     pub rebuilds: u64,
     pub steps: u64,
     /// Steps recorded per submission by `steps_batched` (the result does not depend on it).
     pub batch: u32,
+    /// Who decides the list builds of `steps_batched` (the result does not depend on it; from
+    /// `SOFTDEM_GPU_REBUILD`, else `Auto`).
+    pub schedule: RebuildSchedule,
+    /// The recent steps between builds (`RebuildSchedule::Auto`).
+    pace: BuildPace,
+    /// The build the next host-decided submission starts with, if a halt left one due:
+    /// Some(true) after a due build halted a batch (save the list first), Some(false) after
+    /// that build overflowed (redo it from the list it saved).
+    build_next: Option<bool>,
+    /// List builds recorded into submissions (direct or indirect: the device-decided schedule
+    /// records one in every step, the host-decided one only where a build runs).
+    pub builds_recorded: u64,
     /// Extra force sources (`extra_force`) and the per-sphere buffer they add to (one
     /// `SphereForce` per sphere; a placeholder, skipped by the gather, until a source is attached).
     extra: Vec<Box<dyn GpuExtraForces>>,
@@ -193,10 +210,15 @@ impl GpuSpheres {
             growths: 0,
             redone: 0,
             stepping_reads: 0,
+            step_submissions: 0,
             bind: Vec::new(),
             rebuilds: 0,
             steps: 0,
             batch: 32,
+            schedule: RebuildSchedule::from_env()?,
+            pace: BuildPace::default(),
+            build_next: None,
+            builds_recorded: 0,
             extra: Vec::new(),
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
         };
@@ -321,58 +343,174 @@ impl GpuSpheres {
         self.steps_batched(ctx, 1)
     }
 
-    /// `k` time steps, `batch` per submission with one read-back per batch (the 8 flag words).
-    /// Every step records the whole list build as indirect dispatches that `rebuild_decide`
-    /// sizes on the device (zero unless some sphere or wall point moved half the skin), so a
-    /// batch with builds inside needs no host round trip. When a build exceeds a capacity
-    /// (cells, pairs, wall candidates) it halts the batch before writing what it needs again
-    /// (`gpu_rebuild`); the host grows the buffers, redoes that build and finishes the step. The
-    /// same kernels run in the same order on the same data as step by step, so the result does
-    /// not depend on `batch` (test `gpu_sphere_batch.rs`).
+    /// `k` time steps, `batch` per submission with one read-back per batch (the flag words).
+    /// The list builds are decided as `schedule` says (`RebuildSchedule`): on the host (a due
+    /// build halts the batch, the host records it with direct dispatches at the start of the
+    /// next submission and resumes at the halted step; steps record no build dispatch) or on the
+    /// device (every step records the whole build as indirect dispatches that `rebuild_decide`
+    /// sizes, zero unless some sphere or wall point moved half the skin). When a build exceeds a
+    /// capacity (cells, pairs, wall candidates) it halts the batch before writing what it needs
+    /// again (`gpu_rebuild`); the host grows the buffers, redoes that build and finishes the
+    /// step. The same kernels run in the same order on the same data in both schedules and at
+    /// any `batch`, so the result depends on neither (tests `gpu_sphere_batch.rs`,
+    /// `gpu_sphere_schedule.rs`). With extra force sources the builds are the host's (the
+    /// sources rebuild their lists from host states); a source that is not `batchable`, or the
+    /// `Device` schedule, steps one step per submission pair (`step_with_sources`).
     pub fn steps_batched(&mut self, ctx: &GpuContext, k: u32) -> anyhow::Result<()> {
+        let mut left = k;
         if !self.extra.is_empty() {
-            // The sources rebuild their own candidate lists from host states when the sphere
-            // list is rebuilt, which a build inside the batch would skip: one step per
-            // submission pair, the rebuild decided between them.
-            for _ in 0..k {
-                self.step_with_sources(ctx)?;
+            if self.schedule == RebuildSchedule::Device || !self.extra.iter().all(|s| s.batchable()) {
+                for _ in 0..k {
+                    self.step_with_sources(ctx)?;
+                }
+                return Ok(());
+            }
+            while left > 0 {
+                left -= self.batch_host_decided(ctx, left)?;
             }
             return Ok(());
         }
-        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
-        let mut left = k;
         while left > 0 {
-            let b = left.min(self.batch.max(1));
-            self.flags.write(ctx, &[0; 4]);
-            self.submit(ctx, |s, pass| {
-                for _ in 0..b {
-                    dispatch(pass, &s.k.kick, &s.bind[0], n);
-                    dispatch(pass, &s.k.drift, &s.bind[1], n);
-                    dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
-                    dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
-                    s.build.record(pass, BuildMode::Indirect);
-                    s.record_forces(pass);
-                    dispatch(pass, &s.k.kick, &s.bind[0], n);
-                }
-            });
-            let flags = self.read_flags(ctx);
-            self.rebuilds += flags[FLAG_BUILDS] as u64;
-            self.total = flags[FLAG_PAIRS] as usize;
-            if flags[FLAG_HALT] == 0 {
-                self.steps += b as u64;
-                left -= b;
-                continue;
-            }
-            // Step `begun` (counted from 1 in this batch) halted in its build.
-            let begun = flags[FLAG_BEGUN].clamp(1, b);
-            self.grow(ctx, &flags)?;
-            self.build_now(ctx, false)?;
-            self.submit(ctx, |s, pass| {
+            // A build left due by a halt is the host's whatever the next batch's schedule.
+            left -= if self.build_next.is_some() || self.pace.host_decides(self.schedule) {
+                self.batch_host_decided(ctx, left)?
+            } else {
+                self.batch_device_decided(ctx, left)?
+            };
+        }
+        Ok(())
+    }
+
+    /// One submission of at most `batch` of the `left` steps, the builds decided on the device;
+    /// returns the steps finished.
+    fn batch_device_decided(&mut self, ctx: &GpuContext, left: u32) -> anyhow::Result<u32> {
+        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        let b = left.min(self.batch.max(1));
+        self.clear_flags(ctx, false);
+        self.builds_recorded += b as u64;
+        self.step_submissions += 1;
+        self.submit(ctx, |s, pass| {
+            for _ in 0..b {
+                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                dispatch(pass, &s.k.drift, &s.bind[1], n);
+                dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
+                dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+                s.build.record(pass, BuildMode::Indirect);
                 s.record_forces(pass);
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
-            });
-            self.steps += begun as u64;
-            left -= begun;
+            }
+        });
+        let flags = self.read_flags(ctx);
+        self.rebuilds += flags[FLAG_BUILDS] as u64;
+        self.total = flags[FLAG_PAIRS] as usize;
+        if flags[FLAG_HALT] == 0 {
+            self.steps += b as u64;
+            self.pace.record(b as u64, flags[FLAG_BUILDS] as u64);
+            return Ok(b);
+        }
+        // Step `begun` (counted from 1 in this batch) halted in its build.
+        let begun = flags[FLAG_BEGUN].clamp(1, b);
+        self.grow(ctx, &flags)?;
+        self.build_now(ctx, false)?;
+        self.builds_recorded += 1;
+        self.step_submissions += 1;
+        self.submit(ctx, |s, pass| {
+            s.record_forces(pass);
+            dispatch(pass, &s.k.kick, &s.bind[0], n);
+        });
+        self.steps += begun as u64;
+        self.pace.record(begun as u64, flags[FLAG_BUILDS] as u64);
+        Ok(begun)
+    }
+
+    /// One submission of at most `batch` of the `left` steps, the builds decided by the host;
+    /// returns the steps finished. It starts with the build a halt left due (`build_next`) and
+    /// the forces and closing kick of the halted step (its drift and checks ran before the halt),
+    /// then whole steps that record no build: `displacement_check` and `wall_advance` halt the
+    /// batch at the first step whose build is due (`HALT_DUE`), the kernels after it return at
+    /// once. The host sees the halt in the batch's one read of the flags; with sources it then
+    /// reads the states and rebuilds their lists (their kernels run only after the build).
+    fn batch_host_decided(&mut self, ctx: &GpuContext, left: u32) -> anyhow::Result<u32> {
+        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        let b = left.min(self.pace.host_batch(self.batch));
+        let build = self.build_next.take();
+        self.clear_flags(ctx, true);
+        self.prepare_sources(ctx);
+        self.builds_recorded += build.is_some() as u64;
+        self.step_submissions += 1;
+        self.submit(ctx, |s, pass| {
+            let mut first = 0;
+            if let Some(save) = build {
+                s.build.record(pass, BuildMode::Direct { save });
+                s.record_forces(pass);
+                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                s.record_after_step(pass);
+                first = 1;
+            }
+            for _ in first..b {
+                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                dispatch(pass, &s.k.drift, &s.bind[1], n);
+                dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
+                dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+                s.record_forces(pass);
+                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                s.record_after_step(pass);
+            }
+        });
+        let flags = self.read_flags(ctx);
+        self.total = flags[FLAG_PAIRS] as usize;
+        let halt = flags[FLAG_HALT];
+        if halt == HALT_OVERFLOW {
+            // Only the build at the start builds: nothing ran after it. Redo it from the list
+            // it saved, in grown buffers.
+            anyhow::ensure!(build.is_some(), "a host-decided batch overflowed without a build");
+            self.grow(ctx, &flags)?;
+            self.build_next = Some(false);
+            return Ok(0);
+        }
+        let built = build.is_some() as u32;
+        self.rebuilds += built as u64;
+        // The pace counts a halted step with its build at the halt (not again when finished).
+        if halt == 0 {
+            self.steps += b as u64;
+            self.pace.record((b - built) as u64, 0);
+            return Ok(b);
+        }
+        anyhow::ensure!(halt == HALT_DUE, "step flags: halt {halt}");
+        // Whole steps begun in this batch (drifts); the last of them halted before its forces.
+        let begun = flags[FLAG_BEGUN];
+        anyhow::ensure!(
+            begun >= 1 && built + begun <= b,
+            "step flags: {begun} steps begun in a batch of {b}"
+        );
+        let done = built + begun - 1;
+        self.steps += done as u64;
+        self.pace.record((done + 1 - built) as u64, 1);
+        self.build_next = Some(true);
+        self.rebuild_sources(ctx)?;
+        Ok(done)
+    }
+
+    /// Clears the halt, steps-begun, due and build-count words for a batch and says who decides
+    /// its builds (`FLAG_HOST_DECIDES`).
+    fn clear_flags(&self, ctx: &GpuContext, host_decides: bool) {
+        self.flags.write(ctx, &[0; 4]);
+        let at = (FLAG_HOST_DECIDES * std::mem::size_of::<u32>()) as u64;
+        ctx.queue
+            .write_buffer(self.flags.buffer(), at, bytemuck::bytes_of(&(host_decides as u32)));
+    }
+
+    /// The sources' `rebuild` from the current states (read back, counted in `stepping_reads`):
+    /// after the sphere list's build, or (host-decided) before it, at the halt (the build does
+    /// not move the spheres, so the states are the same).
+    fn rebuild_sources(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
+        if self.extra.is_empty() {
+            return Ok(());
+        }
+        self.stepping_reads += 1;
+        let states = self.spheres.read(ctx);
+        for src in &mut self.extra {
+            src.rebuild(ctx, &states, self.params.skin)?;
         }
         Ok(())
     }
@@ -467,7 +605,8 @@ impl GpuSpheres {
     /// the sources' `prepare`, then the forces and the closing kick.
     fn step_with_sources(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
-        self.flags.write(ctx, &[0; 4]);
+        self.clear_flags(ctx, false);
+        self.step_submissions += 2;
         self.submit(ctx, |s, pass| {
             dispatch(pass, &s.k.kick, &s.bind[0], n);
             dispatch(pass, &s.k.drift, &s.bind[1], n);
@@ -476,6 +615,8 @@ impl GpuSpheres {
         });
         if self.read_flags(ctx)[FLAG_DUE] != 0 {
             self.rebuild(ctx)?;
+        } else {
+            self.pace.record(1, 0);
         }
         self.prepare_sources(ctx);
         self.submit(ctx, |s, pass| {
@@ -523,14 +664,10 @@ impl GpuSpheres {
     pub fn rebuild(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
         self.flags.write(ctx, &[0; 4]);
         self.build_now(ctx, true)?;
+        self.builds_recorded += 1;
         self.rebuilds += 1;
-        if !self.extra.is_empty() {
-            let states = self.spheres.read(ctx);
-            for src in &mut self.extra {
-                src.rebuild(ctx, &states, self.params.skin)?;
-            }
-        }
-        Ok(())
+        self.pace.record(0, 1);
+        self.rebuild_sources(ctx)
     }
 
     /// The grid of the last build (read back; tests).
