@@ -42,15 +42,6 @@ const ALLOWED: &[&[&str]] = &[
     &["membrane::forces", "membrane::model"],
     &["model::f8", "model::f8_avx", "model::lanes"],
     &["output::beads", "output::membrane", "output::spheres"],
-    &[
-        "scenario::beads",
-        "scenario::geometry",
-        "scenario::materials",
-        "scenario::modal",
-        "scenario::schema",
-        "scenario::spheres",
-        "scenario::stages",
-    ],
     &["spheres::cpu_stepper", "spheres::pair_lanes"],
     &["validation::plastic_limit", "validation::ring_compression"],
 ];
