@@ -39,7 +39,6 @@ const ALLOWED: &[&[&str]] = &[
         "membrane::triaxial",
     ],
     &["membrane::forces", "membrane::model"],
-    &["model::f8", "model::f8_avx", "model::lanes"],
     &["output::beads", "output::membrane", "output::spheres"],
     &["spheres::cpu_stepper", "spheres::pair_lanes"],
     &["validation::plastic_limit", "validation::ring_compression"],
