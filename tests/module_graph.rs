@@ -41,7 +41,6 @@ const ALLOWED: &[&[&str]] = &[
     &["membrane::forces", "membrane::model"],
     &["output::beads", "output::membrane", "output::spheres"],
     &["spheres::cpu_stepper", "spheres::pair_lanes"],
-    &["validation::plastic_limit", "validation::ring_compression"],
 ];
 
 #[test]
