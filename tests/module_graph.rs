@@ -509,26 +509,47 @@ fn tokens(text: &str) -> Vec<Tok> {
     out
 }
 
-/// The tokens without the items under `#[cfg(test)]` (the attribute, the item's other
-/// attributes, and the item up to its `;` or its closing brace).
+/// Whether the attribute whose `#` is at `i` is `#[cfg(test)]` or `#[cfg(all(.., test, ..))]`
+/// (code compiled for tests only), and the index after it.
+fn test_only_cfg(toks: &[Tok], i: usize) -> Option<usize> {
+    let is = |k: usize, s: &str| toks.get(k).is_some_and(|t| t.text == s);
+    if !(is(i, "#") && is(i + 1, "[") && is(i + 2, "cfg") && is(i + 3, "(")) {
+        return None;
+    }
+    let end = skip_group(toks, i + 1);
+    let inner = &toks[i + 4..end - 2]; // the predicate, inside `cfg( .. )`
+    let test_only = match inner.first().map(|t| t.text.as_str()) {
+        Some("test") => inner.len() == 1,
+        // `all(...)`: `test` among its top-level terms.
+        Some("all") => {
+            let mut depth = 0;
+            inner.iter().any(|t| {
+                match t.text.as_str() {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    _ => {}
+                }
+                depth == 1 && t.text == "test"
+            })
+        }
+        _ => false,
+    };
+    test_only.then_some(end)
+}
+
+/// The tokens without the items compiled for tests only (`test_only_cfg`: the attribute, the
+/// item's other attributes, and the item up to its `;` or its closing brace).
 fn cut_test_items(toks: Vec<Tok>) -> Vec<Tok> {
     let is = |k: usize, s: &str| toks.get(k).is_some_and(|t| t.text == s);
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        let cfg_test = is(i, "#")
-            && is(i + 1, "[")
-            && is(i + 2, "cfg")
-            && is(i + 3, "(")
-            && is(i + 4, "test")
-            && is(i + 5, ")")
-            && is(i + 6, "]");
-        if !cfg_test {
+        let Some(after) = test_only_cfg(&toks, i) else {
             out.push(toks[i].clone());
             i += 1;
             continue;
-        }
-        i += 7;
+        };
+        i = after;
         // Further attributes of the same item.
         while is(i, "#") && is(i + 1, "[") {
             i = skip_group(&toks, i + 1);
@@ -818,12 +839,15 @@ fn scanner_ignores_parent_child_edges_and_test_items() {
         ("lib.rs", "pub mod s;"),
         (
             "s/mod.rs",
-            "pub mod p; pub mod q; pub struct Problem; fn f() { p::run(); }",
+            "pub mod p; pub mod q; pub mod r; pub struct Problem; fn f() { p::run(); }",
         ),
         ("s/p.rs", "use super::Problem; pub fn run() {}"),
+        ("s/r.rs", "pub fn x() {}"),
         (
             "s/q.rs",
-            "pub fn g() {}\n#[cfg(test)]\n#[allow(unused)]\nfn t() { super::p::run(); }\nfn k() { super::p::run(); }",
+            "pub fn g() {}\n#[cfg(test)]\n#[allow(unused)]\nfn t() { super::r::x(); }\n\
+             #[cfg(all(unix, test))] mod u { use crate::s::r; }\n\
+             #[cfg(any(test, unix))] fn k() { super::p::run(); }",
         ),
     ]);
     let edges = edges_of(&g);
