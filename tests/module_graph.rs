@@ -40,7 +40,6 @@ const ALLOWED: &[&[&str]] = &[
     ],
     &["membrane::forces", "membrane::model"],
     &["output::beads", "output::membrane", "output::spheres"],
-    &["spheres::cpu_stepper", "spheres::pair_lanes"],
 ];
 
 #[test]
