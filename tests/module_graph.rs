@@ -38,7 +38,6 @@ const ALLOWED: &[&[&str]] = &[
         "membrane::rims",
         "membrane::triaxial",
     ],
-    &["membrane::forces", "membrane::model"],
     &["output::beads", "output::membrane", "output::spheres"],
 ];
 
