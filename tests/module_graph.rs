@@ -38,7 +38,6 @@ const ALLOWED: &[&[&str]] = &[
         "membrane::rims",
         "membrane::triaxial",
     ],
-    &["output::beads", "output::membrane", "output::spheres"],
 ];
 
 #[test]
