@@ -5,7 +5,8 @@
 //! only shrinks.
 //!
 //! The graph: one node per file module (`src/a/b.rs` is `a::b`, `src/a/mod.rs` is `a`); an edge
-//! M → T for every path in M, outside `#[cfg(test)]` items, that names T or an item of T:
+//! M → T for every path in M, outside items compiled for tests only (`#[cfg(test)]`,
+//! `#[cfg(all(.., test, ..))]`), that names T or an item of T:
 //! `use` trees (at any depth) and paths in code that start with `crate::`, `super::`, `self::` or
 //! the name of one of M's child modules. A path through a re-export (`pub use`, or any import of
 //! the module it passes through) is followed to the module that defines the item, so a facade
@@ -16,11 +17,13 @@
 //! which is how a Rust folder is built, not a circle between layers. What counts are edges between
 //! modules of which neither contains the other (siblings, cousins, other folders).
 //!
-//! Limits of this token scan (no `syn`): paths made by macros (`$crate`) and
-//! `#[path]` attributes are not seen (the crate has none); an inline module (`mod imp { .. }`) is
-//! read as part of its file, so `super::` inside it resolves one level too high; a name
-//! imported by a use inside a function is not used to resolve other paths; an unknown first
-//! segment is taken for an extern crate. `cfg` other than `test` is ignored (both arms count).
+//! Limits of this token scan (no `syn`, no type information): only paths are seen, so a method
+//! or trait call through a value (`m.evaluate()`) links nothing by itself (its type was named
+//! by a path somewhere); paths made by macros (`$crate`) and `#[path]` attributes are not seen
+//! (the crate has none); an inline module (`mod imp { .. }`) is read as part of its file, so
+//! `super::` inside it resolves one level too high; a name imported by a use inside a function
+//! is not used to resolve other paths; an unknown first segment is taken for an extern crate;
+//! `cfg` other than tests-only is ignored (both arms count).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
