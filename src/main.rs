@@ -158,7 +158,7 @@ enum Command {
 
 fn main() {
     let result = match Cli::parse().command {
-        Command::Info => softdem::gpu::context::print_info(),
+        Command::Info => softdem::gpu::info::print_info(),
         Command::Run {
             scenario,
             backend,

@@ -2,7 +2,8 @@
 //! without one), and the 2-D dispatch convention (`dispatch_size` + WGSL `linear_id`).
 
 use softdem::gpu::array::{dispatch_size, GpuArray, MAX_WORKGROUPS_PER_DIM};
-use softdem::gpu::context::{enumerate_adapters, gpu_for_tests, print_info};
+use softdem::gpu::context::{enumerate_adapters, gpu_for_tests};
+use softdem::gpu::info::print_info;
 
 #[test]
 fn adapter_info_and_limits() {

@@ -2,6 +2,7 @@
 
 pub mod array;
 pub mod context;
+pub mod info;
 pub mod kernel;
 pub mod precision;
 pub mod profile;

@@ -8,6 +8,9 @@
 //!
 //! A vertex gathers its edges, hinges and pressure patches (static CSR, built once) then its
 //! candidate patch corners (CSR rebuilt with the candidate list); a grain gathers its candidates.
+//!
+//! `Membrane::evaluate` (the passes in that order), `Membrane::compute` and the membrane's
+//! `ExtraForces` impl are here too, with the passes they call (the records: `membrane::model`).
 
 use super::model::Membrane;
 use super::records::{PatchOut, ENTRY_EDGE, ENTRY_HINGE, MEMBRANE_FORCE_ONLY, MEMBRANE_PATCH_CONTACTS};
@@ -19,6 +22,7 @@ use crate::laws::patch_contact::{
 };
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::spheres::contact::{pair_force, ContactGeometry, ContactHistory};
+use crate::spheres::extra_force::{Evaluation, ExtraForces};
 use crate::spheres::precision::df3_sub;
 use crate::spheres::{SphereForce, SphereState};
 use rayon::prelude::*;
@@ -260,4 +264,56 @@ pub fn membrane_gather(m: &Membrane, states: &[SphereState], out: &mut [SphereFo
         out.force = add(out.force, f);
         out.torque = add(out.torque, t);
     });
+}
+
+/// One force evaluation of the membrane: the passes above in their order.
+impl Membrane {
+    /// All passes of one force evaluation on its own (outside a stepper): the candidate list
+    /// rebuilt if stale, then the forces of the membrane on every sphere into `external`.
+    pub fn compute(&mut self, states: &[SphereState], external: &mut Vec<SphereForce>) {
+        if self.needs_rebuild(states) {
+            self.rebuild(states);
+        }
+        external.clear();
+        external.resize(states.len(), SphereForce::default());
+        self.evaluate(states, true, external);
+    }
+
+    /// edge_pass, hinge_pass, pressure_pass, patch_pass (histories written when `advance`),
+    /// membrane_gather adding to `out`. The candidate list must be valid.
+    pub fn evaluate(&mut self, states: &[SphereState], advance: bool, out: &mut [SphereForce]) {
+        if advance {
+            self.params.flags &= !MEMBRANE_FORCE_ONLY;
+        } else {
+            self.params.flags |= MEMBRANE_FORCE_ONLY;
+        }
+        edge_pass(self, states);
+        hinge_pass(self, states);
+        pressure_pass(self, states);
+        patch_pass(self, states);
+        membrane_gather(self, states, out);
+        self.params.flags &= !MEMBRANE_FORCE_ONLY;
+    }
+}
+
+/// The membrane as a force source of the sphere stepper (`spheres::extra_force`): its vertices
+/// are spheres of the stepper, its candidate list is rebuilt with the stepper's sphere list.
+impl ExtraForces for Membrane {
+    fn add_forces(&mut self, states: &[SphereState], eval: Evaluation, out: &mut [SphereForce]) {
+        self.params.dt = eval.dt;
+        self.evaluate(states, eval.advance, out);
+    }
+
+    fn rebuild(&mut self, states: &[SphereState], skin: f32) {
+        self.skin = skin as f64;
+        Membrane::rebuild(self, states);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
 }

@@ -2,18 +2,17 @@
 //! of its vertices, the candidate patches of the grains with their contact history and results,
 //! and the results of the force passes of the last step. Its vertices are spheres of the sphere
 //! system (indices `first ..`), integrated by the sphere stepper like any grain (the paper:
-//! "their dynamics are handled identically").
+//! "their dynamics are handled identically"). The force passes and one evaluation of them
+//! (`Membrane::evaluate`, the `ExtraForces` seam) are in `membrane::forces`, above this file.
 
-use super::forces::{edge_pass, hinge_pass, membrane_gather, patch_pass, pressure_pass};
 use super::mesh::MembraneMesh;
 use super::patch_list::{build_patch_list, PatchList};
 use super::records::*;
 use crate::laws::membrane_bending::{hinge_sin_half, BendingParams};
 use crate::laws::membrane_stretch::stretch_stiffness;
 use crate::spheres::contact::ContactHistory;
-use crate::spheres::extra_force::{Evaluation, ExtraForces};
 use crate::spheres::pair_law::{PairLaw, SphereMaterial};
-use crate::spheres::{SphereForce, SphereState};
+use crate::spheres::SphereState;
 
 /// How grains meet the membrane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,54 +257,5 @@ impl Membrane {
         self.list = new;
         self.x_ref = states.iter().map(|s| s.position()).collect();
         self.list_builds += 1;
-    }
-
-    /// All passes of one force evaluation on its own (outside a stepper): the candidate list
-    /// rebuilt if stale, then the forces of the membrane on every sphere into `external`.
-    pub fn compute(&mut self, states: &[SphereState], external: &mut Vec<SphereForce>) {
-        if self.needs_rebuild(states) {
-            self.rebuild(states);
-        }
-        external.clear();
-        external.resize(states.len(), SphereForce::default());
-        self.evaluate(states, true, external);
-    }
-
-    /// edge_pass, hinge_pass, pressure_pass, patch_pass (histories written when `advance`),
-    /// membrane_gather adding to `out`. The candidate list must be valid.
-    pub fn evaluate(&mut self, states: &[SphereState], advance: bool, out: &mut [SphereForce]) {
-        if advance {
-            self.params.flags &= !MEMBRANE_FORCE_ONLY;
-        } else {
-            self.params.flags |= MEMBRANE_FORCE_ONLY;
-        }
-        edge_pass(self, states);
-        hinge_pass(self, states);
-        pressure_pass(self, states);
-        patch_pass(self, states);
-        membrane_gather(self, states, out);
-        self.params.flags &= !MEMBRANE_FORCE_ONLY;
-    }
-}
-
-/// The membrane as a force source of the sphere stepper (`spheres::extra_force`): its vertices
-/// are spheres of the stepper, its candidate list is rebuilt with the stepper's sphere list.
-impl ExtraForces for Membrane {
-    fn add_forces(&mut self, states: &[SphereState], eval: Evaluation, out: &mut [SphereForce]) {
-        self.params.dt = eval.dt;
-        self.evaluate(states, eval.advance, out);
-    }
-
-    fn rebuild(&mut self, states: &[SphereState], skin: f32) {
-        self.skin = skin as f64;
-        Membrane::rebuild(self, states);
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
     }
 }

@@ -1,6 +1,7 @@
-//! `F8`: eight f32 lanes, the `Real` the CPU stepper's lane passes run on (`cpu::shell_lanes`,
-//! `cpu::node_lanes`, `cpu::core_area_lanes`), and `Lanes`, what those passes need of a lane type
-//! (`F8`, or `F8Avx` in their AVX2 builds).
+//! `Real`: a scalar (`f32`) or a bundle of lanes behind one trait (re-exported by `model::lanes`,
+//! which says why). `F8`: eight f32 lanes, the `Real` the CPU stepper's lane passes run on
+//! (`cpu::shell_lanes`, `cpu::node_lanes`, `cpu::core_area_lanes`), and `Lanes`, what those
+//! passes need of a lane type (`F8`, or `F8Avx` in their AVX2 builds).
 //!
 //! Each operation is the f32 operation lane by lane with the same IEEE rounding: +, −, ×, ÷ and
 //! √ are correctly rounded in a vector register as in a scalar one, negation and |·| touch only
@@ -14,11 +15,73 @@
 //! closure inside an AVX2 pass: the closure is compiled without AVX2 and the intrinsics in it
 //! become calls (seen: 552 → 735 instructions per node-step).
 
-use super::lanes::Real;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// Number of lanes of `F8`.
 pub const LANES: usize = 8;
+
+/// A scalar or a bundle of lanes, with the operations the laws use.
+pub trait Real:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+{
+    /// Result of a comparison: `bool` per lane.
+    type Mask: Copy;
+    fn splat(v: f32) -> Self;
+    fn sqrt(self) -> Self;
+    fn abs(self) -> Self;
+    /// `f32::max`/`f32::min` lane by lane.
+    fn max(self, o: Self) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn gt(self, o: Self) -> Self::Mask;
+    fn lt(self, o: Self) -> Self::Mask;
+    fn eq(self, o: Self) -> Self::Mask;
+    /// `if m { a } else { b }` lane by lane.
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+}
+
+impl Real for f32 {
+    type Mask = bool;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        f32::max(self, o)
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        f32::min(self, o)
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> bool {
+        self > o
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> bool {
+        self < o
+    }
+    #[inline(always)]
+    fn eq(self, o: Self) -> bool {
+        self == o
+    }
+    #[inline(always)]
+    fn select(m: bool, a: Self, b: Self) -> Self {
+        if m {
+            a
+        } else {
+            b
+        }
+    }
+}
 
 // SAFETY (every `unsafe` block in this module): the SSE and SSE2 intrinsics need only those
 // features, which the `cfg` guarantees at compile time (they are part of the x86-64 baseline);

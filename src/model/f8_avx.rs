@@ -10,8 +10,7 @@
 //! that the dispatcher calls after `is_x86_feature_detected!("avx2")`. The type is visible to
 //! the crate only, and only those functions name it.
 
-use super::f8::{Lanes, LANES};
-use super::lanes::Real;
+use super::f8::{Lanes, Real, LANES};
 use std::arch::x86_64::*;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 

@@ -10,74 +10,14 @@
 //! `lanes_equal_the_scalar_twin_bit_for_bit` in each lane pass). `F8` is two SSE registers (or a
 //! portable array); `F8Avx`, one AVX register, is used where the CPU has AVX2 (the passes
 //! dispatch at run time).
+//!
+//! The trait and the lane types are defined below this file (`Real`, `F8`, `Lanes` in `model::f8`,
+//! `F8Avx` in `model::f8_avx`) and re-exported here, the passes' one import; this file adds what
+//! the laws read, generic over `Real` (`Point`, `ShellMaterial`).
 
-pub use super::f8::{Lanes, F8, LANES, M8};
+pub use super::f8::{Lanes, Real, F8, LANES, M8};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use super::f8_avx::F8Avx;
-use std::ops::{Add, Div, Mul, Neg, Sub};
-
-/// A scalar or a bundle of lanes, with the operations the laws use.
-pub trait Real:
-    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
-{
-    /// Result of a comparison: `bool` per lane.
-    type Mask: Copy;
-    fn splat(v: f32) -> Self;
-    fn sqrt(self) -> Self;
-    fn abs(self) -> Self;
-    /// `f32::max`/`f32::min` lane by lane.
-    fn max(self, o: Self) -> Self;
-    fn min(self, o: Self) -> Self;
-    fn gt(self, o: Self) -> Self::Mask;
-    fn lt(self, o: Self) -> Self::Mask;
-    fn eq(self, o: Self) -> Self::Mask;
-    /// `if m { a } else { b }` lane by lane.
-    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
-}
-
-impl Real for f32 {
-    type Mask = bool;
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        v
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
-    }
-    #[inline(always)]
-    fn abs(self) -> Self {
-        f32::abs(self)
-    }
-    #[inline(always)]
-    fn max(self, o: Self) -> Self {
-        f32::max(self, o)
-    }
-    #[inline(always)]
-    fn min(self, o: Self) -> Self {
-        f32::min(self, o)
-    }
-    #[inline(always)]
-    fn gt(self, o: Self) -> bool {
-        self > o
-    }
-    #[inline(always)]
-    fn lt(self, o: Self) -> bool {
-        self < o
-    }
-    #[inline(always)]
-    fn eq(self, o: Self) -> bool {
-        self == o
-    }
-    #[inline(always)]
-    fn select(m: bool, a: Self, b: Self) -> Self {
-        if m {
-            a
-        } else {
-            b
-        }
-    }
-}
 
 /// A position in double-f32 (`NodeState::pos_hi + pos_lo`) and the velocity, as a law reads them.
 #[derive(Clone, Copy, Debug)]

@@ -16,7 +16,7 @@
 
 use super::atomic;
 use super::series::column_name;
-use super::spheres::{data_array, snapshot_of, vtk_head};
+use super::sphere_parts::{data_array, snapshot_of, vtk_head};
 use crate::beads::stress::{add_contact_stress, bead_stress, max_shear, Mat3};
 use crate::beads::BeadForces;
 use crate::run::{ObserveCtx, Observer};
@@ -111,7 +111,7 @@ pub fn bonds_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f
 /// virial `bead_stress` (9 components) and `max_shear` |σ1 − σ3|/2 (the bonds part's values;
 /// zero for the spheres that are not beads), so that one Glyph filter shows both.
 pub fn spheres_polydata(bb: &BeadsBuilt, s: &SphereSnapshot, b: &BeadForces, dt: f32, ascii: bool) -> String {
-    let mut t = super::spheres::spheres_polydata(s, ascii);
+    let mut t = super::sphere_parts::spheres_polydata(s, ascii);
     let (sig, tau) = stresses(bb, s, b, dt);
     let n = s.states.len();
     let mut flat: Vec<f64> = sig.iter().flat_map(|m| m.iter().flatten().copied()).collect();
@@ -134,7 +134,7 @@ pub fn frame_parts(bb: Rc<BeadsBuilt>, dt: f32) -> (super::vtk::PartsFn, Vec<&'s
         let b = beads_of(ctx)?;
         Ok(vec![
             spheres_polydata(&bb, &s, &b, dt, ascii),
-            super::spheres::contacts_polydata(&s, ascii),
+            super::sphere_parts::contacts_polydata(&s, ascii),
             bonds_polydata(&bb, &s, &b, dt, ascii),
         ])
     });

@@ -10,7 +10,7 @@
 //!
 //! The sphere snapshots (`snapshot_*.png`) draw the vertex particles with the grains.
 
-use super::spheres::{data_array, snapshot_of, vtk_head};
+use super::sphere_parts::{data_array, snapshot_of, vtk_head};
 use crate::membrane::MembraneMesh;
 use crate::run::ObserveCtx;
 use crate::scenario::beads::BeadsBuilt;
@@ -94,8 +94,8 @@ pub fn frame_parts(
     let f: super::vtk::PartsFn = Box::new(move |ctx: &mut ObserveCtx, ascii: bool| {
         let s = snapshot_of(ctx)?;
         let mut parts = vec![
-            super::spheres::spheres_polydata(&s, ascii),
-            super::spheres::contacts_polydata(&s, ascii),
+            super::sphere_parts::spheres_polydata(&s, ascii),
+            super::sphere_parts::contacts_polydata(&s, ascii),
         ];
         if let Some(bb) = &beads {
             let b = super::beads::beads_of(ctx)?;

@@ -17,6 +17,7 @@ pub mod plots;
 pub mod progress;
 pub mod series;
 pub mod snapshot;
+pub mod sphere_parts;
 pub mod sphere_picture;
 pub mod spheres;
 pub mod vtk;

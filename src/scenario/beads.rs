@@ -219,14 +219,16 @@ fn bond_law(p: &str, law: &Option<String>, k: Option<f64>, b: Option<f64>) -> Re
 }
 
 impl Scenario {
-    /// Resolves `[spheres.beads]` (None without it). `mats`/`names`: the sphere materials.
+    /// Resolves `[spheres.beads]` (None without it). `mats`/`names`: the sphere materials;
+    /// `particle_materials`: the `material` of each `[[spheres.particles]]` entry.
     pub(super) fn build_beads(
         &self,
-        sec: &super::spheres::SpheresSection,
+        beads: Option<&BeadsSection>,
+        particle_materials: &[Option<&str>],
         mats: &[SphereMaterial],
         names: &[String],
     ) -> Result<Option<BeadsBuilt>, Problem> {
-        let Some(bs) = &sec.beads else { return Ok(None) };
+        let Some(bs) = beads else { return Ok(None) };
         if bs.bodies.is_empty() {
             return Err(Problem::new(
                 "spheres.beads",
@@ -240,7 +242,7 @@ impl Scenario {
         let mut materials = vec![];
         for (i, s) in bs.bodies.iter().enumerate() {
             let p = format!("spheres.beads.bodies[{i}]");
-            super::modal::check_kind_keys(self, &p, "generator", &s.generator, GENERATORS, ALL_KEYS)?;
+            super::check_kind_keys(self, &p, "generator", &s.generator, GENERATORS, ALL_KEYS)?;
             let mname = s
                 .material
                 .as_ref()
@@ -251,8 +253,8 @@ impl Scenario {
                     format!("no material named \"{mname}\" (materials: {})", names.join(", ")),
                 )
             })? as u32;
-            for (j, ps) in sec.particles.iter().enumerate() {
-                if ps.material.as_deref() == Some(mname.as_str()) {
+            for (j, pm) in particle_materials.iter().enumerate() {
+                if *pm == Some(mname.as_str()) {
                     return Err(Problem::new(
                         format!("spheres.particles[{j}].material"),
                         format!(

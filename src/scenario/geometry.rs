@@ -4,13 +4,59 @@
 
 use super::deposit::drop_and_roll;
 use super::materials::ResolvedMaterial;
-use super::schema::BodySpec;
 use super::Problem;
 use crate::model::*;
 use crate::scenes::SplitMix;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
 use std::path::Path;
+
+/// `[[bodies]]`: one geometry generator, selected by `kind`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// ring | packing | box | wall | beam | file | tissue
+    pub kind: String,
+    /// Name used by `[measure]` and stages (a box adds `.bottom`, `.top`, `.left`, `.right`).
+    pub name: Option<String>,
+    pub material: Option<String>,
+    pub center: Option<[f64; 2]>,
+    pub radius: Option<f64>,
+    pub nodes: Option<u32>,
+    pub count: Option<u64>,
+    pub spread: Option<f64>,
+    pub min: Option<[f64; 2]>,
+    pub max: Option<[f64; 2]>,
+    pub seed: Option<u64>,
+    pub gap: Option<f64>,
+    /// `packing`: "random" (random sequential addition, default) or "drop" (drop and roll).
+    pub placement: Option<String>,
+    pub half_thickness: Option<f64>,
+    pub core: Option<String>,
+    pub p0: Option<f64>,
+    pub self_contact: Option<bool>,
+    pub a: Option<[f64; 2]>,
+    pub b: Option<[f64; 2]>,
+    pub segment: Option<f64>,
+    pub clamp: Option<String>,
+    pub clamp_nodes: Option<u32>,
+    pub path: Option<String>,
+    /// `file`: each polygon is scaled by this factor about its vertex centroid (default 1), e.g.
+    /// 0.999 to clear the contact overlaps of a packing written by `[output] polygons`.
+    pub scale: Option<f64>,
+    pub velocity: Option<[f64; 2]>,
+    // Tissue (§7): box [0, size_x] × [0, size_y] and the keys of `tissue::TissueSpec`.
+    pub size: Option<[f64; 2]>,
+    pub jitter: Option<f64>,
+    pub minkowski_radius: Option<f64>,
+    pub link_law: Option<String>,
+    /// `[contact_materials.NAME]` of every body this entry makes (any kind; default `[contact]`).
+    pub contact_material: Option<String>,
+    pub wall_link_law: Option<String>,
+    pub bond_walls: Option<bool>,
+    pub side_walls: Option<bool>,
+}
 
 /// What the generators built besides the `Scene`.
 #[derive(Clone, Debug, Default)]

@@ -5,10 +5,83 @@
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-use super::schema::{LinkLawSpec, MaterialSpec};
 use super::Problem;
 use crate::model::{LinkLaw, Material};
+use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
+
+/// `[contact]`: the contact law between every pair of bodies (eq 5–8), the default contact
+/// material; also the form of each `[contact_materials.NAME]`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contact {
+    /// Normal stiffness k_n [force/length] (eq 6).
+    pub k_n: f64,
+    /// Tangential stiffness k_t [force/length] (eq 7).
+    #[serde(default)]
+    pub k_t: f64,
+    /// Coulomb friction coefficient μ (eq 7–8).
+    #[serde(default)]
+    pub mu: f64,
+    /// Normal viscous damping c_n [force·time/length].
+    #[serde(default)]
+    pub c_n: f64,
+}
+
+/// `[materials.NAME]`: a shell and core material, given one of three ways (see docs/scenarios.md).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialSpec {
+    // Raw stiffnesses.
+    pub k_s: Option<f64>,
+    pub k_b: Option<f64>,
+    pub k_core: Option<f64>,
+    pub f_s_yield: Option<f64>,
+    pub m_b_yield: Option<f64>,
+    pub c_s: Option<f64>,
+    pub c_b: Option<f64>,
+    // Physical parameters (eq 11–14).
+    pub young: Option<f64>,
+    pub poisson: Option<f64>,
+    pub thickness: Option<f64>,
+    pub yield_stress: Option<f64>,
+    // Dimensionless ratios (eq 19–27).
+    pub xi: Option<f64>,
+    pub eta: Option<f64>,
+    pub gamma: Option<f64>,
+    // Reference ring for ℓ = 2R sin(π/N).
+    pub radius: Option<f64>,
+    pub nodes: Option<u32>,
+    /// Out-of-plane depth s [length] (default 1).
+    pub depth: Option<f64>,
+    /// Mass of one node [mass]; exclusive with `cell_mass`.
+    pub node_mass: Option<f64>,
+    /// Mass of one body [mass], shared equally by its nodes.
+    pub cell_mass: Option<f64>,
+}
+
+/// `[link_laws.NAME]`: a cohesive link law (§7, eq 41) used by `tissue` bodies. Forces in the
+/// paper's sign convention (compression positive): the tensile threshold `f_n0` is < 0; a
+/// positive `tensile_strength` may be given instead (f_n0 = −tensile_strength).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkLawSpec {
+    /// Normal stiffness k_n [force/length].
+    pub k_n: f64,
+    /// Tangential stiffness k_t [force/length] (default 0.1 k_n).
+    pub k_t: Option<f64>,
+    /// Tensile threshold f_n^0 [force] (< 0); exclusive with `tensile_strength`.
+    pub f_n0: Option<f64>,
+    /// Tensile threshold as a positive force [force]: f_n^0 = −tensile_strength.
+    pub tensile_strength: Option<f64>,
+    /// Shear threshold f_t^0 [force] (> 0).
+    pub f_t0: f64,
+    /// Exponent α of eq 41 (default 2).
+    pub alpha: Option<f64>,
+    /// Energy criterion: critical stored energy per unit interface length [energy/length]
+    /// (default: none).
+    pub g_c: Option<f64>,
+}
 
 /// A material with everything resolved, and the values derived for a reference ring.
 #[derive(Clone, Debug)]

@@ -788,6 +788,40 @@ fn check_contact_material(path: &str, c: &schema::Contact) -> Result<(), Problem
     Ok(())
 }
 
+/// Only the keys of the chosen kind (`table[i].kind_key`) among `all`.
+fn check_kind_keys(
+    sc: &Scenario,
+    prefix: &str,
+    kind_key: &str,
+    kind: &str,
+    table: &[(&str, &[&str])],
+    all: &[&str],
+) -> Result<(), Problem> {
+    let Some((_, keys)) = table.iter().find(|(k, _)| *k == kind) else {
+        return Err(Problem::new(
+            format!("{prefix}.{kind_key}"),
+            format!(
+                "{kind_key} = \"{kind}\" is not one of {}",
+                table.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    };
+    for k in &sc.spans.keys {
+        if let Some(key) = k.path.strip_prefix(&format!("{prefix}.")) {
+            if all.contains(&key) && !keys.contains(&key) {
+                return Err(Problem::new(
+                    k.path.clone(),
+                    format!(
+                        "`{key}` is not a key of {kind_key} \"{kind}\" (its keys: {})",
+                        keys.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Each kind with its allowed keys.
 type KindKeys = &'static [(&'static str, &'static [&'static str])];
 

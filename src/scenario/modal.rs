@@ -10,7 +10,7 @@
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-use super::{Problem, Scenario, ScenarioError};
+use super::{check_kind_keys, Problem, Scenario, ScenarioError};
 use crate::modal::body::{circle_nodes, rectangle_nodes, LevelSetQuery, ModalBody};
 use crate::modal::layout::{ModalState, ModalWallRec};
 use crate::modal::level_set::{Grid, LevelSet};
@@ -230,40 +230,6 @@ fn positive(path: &str, x: f64) -> Result<f64, Problem> {
         return Err(Problem::new(path, format!("{key} = {x} must be > 0")));
     }
     Ok(x)
-}
-
-/// Only the keys of the chosen kind (`table[i].kind_key`) among `all`.
-pub(super) fn check_kind_keys(
-    sc: &Scenario,
-    prefix: &str,
-    kind_key: &str,
-    kind: &str,
-    table: &[(&str, &[&str])],
-    all: &[&str],
-) -> Result<(), Problem> {
-    let Some((_, keys)) = table.iter().find(|(k, _)| *k == kind) else {
-        return Err(Problem::new(
-            format!("{prefix}.{kind_key}"),
-            format!(
-                "{kind_key} = \"{kind}\" is not one of {}",
-                table.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
-            ),
-        ));
-    };
-    for k in &sc.spans.keys {
-        if let Some(key) = k.path.strip_prefix(&format!("{prefix}.")) {
-            if all.contains(&key) && !keys.contains(&key) {
-                return Err(Problem::new(
-                    k.path.clone(),
-                    format!(
-                        "`{key}` is not a key of {kind_key} \"{kind}\" (its keys: {})",
-                        keys.join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 fn need<T: Clone>(v: &Option<T>, path: &str, what: &str) -> Result<T, Problem> {
@@ -887,7 +853,7 @@ fn build(m: &ModalSection, sc: &Scenario, mixed: bool) -> Result<ModalBuilt, Pro
 }
 
 /// A contact table (`[contact]`, `[contact_materials.NAME]`) as the modal contact law.
-fn contact_params(c: &super::schema::Contact) -> ContactParams {
+fn contact_params(c: &super::materials::Contact) -> ContactParams {
     ContactParams {
         k_n: c.k_n as f32,
         c_n: c.c_n as f32,

@@ -2,10 +2,20 @@
 //! before anything is generated. Every table rejects unknown keys; `mod.rs` turns a serde error
 //! into one message with file, line, column and key.
 //!
+//! `ScenarioFile` collects the sections; a section read by one builder is defined in that
+//! builder's file and re-exported here (`[[bodies]]`: `geometry`; `[materials]`, `[link_laws]`,
+//! `[contact]`: `materials`; `[[stages]]`: `stages`; `[modal]`: `modal`; `[spheres]`:
+//! `spheres`), so the builders import nothing from this file and it sits above them.
+//!
 //! Generators and stages are flat tables selected by `kind` (not serde enums): a flat table keeps
 //! the span of every value, so a wrong type is reported at its key, and `validate_kinds` in
 //! `mod.rs` reports a key that does not belong to the chosen kind.
 
+pub use super::geometry::BodySpec;
+pub use super::materials::{Contact, LinkLawSpec, MaterialSpec};
+pub use super::modal::ModalSection;
+pub use super::spheres::SpheresSection;
+pub use super::stages::StageSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -38,9 +48,9 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub stages: Vec<StageSpec>,
     /// `[modal]`: modal deformable bodies and their walls (`super::modal`).
-    pub modal: Option<super::modal::ModalSection>,
+    pub modal: Option<ModalSection>,
     /// `[spheres]`: 3D spheres (`super::spheres`); the scenario is then three-dimensional.
-    pub spheres: Option<super::spheres::SpheresSection>,
+    pub spheres: Option<SpheresSection>,
 }
 
 impl ScenarioFile {
@@ -127,125 +137,6 @@ impl Default for Output {
     }
 }
 
-/// `[contact]`: the contact law between every pair of bodies (eq 5–8), the default contact
-/// material; also the form of each `[contact_materials.NAME]`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Contact {
-    /// Normal stiffness k_n [force/length] (eq 6).
-    pub k_n: f64,
-    /// Tangential stiffness k_t [force/length] (eq 7).
-    #[serde(default)]
-    pub k_t: f64,
-    /// Coulomb friction coefficient μ (eq 7–8).
-    #[serde(default)]
-    pub mu: f64,
-    /// Normal viscous damping c_n [force·time/length].
-    #[serde(default)]
-    pub c_n: f64,
-}
-
-/// `[materials.NAME]`: a shell and core material, given one of three ways (see docs/scenarios.md).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct MaterialSpec {
-    // Raw stiffnesses.
-    pub k_s: Option<f64>,
-    pub k_b: Option<f64>,
-    pub k_core: Option<f64>,
-    pub f_s_yield: Option<f64>,
-    pub m_b_yield: Option<f64>,
-    pub c_s: Option<f64>,
-    pub c_b: Option<f64>,
-    // Physical parameters (eq 11–14).
-    pub young: Option<f64>,
-    pub poisson: Option<f64>,
-    pub thickness: Option<f64>,
-    pub yield_stress: Option<f64>,
-    // Dimensionless ratios (eq 19–27).
-    pub xi: Option<f64>,
-    pub eta: Option<f64>,
-    pub gamma: Option<f64>,
-    // Reference ring for ℓ = 2R sin(π/N).
-    pub radius: Option<f64>,
-    pub nodes: Option<u32>,
-    /// Out-of-plane depth s [length] (default 1).
-    pub depth: Option<f64>,
-    /// Mass of one node [mass]; exclusive with `cell_mass`.
-    pub node_mass: Option<f64>,
-    /// Mass of one body [mass], shared equally by its nodes.
-    pub cell_mass: Option<f64>,
-}
-
-/// `[link_laws.NAME]`: a cohesive link law (§7, eq 41) used by `tissue` bodies. Forces in the
-/// paper's sign convention (compression positive): the tensile threshold `f_n0` is < 0; a
-/// positive `tensile_strength` may be given instead (f_n0 = −tensile_strength).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkLawSpec {
-    /// Normal stiffness k_n [force/length].
-    pub k_n: f64,
-    /// Tangential stiffness k_t [force/length] (default 0.1 k_n).
-    pub k_t: Option<f64>,
-    /// Tensile threshold f_n^0 [force] (< 0); exclusive with `tensile_strength`.
-    pub f_n0: Option<f64>,
-    /// Tensile threshold as a positive force [force]: f_n^0 = −tensile_strength.
-    pub tensile_strength: Option<f64>,
-    /// Shear threshold f_t^0 [force] (> 0).
-    pub f_t0: f64,
-    /// Exponent α of eq 41 (default 2).
-    pub alpha: Option<f64>,
-    /// Energy criterion: critical stored energy per unit interface length [energy/length]
-    /// (default: none).
-    pub g_c: Option<f64>,
-}
-
-/// `[[bodies]]`: one geometry generator, selected by `kind`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct BodySpec {
-    /// ring | packing | box | wall | beam | file | tissue
-    pub kind: String,
-    /// Name used by `[measure]` and stages (a box adds `.bottom`, `.top`, `.left`, `.right`).
-    pub name: Option<String>,
-    pub material: Option<String>,
-    pub center: Option<[f64; 2]>,
-    pub radius: Option<f64>,
-    pub nodes: Option<u32>,
-    pub count: Option<u64>,
-    pub spread: Option<f64>,
-    pub min: Option<[f64; 2]>,
-    pub max: Option<[f64; 2]>,
-    pub seed: Option<u64>,
-    pub gap: Option<f64>,
-    /// `packing`: "random" (random sequential addition, default) or "drop" (drop and roll).
-    pub placement: Option<String>,
-    pub half_thickness: Option<f64>,
-    pub core: Option<String>,
-    pub p0: Option<f64>,
-    pub self_contact: Option<bool>,
-    pub a: Option<[f64; 2]>,
-    pub b: Option<[f64; 2]>,
-    pub segment: Option<f64>,
-    pub clamp: Option<String>,
-    pub clamp_nodes: Option<u32>,
-    pub path: Option<String>,
-    /// `file`: each polygon is scaled by this factor about its vertex centroid (default 1), e.g.
-    /// 0.999 to clear the contact overlaps of a packing written by `[output] polygons`.
-    pub scale: Option<f64>,
-    pub velocity: Option<[f64; 2]>,
-    // Tissue (§7): box [0, size_x] × [0, size_y] and the keys of `tissue::TissueSpec`.
-    pub size: Option<[f64; 2]>,
-    pub jitter: Option<f64>,
-    pub minkowski_radius: Option<f64>,
-    pub link_law: Option<String>,
-    /// `[contact_materials.NAME]` of every body this entry makes (any kind; default `[contact]`).
-    pub contact_material: Option<String>,
-    pub wall_link_law: Option<String>,
-    pub bond_walls: Option<bool>,
-    pub side_walls: Option<bool>,
-}
-
 /// `[measure]`: which walls bound the sample (for stress, strain and void ratio).
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -257,43 +148,4 @@ pub struct Measure {
     /// Name of the stage whose start defines H0 and W0 of the strain (default: the first stage
     /// that moves a wall).
     pub strain_from: Option<String>,
-}
-
-/// `[[stages]]`: one loading stage, selected by `kind`, with its stop condition.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct StageSpec {
-    /// deposit | gravity | move_wall | hold | unload | servo | force
-    pub kind: String,
-    pub name: Option<String>,
-    // Stop conditions (the first one met ends the stage).
-    pub steps: Option<u64>,
-    pub time: Option<f64>,
-    pub ke_below: Option<f64>,
-    pub strain: Option<f64>,
-    pub stress: Option<f64>,
-    pub displacement: Option<f64>,
-    pub tolerance: Option<f64>,
-    /// Ends the stage when its wall first carries a contact force (first contact); only `true`.
-    pub touch: Option<bool>,
-    pub min_steps: Option<u64>,
-    pub max_steps: Option<u64>,
-    // What the stage does.
-    /// A pair (x, y); a triple in a `[spheres]` scenario.
-    pub gravity: Option<Vec<f64>>,
-    pub wall: Option<String>,
-    /// A pair (x, y); a triple in a `[spheres]` scenario.
-    pub velocity: Option<Vec<f64>>,
-    pub target_stress: Option<f64>,
-    pub gain: Option<f64>,
-    pub max_speed: Option<f64>,
-    pub target: Option<String>,
-    pub nodes: Option<Vec<i64>>,
-    pub force: Option<[f64; 2]>,
-    pub total_force: Option<[f64; 2]>,
-    pub persist: Option<bool>,
-    /// σ_c of the membrane (`[spheres.membrane]`) at the end of `ramp_time` (then held).
-    pub confining_pressure: Option<f64>,
-    /// Time over which σ_c goes linearly to `confining_pressure` (default 0: at once).
-    pub ramp_time: Option<f64>,
 }

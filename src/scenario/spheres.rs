@@ -484,7 +484,7 @@ impl Scenario {
         let mut groups = vec![];
         for (i, ps) in sec.particles.iter().enumerate() {
             let p = format!("spheres.particles[{i}]");
-            super::modal::check_kind_keys(self, &p, "kind", &ps.kind, PARTICLE_KINDS, &all_keys(PARTICLE_KINDS))?;
+            super::check_kind_keys(self, &p, "kind", &ps.kind, PARTICLE_KINDS, &all_keys(PARTICLE_KINDS))?;
             let mat = material(&p, &ps.material)?;
             let m = &mats[mat as usize];
             if !(m.density > 0.0) || !m.young.is_finite() {
@@ -537,7 +537,8 @@ impl Scenario {
             groups.push((g.name.clone(), first..states.len() as u32));
         }
         // Bead bodies: their beads first (the bond source's spheres 0..n_beads).
-        let beads = self.build_beads(sec, &mats, &names)?;
+        let particle_materials: Vec<Option<&str>> = sec.particles.iter().map(|ps| ps.material.as_deref()).collect();
+        let beads = self.build_beads(sec.beads.as_ref(), &particle_materials, &mats, &names)?;
         let n_beads = beads.as_ref().map_or(0, |b| b.n_beads());
         if let Some(b) = &beads {
             states.splice(0..0, b.states.iter().copied());
@@ -565,7 +566,7 @@ impl Scenario {
         let mut eq6_walls = vec![];
         for (i, ws) in sec.walls.iter().enumerate() {
             let p = format!("spheres.walls[{i}]");
-            super::modal::check_kind_keys(self, &p, "kind", &ws.kind, WALL_KINDS, &all_keys(WALL_KINDS))?;
+            super::check_kind_keys(self, &p, "kind", &ws.kind, WALL_KINDS, &all_keys(WALL_KINDS))?;
             // An eq-6 wall gets a material of its own after the loop (`beads::add_eq6_material`).
             let eq6 = super::beads::wall_law(&p, &ws.law, ws.stiffness, ws.material.is_some())?;
             let mat = match eq6 {

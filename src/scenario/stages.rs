@@ -5,9 +5,48 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::geometry::Geometry;
-use super::schema::StageSpec;
 use super::Problem;
 use crate::model::Scene;
+use serde::{Deserialize, Serialize};
+
+/// `[[stages]]`: one loading stage, selected by `kind`, with its stop condition.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageSpec {
+    /// deposit | gravity | move_wall | hold | unload | servo | force
+    pub kind: String,
+    pub name: Option<String>,
+    // Stop conditions (the first one met ends the stage).
+    pub steps: Option<u64>,
+    pub time: Option<f64>,
+    pub ke_below: Option<f64>,
+    pub strain: Option<f64>,
+    pub stress: Option<f64>,
+    pub displacement: Option<f64>,
+    pub tolerance: Option<f64>,
+    /// Ends the stage when its wall first carries a contact force (first contact); only `true`.
+    pub touch: Option<bool>,
+    pub min_steps: Option<u64>,
+    pub max_steps: Option<u64>,
+    // What the stage does.
+    /// A pair (x, y); a triple in a `[spheres]` scenario.
+    pub gravity: Option<Vec<f64>>,
+    pub wall: Option<String>,
+    /// A pair (x, y); a triple in a `[spheres]` scenario.
+    pub velocity: Option<Vec<f64>>,
+    pub target_stress: Option<f64>,
+    pub gain: Option<f64>,
+    pub max_speed: Option<f64>,
+    pub target: Option<String>,
+    pub nodes: Option<Vec<i64>>,
+    pub force: Option<[f64; 2]>,
+    pub total_force: Option<[f64; 2]>,
+    pub persist: Option<bool>,
+    /// σ_c of the membrane (`[spheres.membrane]`) at the end of `ramp_time` (then held).
+    pub confining_pressure: Option<f64>,
+    /// Time over which σ_c goes linearly to `confining_pressure` (default 0: at once).
+    pub ramp_time: Option<f64>,
+}
 
 /// Which side of the sample a wall bounds (`[measure]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

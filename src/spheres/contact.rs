@@ -49,6 +49,21 @@ pub struct PairForce {
     pub energy: f32,
 }
 
+/// Force, torques, normal force and energy of one candidate pair (or sphere–wall contact) in
+/// the last step (48 bytes; `PairOut` in `shaders/sphere_contact.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PairOut {
+    /// Force on i (j gets −force).
+    pub force: V3,
+    pub f_n: f32,
+    pub torque_i: V3,
+    pub energy: f32,
+    /// Torque on j (on a wall: about the wall's point).
+    pub torque_j: V3,
+    pub _pad: f32,
+}
+
 /// The classical normal force of the pair's law (eq 3, the linear spring–dashpot, or the bead
 /// planes' eq 6), ≥ 0:
 /// what MC-stress's first pass sums into the particle stress.

@@ -28,6 +28,8 @@ use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
     scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
+/// The pair record, `spheres::contact::PairOut` (also reached by this path).
+pub use super::contact::PairOut;
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
 use super::cpu_active::{ActivePairs, ACTIVE_MAX_NEAR};
 use super::extra_force::{Evaluation, ExtraForces};
@@ -45,21 +47,6 @@ use rayon::prelude::*;
 /// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
 /// (the results do not depend on the split: every item is computed alone).
 const PAR_MIN: usize = 512;
-
-/// Force, torques, normal force and energy of one candidate pair (or sphere–wall contact) in
-/// the last step (48 bytes; `PairOut` in `shaders/sphere_contact.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PairOut {
-    /// Force on i (j gets −force).
-    pub force: V3,
-    pub f_n: f32,
-    pub torque_i: V3,
-    pub energy: f32,
-    /// Torque on j (on a wall: about the wall's point).
-    pub torque_j: V3,
-    pub _pad: f32,
-}
 
 /// A sphere system stepped on the CPU.
 pub struct CpuSpheres {

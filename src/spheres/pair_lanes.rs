@@ -12,7 +12,7 @@
 //! in `tests/sphere_stepper.rs`). `F8Avx` where the CPU has AVX2 (run-time dispatch), `F8` else.
 
 use super::contact::ContactHistory;
-use super::cpu_stepper::PairOut;
+use super::contact::PairOut;
 use super::pair_law::{PairLaw, LAW_HERTZ_MINDLIN};
 use super::state::SphereState;
 use crate::laws::hertz::TWO_SQRT_FIVE_SIXTHS;

@@ -31,6 +31,7 @@ pub mod plastic_limit;
 pub mod pressure_ring;
 pub mod report;
 pub mod ring_compression;
+pub mod ring_run;
 pub mod simply_supported;
 pub mod sphere_sim;
 pub mod spheres_collisions;

@@ -19,7 +19,7 @@
 //! `reference` row.
 
 use super::measure::interpolate;
-use super::ring_compression::{simulate, Params, RateStudy, RingRun, Sample, EPS_MAX};
+use super::ring_run::{simulate, Params, RateStudy, RingRun, Sample, EPS_MAX};
 use super::{CaseReport, Check, Figure};
 use crate::backend::BackendKind;
 use crate::plot::{PlotSpec, Series, Style};
