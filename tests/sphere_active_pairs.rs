@@ -1,4 +1,4 @@
-//! `CpuSpheres::steps` evaluates only the active pairs (`spheres::cpu_active`: in contact, or
+//! `CpuSpheres::steps` evaluates only the active pairs (`spheres::cpu_stepper::active`: in contact, or
 //! with a history to clear; near pairs tested, far ones skipped until a sphere has moved) and
 //! gathers only their results: the same bits as `step` one by one, which evaluates every
 //! candidate. The case: a shaken lattice with one large sphere whose candidates (> 32) exceed

@@ -23,6 +23,9 @@
 //! This is a stepper, not a driver: the run loop, stages and outputs belong to the shared
 //! driver of issue 22.
 
+/// The active-pair pass of `steps` (a part of this stepper: it reads and writes its arrays).
+pub mod active;
+
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
@@ -31,7 +34,6 @@ use super::cell_order::{
 /// The pair record, `spheres::contact::PairOut` (also reached by this path).
 pub use super::contact::PairOut;
 use super::contact::{classical_normal_force, pair_force, sphere_pair_geometry, ContactHistory};
-use super::cpu_active::{ActivePairs, ACTIVE_MAX_NEAR};
 use super::extra_force::{Evaluation, ExtraForces};
 use super::pair_lanes::{lane_law, pair_group, PairLaneInputs};
 use super::pair_law::LawTable;
@@ -42,6 +44,7 @@ use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAI
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::model::lanes::LANES;
+use active::{ActivePairs, ACTIVE_MAX_NEAR};
 use rayon::prelude::*;
 
 /// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
@@ -81,7 +84,7 @@ pub struct CpuSpheres {
     pub cell_order_min: usize,
     pub sort_span: f64,
     pub resort_growth: f64,
-    /// `steps` without MC laws evaluates only the active pairs (`cpu_active`) until the next
+    /// `steps` without MC laws evaluates only the active pairs (`cpu_stepper::active`) until the next
     /// list build when at most this fraction of the pairs is near at the build (1: always, 0:
     /// only without near pairs; the same bits either way).
     pub active_max_near: f64,
@@ -195,7 +198,7 @@ impl CpuSpheres {
     /// spheres and `cell_order::CELL_ORDER_MIN_STEPS` steps on, the arrays are sorted by cell for the call and put back in the user's order
     /// at its end (`cell_order`; the same bits); attached sources still see the user's order
     /// (the states mapped out and their forces mapped in at every evaluation). Without MC laws
-    /// only the active pairs are evaluated and gathered (`cpu_active`; the same bits).
+    /// only the active pairs are evaluated and gathered (`cpu_stepper::active`; the same bits).
     pub fn steps(&mut self, k: u64) {
         if k == 0 {
             return;
@@ -217,7 +220,7 @@ impl CpuSpheres {
         }
         self.drift_half(&mut []);
         let half = 0.5 * self.params.dt;
-        // Without MC laws only the active pairs are evaluated (`cpu_active`, the same bits),
+        // Without MC laws only the active pairs are evaluated (`cpu_stepper::active`, the same bits),
         // where few pairs are near (`ActivePairs::enabled`, decided at each list build).
         let mut active = (!self.mc && !self.strain).then(|| ActivePairs::new(self));
         for q in 0..k {

@@ -11,7 +11,6 @@ pub mod bench_scene;
 pub mod cell_list;
 pub mod cell_order;
 pub mod contact;
-pub mod cpu_active;
 pub mod cpu_stepper;
 pub mod extra_force;
 pub mod generators;

@@ -258,7 +258,7 @@ fn group<L: Lanes>(
 
 /// Which of the pairs `ks[0..8]` are in contact, as bits (bit l: pair `ks[l]`): not (δ ≤ 0 or
 /// |d| ≤ 0), the test by which `sphere_pair_geometry` returns an empty contact (a NaN counts
-/// as in contact, as there). The first half of `cpu_active`'s pass: positions and radii only.
+/// as in contact, as there). The first half of `cpu_stepper::active`'s pass: positions and radii only.
 pub fn touching_at(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {

@@ -33,13 +33,13 @@
 //! Pairs are cut into regions of 2^shift pairs (many per thread; a region's lists and results
 //! are its own); the split changes no result.
 
-use super::contact::ContactHistory;
-use super::cpu_stepper::{damp, CpuSpheres, Drift, PairInputs, PairOut};
-use super::pair_lanes::{lane_law, pair_group_at, touching_at, PairLaneInputs};
-use super::precision::{df3_add, df3_sub};
-use super::state::{SphereForce, SphereState};
+use super::{damp, CpuSpheres, Drift, PairInputs, PairOut};
 use crate::laws::vec3::{add, norm, scale, sub, V3};
 use crate::model::lanes::LANES;
+use crate::spheres::contact::ContactHistory;
+use crate::spheres::pair_lanes::{lane_law, pair_group_at, touching_at, PairLaneInputs};
+use crate::spheres::precision::{df3_add, df3_sub};
+use crate::spheres::state::{SphereForce, SphereState};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
