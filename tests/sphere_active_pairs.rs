@@ -47,17 +47,9 @@ fn case(sorted: bool) -> CpuSpheres {
     sys
 }
 
-fn bits<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {
-    bytemuck::cast_slice(v).to_vec()
-}
-
 fn assert_same(a: &CpuSpheres, b: &CpuSpheres, what: &str) {
-    assert!(bits(&a.states) == bits(&b.states), "{what}: states differ");
-    assert!(bits(&a.forces) == bits(&b.forces), "{what}: forces differ");
-    assert!(bits(&a.history) == bits(&b.history), "{what}: histories differ");
-    assert!(bits(&a.pair_out) == bits(&b.pair_out), "{what}: pair results differ");
-    assert!(bits(&a.wall_out) == bits(&b.wall_out), "{what}: wall results differ");
-    assert!(bits(&a.walls) == bits(&b.walls), "{what}: walls differ");
+    let differing = a.arrays_differing_in_bits(b);
+    assert!(differing.is_empty(), "{what}: {differing:?} differ");
 }
 
 #[test]

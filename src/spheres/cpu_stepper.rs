@@ -125,6 +125,30 @@ pub struct CpuSpheres {
 }
 
 impl CpuSpheres {
+    /// The names of the per-sphere, per-pair and wall arrays (states, forces, histories, pair
+    /// and wall results, walls) whose bits differ from `other`'s: empty when two runs are the
+    /// same to the bit (the determinism and equivalence tests compare runs with it).
+    pub fn arrays_differing_in_bits(&self, other: &CpuSpheres) -> Vec<&'static str> {
+        fn same<T: bytemuck::Pod>(a: &[T], b: &[T]) -> bool {
+            bytemuck::cast_slice::<T, u8>(a) == bytemuck::cast_slice::<T, u8>(b)
+        }
+        let checks = [
+            ("states", same(&self.states, &other.states)),
+            ("forces", same(&self.forces, &other.forces)),
+            ("histories", same(&self.history, &other.history)),
+            ("pair results", same(&self.pair_out, &other.pair_out)),
+            ("wall results", same(&self.wall_out, &other.wall_out)),
+            ("walls", same(&self.walls, &other.walls)),
+        ];
+        checks
+            .iter()
+            .filter(|(_, equal)| !equal)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+}
+
+impl CpuSpheres {
     /// A system at rest in its initial forces (computed here, with the history left at zero).
     pub fn new(
         mut params: SphereParams,
