@@ -3,7 +3,8 @@
 //! MU_M membrane friction, MU_G grain friction, TOP = 0 free / 1 pinned / 2 z only (the first
 //! attempt), BOT = 1 pinned / 2 z only, STEPS) and the axial force balance ring by ring:
 //! `cargo run --release --example membrane_probe` (TOP=2 gives the 125 kPa bottom platen).
-use softdem::membrane::cases::{grain_virial, table2_membrane, TABLE2_GRAIN};
+use softdem::membrane::cases::{table2_membrane, TABLE2_GRAIN};
+use softdem::membrane::triaxial::grain_virial;
 use softdem::membrane::{MembraneContact, MembraneMesh, MembraneSpheres};
 use softdem::spheres::pair_law::SphereMaterial;
 use softdem::spheres::{PlaneWall, SphereParams, SphereState};

@@ -3,7 +3,7 @@
 //! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout), `membrane_triaxial diag STRAIN
 //! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING[:free]]] ...` (the probes of
 //! `membrane::diagnose`; `free`: rims sliding freely, no rim stop).
-use softdem::membrane::cases::hydrostatic;
+use softdem::membrane::hydrostatic::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
 

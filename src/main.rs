@@ -249,7 +249,7 @@ fn main() {
                 if name == "triaxial" {
                     // Membrane triaxial cell, case 1 of Table 3 (issue 25): patches and particles.
                     let gpu = backend == BackendKind::Gpu;
-                    return softdem::membrane::triaxial::bench(gpu, steps.unwrap_or(500) as usize);
+                    return softdem::membrane::bench::bench(gpu, steps.unwrap_or(500) as usize);
                 }
                 if name == "beads" {
                     // Bonded-bead spheres (issue 24): n = 13.4, 28.8, 32 lattice spacings per radius.

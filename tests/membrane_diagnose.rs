@@ -9,8 +9,8 @@
 //!   patches carry the pressure at the contact points (the MSS_patch surface is the grains'),
 //!   and each stress component of the grains equals σ_c within 5 % (isotropic confinement).
 
-use softdem::membrane::cases::hydrostatic_cell;
 use softdem::membrane::diagnose::probe;
+use softdem::membrane::hydrostatic::hydrostatic_cell;
 
 #[test]
 fn probes_of_the_hydrostatic_cell_close_the_force_balance() {

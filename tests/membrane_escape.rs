@@ -6,7 +6,8 @@
 //! δ ≈ r at 5.05 ms with 11.8 N on one face, passed the patch plane, and the flipped normal
 //! pushed it out (docs/membrane.md, "Grains pushed through the membrane").
 
-use softdem::membrane::cases::{hydrostatic_cell, max_patch_overlap, pocket_system};
+use softdem::membrane::cases::{max_patch_overlap, pocket_system};
+use softdem::membrane::hydrostatic::hydrostatic_cell;
 use softdem::spheres::precision::df3_split;
 
 /// The escape's configuration in one force evaluation (`cases::pocket_system`): a grain

@@ -7,7 +7,7 @@
 //! before shearing. With Table 2's membrane friction 1.2 the row `membrane_hydrostatic` asserts
 //! no escape, the mean stress and σ_p (the test below runs the row).
 
-use softdem::membrane::cases::hydrostatic;
+use softdem::membrane::hydrostatic::hydrostatic;
 
 #[test]
 fn membrane_enclosed_packing_carries_sigma_c() {

@@ -11,6 +11,9 @@
 //!   kind of slot with CSR offsets per owner node ([`carry_pool`]; laid out and remapped on the
 //!   host between batches for both backends).
 
+use super::fixed_lists::FixedLists;
+/// The list views, re-exported where the remap's callers have always found them.
+pub use super::fixed_lists::{Interleaved, Plain};
 use super::pool::SlotPool;
 use crate::model::{Entry, NONE, NO_SLOT};
 
@@ -50,44 +53,6 @@ pub fn carry_slot_index(
     for (i, &d) in out_index.iter_mut().zip(neighbors) {
         let old = find_sorted(old_start[x], old_start[x + 1], d, |k| old_entries[k].neighbor);
         *i = if old != NONE { old_index[old as usize] } else { NO_SLOT };
-    }
-}
-
-/// A fixed-width partner list per group (a body or a cell): `partner(g, t)` for t < `width`,
-/// sorted by partner index, NONE-padded.
-pub trait FixedLists {
-    fn width(&self) -> usize;
-    fn partner(&self, group: usize, t: usize) -> u32;
-    /// Partners listed for `group` (the entries before the NONE padding).
-    fn count(&self, group: usize) -> usize {
-        (0..self.width())
-            .take_while(|&t| self.partner(group, t) != NONE)
-            .count()
-    }
-}
-
-/// Plain lists: `partner(g, t) = v[g · width + t]` (modal neighbour lists).
-pub struct Plain<'a>(pub &'a [u32], pub usize);
-
-impl FixedLists for Plain<'_> {
-    fn width(&self) -> usize {
-        self.1
-    }
-    fn partner(&self, g: usize, t: usize) -> u32 {
-        self.0[g * self.1 + t]
-    }
-}
-
-/// Interleaved lists (partner, index in the partner's list): `partner(g, t) = v[2 (g · width + t)]`
-/// (the coupled lists).
-pub struct Interleaved<'a>(pub &'a [u32], pub usize);
-
-impl FixedLists for Interleaved<'_> {
-    fn width(&self) -> usize {
-        self.1
-    }
-    fn partner(&self, g: usize, t: usize) -> u32 {
-        self.0[2 * (g * self.1 + t)]
     }
 }
 

@@ -14,6 +14,7 @@
 //!   (`find_sorted`) and the carry of slots, for the CSR lists of SPD nodes (`carry_slot_index`,
 //!   twin of `neighbor_fill` in shaders/broad_phase.wgsl) and for the fixed-width lists of modal
 //!   and coupled contacts ([`history::carry_pool`], into [`pool::SlotPool`]s).
+//! - [`fixed_lists`]: the fixed-width partner lists (`Plain`, `Interleaved`) through one trait.
 //! - [`pool`]: the one slot pool (CSR offsets per owner) the modal contacts address their slots
 //!   through, as the SPD contacts address theirs through `slot_index`; [`history::carry_pool`]
 //!   moves its histories when the lists change.
@@ -24,6 +25,7 @@
 //! are few and are built here on the host for both backends.
 
 pub mod circles;
+pub mod fixed_lists;
 pub mod history;
 pub mod pool;
 pub mod schedule;

@@ -7,7 +7,7 @@
 //! The kernels address a slot as `start[o] + fixed + t` (t: the partner's place in the list); the
 //! history remap between lists is `history::carry_pool`.
 
-use super::history::FixedLists;
+use super::fixed_lists::FixedLists;
 
 /// Slots of every owner, addressed through CSR offsets.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,7 +66,7 @@ impl<S: Copy + Default> SlotPool<S> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::history::Plain;
+    use super::super::fixed_lists::Plain;
     use super::*;
     use crate::model::NONE;
 

@@ -175,7 +175,7 @@ impl GpuTriaxialCell {
     }
 }
 
-/// `softdem bench --scene triaxial --backend gpu`: `triaxial::bench` on the GPU stepper (the same
+/// `softdem bench --scene triaxial --backend gpu`: `membrane::bench::bench` on the GPU stepper (the same
 /// packing, protocol and printed figures; the confinement not timed).
 pub fn bench(steps: usize) -> anyhow::Result<()> {
     let ctx = GpuContext::new()?;

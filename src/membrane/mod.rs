@@ -7,6 +7,7 @@
 //! paper's loose ends: docs/membrane.md.
 
 pub mod attach;
+pub mod bench;
 pub mod cases;
 pub mod diagnose;
 pub mod forces;
@@ -16,6 +17,7 @@ pub mod gpu_rims;
 pub mod gpu_source;
 pub mod gpu_system;
 pub mod gpu_triaxial;
+pub mod hydrostatic;
 pub mod mesh;
 pub mod model;
 pub mod patch_list;

@@ -37,7 +37,7 @@
 //!
 //! **Servo area** (optional, `ServoArea`): the servo platen measures its stress over the sample's
 //! cross-section at its rim, which moves with a sliding rim: after the rims, the wall's `size`
-//! becomes `triaxial::rim_area_of` of the rim (the polygon; for vertex particles the circle of
+//! becomes `rims::rim_area_of` of the rim (the polygon; for vertex particles the circle of
 //! its area less the vertex radius), as `TriaxialCell::step` sets it. The reference is f64; the
 //! kernel forms the polygon as a fan of double-f32 differences from the rim's first vertex in
 //! f32: within ~1e-6 of the area (asserted 1e-5 relative).
@@ -46,6 +46,7 @@ use super::model::MembraneContact;
 use crate::spheres::precision::{df3_split, df3_value};
 use crate::spheres::{PlaneWall, SphereState};
 use bytemuck::{Pod, Zeroable};
+use std::f64::consts::PI;
 
 /// `RimPin::mode`: on the wall's path x₀ + (w − w₀).
 pub const RIM_PINNED: u32 = 0;
@@ -320,7 +321,25 @@ pub fn rim_servo_area(states: &[SphereState], walls: &mut [PlaneWall], rims: &Ri
         return;
     };
     let x: Vec<[f64; 3]> = a.rim.iter().map(|&s| states[s as usize].position()).collect();
-    walls[a.wall as usize].size = super::triaxial::rim_area_of(&x, a.contact, a.vertex_radius) as f32;
+    walls[a.wall as usize].size = rim_area_of(&x, a.contact, a.vertex_radius) as f32;
+}
+
+/// The sample's cross-section at a rim through the points `x` (in ring order): the polygon
+/// (patches), or the circle of the same area less the vertex radius (particles).
+pub fn rim_area_of(x: &[[f64; 3]], contact: MembraneContact, vertex_radius: f64) -> f64 {
+    let k = x.len();
+    let poly = 0.5
+        * (0..k)
+            .map(|i| x[i][0] * x[(i + 1) % k][1] - x[(i + 1) % k][0] * x[i][1])
+            .sum::<f64>()
+            .abs();
+    match contact {
+        MembraneContact::Patches => poly,
+        MembraneContact::Particles => {
+            let r = (poly / PI).sqrt();
+            PI * (r - vertex_radius).powi(2)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -35,6 +35,8 @@
 use super::cases::{table2_membrane, TABLE2_GRAIN};
 use super::mesh::MembraneMesh;
 use super::model::MembraneContact;
+/// The rim polygon's area, re-exported for the cell's users.
+pub use super::rims::rim_area_of;
 use super::rims::{hold_rims, rim_servo_area, Rims, ServoArea};
 use super::system::MembraneSpheres;
 use crate::laws::vec3::dot;
@@ -137,6 +139,38 @@ pub fn sphere_virial(sp: &CpuSpheres, n: usize) -> f64 {
             if g.delta > 0.0 {
                 sum += dot(l, o.force) as f64;
             }
+        }
+    }
+    sum
+}
+
+/// Σ over grains 0..n of Σ over their contacts of l·f (l from the grain's centre to the contact
+/// point: the middle of the overlap for grains and walls, the nearest patch point for patches).
+pub fn grain_virial(sys: &MembraneSpheres, n: usize) -> f64 {
+    use crate::laws::patch_contact::closest_on_patch;
+    use crate::laws::vec3::dot;
+    use crate::spheres::precision::df3_sub;
+    let sp = &sys.spheres;
+    let mut sum = sphere_virial(sp, n);
+    let m = &sys.membrane;
+    let first = m.params.first as usize;
+    for s in 0..n.min(m.list.start.len().saturating_sub(1)) {
+        for c in m.list.start[s] as usize..m.list.start[s + 1] as usize {
+            let o = &m.patch_out[c];
+            if o.active == 0 {
+                continue;
+            }
+            let g = &sp.states[s];
+            let x = m.patches[m.list.patch[c] as usize].v.map(|v| {
+                df3_sub(
+                    sp.states[first + v as usize].pos_hi,
+                    sp.states[first + v as usize].pos_lo,
+                    g.pos_hi,
+                    g.pos_lo,
+                )
+            });
+            let q = closest_on_patch([0.0; 3], x[0], x[1], x[2]);
+            sum += dot(q.point, o.force) as f64;
         }
     }
     sum
@@ -528,7 +562,7 @@ impl TriaxialCell {
         ];
         let sigma_p = 0.5 * (platen_stress[0] + platen_stress[1]);
         let mean_stress = if self.contact == MembraneContact::Patches {
-            -super::cases::grain_virial(&self.sys, self.n_grains) / (3.0 * v)
+            -grain_virial(&self.sys, self.n_grains) / (3.0 * v)
         } else {
             0.0
         };
@@ -578,24 +612,6 @@ pub fn membrane_radius(contact: MembraneContact, radius: f64, spacing: f64, vert
     match contact {
         MembraneContact::Patches => radius / (PI / n).cos(),
         MembraneContact::Particles => radius + vertex_radius,
-    }
-}
-
-/// The sample's cross-section at a rim through the points `x` (in ring order): the polygon
-/// (patches), or the circle of the same area less the vertex radius (particles).
-pub fn rim_area_of(x: &[[f64; 3]], contact: MembraneContact, vertex_radius: f64) -> f64 {
-    let k = x.len();
-    let poly = 0.5
-        * (0..k)
-            .map(|i| x[i][0] * x[(i + 1) % k][1] - x[(i + 1) % k][0] * x[i][1])
-            .sum::<f64>()
-            .abs();
-    match contact {
-        MembraneContact::Patches => poly,
-        MembraneContact::Particles => {
-            let r = (poly / PI).sqrt();
-            PI * (r - vertex_radius).powi(2)
-        }
     }
 }
 
@@ -654,44 +670,6 @@ pub fn paper_cell(spec: &CellSpec, packing: &Packing, contact: MembraneContact) 
 /// Servo gain of the top platen: a time constant of ~1 ms on a packing of modulus ~100 MPa.
 pub fn servo_gain(spec: &CellSpec) -> f64 {
     spec.height / (1e8 * 1e-3)
-}
-
-/// `softdem bench --scene triaxial`: case 1 (Table 3) grown once, then for MSS_patch and
-/// MSS_particle 2 ms of confinement (not timed) and `steps` timed shearing steps at 0.05 m/s.
-/// Prints particle-steps/s (grains + membrane particles) and the wall time those steps give for
-/// 20 ms of simulated time (Table 4's measure). `gpu`: the same on the GPU stepper
-/// (`gpu_triaxial::bench`).
-pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
-    if gpu {
-        return super::gpu_triaxial::bench(steps);
-    }
-    let spec = CellSpec::table3(1, 4.6e9, 2e-6);
-    let packing = grow_packing(&spec, 5e-5, 0.05 * spec.sigma_c, 2000, 20_000);
-    println!("scene,backend,membrane,membrane_particles,grains,steps,dt,seconds,particle_steps_per_s,seconds_per_20ms");
-    for (name, contact) in [
-        ("patches", MembraneContact::Patches),
-        ("particles", MembraneContact::Particles),
-    ] {
-        let mut cell = paper_cell(&spec, &packing, contact);
-        let ms = (1e-3 / spec.dt).round() as usize;
-        cell.confine(ms, ms, servo_gain(&spec), 0.05);
-        cell.start_shear(0.05);
-        let t = std::time::Instant::now();
-        for _ in 0..steps {
-            cell.step();
-        }
-        let secs = t.elapsed().as_secs_f64();
-        let n = cell.n_grains + cell.n_vertices();
-        println!(
-            "triaxial,Cpu,{name},{},{},{steps},{:e},{secs:.3},{:.4e},{:.1}",
-            cell.n_vertices(),
-            cell.n_grains,
-            spec.dt,
-            (n * steps) as f64 / secs,
-            secs * 0.02 / (steps as f64 * spec.dt)
-        );
-    }
-    Ok(())
 }
 
 /// Confines `packing` in the membrane of `contact` (ramp 5 ms, hold 10 ms) and shears it at

@@ -12,7 +12,7 @@
 //! compacted height, and the top platen put at that height.
 //!
 //! **Servo top platen**: a `servo` wall as `top_platen` acts on the rim's cross-section
-//! (`triaxial::rim_area_of`, constant: the rims are pinned) with σ_c as its target, so σ_p = σ_c
+//! (`rims::rim_area_of`, constant: the rims are pinned) with σ_c as its target, so σ_p = σ_c
 //! while the stages ramp σ_c (`engine::spheres`); a stage that moves it makes it a plane wall.
 
 // `!(x > 0.0)` on purpose: NaN must fail these checks too.

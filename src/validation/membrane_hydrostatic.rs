@@ -1,8 +1,8 @@
 //! Row `membrane_hydrostatic` (issue 25, validation 2): a random packing (110 grains, Table 2
 //! radii and friction, E softened to 4.6 GPa) grown in a rigid cylinder 12.5 × 25 mm and
 //! compacted at σ_c, wrapped in a Table 2 membrane of 4 mm patches whose rims slide freely on
-//! the platens (no rim stop: `cases::hydrostatic_cell`), σ_c = 100 kPa ramped on the membrane and on the top platen (servo on its rim's area)
-//! over 5 ms and held 40 ms (`membrane::cases::hydrostatic`).
+//! the platens (no rim stop: `hydrostatic::hydrostatic_cell`), σ_c = 100 kPa ramped on the membrane and on the top platen (servo on its rim's area)
+//! over 5 ms and held 40 ms (`membrane::hydrostatic::hydrostatic`).
 //!
 //! Asserted, for a frictionless membrane (the clean experiment: nothing but the pressure law, the
 //! rims and the stress measure) and for Table 2's membrane friction 1.2: no grain escaped, the
@@ -14,7 +14,7 @@
 //! CPU stepper.
 
 use super::{CaseReport, Check};
-use crate::membrane::cases::hydrostatic;
+use crate::membrane::hydrostatic::hydrostatic;
 
 pub fn run() -> anyhow::Result<CaseReport> {
     let t0 = std::time::Instant::now();
