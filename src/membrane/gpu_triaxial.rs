@@ -22,7 +22,7 @@ use super::attach::set_sigma;
 use super::gpu_rims::GpuRims;
 use super::gpu_source::GpuMembraneSource;
 use super::model::MembraneContact;
-use super::triaxial::{grow_packing, paper_cell, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample};
+use super::triaxial::{paper_cell, CellSpec, Packing, TriaxialCell, TriaxialSample};
 use crate::gpu::context::GpuContext;
 use crate::spheres::extra_force::SharedGpuSource;
 use crate::spheres::gpu_stepper::GpuSpheres;
@@ -173,36 +173,4 @@ impl GpuTriaxialCell {
         }
         Ok(out)
     }
-}
-
-/// `softdem bench --scene triaxial --backend gpu`: `membrane::bench::bench` on the GPU stepper (the same
-/// packing, protocol and printed figures; the confinement not timed).
-pub fn bench(steps: usize) -> anyhow::Result<()> {
-    let ctx = GpuContext::new()?;
-    let spec = CellSpec::table3(1, 4.6e9, 2e-6);
-    let packing = grow_packing(&spec, 5e-5, 0.05 * spec.sigma_c, 2000, 20_000);
-    println!("scene,backend,membrane,membrane_particles,grains,steps,dt,seconds,particle_steps_per_s,seconds_per_20ms");
-    for (name, contact) in [
-        ("patches", MembraneContact::Patches),
-        ("particles", MembraneContact::Particles),
-    ] {
-        let mut cell = GpuTriaxialCell::paper(&ctx, &spec, &packing, contact)?;
-        let ms = (1e-3 / spec.dt).round() as usize;
-        cell.confine(&ctx, ms, ms, servo_gain(&spec), 0.05)?;
-        cell.start_shear(&ctx, 0.05);
-        let t = std::time::Instant::now();
-        cell.steps(&ctx, steps as u32)?;
-        // steps_batched ends on a read-back: the device has finished.
-        let secs = t.elapsed().as_secs_f64();
-        let n = cell.n_grains() + cell.n_vertices();
-        println!(
-            "triaxial,Gpu,{name},{},{},{steps},{:e},{secs:.3},{:.4e},{:.1}",
-            cell.n_vertices(),
-            cell.n_grains(),
-            spec.dt,
-            (n * steps) as f64 / secs,
-            secs * 0.02 / (steps as f64 * spec.dt)
-        );
-    }
-    Ok(())
 }
