@@ -158,6 +158,20 @@ fn field<L: Lanes>(s: &[&[[f32; 4]; 4]; LANES], r: usize) -> [L; 4] {
     ])
 }
 
+/// `sphere_pair_geometry`'s separation on lanes, from both spheres' rows (pos_hi, radius) and
+/// (pos_lo, mass): d = (hi_a − hi_b) + (lo_a − lo_b) (`df3_sub`), |d|, δ = (r_a + r_b) − |d|.
+#[inline(always)]
+fn separation<L: Lanes>(a0: [L; 4], a1: [L; 4], b0: [L; 4], b1: [L; 4]) -> ([L; 3], L, L) {
+    let d = [
+        (a0[0] - b0[0]) + (a1[0] - b1[0]),
+        (a0[1] - b0[1]) + (a1[1] - b1[1]),
+        (a0[2] - b0[2]) + (a1[2] - b1[2]),
+    ];
+    let dist = dot(d, d).sqrt();
+    let delta = (a0[3] + b0[3]) - dist;
+    (d, dist, delta)
+}
+
 /// The lanes of `v` where `on`, +0 elsewhere, as an array.
 #[inline(always)]
 fn keep<L: Lanes>(on: L::Mask, v: L) -> [f32; LANES] {
@@ -180,12 +194,15 @@ fn group<L: Lanes>(
 ) -> LaneResults {
     let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[ks[l] as usize] as usize]));
     let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[ks[l] as usize] as usize]));
-    let [ahx, ahy, ahz, ra] = field::<L>(&a, 0);
-    let [alx, aly, alz, ma] = field::<L>(&a, 1);
+    let (a0, a1, b0, b1) = (
+        field::<L>(&a, 0),
+        field::<L>(&a, 1),
+        field::<L>(&b, 0),
+        field::<L>(&b, 1),
+    );
+    let (ra, ma, rb, mb) = (a0[3], a1[3], b0[3], b1[3]);
     let [avx, avy, avz, _] = field::<L>(&a, 2);
     let [awx, awy, awz, _] = field::<L>(&a, 3);
-    let [bhx, bhy, bhz, rb] = field::<L>(&b, 0);
-    let [blx, bly, blz, mb] = field::<L>(&b, 1);
     let [bvx, bvy, bvz, _] = field::<L>(&b, 2);
     let [bwx, bwy, bwz, _] = field::<L>(&b, 3);
     let h_rows: [&[f32; 4]; LANES] = std::array::from_fn(|l| &bytemuck::cast_ref::<_, [[f32; 4]; 2]>(&old[l])[0]);
@@ -193,13 +210,7 @@ fn group<L: Lanes>(
     let zero = L::splat(0.0);
 
     // sphere_pair_geometry: df3_sub, |d|, δ, n, branch vectors, velocities at the contact.
-    let d = [
-        (ahx - bhx) + (alx - blx),
-        (ahy - bhy) + (aly - bly),
-        (ahz - bhz) + (alz - blz),
-    ];
-    let dist = dot(d, d).sqrt();
-    let delta = (ra + rb) - dist;
+    let (d, dist, delta) = separation(a0, a1, b0, b1);
     // Touching: δ > 0 and |d| > 0 (the scalar path returns zeros otherwise).
     let on = L::gt(L::select(L::gt(dist, zero), delta, zero), zero);
     let n = scale(d, L::splat(1.0) / dist);
@@ -278,17 +289,12 @@ fn touch_avx2(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
 fn touch<L: Lanes>(inp: &PairLaneInputs, ks: &[u32; LANES]) -> u8 {
     let a: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.owner[ks[l] as usize] as usize]));
     let b: [&[[f32; 4]; 4]; LANES] = std::array::from_fn(|l| rows(&inp.states[inp.partner[ks[l] as usize] as usize]));
-    let [ahx, ahy, ahz, ra] = field::<L>(&a, 0);
-    let [alx, aly, alz, _] = field::<L>(&a, 1);
-    let [bhx, bhy, bhz, rb] = field::<L>(&b, 0);
-    let [blx, bly, blz, _] = field::<L>(&b, 1);
-    let d = [
-        (ahx - bhx) + (alx - blx),
-        (ahy - bhy) + (aly - bly),
-        (ahz - bhz) + (alz - blz),
-    ];
-    let dist = dot(d, d).sqrt();
-    let delta = (ra + rb) - dist;
+    let (_, dist, delta) = separation(
+        field::<L>(&a, 0),
+        field::<L>(&a, 1),
+        field::<L>(&b, 0),
+        field::<L>(&b, 1),
+    );
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
     // NaN → 1 (in contact), then δ > 0 where |d| > 0.
     let dist = L::select(L::eq(dist, dist), dist, one);
