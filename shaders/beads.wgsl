@@ -4,6 +4,11 @@
 //   in CSR order, then the planes of eq 6 in order; added to the stepper's extra force) →
 //   load_pass (point loads) → plane_gather (per plane, minus its forces on the beads, in bead order).
 // No float atomics: each bond writes its own slot, each bead and each plane gathers in a fixed order.
+// Many evaluations per submission: evaluation `slot` of the submission binds its own BeadParams
+// (a 256-byte-aligned slice of one uniform buffer) and reads its planes and loads at
+// planes[slot · n_planes ..], loads[slot · n_loads ..], all written by the host once per batch
+// (f64 time → f32 records, as the CPU twin). Every kernel returns at once when the stepper's
+// batch has halted (`list_stale`), so the evaluations after a halt change nothing.
 
 #import sphere_state
 #import kelvin_voigt
@@ -17,7 +22,8 @@ struct BeadParams {
     break_stretch: f32,
     // 1-based index of this force evaluation (written into a bond when it breaks).
     evaluation: u32,
-    _pad0: u32,
+    // Index of this evaluation in the submission (its plane and load records).
+    slot: u32,
     _pad1: u32,
 }
 
@@ -32,7 +38,7 @@ struct Bond {
     _pad: u32,
 }
 
-// A plane at this evaluation's time: point (hi + lo), S, inward normal.
+// A plane at one evaluation's time: point (hi + lo), S, inward normal.
 struct BeadPlaneRec {
     point_hi: vec3<f32>,
     s: f32,
@@ -59,6 +65,12 @@ struct LoadRec {
 @group(0) @binding(8) var<storage, read> planes: array<BeadPlaneRec>;
 @group(0) @binding(9) var<storage, read> loads: array<LoadRec>;
 @group(0) @binding(10) var<storage, read_write> plane_force: array<vec4<f32>>;
+// The sphere stepper's step flags ([0] ≠ 0: the batch has halted; `list_stale` of sphere_step.wgsl).
+@group(0) @binding(11) var<storage, read_write> step_flags: array<atomic<u32>>;
+
+fn list_stale() -> bool {
+    return atomicLoad(&step_flags[0]) != 0u;
+}
 
 const BEAD_WG: u32 = 64u;
 
@@ -66,7 +78,7 @@ const BEAD_WG: u32 = 64u;
 @compute @workgroup_size(64)
 fn bond_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(wid, lid, nwg, BEAD_WG);
-    if (k >= bp.n_bonds) {
+    if (k >= bp.n_bonds || list_stale()) {
         return;
     }
     var bond = bonds[k];
@@ -93,7 +105,7 @@ fn bond_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 @compute @workgroup_size(64)
 fn bead_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, BEAD_WG);
-    if (i >= bp.n_beads) {
+    if (i >= bp.n_beads || list_stale()) {
         return;
     }
     var f = vec3<f32>(0.0);
@@ -107,8 +119,9 @@ fn bead_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         }
     }
     let s = spheres[i];
+    let first = bp.slot * bp.n_planes;
     for (var p = 0u; p < bp.n_planes; p++) {
-        let pl = planes[p];
+        let pl = planes[first + p];
         let d = df3_sub(s.pos_hi, s.pos_lo, pl.point_hi, pl.point_lo);
         f = f + plane_repulsion_force(pl.s, s.radius, pl.normal, d).force;
     }
@@ -118,20 +131,20 @@ fn bead_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 @compute @workgroup_size(64)
 fn load_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let q = linear_id(wid, lid, nwg, BEAD_WG);
-    if (q >= bp.n_loads) {
+    if (q >= bp.n_loads || list_stale()) {
         return;
     }
-    let l = loads[q];
+    let l = loads[bp.slot * bp.n_loads + q];
     extra[l.bead].force = extra[l.bead].force + l.force;
 }
 
 @compute @workgroup_size(64)
 fn plane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let p = linear_id(wid, lid, nwg, BEAD_WG);
-    if (p >= bp.n_planes) {
+    if (p >= bp.n_planes || list_stale()) {
         return;
     }
-    let pl = planes[p];
+    let pl = planes[bp.slot * bp.n_planes + p];
     var f = vec3<f32>(0.0);
     for (var i = 0u; i < bp.n_beads; i++) {
         let s = spheres[i];

@@ -51,6 +51,16 @@ impl BeadRun {
         Ok(())
     }
 
+    /// `k` steps: the GPU stepper records them many per submission (`steps_batched`), the same
+    /// bits as `k` calls of `step`.
+    pub fn steps(&mut self, ctx: Option<&GpuContext>, k: u32) -> anyhow::Result<()> {
+        match self {
+            BeadRun::Cpu(s) => (0..k).for_each(|_| s.step()),
+            BeadRun::Gpu(s) => s.steps_batched(ctx.expect("a GPU run needs its context"), k)?,
+        }
+        Ok(())
+    }
+
     pub fn states(&self, ctx: Option<&GpuContext>) -> Vec<SphereState> {
         match self {
             BeadRun::Cpu(s) => s.states.clone(),
@@ -234,7 +244,8 @@ impl CompressionSample {
     }
 }
 
-/// Runs `steps` steps, sampling every `every` (and after the last).
+/// Runs `steps` steps, sampling every `every` (and after the last); the steps between samples
+/// go in one `BeadRun::steps`.
 pub fn run_compression(
     run: &mut BeadRun,
     ctx: Option<&GpuContext>,
@@ -243,21 +254,23 @@ pub fn run_compression(
 ) -> anyhow::Result<Vec<CompressionSample>> {
     let mut out = Vec::new();
     let dt = run.dt();
-    for s in 1..=steps {
-        run.step(ctx)?;
-        if s % every == 0 || s == steps {
-            let h = run.host();
-            let t = h.time(dt);
-            let (top, bottom) = (h.planes[0], h.planes[1]);
-            let delta = top.point[2] - top.point_at(t)[2] + bottom.point_at(t)[2] - bottom.point[2];
-            let f = run.plane_force(ctx);
-            out.push(CompressionSample {
-                time: t,
-                delta,
-                f_top: f[0][2] as f64,
-                f_bottom: -f[1][2] as f64,
-            });
-        }
+    let every = every.max(1);
+    let mut s = 0;
+    while s < steps {
+        let next = ((s / every + 1) * every).min(steps);
+        run.steps(ctx, (next - s) as u32)?;
+        s = next;
+        let h = run.host();
+        let t = h.time(dt);
+        let (top, bottom) = (h.planes[0], h.planes[1]);
+        let delta = top.point[2] - top.point_at(t)[2] + bottom.point_at(t)[2] - bottom.point[2];
+        let f = run.plane_force(ctx);
+        out.push(CompressionSample {
+            time: t,
+            delta,
+            f_top: f[0][2] as f64,
+            f_bottom: -f[1][2] as f64,
+        });
     }
     Ok(out)
 }

@@ -50,20 +50,26 @@ pub trait ExtraForces: Send + Sync {
 /// extra-force buffer (one `SphereForce` per sphere): the source's kernels add to it (`+=`), and
 /// the stepper's `gather` reads it and sets it back to zero; `bind_step` then, with the step
 /// flags and the walls. `rebuild` follows every list rebuild of the stepper (with the states it
-/// read back for it) and `bind`. `prepare` runs on the host before every submission of force
-/// evaluations is encoded (uniform writes; they hold for every evaluation of the submission),
-/// `record` records the source's dispatches into each evaluation's compute pass, before the
-/// gather; `record_after_step` after each step's closing kick.
+/// read back for it) and `bind`. Before every submission of force evaluations is encoded the
+/// stepper calls `prepare_batch` (default: `prepare`, uniform writes that hold for every
+/// evaluation of the submission) with the most evaluations the submission records; it records
+/// each evaluation's dispatches with `record_at` (its index in the submission, 0, 1, … in
+/// order; default: `record`) into the compute pass, before the gather, and
+/// `record_after_step` after each step's closing kick; once the submission's flags are read it
+/// calls `evaluated` with the evaluations that ran.
 ///
 /// **Stepping.** With sources the stepper's list builds are decided by the host
 /// (`RebuildSchedule::Host`): a due build halts the batch after the step's drift, the host reads
 /// the states, calls every source's `rebuild`, and the next submission starts with the sphere
 /// list's build and that step's forces; so many steps go in one submission. A source whose
-/// inputs change from one evaluation to the next (written by `prepare`, e.g. the beads' moving
-/// planes and loads at each evaluation's time) is not `batchable`: the stepper then takes one
-/// step per submission pair (`step_with_sources`), as it does under the `Device` schedule. The
-/// sources' kernels return at once when the stepper's batch has halted (`step_flags[0] != 0`,
-/// the buffer of `bind_step`; `list_stale` in sphere_step.wgsl), as the stepper's own kernels do.
+/// inputs change from one evaluation to the next (e.g. the beads' moving planes and loads at
+/// each evaluation's time) writes one record per evaluation in `prepare_batch` and picks its
+/// own in `record_at`; the evaluations of a halted batch after the halt do not run, so
+/// `evaluated` tells it how far its clock went. A source that is not `batchable` makes the
+/// stepper take one step per submission pair (`step_with_sources`), as it does under the
+/// `Device` schedule. The sources' kernels return at once when the stepper's batch has halted
+/// (`step_flags[0] != 0`, the buffer of `bind_step`; `list_stale` in sphere_step.wgsl), as the
+/// stepper's own kernels do.
 pub trait GpuExtraForces {
     fn bind(&mut self, ctx: &GpuContext, spheres: &wgpu::Buffer, extra: &wgpu::Buffer) -> anyhow::Result<()>;
     /// The stepper's step flags (`step_flags`, atomic u32 words) and walls (`PlaneWall` array),
@@ -78,12 +84,27 @@ pub trait GpuExtraForces {
         Ok(())
     }
     fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation);
-    /// Whether what `prepare` writes holds for every evaluation of a submission (then the stepper
-    /// records many steps per submission; see *Stepping*).
+    /// Before a submission that records at most `count` evaluations (`record_at` with indices
+    /// 0 .. count); the default is `prepare`, whose writes hold for all of them.
+    fn prepare_batch(&mut self, ctx: &GpuContext, eval: Evaluation, count: u32) -> anyhow::Result<()> {
+        let _ = count;
+        self.prepare(ctx, eval);
+        Ok(())
+    }
+    /// Whether the source can take many evaluations per submission (then the stepper records
+    /// many steps per submission; see *Stepping*).
     fn batchable(&self) -> bool {
         true
     }
     fn record(&self, pass: &mut wgpu::ComputePass<'_>);
+    /// The dispatches of evaluation `index` (from 0) of the submission `prepare_batch` prepared.
+    fn record_at(&self, pass: &mut wgpu::ComputePass<'_>, index: u32) {
+        let _ = index;
+        self.record(pass)
+    }
+    /// After a submission, once the stepper has read its flags: `count` of its evaluations ran
+    /// (the first `count`; those after a halt returned at once).
+    fn evaluated(&mut self, _count: u32) {}
     /// The source itself, to read what it measured (`downcast_ref`).
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -109,11 +130,20 @@ impl<T: GpuExtraForces + 'static> GpuExtraForces for SharedGpuSource<T> {
     fn prepare(&mut self, ctx: &GpuContext, eval: Evaluation) {
         self.0.get_mut().prepare(ctx, eval)
     }
+    fn prepare_batch(&mut self, ctx: &GpuContext, eval: Evaluation, count: u32) -> anyhow::Result<()> {
+        self.0.get_mut().prepare_batch(ctx, eval, count)
+    }
     fn batchable(&self) -> bool {
         self.0.borrow().batchable()
     }
     fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.0.borrow().record(pass)
+    }
+    fn record_at(&self, pass: &mut wgpu::ComputePass<'_>, index: u32) {
+        self.0.borrow().record_at(pass, index)
+    }
+    fn evaluated(&mut self, count: u32) {
+        self.0.get_mut().evaluated(count)
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

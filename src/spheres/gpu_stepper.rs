@@ -232,7 +232,7 @@ impl GpuSpheres {
         sys.wall_cap = sys.wall_cap.max(1);
         sys.rebuilds += 1;
         let saved = sys.save_histories(ctx);
-        sys.submit(ctx, |s, pass| s.record_forces(pass));
+        sys.submit(ctx, |s, pass| s.record_forces(pass, 0));
         sys.restore_histories(ctx, &saved);
         Ok(sys)
     }
@@ -314,7 +314,8 @@ impl GpuSpheres {
         )
     }
 
-    fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// One force evaluation; `eval` is its index in the submission (the sources' `record_at`).
+    fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>, eval: u32) {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         if self.mc {
             dispatch(pass, &self.k.normal_pass, &self.bind[8], n);
@@ -326,7 +327,7 @@ impl GpuSpheres {
         }
         // --- extra force sources (extra_force.rs), before the gather ---
         for src in &self.extra {
-            src.record(pass);
+            src.record_at(pass, eval);
         }
         // --- end extra ---
         dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
@@ -390,13 +391,13 @@ impl GpuSpheres {
         self.builds_recorded += b as u64;
         self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
-            for _ in 0..b {
+            for i in 0..b {
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
                 dispatch(pass, &s.k.drift, &s.bind[1], n);
                 dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
                 dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
                 s.build.record(pass, BuildMode::Indirect);
-                s.record_forces(pass);
+                s.record_forces(pass, i);
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
             }
         });
@@ -415,7 +416,7 @@ impl GpuSpheres {
         self.builds_recorded += 1;
         self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
-            s.record_forces(pass);
+            s.record_forces(pass, 0);
             dispatch(pass, &s.k.kick, &s.bind[0], n);
         });
         self.steps += begun as u64;
@@ -435,24 +436,25 @@ impl GpuSpheres {
         let b = left.min(self.pace.host_batch(self.batch));
         let build = self.build_next.take();
         self.clear_flags(ctx, true);
-        self.prepare_sources(ctx);
+        // Evaluation i of the submission is step i's (the halted step's, with the build, is 0).
+        self.prepare_sources(ctx, b)?;
         self.builds_recorded += build.is_some() as u64;
         self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
             let mut first = 0;
             if let Some(save) = build {
                 s.build.record(pass, BuildMode::Direct { save });
-                s.record_forces(pass);
+                s.record_forces(pass, 0);
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
                 s.record_after_step(pass);
                 first = 1;
             }
-            for _ in first..b {
+            for i in first..b {
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
                 dispatch(pass, &s.k.drift, &s.bind[1], n);
                 dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
                 dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
-                s.record_forces(pass);
+                s.record_forces(pass, i);
                 dispatch(pass, &s.k.kick, &s.bind[0], n);
                 s.record_after_step(pass);
             }
@@ -474,6 +476,7 @@ impl GpuSpheres {
         if halt == 0 {
             self.steps += b as u64;
             self.pace.record((b - built) as u64, 0);
+            self.sources_evaluated(b);
             return Ok(b);
         }
         anyhow::ensure!(halt == HALT_DUE, "step flags: halt {halt}");
@@ -483,7 +486,9 @@ impl GpuSpheres {
             begun >= 1 && built + begun <= b,
             "step flags: {begun} steps begun in a batch of {b}"
         );
+        // The evaluations that ran: the halted build's step's and those of the whole steps.
         let done = built + begun - 1;
+        self.sources_evaluated(done);
         self.steps += done as u64;
         self.pace.record((done + 1 - built) as u64, 1);
         self.build_next = Some(true);
@@ -515,14 +520,23 @@ impl GpuSpheres {
         Ok(())
     }
 
-    /// The sources' `prepare` for the evaluations of the next submission (none without sources).
-    fn prepare_sources(&mut self, ctx: &GpuContext) {
+    /// The sources' `prepare_batch` for the at most `count` evaluations of the next submission
+    /// (none without sources).
+    fn prepare_sources(&mut self, ctx: &GpuContext, count: u32) -> anyhow::Result<()> {
         let eval = Evaluation {
             dt: self.params.dt,
             advance: true,
         };
         for src in &mut self.extra {
-            src.prepare(ctx, eval);
+            src.prepare_batch(ctx, eval, count)?;
+        }
+        Ok(())
+    }
+
+    /// Tells the sources that `count` evaluations of the last submission ran.
+    fn sources_evaluated(&mut self, count: u32) {
+        for src in &mut self.extra {
+            src.evaluated(count);
         }
     }
 
@@ -618,12 +632,13 @@ impl GpuSpheres {
         } else {
             self.pace.record(1, 0);
         }
-        self.prepare_sources(ctx);
+        self.prepare_sources(ctx, 1)?;
         self.submit(ctx, |s, pass| {
-            s.record_forces(pass);
+            s.record_forces(pass, 0);
             dispatch(pass, &s.k.kick, &s.bind[0], n);
             s.record_after_step(pass);
         });
+        self.sources_evaluated(1);
         self.steps += 1;
         Ok(())
     }
@@ -646,9 +661,10 @@ impl GpuSpheres {
             advance: false,
         };
         for src in &mut self.extra {
-            src.prepare(ctx, eval);
+            src.prepare_batch(ctx, eval, 1)?;
         }
-        self.submit(ctx, |s, pass| s.record_forces(pass));
+        self.submit(ctx, |s, pass| s.record_forces(pass, 0));
+        self.sources_evaluated(1);
         self.restore_histories(ctx, &saved);
         Ok(())
     }
