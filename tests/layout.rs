@@ -185,7 +185,7 @@ fn bead_records_have_identical_layouts() {
     check_record!("beads" => Bond, "Bond", [i => "i", j => "j", rest => "rest", k => "k", b => "b",
         broken_step => "broken_step", break_stretch => "break_stretch", _pad => "_pad"]);
     check_record!("beads" => BeadParams, "BeadParams", [n_beads => "n_beads", n_bonds => "n_bonds", n_planes => "n_planes",
-        n_loads => "n_loads", break_stretch => "break_stretch", evaluation => "evaluation", _pad0 => "_pad0", _pad1 => "_pad1"]);
+        n_loads => "n_loads", break_stretch => "break_stretch", evaluation => "evaluation", slot => "slot", _pad1 => "_pad1"]);
     check_record!("beads" => BeadPlaneRec, "BeadPlaneRec", [point_hi => "point_hi", s => "s", point_lo => "point_lo",
         _pad0 => "_pad0", normal => "normal", _pad1 => "_pad1"]);
     check_record!("beads" => LoadRec, "LoadRec", [force => "force", bead => "bead"]);
