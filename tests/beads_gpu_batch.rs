@@ -156,6 +156,7 @@ fn a_breaking_bond_under_a_sine_load_batches_bit_for_bit() {
     let calls = [1, 63, 300, 17, 419, 400]; // 1200 steps, 0.12 s: the bond breaks near 0.08 s
     let gpu = batched_equals_single(&ctx, &scene, &calls);
     if let BeadRun::Gpu(s) = &gpu {
+        println!("{} builds", s.rebuilds);
         assert!(s.rebuilds > 20, "{} builds: the batches were not halted", s.rebuilds);
     }
     let (_, cpu, _) = run(None, scene, Mode::Single, &calls);
