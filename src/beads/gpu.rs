@@ -107,7 +107,8 @@ impl GpuBeadForces {
         };
         let align = ctx.device.limits().min_uniform_buffer_offset_alignment as u64;
         let stride = (std::mem::size_of::<BeadParams>() as u64).next_multiple_of(align.max(1));
-        let mut src = GpuBeadForces {
+        // One slot until a submission asks for more (`prepare_batch`).
+        Ok(GpuBeadForces {
             k,
             params: Self::params_buffer(ctx, stride, 1),
             stride,
@@ -117,15 +118,13 @@ impl GpuBeadForces {
             bond_force: GpuArray::zeroed(ctx, "bond force", b.len())?,
             bond_start: GpuArray::new(ctx, "bond start", &b.start)?,
             bond_incident: GpuArray::new(ctx, "bond incident", &b.incident)?,
-            planes: GpuArray::zeroed(ctx, "bead planes", 0)?,
-            loads: GpuArray::zeroed(ctx, "bead loads", 0)?,
+            planes: GpuArray::zeroed(ctx, "bead planes", host.planes.len())?,
+            loads: GpuArray::zeroed(ctx, "bead loads", host.loads.len())?,
             plane_force: GpuArray::zeroed(ctx, "plane force", host.planes.len())?,
             bound: None,
             groups: Vec::new(),
             host,
-        };
-        src.alloc_slots(ctx, 1)?;
-        Ok(src)
+        })
     }
 
     fn params_buffer(ctx: &GpuContext, stride: u64, slots: u32) -> wgpu::Buffer {
