@@ -44,32 +44,52 @@ struct GeneralizedForce {
     fe: array<f32, 4>,
 }
 
-// eq 26–28: force f on surface node nd (arm rel = R(p + ε_α Φ_α), global frame) into its body's
-// generalized forces; (c, s) the body's frame, n its modes. Twin: cpu::add_node_force.
-fn add_node_force(g: ptr<function, GeneralizedForce>, nd: ModalNodeRec, rel: vec2<f32>, c: f32, s: f32, n: u32,
+// Body b as its generalized forces see it: its record and state, its n modes and its frame
+// (c, s) = (cos Θ, sin Θ) from sin_cos_det. Twin: cpu::body_frame.
+struct BodyFrame {
+    br: ModalBodyRec,
+    st: ModalState,
+    n: u32,
+    c: f32,
+    s: f32,
+}
+
+fn body_frame(b: u32) -> BodyFrame {
+    let br = bodies[b];
+    let st = state[b];
+    let sc = sin_cos_det(st.theta);
+    return BodyFrame(br, st, br.n_modes, sc.y, sc.x);
+}
+
+// eq 26–28: force f on surface node nd (arm rel = R(p + ε_α Φ_α), global frame) into the
+// generalized forces of its body (frame fr). Twin: cpu::add_node_force.
+fn add_node_force(g: ptr<function, GeneralizedForce>, fr: BodyFrame, nd: ModalNodeRec, rel: vec2<f32>,
                   f: array<f32, 2>) {
+    let c = fr.c;
+    let s = fr.s;
     (*g).f.x = (*g).f.x + f[0];
     (*g).f.y = (*g).f.y + f[1];
     // eq 27: (R q) × f.
     (*g).tau = (*g).tau + (rel.x * f[1] - rel.y * f[0]);
     // eq 28 with the global → local mapping.
     let fl = rot_t(c, s, vec2<f32>(f[0], f[1]));
-    for (var a = 0u; a < n; a = a + 1u) {
+    for (var a = 0u; a < fr.n; a = a + 1u) {
         (*g).fe[a] = (*g).fe[a] + (nd.phi[2u * a] * fl.x + nd.phi[2u * a + 1u] * fl.y);
     }
 }
 
-// eq 26–28: the reaction −f of a point's contact slot o with body b (contact point q, pullback
-// point p_ref, both in b's frame) into b's generalized forces; (c, s) b's frame, n its modes.
-// Twin: cpu::add_reaction.
-fn add_reaction(g: ptr<function, GeneralizedForce>, b: u32, c: f32, s: f32, n: u32, o: ModalSlot) {
-    let fr = vec2<f32>(-o.force[0], -o.force[1]);
+// eq 26–28: the reaction −f of a point's contact slot o with body b (frame fr; contact point q,
+// pullback point p_ref, both in b's frame) into b's generalized forces. Twin: cpu::add_reaction.
+fn add_reaction(g: ptr<function, GeneralizedForce>, fr: BodyFrame, b: u32, o: ModalSlot) {
+    let c = fr.c;
+    let s = fr.s;
+    let r = vec2<f32>(-o.force[0], -o.force[1]);
     let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
-    (*g).f.x = (*g).f.x + fr.x;
-    (*g).f.y = (*g).f.y + fr.y;
-    (*g).tau = (*g).tau + (arm.x * fr.y - arm.y * fr.x);
-    let fl = rot_t(c, s, fr);
-    for (var a = 0u; a < n; a = a + 1u) {
+    (*g).f.x = (*g).f.x + r.x;
+    (*g).f.y = (*g).f.y + r.y;
+    (*g).tau = (*g).tau + (arm.x * r.y - arm.y * r.x);
+    let fl = rot_t(c, s, r);
+    for (var a = 0u; a < fr.n; a = a + 1u) {
         let phi = mode_eval(b, a, vec2<f32>(o.p_ref[0], o.p_ref[1]));
         (*g).fe[a] = (*g).fe[a] + (phi.x * fl.x + phi.y * fl.y);
     }
@@ -78,23 +98,19 @@ fn add_reaction(g: ptr<function, GeneralizedForce>, b: u32, c: f32, s: f32, n: u
 // F, τ, F_ε of body b from its own nodes' slots, then the reactions of its neighbours' nodes
 // (each in its node's pool range, slot_start[k] + walls + the body's place in the list).
 fn modal_generalized_force(b: u32) -> GeneralizedForce {
-    let br = bodies[b];
-    let st = state[b];
-    let n = br.n_modes;
-    let sc = sin_cos_det(st.theta);
-    let c = sc.y;
-    let s = sc.x;
+    let fr = body_frame(b);
+    let br = fr.br;
     var g: GeneralizedForce;
     g.f = vec2<f32>(0.0, 0.0);
     g.tau = 0.0;
     g.fe = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
-        let rel = node_arm(st, k, c, s);
+        let rel = node_arm(fr.st, k, fr.c, fr.s);
         for (var sl = slot_start[k]; sl < slot_start[k + 1u]; sl = sl + 1u) {
             let o = slots[sl];
             if (o.flag != 0u) {
-                add_node_force(&g, nd, rel, c, s, n, o.force);
+                add_node_force(&g, fr, nd, rel, o.force);
             }
         }
     }
@@ -108,7 +124,7 @@ fn modal_generalized_force(b: u32) -> GeneralizedForce {
         for (var k = bj.node_first; k < bj.node_first + bj.node_count; k = k + 1u) {
             let o = slots[slot_start[k] + params.n_walls + back];
             if (o.flag != 0u) {
-                add_reaction(&g, b, c, s, n, o);
+                add_reaction(&g, fr, b, o);
             }
         }
     }

@@ -268,20 +268,16 @@ fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
 
 fn modal_body_update_coupled_one(b: u32) {
     var g = modal_generalized_force(b);
-    let br = bodies[b];
-    let st = state[b];
-    let n = br.n_modes;
-    let sc = sin_cos_det(st.theta);
-    let c = sc.y;
-    let s = sc.x;
+    let fr = body_frame(b);
+    let br = fr.br;
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
-        let rel = node_arm(st, k, c, s);
+        let rel = node_arm(fr.st, k, fr.c, fr.s);
         for (var sl = slot_start[cparams.mnode_start_at + k]; sl < slot_start[cparams.mnode_start_at + k + 1u];
              sl = sl + 1u) {
             let o = mnode_slots[sl];
             if (o.flag != 0u) {
-                add_node_force(&g, nd, rel, c, s, n, o.force);
+                add_node_force(&g, fr, nd, rel, o.force);
             }
         }
     }
@@ -295,7 +291,7 @@ fn modal_body_update_coupled_one(b: u32) {
         for (var x = cell.first; x < cell.first + cell.count; x = x + 1u) {
             let o = spd_slots[slot_start[cparams.spd_start_at + x] + u];
             if (o.flag != 0u) {
-                add_reaction(&g, b, c, s, n, o);
+                add_reaction(&g, fr, b, o);
             }
         }
     }

@@ -20,8 +20,8 @@ use crate::broad_phase::pool::SlotPool;
 use crate::cpu::CpuBackend;
 use crate::modal::contact::{body_contact_slot, point_vs_body};
 use crate::modal::cpu::{
-    add_node_force, add_reaction, modal_body_pass, modal_generalized_force, modal_integrate, modal_node_contacts,
-    node_arm, surface_point, Dynamic,
+    add_node_force, add_reaction, body_frame, modal_body_pass, modal_generalized_force, modal_integrate,
+    modal_node_contacts, node_arm, surface_point, Dynamic,
 };
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
@@ -173,17 +173,15 @@ pub fn modal_body_update_coupled(
     b: usize,
 ) -> ModalState {
     let mut g = modal_generalized_force(sc, dy, b);
-    let br = &sc.bodies[b];
-    let st = &dy.state[b];
-    let n = br.n_modes as usize;
-    let (s, c) = crate::modal::contact::sin_cos_det(st.theta);
+    let fr = body_frame(sc, &dy.state, b);
+    let br = fr.br;
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
-        let rel = node_arm(sc, st, k, c, s);
+        let rel = node_arm(sc, &fr.st, k, fr.c, fr.s);
         for sl in mnode_slots.start[k] as usize..mnode_slots.start[k + 1] as usize {
             let o = &mnode_slots.slots[sl];
             if o.active != 0 {
-                add_node_force(&mut g, nd, rel, c, s, n, o.force);
+                add_node_force(&mut g, &fr, nd, rel, o.force);
             }
         }
     }
@@ -197,14 +195,14 @@ pub fn modal_body_update_coupled(
         for x in cell.first as usize..(cell.first + cell.count) as usize {
             let o = &spd_slots.slots[spd_slots.start[x] as usize + u];
             if o.active != 0 {
-                add_reaction(&mut g, sc, br, c, s, n, o);
+                add_reaction(&mut g, sc, &fr, o);
             }
         }
     }
     // Gravity on the rigid part (∫ρ Φ = 0 is checked when the scene is prepared).
     g.f[0] += br.mass * cs.params.gravity[0];
     g.f[1] += br.mass * cs.params.gravity[1];
-    modal_integrate(sc, *st, b, &g)
+    modal_integrate(sc, fr.st, b, &g)
 }
 
 /// The CPU backend of the coupled stepper: the SPD CPU backend, the modal arrays and the coupling

@@ -136,41 +136,57 @@ pub struct GeneralizedForce {
     pub fe: [f32; 4],
 }
 
-/// eq 26–28: force `f` on surface node `nd` (arm `rel` = R(p + ε_α Φ_α), global frame) into its
-/// body's generalized forces; (c, s) the body's frame, n its modes (twin of `add_node_force`).
-pub fn add_node_force(
-    g: &mut GeneralizedForce,
-    nd: &ModalNodeRec,
-    rel: [f32; 2],
-    c: f32,
-    s: f32,
-    n: usize,
-    f: [f32; 2],
-) {
+/// Body b as its generalized forces see it (twin of `body_frame`): its record and state, its n
+/// modes and its frame (c, s) = (cos Θ, sin Θ) from `sin_cos_det`.
+pub struct BodyFrame<'a> {
+    pub br: &'a ModalBodyRec,
+    pub st: ModalState,
+    pub n: usize,
+    pub c: f32,
+    pub s: f32,
+}
+
+pub fn body_frame<'a>(sc: &'a Packed, state: &[ModalState], b: usize) -> BodyFrame<'a> {
+    let br = &sc.bodies[b];
+    let st = state[b];
+    let (s, c) = sin_cos_det(st.theta);
+    BodyFrame {
+        br,
+        st,
+        n: br.n_modes as usize,
+        c,
+        s,
+    }
+}
+
+/// eq 26–28: force `f` on surface node `nd` (arm `rel` = R(p + ε_α Φ_α), global frame) into the
+/// generalized forces of its body (frame `fr`; twin of `add_node_force`).
+pub fn add_node_force(g: &mut GeneralizedForce, fr: &BodyFrame, nd: &ModalNodeRec, rel: [f32; 2], f: [f32; 2]) {
+    let (c, s) = (fr.c, fr.s);
     g.f[0] += f[0];
     g.f[1] += f[1];
     // eq 27: r_k e_θ · f = (R q) × f in 2D.
     g.tau += rel[0] * f[1] - rel[1] * f[0];
     // eq 28 with the global → local mapping: Φ_α,k · Rᵀ f.
     let fl = rot_t(c, s, f);
-    for a in 0..n {
+    for a in 0..fr.n {
         g.fe[a] += nd.phi[2 * a] * fl[0] + nd.phi[2 * a + 1] * fl[1];
     }
 }
 
-/// eq 26–28: the reaction −f of a point's contact slot `o` with body `br` (contact point q,
-/// pullback point p_ref, both in its frame) into its generalized forces; (c, s) its frame, n its
-/// modes (twin of `add_reaction`).
-#[allow(clippy::too_many_arguments)]
-pub fn add_reaction(g: &mut GeneralizedForce, sc: &Packed, br: &ModalBodyRec, c: f32, s: f32, n: usize, o: &ModalSlot) {
-    let fr = [-o.force[0], -o.force[1]];
+/// eq 26–28: the reaction −f of a point's contact slot `o` with a body (frame `fr`; contact point
+/// q, pullback point p_ref, both in its frame) into its generalized forces (twin of
+/// `add_reaction`).
+pub fn add_reaction(g: &mut GeneralizedForce, sc: &Packed, fr: &BodyFrame, o: &ModalSlot) {
+    let (c, s) = (fr.c, fr.s);
+    let r = [-o.force[0], -o.force[1]];
     let arm = rot(c, s, o.q);
-    g.f[0] += fr[0];
-    g.f[1] += fr[1];
-    g.tau += arm[0] * fr[1] - arm[1] * fr[0];
-    let fl = rot_t(c, s, fr);
-    for a in 0..n {
-        let phi = mode_eval(sc, br, a as u32, o.p_ref);
+    g.f[0] += r[0];
+    g.f[1] += r[1];
+    g.tau += arm[0] * r[1] - arm[1] * r[0];
+    let fl = rot_t(c, s, r);
+    for a in 0..fr.n {
+        let phi = mode_eval(sc, fr.br, a as u32, o.p_ref);
         g.fe[a] += phi[0] * fl[0] + phi[1] * fl[1];
     }
 }
@@ -179,19 +195,17 @@ pub fn add_reaction(g: &mut GeneralizedForce, sc: &Packed, br: &ModalBodyRec, c:
 /// neighbours' nodes, in that fixed order (twin of `modal_generalized_force`).
 pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> GeneralizedForce {
     let p = &sc.params;
-    let br = &sc.bodies[b];
-    let st = dy.state[b];
-    let n = br.n_modes as usize;
+    let fr = body_frame(sc, &dy.state, b);
+    let br = fr.br;
     let (start, slots) = (&dy.pool.start, &dy.pool.slots);
-    let (s, c) = sin_cos_det(st.theta);
     let mut g = GeneralizedForce::default();
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
-        let rel = node_arm(sc, &st, k, c, s);
+        let rel = node_arm(sc, &fr.st, k, fr.c, fr.s);
         for sl in start[k] as usize..start[k + 1] as usize {
             let o = &slots[sl];
             if o.active != 0 {
-                add_node_force(&mut g, nd, rel, c, s, n, o.force);
+                add_node_force(&mut g, &fr, nd, rel, o.force);
             }
         }
     }
@@ -205,7 +219,7 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
         for k in bj.node_first as usize..(bj.node_first + bj.node_count) as usize {
             let o = &slots[start[k] as usize + p.n_walls as usize + back];
             if o.active != 0 {
-                add_reaction(&mut g, sc, br, c, s, n, o);
+                add_reaction(&mut g, sc, &fr, o);
             }
         }
     }
