@@ -1,6 +1,7 @@
 // modal_lib.wgsl: records, bindings and per-point functions of the modal (deformable LS-DEM)
 // engine. Twins: src/modal/layout.rs (records), src/modal/contact.rs (functions, same names and
-// order of operations). Imported by modal_contact.wgsl and modal_body.wgsl.
+// order of operations). Imported by modal_contact.wgsl, modal_body.wgsl and
+// modal_spd_contact.wgsl.
 
 #import common
 #import df32

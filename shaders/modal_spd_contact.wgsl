@@ -1,6 +1,7 @@
 // modal_spd_contact.wgsl: contact between SPD cells and modal level-set bodies, both ways (issue 7
-// phase 2). Compiled after modal_lib.wgsl and modal_body.wgsl (records, bindings 0–13 and 24–25,
-// ls_query, contact_law, modal_generalized_force, modal_integrate). Twins: src/coupled/contact.rs
+// phase 2). Compiled after modal_lib.wgsl and modal_body.wgsl (records, bindings 0–13 and 24–27,
+// surface_point, point_vs_body, contact_law, body_frame, add_node_force, add_reaction,
+// modal_generalized_force, modal_integrate, modal_body_pass_thread). Twins: src/coupled/contact.rs
 // (functions), src/coupled/cpu.rs (kernels), same names and order of operations. Every kernel
 // writes only its own node's or body's outputs and gathers in a fixed order: no atomics.
 //
