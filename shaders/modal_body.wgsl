@@ -44,33 +44,73 @@ struct GeneralizedForce {
     fe: array<f32, 4>,
 }
 
+// Body b as its generalized forces see it: its record and state, its n modes and its frame
+// (c, s) = (cos Θ, sin Θ) from sin_cos_det. Twin: cpu::body_frame.
+struct BodyFrame {
+    br: ModalBodyRec,
+    st: ModalState,
+    n: u32,
+    c: f32,
+    s: f32,
+}
+
+fn body_frame(b: u32) -> BodyFrame {
+    let br = bodies[b];
+    let st = state[b];
+    let sc = sin_cos_det(st.theta);
+    return BodyFrame(br, st, br.n_modes, sc.y, sc.x);
+}
+
+// eq 26–28: force f on surface node nd (arm rel = R(p + ε_α Φ_α), global frame) into the
+// generalized forces of its body (frame fr). Twin: cpu::add_node_force.
+fn add_node_force(g: ptr<function, GeneralizedForce>, fr: BodyFrame, nd: ModalNodeRec, rel: vec2<f32>,
+                  f: array<f32, 2>) {
+    let c = fr.c;
+    let s = fr.s;
+    (*g).f.x = (*g).f.x + f[0];
+    (*g).f.y = (*g).f.y + f[1];
+    // eq 27: (R q) × f.
+    (*g).tau = (*g).tau + (rel.x * f[1] - rel.y * f[0]);
+    // eq 28 with the global → local mapping.
+    let fl = rot_t(c, s, vec2<f32>(f[0], f[1]));
+    for (var a = 0u; a < fr.n; a = a + 1u) {
+        (*g).fe[a] = (*g).fe[a] + (nd.phi[2u * a] * fl.x + nd.phi[2u * a + 1u] * fl.y);
+    }
+}
+
+// eq 26–28: the reaction −f of a point's contact slot o with body b (frame fr; contact point q,
+// pullback point p_ref, both in b's frame) into b's generalized forces. Twin: cpu::add_reaction.
+fn add_reaction(g: ptr<function, GeneralizedForce>, fr: BodyFrame, b: u32, o: ModalSlot) {
+    let c = fr.c;
+    let s = fr.s;
+    let r = vec2<f32>(-o.force[0], -o.force[1]);
+    let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
+    (*g).f.x = (*g).f.x + r.x;
+    (*g).f.y = (*g).f.y + r.y;
+    (*g).tau = (*g).tau + (arm.x * r.y - arm.y * r.x);
+    let fl = rot_t(c, s, r);
+    for (var a = 0u; a < fr.n; a = a + 1u) {
+        let phi = mode_eval(b, a, vec2<f32>(o.p_ref[0], o.p_ref[1]));
+        (*g).fe[a] = (*g).fe[a] + (phi.x * fl.x + phi.y * fl.y);
+    }
+}
+
 // F, τ, F_ε of body b from its own nodes' slots, then the reactions of its neighbours' nodes
 // (each in its node's pool range, slot_start[k] + walls + the body's place in the list).
 fn modal_generalized_force(b: u32) -> GeneralizedForce {
-    let br = bodies[b];
-    let st = state[b];
-    let n = br.n_modes;
-    let sc = sin_cos_det(st.theta);
-    let c = sc.y;
-    let s = sc.x;
-    var f = vec2<f32>(0.0, 0.0);
-    var tau = 0.0;
-    var fe = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+    let fr = body_frame(b);
+    let br = fr.br;
+    var g: GeneralizedForce;
+    g.f = vec2<f32>(0.0, 0.0);
+    g.tau = 0.0;
+    g.fe = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
-        let rel = node_arm(st, k, c, s);
+        let rel = node_arm(fr.st, k, fr.c, fr.s);
         for (var sl = slot_start[k]; sl < slot_start[k + 1u]; sl = sl + 1u) {
             let o = slots[sl];
             if (o.flag != 0u) {
-                f.x = f.x + o.force[0];
-                f.y = f.y + o.force[1];
-                // eq 27: (R q) × f.
-                tau = tau + (rel.x * o.force[1] - rel.y * o.force[0]);
-                // eq 28 with the global → local mapping.
-                let fl = rot_t(c, s, vec2<f32>(o.force[0], o.force[1]));
-                for (var a = 0u; a < n; a = a + 1u) {
-                    fe[a] = fe[a] + (nd.phi[2u * a] * fl.x + nd.phi[2u * a + 1u] * fl.y);
-                }
+                add_node_force(&g, fr, nd, rel, o.force);
             }
         }
     }
@@ -84,23 +124,10 @@ fn modal_generalized_force(b: u32) -> GeneralizedForce {
         for (var k = bj.node_first; k < bj.node_first + bj.node_count; k = k + 1u) {
             let o = slots[slot_start[k] + params.n_walls + back];
             if (o.flag != 0u) {
-                let fr = vec2<f32>(-o.force[0], -o.force[1]);
-                let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
-                f.x = f.x + fr.x;
-                f.y = f.y + fr.y;
-                tau = tau + (arm.x * fr.y - arm.y * fr.x);
-                let fl = rot_t(c, s, fr);
-                for (var a = 0u; a < n; a = a + 1u) {
-                    let phi = mode_eval(b, a, vec2<f32>(o.p_ref[0], o.p_ref[1]));
-                    fe[a] = fe[a] + (phi.x * fl.x + phi.y * fl.y);
-                }
+                add_reaction(&g, fr, b, o);
             }
         }
     }
-    var g: GeneralizedForce;
-    g.f = f;
-    g.tau = tau;
-    g.fe = fe;
     return g;
 }
 
@@ -168,14 +195,25 @@ fn modal_wall_force_one(w: u32) {
     wall_force[2u * w + 1u] = f.y;
 }
 
+// Thread i of a body pass (modal_body_update, modal_body_update_coupled): body i, or, after the
+// bodies, wall i − n_bodies, whose total force it sums here. Returns the body to update, NONE on
+// a wall's thread or past the end. Twin: cpu::modal_body_pass.
+fn modal_body_pass_thread(i: u32) -> u32 {
+    if (i < params.n_bodies) {
+        return i;
+    }
+    if (i < params.n_bodies + params.n_walls) {
+        modal_wall_force_one(i - params.n_bodies);
+    }
+    return NONE;
+}
+
 @compute @workgroup_size(64)
 fn modal_body_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
                      @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(wid, lid, nwg, 64u);
-    if (i < params.n_bodies) {
-        modal_body_update_one(i);
-    } else if (i < params.n_bodies + params.n_walls) {
-        modal_wall_force_one(i - params.n_bodies);
+    let b = modal_body_pass_thread(linear_id(wid, lid, nwg, 64u));
+    if (b != NONE) {
+        modal_body_update_one(b);
     }
 }
 

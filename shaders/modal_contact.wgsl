@@ -12,36 +12,26 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     if (k >= params.n_nodes) {
         return;
     }
-    let b = nodes[k].body;
-    let st = state[b];
-    let kin = node_kinematics(st, k);
-    let rel = kin.rel;
-    let vel = kin.vel;
+    let pt = surface_point(k);
+    let b = pt.body;
+    let st = pt.st;
     let t = f32(clock[0]) * params.dt;
-    let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
-    let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
     let base = slot_start[k];
     let listed = slot_start[k + 1u] - base - params.n_walls;
     for (var w = 0u; w < params.n_walls; w = w + 1u) {
         let h = slots[base + w].hist;
-        let o = node_vs_wall(w, t, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
-        var sl: ModalSlot;
-        sl.force = array<f32, 2>(o.force.x, o.force.y);
-        sl.q = array<f32, 2>(0.0, 0.0);
-        sl.p_ref = array<f32, 2>(0.0, 0.0);
-        sl.hist = array<f32, 2>(o.hist.x, o.hist.y);
-        sl.partner = NONE;
-        sl.flag = o.flag;
-        slots[base + w] = sl;
+        let o = node_vs_wall(w, t, pt.x_hi, pt.x_lo, pt.vel, vec2<f32>(h[0], h[1]));
+        // A wall slot: no contact point or pullback point, no partner body.
+        slots[base + w] = body_contact_slot(BodyContact(o, vec2<f32>(0.0, 0.0), vec2<f32>(0.0, 0.0)), NONE);
     }
     for (var u = 0u; u < listed; u = u + 1u) {
         let slot = base + params.n_walls + u;
         let j = nb[b * MAX_NB + u];
         let sj = state[j];
-        let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel.x,
-                          (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel.y);
+        let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + pt.rel.x,
+                          (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + pt.rel.y);
         let h = slots[slot].hist;
-        let o = point_vs_body(j, d, vel, vec2<f32>(h[0], h[1]), 0.0, bodies[b].contact_material);
+        let o = point_vs_body(j, d, pt.vel, vec2<f32>(h[0], h[1]), 0.0, bodies[b].contact_material);
         slots[slot] = body_contact_slot(o, j);
     }
 }

@@ -1,6 +1,7 @@
 // modal_lib.wgsl: records, bindings and per-point functions of the modal (deformable LS-DEM)
 // engine. Twins: src/modal/layout.rs (records), src/modal/contact.rs (functions, same names and
-// order of operations). Imported by modal_contact.wgsl and modal_body.wgsl.
+// order of operations). Imported by modal_contact.wgsl, modal_body.wgsl and
+// modal_spd_contact.wgsl.
 
 #import common
 #import df32
@@ -207,6 +208,27 @@ fn node_kinematics(st: ModalState, k: u32) -> NodeKin {
     return NodeKin(rel, vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y));
 }
 
+// Surface node k as a contact point: its body, the body's state, its position relative to X
+// (global frame) and velocity (node_kinematics), its position x_hi + x_lo (x_lo carries the arm).
+// Twin: modal::cpu::surface_point.
+struct SurfacePoint {
+    body: u32,
+    st: ModalState,
+    rel: vec2<f32>,
+    vel: vec2<f32>,
+    x_hi: vec2<f32>,
+    x_lo: vec2<f32>,
+}
+
+fn surface_point(k: u32) -> SurfacePoint {
+    let b = nodes[k].body;
+    let st = state[b];
+    let kin = node_kinematics(st, k);
+    let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
+    let x_lo = vec2<f32>(st.x_lo[0] + kin.rel.x, st.x_lo[1] + kin.rel.y);
+    return SurfacePoint(b, st, kin.rel, kin.vel, x_hi, x_lo);
+}
+
 // 2D eq 51 (src/modal/modes.rs bending_mode).
 fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: vec2<f32>) -> vec2<f32> {
     let k = MODAL_PI / length;
@@ -216,35 +238,35 @@ fn bending_mode(length: f32, x_left: f32, y_mid: f32, p: vec2<f32>) -> vec2<f32>
     return vec2<f32>(z * k * sc.y, -sc.x);
 }
 
+// p's cell of body b's level-set grid with p clamped into the grid (a point just outside reads the
+// boundary cell's extension): corner (i, j) and fractions (fx, fy). Twin: level_set::ls_clamped_cell.
+fn ls_clamped_cell(b: u32, p: vec2<f32>) -> LsCell {
+    let br = bodies[b];
+    let gx = clamp((p.x - br.origin[0]) / br.h, 0.0, f32(br.nx - 1u));
+    let gy = clamp((p.y - br.origin[1]) / br.h, 0.0, f32(br.ny - 1u));
+    let i = min(u32(floor(gx)), br.nx - 2u);
+    let j = min(u32(floor(gy)), br.ny - 2u);
+    return LsCell(i, j, gx - f32(i), gy - f32(j), true);
+}
+
 // Bilinear interpolation of φ0 of body b at p (clamped to the grid). Twin: level_set::ls_bilinear.
 fn ls_bilinear(b: u32, p: vec2<f32>) -> f32 {
     let br = bodies[b];
-    let gx = clamp((p.x - br.origin[0]) / br.h, 0.0, f32(br.nx - 1u));
-    let gy = clamp((p.y - br.origin[1]) / br.h, 0.0, f32(br.ny - 1u));
-    let i = min(u32(floor(gx)), br.nx - 2u);
-    let j = min(u32(floor(gy)), br.ny - 2u);
-    let fx = gx - f32(i);
-    let fy = gy - f32(j);
-    let o = br.ls_first + j * br.nx + i;
-    let v0 = phi0[o] * (1.0 - fx) + phi0[o + 1u] * fx;
-    let v1 = phi0[o + br.nx] * (1.0 - fx) + phi0[o + br.nx + 1u] * fx;
-    return v0 * (1.0 - fy) + v1 * fy;
+    let cell = ls_clamped_cell(b, p);
+    let o = br.ls_first + cell.j * br.nx + cell.i;
+    let v = vec4<f32>(phi0[o], phi0[o + 1u], phi0[o + br.nx], phi0[o + br.nx + 1u]);
+    return ls_interp(v, cell.fx, cell.fy, br.h).x;
 }
 
-// Component c of a tabulated mode (interleaved pairs from `first`) at p.
+// Component c of a tabulated mode (interleaved pairs from `first`) at p. Twin:
+// contact::ls_bilinear_pair.
 fn ls_bilinear_pair(b: u32, first: u32, c: u32, p: vec2<f32>) -> f32 {
     let br = bodies[b];
-    let gx = clamp((p.x - br.origin[0]) / br.h, 0.0, f32(br.nx - 1u));
-    let gy = clamp((p.y - br.origin[1]) / br.h, 0.0, f32(br.ny - 1u));
-    let i = min(u32(floor(gx)), br.nx - 2u);
-    let j = min(u32(floor(gy)), br.ny - 2u);
-    let fx = gx - f32(i);
-    let fy = gy - f32(j);
-    let o = first + 2u * (j * br.nx + i) + c;
+    let cell = ls_clamped_cell(b, p);
+    let o = first + 2u * (cell.j * br.nx + cell.i) + c;
     let w = 2u * br.nx;
-    let v0 = mode_grid[o] * (1.0 - fx) + mode_grid[o + 2u] * fx;
-    let v1 = mode_grid[o + w] * (1.0 - fx) + mode_grid[o + w + 2u] * fx;
-    return v0 * (1.0 - fy) + v1 * fy;
+    let v = vec4<f32>(mode_grid[o], mode_grid[o + 2u], mode_grid[o + w], mode_grid[o + w + 2u]);
+    return ls_interp(v, cell.fx, cell.fy, br.h).x;
 }
 
 fn mode_eval(b: u32, m: u32, p: vec2<f32>) -> vec2<f32> {

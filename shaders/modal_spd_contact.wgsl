@@ -1,6 +1,7 @@
 // modal_spd_contact.wgsl: contact between SPD cells and modal level-set bodies, both ways (issue 7
-// phase 2). Compiled after modal_lib.wgsl and modal_body.wgsl (records, bindings 0–13 and 24–25,
-// ls_query, contact_law, modal_generalized_force, modal_integrate). Twins: src/coupled/contact.rs
+// phase 2). Compiled after modal_lib.wgsl and modal_body.wgsl (records, bindings 0–13 and 24–27,
+// surface_point, point_vs_body, contact_law, body_frame, add_node_force, add_reaction,
+// modal_generalized_force, modal_integrate, modal_body_pass_thread). Twins: src/coupled/contact.rs
 // (functions), src/coupled/cpu.rs (kernels), same names and order of operations. Every kernel
 // writes only its own node's or body's outputs and gathers in a fixed order: no atomics.
 //
@@ -197,13 +198,8 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     if (k >= params.n_nodes) {
         return;
     }
-    let b = nodes[k].body;
-    let st = state[b];
-    let kin = node_kinematics(st, k);
-    let rel = kin.rel;
-    let vel = kin.vel;
-    let x_hi = vec2<f32>(st.x_hi[0], st.x_hi[1]);
-    let x_lo = vec2<f32>(st.x_lo[0] + rel.x, st.x_lo[1] + rel.y);
+    let pt = surface_point(k);
+    let b = pt.body;
     // k's coupling slots in the pool: one per cell listed for its body.
     let base = slot_start[cparams.mnode_start_at + k];
     let listed = slot_start[cparams.mnode_start_at + k + 1u] - base;
@@ -216,7 +212,7 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
         }
         let h = mnode_slots[slot].hist;
         let law = pair_law(bodies[b].contact_material, cells[c].contact_material);
-        mnode_slots[slot] = modal_node_vs_cell(law, c, x_hi, x_lo, vel, vec2<f32>(h[0], h[1]));
+        mnode_slots[slot] = modal_node_vs_cell(law, c, pt.x_hi, pt.x_lo, pt.vel, vec2<f32>(h[0], h[1]));
     }
 }
 
@@ -273,28 +269,16 @@ fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
 
 fn modal_body_update_coupled_one(b: u32) {
     var g = modal_generalized_force(b);
-    let br = bodies[b];
-    let st = state[b];
-    let n = br.n_modes;
-    let sc = sin_cos_det(st.theta);
-    let c = sc.y;
-    let s = sc.x;
+    let fr = body_frame(b);
+    let br = fr.br;
     for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
         let nd = nodes[k];
-        let rel = node_arm(st, k, c, s);
+        let rel = node_arm(fr.st, k, fr.c, fr.s);
         for (var sl = slot_start[cparams.mnode_start_at + k]; sl < slot_start[cparams.mnode_start_at + k + 1u];
              sl = sl + 1u) {
             let o = mnode_slots[sl];
             if (o.flag != 0u) {
-                g.f.x = g.f.x + o.force[0];
-                g.f.y = g.f.y + o.force[1];
-                // eq 27: (R q) × f.
-                g.tau = g.tau + (rel.x * o.force[1] - rel.y * o.force[0]);
-                // eq 28, global → local.
-                let fl = rot_t(c, s, vec2<f32>(o.force[0], o.force[1]));
-                for (var a = 0u; a < n; a = a + 1u) {
-                    g.fe[a] = g.fe[a] + (nd.phi[2u * a] * fl.x + nd.phi[2u * a + 1u] * fl.y);
-                }
+                add_node_force(&g, fr, nd, rel, o.force);
             }
         }
     }
@@ -308,16 +292,7 @@ fn modal_body_update_coupled_one(b: u32) {
         for (var x = cell.first; x < cell.first + cell.count; x = x + 1u) {
             let o = spd_slots[slot_start[cparams.spd_start_at + x] + u];
             if (o.flag != 0u) {
-                let fr = vec2<f32>(-o.force[0], -o.force[1]);
-                let arm = rot(c, s, vec2<f32>(o.q[0], o.q[1]));
-                g.f.x = g.f.x + fr.x;
-                g.f.y = g.f.y + fr.y;
-                g.tau = g.tau + (arm.x * fr.y - arm.y * fr.x);
-                let fl = rot_t(c, s, fr);
-                for (var a = 0u; a < n; a = a + 1u) {
-                    let phi = mode_eval(b, a, vec2<f32>(o.p_ref[0], o.p_ref[1]));
-                    g.fe[a] = g.fe[a] + (phi.x * fl.x + phi.y * fl.y);
-                }
+                add_reaction(&g, fr, b, o);
             }
         }
     }
@@ -330,10 +305,8 @@ fn modal_body_update_coupled_one(b: u32) {
 @compute @workgroup_size(64)
 fn modal_body_update_coupled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
                              @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(wid, lid, nwg, 64u);
-    if (i < params.n_bodies) {
-        modal_body_update_coupled_one(i);
-    } else if (i < params.n_bodies + params.n_walls) {
-        modal_wall_force_one(i - params.n_bodies);
+    let b = modal_body_pass_thread(linear_id(wid, lid, nwg, 64u));
+    if (b != NONE) {
+        modal_body_update_coupled_one(b);
     }
 }

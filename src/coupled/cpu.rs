@@ -10,7 +10,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
 pub use super::backend::CoupleStatic;
-use super::backend::{CoupledBackend, CoupledSlots};
+use super::backend::{CoupledBackend, CoupledHost, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::contact::modal_node_vs_cell;
 use super::layout::SegSlot;
@@ -18,10 +18,10 @@ use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS
 use crate::backend::Backend;
 use crate::broad_phase::pool::SlotPool;
 use crate::cpu::CpuBackend;
-use crate::modal::contact::{body_contact_slot, mode_eval, point_vs_body, rot, rot_t};
+use crate::modal::contact::{body_contact_slot, point_vs_body};
 use crate::modal::cpu::{
-    modal_generalized_force, modal_integrate, modal_node_contacts, modal_wall_force, node_arm, node_kinematics,
-    wall_pool, Dynamic,
+    add_node_force, add_reaction, body_frame, modal_body_pass, modal_generalized_force, modal_integrate,
+    modal_node_contacts, node_arm, surface_point, Dynamic,
 };
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
@@ -81,10 +81,8 @@ pub fn modal_node_vs_spd(
     k: usize,
     out: &mut [SegSlot],
 ) {
-    let b = sc.nodes[k].body as usize;
-    let st = &mstate[b];
-    let (rel, vel) = node_kinematics(sc, st, k);
-    let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
+    let pt = surface_point(sc, mstate, k);
+    let b = pt.body;
     for t in 0..out.len() {
         let c = lists.mb_cells[2 * (b * MAX_CELLS + t)];
         if cs.params.directions & DIR_MODAL_NODES == 0 {
@@ -98,9 +96,9 @@ pub fn modal_node_vs_spd(
             cell,
             c,
             spd,
-            st.x_hi,
-            x_lo,
-            vel,
+            pt.x_hi,
+            pt.x_lo,
+            pt.vel,
             out[t].hist,
         );
     }
@@ -175,25 +173,15 @@ pub fn modal_body_update_coupled(
     b: usize,
 ) -> ModalState {
     let mut g = modal_generalized_force(sc, dy, b);
-    let br = &sc.bodies[b];
-    let st = &dy.state[b];
-    let n = br.n_modes as usize;
-    let (s, c) = crate::modal::contact::sin_cos_det(st.theta);
+    let fr = body_frame(sc, &dy.state, b);
+    let br = fr.br;
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
-        let rel = node_arm(sc, st, k, c, s);
+        let rel = node_arm(sc, &fr.st, k, fr.c, fr.s);
         for sl in mnode_slots.start[k] as usize..mnode_slots.start[k + 1] as usize {
             let o = &mnode_slots.slots[sl];
             if o.active != 0 {
-                g.f[0] += o.force[0];
-                g.f[1] += o.force[1];
-                // eq 27: (R q) × f.
-                g.tau += rel[0] * o.force[1] - rel[1] * o.force[0];
-                // eq 28, global → local.
-                let fl = rot_t(c, s, o.force);
-                for a in 0..n {
-                    g.fe[a] += nd.phi[2 * a] * fl[0] + nd.phi[2 * a + 1] * fl[1];
-                }
+                add_node_force(&mut g, &fr, nd, rel, o.force);
             }
         }
     }
@@ -207,32 +195,22 @@ pub fn modal_body_update_coupled(
         for x in cell.first as usize..(cell.first + cell.count) as usize {
             let o = &spd_slots.slots[spd_slots.start[x] as usize + u];
             if o.active != 0 {
-                let fr = [-o.force[0], -o.force[1]];
-                let arm = rot(c, s, o.q);
-                g.f[0] += fr[0];
-                g.f[1] += fr[1];
-                g.tau += arm[0] * fr[1] - arm[1] * fr[0];
-                let fl = rot_t(c, s, fr);
-                for a in 0..n {
-                    let phi = mode_eval(sc, br, a as u32, o.p_ref);
-                    g.fe[a] += phi[0] * fl[0] + phi[1] * fl[1];
-                }
+                add_reaction(&mut g, sc, &fr, o);
             }
         }
     }
     // Gravity on the rigid part (∫ρ Φ = 0 is checked when the scene is prepared).
     g.f[0] += br.mass * cs.params.gravity[0];
     g.f[1] += br.mass * cs.params.gravity[1];
-    modal_integrate(sc, *st, b, &g)
+    modal_integrate(sc, fr.st, b, &g)
 }
 
 /// The CPU backend of the coupled stepper: the SPD CPU backend, the modal arrays and the coupling
 /// slots.
 pub struct CpuCoupled {
-    pub spd: CpuBackend,
-    pub sc: Packed,
+    /// The SPD CPU backend, the packed modal scene and the coupling statics.
+    pub host: CoupledHost<CpuBackend>,
     pub dy: Dynamic,
-    pub cs: CoupleStatic,
     pub lists: CoupleLists,
     /// Coupling slot pools: per SPD node one per modal body listed for its cell, per modal
     /// surface node one per cell listed for its body (`crate::broad_phase::pool`).
@@ -242,34 +220,20 @@ pub struct CpuCoupled {
 
 impl CpuCoupled {
     pub fn new(spd: CpuBackend, sc: Packed, state: Vec<ModalState>, cs: CoupleStatic) -> CpuCoupled {
-        let nb = vec![NONE; sc.bodies.len() * crate::modal::MAX_NB];
-        let dy = Dynamic {
-            state,
-            nb: nb.clone(),
-            nb_back: nb,
-            pool: wall_pool(&sc),
-            clock: 0,
-            wall_force: vec![[0.0; 2]; sc.walls.len()],
-        };
-        let lists = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
         CpuCoupled {
+            dy: Dynamic::new(&sc, state),
+            lists: CoupleLists::empty(cs.cells.len(), sc.bodies.len()),
             spd_slots: SlotPool::with_counts(cs.node_cell.iter().map(|_| 0)),
             mnode_slots: SlotPool::with_counts(sc.nodes.iter().map(|_| 0)),
-            spd,
-            sc,
-            dy,
-            cs,
-            lists,
+            host: CoupledHost { sc, cs, spd },
         }
     }
 
     /// One coupled step (or, with `init`, the dt = 0 force pass).
     fn step_once(&mut self, init: bool) {
         let CpuCoupled {
-            spd,
-            sc,
+            host: CoupledHost { sc, cs, spd },
             dy,
-            cs,
             lists,
             spd_slots,
             mnode_slots,
@@ -277,16 +241,9 @@ impl CpuCoupled {
         spd.step_coupled(init, |v| {
             if !init {
                 // Modal bodies: forces of state n (slots of the previous pass), then eq 42–44.
-                let dyr = &*dy;
-                let new: Vec<ModalState> = (0..sc.bodies.len())
-                    .map(|b| modal_body_update_coupled(sc, dyr, cs, lists, spd_slots, mnode_slots, b))
-                    .collect();
-                let wf: Vec<[f32; 2]> = (0..sc.walls.len())
-                    .map(|w| modal_wall_force(sc, &dyr.pool, w))
-                    .collect();
-                dy.state = new;
-                dy.wall_force = wf;
-                dy.clock += 1; // modal_clock
+                modal_body_pass(sc, dy, |dy, b| {
+                    modal_body_update_coupled(sc, dy, cs, lists, spd_slots, mnode_slots, b)
+                });
             }
             modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
             let state = &dy.state;
@@ -312,17 +269,11 @@ impl CpuCoupled {
 }
 
 impl CoupledBackend for CpuCoupled {
-    fn spd(&mut self) -> &mut dyn Backend {
-        &mut self.spd
+    fn host(&self) -> &CoupledHost<dyn Backend> {
+        &self.host
     }
-    fn packed(&self) -> &Packed {
-        &self.sc
-    }
-    fn statics(&self) -> &CoupleStatic {
-        &self.cs
-    }
-    fn steps_done(&self) -> u64 {
-        self.spd.steps_done()
+    fn host_mut(&mut self) -> &mut CoupledHost<dyn Backend> {
+        &mut self.host
     }
     fn init_forces(&mut self) -> anyhow::Result<()> {
         self.step_once(true);
@@ -342,16 +293,6 @@ impl CoupledBackend for CpuCoupled {
     }
     fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
         Ok((self.dy.pool.clone(), self.spd_slots.clone(), self.mnode_slots.clone()))
-    }
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
-        self.spd.set_gravity(g)?;
-        self.cs.params.gravity = g;
-        Ok(())
-    }
-    fn set_modal_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
-        anyhow::ensure!(walls.len() == self.sc.walls.len(), "modal wall count changed");
-        self.sc.walls = walls.to_vec();
-        Ok(())
     }
     fn modal_dynamic(&mut self) -> anyhow::Result<Dynamic> {
         Ok(self.dy.clone())

@@ -5,7 +5,7 @@
 //! `modal::gpu::ModalBuffers` (as in the modal-only backend); every reduction is a gather in a
 //! fixed order.
 
-use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
+use super::backend::{CoupleStatic, CoupledBackend, CoupledHost, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::layout::SegSlot;
 use crate::backend::Backend;
@@ -45,9 +45,8 @@ struct Groups {
 
 pub struct GpuCoupled {
     ctx: Arc<GpuContext>,
-    spd: GpuBackend,
-    sc: Packed,
-    cs: CoupleStatic,
+    /// The SPD GPU backend, the packed modal scene and the coupling statics.
+    host: CoupledHost<GpuBackend>,
     modal: ModalBuffers,
     cell_mb: GpuArray<u32>,
     mb_cells: GpuArray<u32>,
@@ -112,9 +111,7 @@ impl GpuCoupled {
         };
         let mut me = GpuCoupled {
             ctx: ctx.clone(),
-            spd,
-            sc,
-            cs,
+            host: CoupledHost { sc, cs, spd },
             modal,
             cell_mb,
             mb_cells,
@@ -143,7 +140,7 @@ impl GpuCoupled {
                 (15, self.node_cell.buffer()),
                 (16, self.cells.buffer()),
                 // The SPD state written by step n (side 1 − s): x_{n+1}.
-                (17, self.spd.state_buffer(1 - s)),
+                (17, self.host.spd.state_buffer(1 - s)),
                 (19, self.cell_mb.buffer()),
                 (20, self.mb_cells.buffer()),
                 (21, self.spd_slots.buffer()),
@@ -154,7 +151,7 @@ impl GpuCoupled {
         };
         let k = &self.kernels;
         let nf = |init: bool, s: usize| {
-            let mut t = self.spd.coupling_table(init, s);
+            let mut t = self.host.spd.coupling_table(init, s);
             t.push((14, self.modal_force.buffer()));
             k.node_forces.bind(c, &t)
         };
@@ -171,8 +168,8 @@ impl GpuCoupled {
 
     /// Records and submits `n` coupled steps (or, with `init`, the dt = 0 force pass).
     fn record(&mut self, n: u32, init: bool) -> anyhow::Result<()> {
-        let p = self.sc.params;
-        let n_spd = self.cs.params.n_spd_nodes;
+        let p = self.host.sc.params;
+        let n_spd = self.host.cs.params.n_spd_nodes;
         let (k, g) = (&self.kernels, self.groups.as_ref().expect("bind groups made in new"));
         let dispatch = |pass: &mut wgpu::ComputePass<'_>, kern: &Kernel, group: &wgpu::BindGroup, threads: u32| {
             if threads == 0 {
@@ -183,7 +180,7 @@ impl GpuCoupled {
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(d.0, d.1, 1);
         };
-        self.spd.record_coupled(n, init, &mut |pass, s| {
+        self.host.spd.record_coupled(n, init, &mut |pass, s| {
             if !init {
                 dispatch(pass, &k.body, &g.body, p.n_bodies + p.n_walls);
                 dispatch(pass, &k.clock, &g.clock, 1);
@@ -209,17 +206,20 @@ fn put_pool<T: bytemuck::Pod>(c: &GpuContext, buf: &mut GpuArray<T>, label: &str
 }
 
 impl CoupledBackend for GpuCoupled {
-    fn spd(&mut self) -> &mut dyn Backend {
-        &mut self.spd
+    fn host(&self) -> &CoupledHost<dyn Backend> {
+        &self.host
     }
-    fn packed(&self) -> &Packed {
-        &self.sc
+    fn host_mut(&mut self) -> &mut CoupledHost<dyn Backend> {
+        &mut self.host
     }
-    fn statics(&self) -> &CoupleStatic {
-        &self.cs
+    fn upload_couple_params(&mut self) -> anyhow::Result<()> {
+        let p = &self.host.cs.params;
+        self.ctx.queue.write_buffer(&self.cparams, 0, bytemuck::bytes_of(p));
+        Ok(())
     }
-    fn steps_done(&self) -> u64 {
-        self.spd.steps_done()
+    fn upload_modal_walls(&mut self) -> anyhow::Result<()> {
+        self.modal.walls.write(&self.ctx, &self.host.sc.walls);
+        Ok(())
     }
     fn init_forces(&mut self) -> anyhow::Result<()> {
         self.record(1, true)
@@ -236,8 +236,8 @@ impl CoupledBackend for GpuCoupled {
     }
     fn slots(&mut self) -> anyhow::Result<CoupledSlots> {
         let c = &*self.ctx;
-        let p = &self.cs.params;
-        let (n_spd, n_mnodes) = (self.cs.node_cell.len(), self.sc.nodes.len());
+        let (p, sc) = (&self.host.cs.params, &self.host.sc);
+        let (n_spd, n_mnodes) = (self.host.cs.node_cell.len(), sc.nodes.len());
         let mut s = self.spd_slots.read(c);
         s.truncate(self.pool_lens[0]);
         let mut k = self.mnode_slots.read(c);
@@ -253,20 +253,6 @@ impl CoupledBackend for GpuCoupled {
                 slots: k,
             },
         ))
-    }
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
-        self.spd.set_gravity(g)?;
-        self.cs.params.gravity = g;
-        self.ctx
-            .queue
-            .write_buffer(&self.cparams, 0, bytemuck::bytes_of(&self.cs.params));
-        Ok(())
-    }
-    fn set_modal_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
-        anyhow::ensure!(walls.len() == self.sc.walls.len(), "modal wall count changed");
-        self.sc.walls = walls.to_vec();
-        self.modal.walls.write(&self.ctx, walls);
-        Ok(())
     }
     fn modal_dynamic(&mut self) -> anyhow::Result<crate::modal::cpu::Dynamic> {
         Ok(self.modal.dynamic(&self.ctx))
@@ -291,14 +277,18 @@ impl CoupledBackend for GpuCoupled {
         self.cell_mb.write(c, &lists.cell_mb);
         self.mb_cells.write(c, &lists.mb_cells);
         if let Some((m, s, k)) = slots {
-            let p = self.cs.params;
+            let (p, n_spd, n_mnodes) = (
+                self.host.cs.params,
+                self.host.cs.node_cell.len(),
+                self.host.sc.nodes.len(),
+            );
             anyhow::ensure!(
-                s.owners() == self.cs.node_cell.len() && k.owners() == self.sc.nodes.len(),
+                s.owners() == n_spd && k.owners() == n_mnodes,
                 "coupling slot pools for {} SPD and {} modal nodes, this scene has {} and {}",
                 s.owners(),
                 k.owners(),
-                self.cs.node_cell.len(),
-                self.sc.nodes.len()
+                n_spd,
+                n_mnodes
             );
             let mut grew = self.modal.set_pool(c, &m)?;
             self.modal.write_offsets(c, p.spd_start_at as usize, &s.start);

@@ -137,8 +137,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         let spd = run.backend.spd().export_state()?;
         let dy = run.backend.modal_dynamic()?;
         let (_, s, k) = run.backend.slots()?;
-        let mut out = KindBytes::default();
-        out.u64(TAG);
+        let mut out = KindBytes::tagged(TAG);
         put_dynamic(&mut out, &dy);
         out.array(&s.start)
             .array(&s.slots)
@@ -161,11 +160,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
         let mut run = self.run.borrow_mut();
         let run = &mut *run;
-        let mut r = KindReader::new(&saved.kind);
-        anyhow::ensure!(
-            !saved.kind.is_empty() && r.u64()? == TAG,
-            "the checkpoint is not of a coupled SPD + modal run"
-        );
+        let mut r = KindReader::tagged(&saved.kind, TAG, "a coupled SPD + modal run")?;
         anyhow::ensure!(
             saved.nodes.len() == self.bc.n_nodes(),
             "the checkpoint has {} SPD nodes, the scenario {}",

@@ -108,6 +108,12 @@ pub trait Kind {
 pub struct KindBytes(pub Vec<u8>);
 
 impl KindBytes {
+    /// A kind's bytes, begun with its tag (read back by [`KindReader::tagged`]).
+    pub fn tagged(tag: u64) -> KindBytes {
+        let mut b = KindBytes::default();
+        b.u64(tag);
+        b
+    }
     pub fn u64(&mut self, x: u64) -> &mut Self {
         self.0.extend_from_slice(&x.to_le_bytes());
         self
@@ -131,6 +137,13 @@ pub struct KindReader<'a> {
 impl<'a> KindReader<'a> {
     pub fn new(b: &'a [u8]) -> KindReader<'a> {
         KindReader { b, at: 0 }
+    }
+    /// A reader of a kind's bytes after their tag, refusing bytes of another kind (or none): "the
+    /// checkpoint is not of {what}".
+    pub fn tagged(b: &'a [u8], tag: u64, what: &str) -> anyhow::Result<KindReader<'a>> {
+        let mut r = KindReader::new(b);
+        anyhow::ensure!(!b.is_empty() && r.u64()? == tag, "the checkpoint is not of {what}");
+        Ok(r)
     }
     pub fn u64(&mut self) -> anyhow::Result<u64> {
         let s = self

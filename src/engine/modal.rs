@@ -197,8 +197,7 @@ impl<B: ModalBackend> Kind for ModalKind<B> {
     fn export_state(&mut self) -> anyhow::Result<SavedState> {
         let dy = self.run.backend.dynamic()?;
         let p = self.run.backend.packed();
-        let mut out = KindBytes::default();
-        out.u64(TAG);
+        let mut out = KindBytes::tagged(TAG);
         put_dynamic(&mut out, &dy);
         out.array(&p.walls)
             .array(&p.params.gravity)
@@ -212,11 +211,7 @@ impl<B: ModalBackend> Kind for ModalKind<B> {
         })
     }
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
-        let mut r = KindReader::new(&saved.kind);
-        anyhow::ensure!(
-            !saved.kind.is_empty() && r.u64()? == TAG,
-            "the checkpoint is not of a modal-only run"
-        );
+        let mut r = KindReader::tagged(&saved.kind, TAG, "a modal-only run")?;
         let p = self.run.backend.packed().clone();
         let dy = get_dynamic(&mut r, &p)?;
         let walls: Vec<ModalWallRec> = r.exact(p.walls.len(), "modal walls")?;

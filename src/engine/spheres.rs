@@ -301,9 +301,8 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
     }
     fn export_state(&mut self) -> anyhow::Result<SavedState> {
         let s = self.backend.export()?;
-        let mut out = KindBytes::default();
-        out.u64(TAG)
-            .array(&s.states)
+        let mut out = KindBytes::tagged(TAG);
+        out.array(&s.states)
             .array(&s.forces)
             .array(&s.walls)
             .array(&s.gravity)
@@ -347,11 +346,7 @@ impl<B: SphereBackend> Kind for SphereKind<B> {
         })
     }
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
-        let mut r = KindReader::new(&saved.kind);
-        anyhow::ensure!(
-            !saved.kind.is_empty() && r.u64()? == TAG,
-            "the checkpoint is not of a sphere run"
-        );
+        let mut r = KindReader::tagged(&saved.kind, TAG, "a sphere run")?;
         let n = self.built.states.len();
         let states = r.exact(n, "spheres")?;
         let forces = r.exact(n, "sphere forces")?;

@@ -19,6 +19,27 @@ pub struct Dynamic {
     pub wall_force: Vec<[f32; 2]>,
 }
 
+impl Dynamic {
+    /// The arrays at the start, before any list (modal-only and coupled, both backends): the
+    /// states, empty neighbour lists, the walls' slots only, clock 0, no wall force yet.
+    pub fn new(sc: &Packed, state: Vec<ModalState>) -> Dynamic {
+        let nb = vec![NONE; sc.bodies.len() * super::MAX_NB];
+        Dynamic {
+            state,
+            nb: nb.clone(),
+            nb_back: nb,
+            pool: wall_pool(sc),
+            clock: 0,
+            wall_force: vec![[0.0; 2]; sc.walls.len()],
+        }
+    }
+}
+
+/// The pool before any list: every surface node's wall slots.
+pub fn wall_pool(sc: &Packed) -> SlotPool<ModalSlot> {
+    SlotPool::with_counts(sc.nodes.iter().map(|_| sc.walls.len()))
+}
+
 /// What a backend offers to the shared loop.
 pub trait ModalBackend {
     /// Runs `n` steps with the current neighbour lists.
@@ -30,11 +51,28 @@ pub trait ModalBackend {
     /// Installs neighbour lists and the slot pool laid out for them (histories remapped).
     fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()>;
     fn steps_done(&self) -> u64;
+    /// The packed scene's host copy (both backends keep one; `set_walls` and `set_gravity`
+    /// change it, then the backend mirrors it on its device).
     fn packed(&self) -> &Packed;
+    fn packed_mut(&mut self) -> &mut Packed;
+    /// Writes `packed().walls` to the device after `set_walls` (nothing on the CPU).
+    fn upload_walls(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// Writes `packed().params` to the device after `set_gravity` (nothing on the CPU).
+    fn upload_params(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Replaces the walls (a stage changes a wall's velocity; `engine::modal`).
-    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()>;
+    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
+        self.packed_mut().set_walls(walls)?;
+        self.upload_walls()
+    }
     /// Gravity on the bodies' rigid part from now on.
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()>;
+    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
+        self.packed_mut().params.gravity = g;
+        self.upload_params()
+    }
     /// The read-write arrays (checkpoints).
     fn dynamic(&mut self) -> anyhow::Result<Dynamic>;
     /// Restores `dynamic()` of a backend of the same scene, with the step count.

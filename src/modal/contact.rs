@@ -14,7 +14,7 @@
 pub use super::frame::{rot, rot_t, sin_cos_det};
 use super::layout::*;
 pub use super::level_set::{grid_of, ls_cell, ls_interp};
-use super::level_set::{ls_bilinear, Grid};
+use super::level_set::{ls_bilinear, ls_clamped_cell, Grid};
 use super::packed::Packed;
 use super::MAX_MODES;
 use crate::model::ContactLaw;
@@ -33,18 +33,14 @@ pub fn mode_eval(sc: &Packed, b: &ModalBodyRec, m: u32, p: [f32; 2]) -> [f32; 2]
     ]
 }
 
-/// Bilinear interpolation of component `c` of interleaved pairs (mode grids).
+/// Bilinear interpolation of component `c` of interleaved pairs (mode grids). Twin of
+/// `ls_bilinear_pair` in modal_lib.wgsl.
 fn ls_bilinear_pair(g: &Grid, data: &[f32], first: usize, c: usize, p: [f32; 2]) -> f32 {
-    let gx = ((p[0] - g.origin[0]) / g.h).clamp(0.0, (g.nx - 1) as f32);
-    let gy = ((p[1] - g.origin[1]) / g.h).clamp(0.0, (g.ny - 1) as f32);
-    let i = (gx.floor() as u32).min(g.nx - 2);
-    let j = (gy.floor() as u32).min(g.ny - 2);
-    let fx = gx - i as f32;
-    let fy = gy - j as f32;
-    let at = |a: u32, bb: u32| data[first + 2 * (bb * g.nx + a) as usize + c];
-    let v0 = at(i, j) * (1.0 - fx) + at(i + 1, j) * fx;
-    let v1 = at(i, j + 1) * (1.0 - fx) + at(i + 1, j + 1) * fx;
-    v0 * (1.0 - fy) + v1 * fy
+    let (i, j, fx, fy) = ls_clamped_cell(g, p);
+    let o = first + 2 * (j * g.nx + i) as usize + c;
+    let w = 2 * g.nx as usize;
+    let v = [data[o], data[o + 2], data[o + w], data[o + w + 2]];
+    ls_interp(v, fx, fy, g.h)[0]
 }
 
 /// Φ of mode `m` at grid node (i, j): stored value (tabulated) or closed form at the node.

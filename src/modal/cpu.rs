@@ -7,8 +7,8 @@
 //! `modal_wall_force` (one wall sums its slots over the nodes in order), `modal_clock`.
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
-pub use super::backend::Dynamic;
 use super::backend::ModalBackend;
+pub use super::backend::{wall_pool, Dynamic};
 use super::contact::*;
 use super::layout::*;
 use super::packed::Packed;
@@ -45,6 +45,34 @@ pub fn node_kinematics(sc: &Packed, st: &ModalState, k: usize) -> ([f32; 2], [f3
     (rel, vel)
 }
 
+/// Surface node k as a contact point (twin of `surface_point` in modal_lib.wgsl): its body, the
+/// body's state, its position relative to X (global frame) and velocity (`node_kinematics`), its
+/// position x_hi + x_lo (x_lo carries the arm).
+#[derive(Clone, Copy, Debug)]
+pub struct SurfacePoint {
+    pub body: usize,
+    pub st: ModalState,
+    pub rel: [f32; 2],
+    pub vel: [f32; 2],
+    pub x_hi: [f32; 2],
+    pub x_lo: [f32; 2],
+}
+
+pub fn surface_point(sc: &Packed, state: &[ModalState], k: usize) -> SurfacePoint {
+    let b = sc.nodes[k].body as usize;
+    let st = state[b];
+    let (rel, vel) = node_kinematics(sc, &st, k);
+    let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
+    SurfacePoint {
+        body: b,
+        st,
+        rel,
+        vel,
+        x_hi: st.x_hi,
+        x_lo,
+    }
+}
+
 /// One surface node's contacts (twin of the kernel `modal_node_contact`): `out` is node k's slots
 /// in the pool, its walls, then one per neighbour listed for its body.
 pub fn modal_node_contact(
@@ -56,36 +84,28 @@ pub fn modal_node_contact(
     out: &mut [ModalSlot],
 ) {
     let p = &sc.params;
-    let b = sc.nodes[k].body as usize;
-    let st = &dy_state[b];
-    let (rel, vel) = node_kinematics(sc, st, k);
+    let pt = surface_point(sc, dy_state, k);
+    let (b, st) = (pt.body, &pt.st);
     let t = clock as f32 * p.dt;
-    let x_lo = [st.x_lo[0] + rel[0], st.x_lo[1] + rel[1]];
     for w in 0..p.n_walls as usize {
-        let o = node_vs_wall(p, &sc.walls[w], t, st.x_hi, x_lo, vel, out[w].hist);
-        out[w] = ModalSlot {
-            force: o.force,
-            q: [0.0; 2],
-            p_ref: [0.0; 2],
-            hist: o.hist,
-            partner: NONE,
-            active: o.active,
-        };
+        let o = node_vs_wall(p, &sc.walls[w], t, pt.x_hi, pt.x_lo, pt.vel, out[w].hist);
+        // A wall slot: no contact point or pullback point, no partner body.
+        out[w] = body_contact_slot((o, [0.0; 2], [0.0; 2]), NONE);
     }
     for s in 0..out.len() - p.n_walls as usize {
         let slot = p.n_walls as usize + s;
         let j = nb[b * MAX_NB + s];
         let sj = &dy_state[j as usize];
         let d = [
-            (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + rel[0],
-            (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + rel[1],
+            (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + pt.rel[0],
+            (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + pt.rel[1],
         ];
         let o = point_vs_body(
             sc,
             j as usize,
             sj,
             d,
-            vel,
+            pt.vel,
             out[slot].hist,
             0.0,
             sc.bodies[b].contact_material,
@@ -116,33 +136,76 @@ pub struct GeneralizedForce {
     pub fe: [f32; 4],
 }
 
+/// Body b as its generalized forces see it (twin of `body_frame`): its record and state, its n
+/// modes and its frame (c, s) = (cos Θ, sin Θ) from `sin_cos_det`.
+pub struct BodyFrame<'a> {
+    pub br: &'a ModalBodyRec,
+    pub st: ModalState,
+    pub n: usize,
+    pub c: f32,
+    pub s: f32,
+}
+
+pub fn body_frame<'a>(sc: &'a Packed, state: &[ModalState], b: usize) -> BodyFrame<'a> {
+    let br = &sc.bodies[b];
+    let st = state[b];
+    let (s, c) = sin_cos_det(st.theta);
+    BodyFrame {
+        br,
+        st,
+        n: br.n_modes as usize,
+        c,
+        s,
+    }
+}
+
+/// eq 26–28: force `f` on surface node `nd` (arm `rel` = R(p + ε_α Φ_α), global frame) into the
+/// generalized forces of its body (frame `fr`; twin of `add_node_force`).
+pub fn add_node_force(g: &mut GeneralizedForce, fr: &BodyFrame, nd: &ModalNodeRec, rel: [f32; 2], f: [f32; 2]) {
+    let (c, s) = (fr.c, fr.s);
+    g.f[0] += f[0];
+    g.f[1] += f[1];
+    // eq 27: r_k e_θ · f = (R q) × f in 2D.
+    g.tau += rel[0] * f[1] - rel[1] * f[0];
+    // eq 28 with the global → local mapping: Φ_α,k · Rᵀ f.
+    let fl = rot_t(c, s, f);
+    for a in 0..fr.n {
+        g.fe[a] += nd.phi[2 * a] * fl[0] + nd.phi[2 * a + 1] * fl[1];
+    }
+}
+
+/// eq 26–28: the reaction −f of a point's contact slot `o` with a body (frame `fr`; contact point
+/// q, pullback point p_ref, both in its frame) into its generalized forces (twin of
+/// `add_reaction`).
+pub fn add_reaction(g: &mut GeneralizedForce, sc: &Packed, fr: &BodyFrame, o: &ModalSlot) {
+    let (c, s) = (fr.c, fr.s);
+    let r = [-o.force[0], -o.force[1]];
+    let arm = rot(c, s, o.q);
+    g.f[0] += r[0];
+    g.f[1] += r[1];
+    g.tau += arm[0] * r[1] - arm[1] * r[0];
+    let fl = rot_t(c, s, r);
+    for a in 0..fr.n {
+        let phi = mode_eval(sc, fr.br, a as u32, o.p_ref);
+        g.fe[a] += phi[0] * fl[0] + phi[1] * fl[1];
+    }
+}
+
 /// The generalized forces of body b from its own nodes' slots and the reactions of its
 /// neighbours' nodes, in that fixed order (twin of `modal_generalized_force`).
 pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> GeneralizedForce {
     let p = &sc.params;
-    let br = &sc.bodies[b];
-    let st = dy.state[b];
-    let n = br.n_modes as usize;
+    let fr = body_frame(sc, &dy.state, b);
+    let br = fr.br;
     let (start, slots) = (&dy.pool.start, &dy.pool.slots);
-    let (s, c) = sin_cos_det(st.theta);
-    let mut f = [0.0f32; 2];
-    let mut tau = 0.0f32;
-    let mut fe = [0.0f32; 4];
+    let mut g = GeneralizedForce::default();
     for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
         let nd = &sc.nodes[k];
-        let rel = node_arm(sc, &st, k, c, s);
+        let rel = node_arm(sc, &fr.st, k, fr.c, fr.s);
         for sl in start[k] as usize..start[k + 1] as usize {
             let o = &slots[sl];
             if o.active != 0 {
-                f[0] += o.force[0];
-                f[1] += o.force[1];
-                // eq 27: r_k e_θ · f = (R q) × f in 2D.
-                tau += rel[0] * o.force[1] - rel[1] * o.force[0];
-                // eq 28 with the global → local mapping: Φ_α,k · Rᵀ f.
-                let fl = rot_t(c, s, o.force);
-                for a in 0..n {
-                    fe[a] += nd.phi[2 * a] * fl[0] + nd.phi[2 * a + 1] * fl[1];
-                }
+                add_node_force(&mut g, &fr, nd, rel, o.force);
             }
         }
     }
@@ -156,20 +219,11 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
         for k in bj.node_first as usize..(bj.node_first + bj.node_count) as usize {
             let o = &slots[start[k] as usize + p.n_walls as usize + back];
             if o.active != 0 {
-                let fr = [-o.force[0], -o.force[1]];
-                let arm = rot(c, s, o.q);
-                f[0] += fr[0];
-                f[1] += fr[1];
-                tau += arm[0] * fr[1] - arm[1] * fr[0];
-                let fl = rot_t(c, s, fr);
-                for a in 0..n {
-                    let phi = mode_eval(sc, br, a as u32, o.p_ref);
-                    fe[a] += phi[0] * fl[0] + phi[1] * fl[1];
-                }
+                add_reaction(&mut g, sc, &fr, o);
             }
         }
     }
-    GeneralizedForce { f, tau, fe }
+    g
 }
 
 /// The explicit step of eq 42–44 of body b from state `st` under the generalized forces `g`
@@ -238,17 +292,25 @@ pub fn modal_wall_force(sc: &Packed, pool: &SlotPool<ModalSlot>, w: usize) -> [f
     f
 }
 
+/// A body pass (twin of the kernels' threads, `modal_body_pass_thread`): every body's new state by
+/// `update` (all from the slots of the same state), then every wall's force, then `modal_clock`.
+pub fn modal_body_pass(sc: &Packed, dy: &mut Dynamic, update: impl Fn(&Dynamic, usize) -> ModalState) {
+    let dyr = &*dy;
+    let new: Vec<ModalState> = (0..sc.bodies.len()).map(|b| update(dyr, b)).collect();
+    let wf: Vec<[f32; 2]> = (0..sc.walls.len())
+        .map(|w| modal_wall_force(sc, &dyr.pool, w))
+        .collect();
+    dy.state = new;
+    dy.wall_force = wf;
+    dy.clock += 1; // modal_clock
+}
+
 /// `modal_node_contact` over every surface node, in parallel (each writes its own slots).
 pub fn modal_node_contacts(sc: &Packed, state: &[ModalState], nb: &[u32], clock: u32, pool: &mut SlotPool<ModalSlot>) {
     pool.per_owner_mut()
         .into_par_iter()
         .enumerate()
         .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
-}
-
-/// The pool before any list: every surface node's wall slots.
-pub fn wall_pool(sc: &Packed) -> SlotPool<ModalSlot> {
-    SlotPool::with_counts(sc.nodes.iter().map(|_| sc.walls.len()))
 }
 
 /// The CPU backend.
@@ -260,29 +322,14 @@ pub struct CpuModal {
 
 impl CpuModal {
     pub fn new(sc: Packed, state: Vec<ModalState>) -> CpuModal {
-        let nb = vec![NONE; sc.bodies.len() * MAX_NB];
-        let dy = Dynamic {
-            state,
-            nb: nb.clone(),
-            nb_back: nb,
-            pool: wall_pool(&sc),
-            clock: 0,
-            wall_force: vec![[0.0; 2]; sc.walls.len()],
-        };
+        let dy = Dynamic::new(&sc, state);
         CpuModal { sc, dy, steps: 0 }
     }
 
     pub fn step_once(&mut self) {
         let (sc, dy) = (&self.sc, &mut self.dy);
         modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
-        let dyr = &*dy;
-        let new: Vec<ModalState> = (0..sc.bodies.len()).map(|b| modal_body_update(sc, dyr, b)).collect();
-        let wf: Vec<[f32; 2]> = (0..sc.walls.len())
-            .map(|w| modal_wall_force(sc, &dyr.pool, w))
-            .collect();
-        dy.state = new;
-        dy.wall_force = wf;
-        dy.clock += 1; // modal_clock
+        modal_body_pass(sc, dy, |dy, b| modal_body_update(sc, dy, b));
         self.steps += 1;
     }
 }
@@ -315,14 +362,8 @@ impl ModalBackend for CpuModal {
     fn packed(&self) -> &Packed {
         &self.sc
     }
-    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
-        anyhow::ensure!(walls.len() == self.sc.walls.len(), "wall count changed");
-        self.sc.walls = walls.to_vec();
-        Ok(())
-    }
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
-        self.sc.params.gravity = g;
-        Ok(())
+    fn packed_mut(&mut self) -> &mut Packed {
+        &mut self.sc
     }
     fn dynamic(&mut self) -> anyhow::Result<Dynamic> {
         Ok(self.dy.clone())

@@ -59,10 +59,10 @@ impl ModalBuffers {
         let pre_ls = GpuArray::new(ctx, "modal precomputed ls", &sc.pre_ls)?;
         let laws = GpuArray::new(ctx, "modal contact laws", &sc.laws)?;
         let state = GpuArray::new(ctx, "modal state", state)?;
-        let none = vec![NONE; sc.bodies.len() * super::MAX_NB];
+        // The arrays at the start (no list yet), as the CPU backend's.
+        let Dynamic { nb: none, pool, .. } = Dynamic::new(sc, vec![]);
         let nb = GpuArray::new(ctx, "modal nb", &none)?;
         let nb_back = GpuArray::new(ctx, "modal nb_back", &none)?;
-        let pool = super::cpu::wall_pool(sc);
         let slots = GpuArray::new(ctx, "modal slots", &pool.slots)?;
         let mut offsets = pool.start.clone();
         offsets.resize(pool.start.len() + extra, 0);
@@ -300,14 +300,14 @@ impl ModalBackend for GpuModal {
     fn packed(&self) -> &Packed {
         &self.sc
     }
-    fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
-        anyhow::ensure!(walls.len() == self.sc.walls.len(), "wall count changed");
-        self.sc.walls = walls.to_vec();
-        self.buf.walls.write(&self.ctx, walls);
+    fn packed_mut(&mut self) -> &mut Packed {
+        &mut self.sc
+    }
+    fn upload_walls(&mut self) -> anyhow::Result<()> {
+        self.buf.walls.write(&self.ctx, &self.sc.walls);
         Ok(())
     }
-    fn set_gravity(&mut self, g: [f32; 2]) -> anyhow::Result<()> {
-        self.sc.params.gravity = g;
+    fn upload_params(&mut self) -> anyhow::Result<()> {
         self.buf.params.write(&self.ctx, &[self.sc.params]);
         Ok(())
     }

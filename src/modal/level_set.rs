@@ -89,19 +89,25 @@ impl LevelSet {
     }
 }
 
-/// Bilinear interpolation of a scalar field stored at `first..` on `grid`, the point clamped into
-/// the grid. Mirrors `ls_bilinear` of shaders/modal_lib.wgsl.
-pub fn ls_bilinear(grid: &Grid, data: &[f32], first: usize, p: [f32; 2]) -> f32 {
+/// p's cell of `grid` with p clamped into the grid (a point just outside reads the boundary
+/// cell's extension): corner (i, j) and fractions (fx, fy). Twin of `ls_clamped_cell` in
+/// modal_lib.wgsl.
+pub fn ls_clamped_cell(grid: &Grid, p: [f32; 2]) -> (u32, u32, f32, f32) {
     let gx = ((p[0] - grid.origin[0]) / grid.h).clamp(0.0, (grid.nx - 1) as f32);
     let gy = ((p[1] - grid.origin[1]) / grid.h).clamp(0.0, (grid.ny - 1) as f32);
     let i = (gx.floor() as u32).min(grid.nx - 2);
     let j = (gy.floor() as u32).min(grid.ny - 2);
-    let fx = gx - i as f32;
-    let fy = gy - j as f32;
-    let at = |a: u32, b: u32| data[first + (b * grid.nx + a) as usize];
-    let v0 = at(i, j) * (1.0 - fx) + at(i + 1, j) * fx;
-    let v1 = at(i, j + 1) * (1.0 - fx) + at(i + 1, j + 1) * fx;
-    v0 * (1.0 - fy) + v1 * fy
+    (i, j, gx - i as f32, gy - j as f32)
+}
+
+/// Bilinear interpolation of a scalar field stored at `first..` on `grid`, the point clamped into
+/// the grid. Mirrors `ls_bilinear` of shaders/modal_lib.wgsl.
+pub fn ls_bilinear(grid: &Grid, data: &[f32], first: usize, p: [f32; 2]) -> f32 {
+    let (i, j, fx, fy) = ls_clamped_cell(grid, p);
+    let o = first + (j * grid.nx + i) as usize;
+    let n = grid.nx as usize;
+    let v = [data[o], data[o + 1], data[o + n], data[o + n + 1]];
+    ls_interp(v, fx, fy, grid.h)[0]
 }
 
 /// Exact signed distance from p to a closed polygon: distance to the nearest edge, negative

@@ -29,4 +29,17 @@ impl Packed {
     pub fn pair_law(&self, a: u32, b: u32) -> crate::model::ContactLaw {
         self.laws[(a * self.params.n_materials + b) as usize]
     }
+
+    /// Replaces the walls by `walls` (a stage changes a wall's velocity, `engine::modal`), as
+    /// many as the scene has: the host copy every backend keeps, modal-only or coupled.
+    pub fn set_walls(&mut self, walls: &[ModalWallRec]) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            walls.len() == self.walls.len(),
+            "modal wall count changed: {} walls, the scene has {}",
+            walls.len(),
+            self.walls.len()
+        );
+        self.walls = walls.to_vec();
+        Ok(())
+    }
 }

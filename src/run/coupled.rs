@@ -6,7 +6,7 @@
 //! (`run::modal::ModalSeries`). `softdem compare` and sweeps take them too (`session`).
 
 use super::session::RunReport;
-use crate::backend::{Backend, BackendKind};
+use crate::backend::BackendKind;
 use crate::model::{BODY_CLOSED, BODY_FROZEN};
 use crate::scenario::Scenario;
 use std::path::Path;
@@ -99,7 +99,7 @@ pub fn check(sc: &Scenario, kind: BackendKind) -> anyhow::Result<()> {
         .chunks(2)
         .filter(|p| p[0] != crate::modal::layout::NONE)
         .count();
-    let c = run.backend.spd.read_contacts()?;
+    let c = run.read_contacts()?;
     println!(
         "initial state: {pairs} cell–modal body pairs listed, {} SPD contacts",
         c.active_count()
