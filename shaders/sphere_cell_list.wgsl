@@ -126,10 +126,7 @@ fn old_pair_index(i: u32, j: u32) -> u32 {
 @compute @workgroup_size(64)
 fn pair_carry_packed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, CELL_WG);
-    if (halted()) {
-        return;
-    }
-    if (i >= sp.n_spheres) {
+    if (halted() || i >= sp.n_spheres) {
         return;
     }
     let rolling = arrayLength(&history_r) >= 3u * cand_start[sp.n_spheres] && arrayLength(&history_r) > 1u;
@@ -158,10 +155,7 @@ fn pair_carry_packed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
 @compute @workgroup_size(64)
 fn bounds_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, CELL_WG);
-    if (halted()) {
-        return;
-    }
-    if (i >= sp.n_spheres) {
+    if (halted() || i >= sp.n_spheres) {
         return;
     }
     let s = spheres[i];
@@ -246,10 +240,7 @@ fn incident_clear(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
 @compute @workgroup_size(64)
 fn incident_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, CELL_WG);
-    if (halted()) {
-        return;
-    }
-    if (i >= sp.n_spheres) {
+    if (halted() || i >= sp.n_spheres) {
         return;
     }
     for (var k = cand_start[i]; k < cand_start[i + 1u]; k++) {
@@ -272,10 +263,7 @@ fn incident_cursor_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_in
 @compute @workgroup_size(64)
 fn incident_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, CELL_WG);
-    if (halted()) {
-        return;
-    }
-    if (i >= sp.n_spheres) {
+    if (halted() || i >= sp.n_spheres) {
         return;
     }
     for (var k = cand_start[i]; k < cand_start[i + 1u]; k++) {
@@ -287,10 +275,7 @@ fn incident_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
 @compute @workgroup_size(64)
 fn incident_sort(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let j = linear_id(wid, lid, nwg, CELL_WG);
-    if (halted()) {
-        return;
-    }
-    if (j >= sp.n_spheres) {
+    if (halted() || j >= sp.n_spheres) {
         return;
     }
     let a = atomicLoad(&incident_start[j]);

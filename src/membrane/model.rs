@@ -7,8 +7,8 @@
 
 use super::mesh::MembraneMesh;
 use super::patch_list::{build_patch_list, PatchList};
-use crate::broad_phase::grid3d::carry_rows;
 use super::records::*;
+use crate::broad_phase::grid3d::carry_rows;
 use crate::laws::membrane_bending::{hinge_sin_half, BendingParams};
 use crate::laws::membrane_stretch::stretch_stiffness;
 use crate::spheres::contact::ContactHistory;

@@ -174,3 +174,72 @@ pub fn build_patch_list(
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wrinkled 9 × 9 sheet of vertices (128 patches) with grains of several sizes above,
+    /// below and far outside it: every row equals the brute-force candidate set (all spheres ×
+    /// all patches, |x − c| < r + R + skin, no vertex against its own patches), sorted, with and
+    /// without self-contact; every candidate's three corners are listed once.
+    #[test]
+    fn rows_are_the_brute_force_candidates() {
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (first, side, h) = (40usize, 9usize, 0.01);
+        let mut states: Vec<SphereState> = (0..first)
+            .map(|_| {
+                let far = if rnd() < 0.1 { 0.5 } else { 0.0 };
+                let x = [rnd() * 0.1 - 0.01 + far, rnd() * 0.1 - 0.01, rnd() * 0.03 - 0.015];
+                SphereState::solid(x, 0.002 + 0.004 * rnd(), 1000.0, 0)
+            })
+            .collect();
+        for i in 0..side * side {
+            let x = [(i % side) as f64 * h, (i / side) as f64 * h, 0.004 * (rnd() - 0.5)];
+            states.push(SphereState::solid(x, 0.001, 1000.0, 0));
+        }
+        states.push(SphereState::solid([0.04, 0.04, 0.003], 0.005, 1000.0, 0));
+        let mut patches = Vec::new();
+        for j in 0..side - 1 {
+            for i in 0..side - 1 {
+                let v = (j * side + i) as u32;
+                let s = side as u32;
+                patches.push(MembranePatch {
+                    v: [v, v + 1, v + s + 1],
+                    _pad: 0,
+                });
+                patches.push(MembranePatch {
+                    v: [v, v + s + 1, v + s],
+                    _pad: 0,
+                });
+            }
+        }
+        let (nv, skin) = (side * side, 0.002);
+        let bounds = patch_bounds(&states, first, &patches);
+        for self_contact in [false, true] {
+            let list = build_patch_list(&states, first, &patches, nv, self_contact, skin);
+            let mut total = 0;
+            for s in 0..states.len() {
+                let vertex = s >= first && s < first + nv;
+                let want: Vec<u32> = (0..patches.len() as u32)
+                    .filter(|&p| {
+                        let own = vertex && patches[p as usize].v.contains(&((s - first) as u32));
+                        let (c, r) = bounds[p as usize];
+                        (self_contact || !vertex)
+                            && !own
+                            && dist(states[s].position(), c) < states[s].radius as f64 + r + skin
+                    })
+                    .collect();
+                let row = &list.patch[list.start[s] as usize..list.start[s + 1] as usize];
+                assert_eq!(row, &want[..], "sphere {s}, self-contact {self_contact}");
+                total += want.len();
+            }
+            assert!(total > 100, "a case with candidates: {total}");
+            assert_eq!(list.corner.len(), 3 * total);
+        }
+    }
+}

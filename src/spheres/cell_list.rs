@@ -12,8 +12,8 @@
 use super::contact::ContactHistory;
 use super::precision::df3_sub;
 use super::state::{SphereParams, SphereState};
-use crate::broad_phase::grid3d::{bin_items, build_rows, carry_rows, CellListKind, Grid3, GridParams};
 pub use crate::broad_phase::grid3d::split_rows;
+use crate::broad_phase::grid3d::{bin_items, build_rows, carry_rows, CellListKind, Grid3, GridParams};
 use crate::laws::vec3::dot;
 
 /// Candidate pairs in CSR form: the partners of sphere i are `partner[start[i]..start[i + 1]]`,
