@@ -47,6 +47,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("mc_strain", include_str!("../shaders/mc_strain.wgsl")),
     ("sphere_state", include_str!("../shaders/sphere_state.wgsl")),
     ("sphere_contact", include_str!("../shaders/sphere_contact.wgsl")),
+    ("grid3d", include_str!("../shaders/grid3d.wgsl")),
     ("sphere_cell_list", include_str!("../shaders/sphere_cell_list.wgsl")),
     ("sphere_law_batch", include_str!("../shaders/sphere_law_batch.wgsl")),
     ("sphere_wall", include_str!("../shaders/sphere_wall.wgsl")),
@@ -67,9 +68,10 @@ pub const KERNELS: &[(&str, &str)] = &[
 ];
 
 /// Libraries that call a function their importer provides (`df32` calls `opaque_zero()`,
-/// `history` calls `sorted_key(i)`): not valid alone, validated within every kernel that imports
-/// them.
-pub const NEEDS_IMPORTER: &[&str] = &["df32", "history"];
+/// `history` calls `sorted_key(i)`, `grid3d` calls `grid_of()`, `item_point(i)`, `is_near(i, j)`
+/// and the others its header lists): not valid alone, validated within every kernel that
+/// imports them.
+pub const NEEDS_IMPORTER: &[&str] = &["df32", "history", "grid3d"];
 
 /// `common.wgsl` and every file of [`KERNELS`]: the files `#import` can name.
 pub fn all_files() -> Vec<(&'static str, &'static str)> {

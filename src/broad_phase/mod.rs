@@ -19,6 +19,10 @@
 //!   through, as the SPD contacts address theirs through `slot_index`; [`history::carry_pool`]
 //!   moves its histories when the lists change.
 //! - [`schedule`]: the Verlet check between builds (nothing moved more than skin/2).
+//! - [`grid3d`]: the one 3D cell list of the sphere kinds (dense grid, count → scan → scatter
+//!   binning, 27-cell walk, sorted CSR rows, history carried by [`history::find_sorted`]), twin of
+//!   shaders/grid3d.wgsl; the spheres' pair list (`spheres::cell_list`) and the membrane's patch
+//!   list (`membrane::patch_list`) are its two kinds.
 //!
 //! SPD node and segment candidates are built on the device (shaders/broad_phase.wgsl, its CPU
 //! twin `cpu::broad_phase`) because they change every few steps for every node; the body lists
@@ -26,6 +30,7 @@
 
 pub mod circles;
 pub mod fixed_lists;
+pub mod grid3d;
 pub mod history;
 pub mod pool;
 pub mod schedule;

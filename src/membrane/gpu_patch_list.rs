@@ -1,13 +1,14 @@
-//! The grains' candidate patches built on the GPU (`shaders/membrane_patch_list.wgsl`), twin of
-//! `patch_list::build_patch_list` and of the history carry of `Membrane::rebuild`: patches binned
-//! by centroid in a dense grid by count → scan → scatter (integer atomics only), each grain's row
-//! from the 27 cells around it, sorted by patch index, history carried by binary search in the
-//! grain's old row, and per vertex its candidate corners sorted into candidate order. The grid is
-//! fitted on the host from the states the stepper read back for its own rebuild (as the sphere
-//! list's `fit_grid`); the candidate total is read back once to size the list (as `GpuCellList`).
+//! The grains' candidate patches built on the GPU (`shaders/membrane_patch_list.wgsl` on the
+//! cell list of `shaders/grid3d.wgsl`), twin of `patch_list::build_patch_list` and of the history
+//! carry of `Membrane::rebuild` (`grid3d::carry_rows`): patches binned by centroid by count → scan
+//! → scatter (integer atomics only), each grain's row from the 27 cells around it, sorted by patch
+//! index, history carried by binary search in the grain's old row, and per vertex its candidate
+//! corners sorted into candidate order. The grid (`patch_list::patch_grid`, the CPU list's) is
+//! fitted on the host from the states the stepper read back for its own rebuild; the candidate
+//! total is read back once to size the list (as `GpuCellList`).
 
 use super::model::Membrane;
-use super::patch_list::PatchList;
+use super::patch_list::{patch_bounds, patch_grid, PatchList};
 use super::records::{MembranePatch, PatchListParams, MEMBRANE_SELF_CONTACT};
 use crate::gpu::array::GpuArray;
 use crate::gpu::context::GpuContext;
@@ -67,64 +68,27 @@ impl GpuPatchBuffers {
     }
 }
 
-/// The dense grid of a build: cells of side ≥ r_grain + R_patch + skin (with 0.1 % to spare for
-/// the f32 rounding of cell coordinates and of R on the GPU) over the vertices' bounding box plus
-/// one cell, at most max(8 n_patches, 4096) cells (larger cells beyond: still exact). A grain
-/// outside is clamped into the border cells (monotone, so every candidate stays one cell away).
+/// The uniform of a build: the grid of `patch_list::patch_grid` (the CPU list's), fitted on the
+/// host from the states the stepper read back.
 pub fn fit_patch_grid(m: &Membrane, states: &[SphereState], skin: f32) -> PatchListParams {
     let p = m.params;
-    let first = p.first as usize;
-    let nv = p.n_vertices as usize;
-    let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-    for s in &states[first..first + nv] {
-        for k in 0..3 {
-            let x = s.pos_hi[k] + s.pos_lo[k];
-            lo[k] = lo[k].min(x);
-            hi[k] = hi[k].max(x);
-        }
-    }
-    if nv == 0 {
-        (lo, hi) = ([0.0; 3], [0.0; 3]);
-    }
-    let r_patch = m
-        .patches
-        .iter()
-        .map(|t| {
-            let x = t.v.map(|v| states[first + v as usize].position());
-            let c = [0, 1, 2].map(|k| (x[0][k] + x[1][k] + x[2][k]) / 3.0);
-            x.iter()
-                .map(|y| ((y[0] - c[0]).powi(2) + (y[1] - c[1]).powi(2) + (y[2] - c[2]).powi(2)).sqrt())
-                .fold(0.0, f64::max)
-        })
-        .fold(0.0, f64::max);
+    let (first, nv) = (p.first as usize, p.n_vertices as usize);
     let self_contact = p.flags & MEMBRANE_SELF_CONTACT != 0;
-    let r_grain = states
-        .iter()
-        .enumerate()
-        .filter(|(s, _)| self_contact || *s < first || *s >= first + nv)
-        .map(|(_, s)| s.radius as f64)
-        .fold(0.0, f64::max);
-    let mut cell = (((r_grain + r_patch + skin as f64) * 1.001) as f32).max(1e-9);
-    let limit = (8 * m.patches.len() as u64).max(4096);
-    loop {
-        let dims: [u64; 3] = std::array::from_fn(|k| ((hi[k] - lo[k]) / cell).floor() as u64 + 3);
-        if dims[0] * dims[1] * dims[2] <= limit {
-            return PatchListParams {
-                grid_origin: [0, 1, 2].map(|k| lo[k] - cell),
-                cell_size: cell,
-                grid_dims: dims.map(|d| d as u32),
-                n_cells: (dims[0] * dims[1] * dims[2]) as u32,
-                first: p.first,
-                n_vertices: p.n_vertices,
-                n_patches: m.patches.len() as u32,
-                n_spheres: states.len() as u32,
-                skin,
-                n_candidates: 0,
-                flags: p.flags & MEMBRANE_SELF_CONTACT,
-                _pad: 0,
-            };
-        }
-        cell *= 1.26;
+    let bounds = patch_bounds(states, first, &m.patches);
+    let g = patch_grid(states, first, nv, self_contact, &bounds, skin as f64);
+    PatchListParams {
+        grid_origin: g.origin,
+        cell_size: g.cell_size,
+        grid_dims: g.dims,
+        n_cells: g.n_cells,
+        first: p.first,
+        n_vertices: p.n_vertices,
+        n_patches: m.patches.len() as u32,
+        n_spheres: states.len() as u32,
+        skin,
+        n_candidates: 0,
+        flags: p.flags & MEMBRANE_SELF_CONTACT,
+        _pad: 0,
     }
 }
 
@@ -191,18 +155,19 @@ impl GpuPatchList {
             [
                 (0, sp),
                 (1, &uniform),
-                (2, spheres),
-                (3, patches.buffer()),
-                (4, bounds.buffer()),
-                (5, cell_start.buffer()),
-                (6, cell_cursor.buffer()),
-                (7, cell_patches.buffer()),
-                (8, start.buffer()),
-                (9, patch.buffer()),
-                (10, old_start.buffer()),
-                (11, old_patch.buffer()),
-                (12, old_history.buffer()),
-                (13, history.buffer()),
+                // grid3d's bindings: cells, rows, old list, history.
+                (2, cell_start.buffer()),
+                (3, cell_cursor.buffer()),
+                (4, cell_patches.buffer()),
+                (5, start.buffer()),
+                (6, patch.buffer()),
+                (7, old_start.buffer()),
+                (8, old_patch.buffer()),
+                (9, old_history.buffer()),
+                (10, history.buffer()),
+                (11, spheres),
+                (12, patches.buffer()),
+                (13, bounds.buffer()),
                 (14, corner_start.buffer()),
                 (15, corner_cursor.buffer()),
                 (16, corner.buffer()),

@@ -8,6 +8,7 @@
 use super::mesh::MembraneMesh;
 use super::patch_list::{build_patch_list, PatchList};
 use super::records::*;
+use crate::broad_phase::grid3d::carry_rows;
 use crate::laws::membrane_bending::{hinge_sin_half, BendingParams};
 use crate::laws::membrane_stretch::stretch_stiffness;
 use crate::spheres::contact::ContactHistory;
@@ -226,7 +227,7 @@ impl Membrane {
     }
 
     /// New candidate list; the history of a (grain, patch) candidate follows it by binary search
-    /// in the grain's old row.
+    /// in the grain's old row (`grid3d::carry_rows`, as the spheres' pairs).
     pub fn rebuild(&mut self, states: &[SphereState]) {
         self.params.n_spheres = states.len() as u32;
         if self.params.flags & MEMBRANE_PATCH_CONTACTS == 0 {
@@ -240,18 +241,13 @@ impl Membrane {
             self.params.flags & MEMBRANE_SELF_CONTACT != 0,
             self.skin,
         );
-        let mut hist = vec![ContactHistory::default(); new.patch.len()];
-        if !self.list.start.is_empty() {
-            for s in 0..states.len() {
-                let old_row = &self.list.patch[self.list.start[s] as usize..self.list.start[s + 1] as usize];
-                let (c0, c1) = (new.start[s] as usize, new.start[s + 1] as usize);
-                for (h, p) in hist[c0..c1].iter_mut().zip(&new.patch[c0..c1]) {
-                    if let Ok(k) = old_row.binary_search(p) {
-                        *h = self.patch_history[self.list.start[s] as usize + k];
-                    }
-                }
-            }
-        }
+        let hist = carry_rows(
+            &self.list.start,
+            &self.list.patch,
+            &self.patch_history,
+            &new.start,
+            &new.patch,
+        );
         self.patch_out = vec![PatchOut::default(); new.patch.len()];
         self.patch_history = hist;
         self.list = new;

@@ -1,4 +1,5 @@
-//! GPU twin of `cell_list::build_neighbor_list` + `carry_history` (`shaders/sphere_cell_list.wgsl`),
+//! GPU twin of `cell_list::build_neighbor_list` + `carry_history` (`shaders/sphere_cell_list.wgsl`
+//! with the `cell_*` and `cand_*` kernels of `shaders/grid3d.wgsl`),
 //! reusing the GPU prefix scan (`gpu::scan::PrefixScan`): `build`, host arrays in and out (the
 //! CPU/GPU comparison of the list, `tests/gpu_sphere.rs`). The GPU stepper records the same
 //! kernels, with the grid fitted on the device, its list staying there (`gpu_rebuild`).
@@ -32,9 +33,9 @@ impl GpuCellList {
             count: k("cell_count")?,
             cursor: k("cell_cursor")?,
             scatter: k("cell_scatter")?,
-            pair_count: k("pair_count")?,
-            pair_fill: k("pair_fill")?,
-            pair_carry: k("pair_carry")?,
+            pair_count: k("cand_count")?,
+            pair_fill: k("cand_fill")?,
+            pair_carry: k("cand_carry")?,
         })
     }
 

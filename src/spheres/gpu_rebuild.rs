@@ -5,14 +5,15 @@
 //! halts the batch, `HALT_DUE`). A build:
 //! `list_save` (the list before it, kept for the carry in buffers the step recomputes anyway) →
 //! `bounds_reduce` → `fit_grid` (the grid of `cell_list::fit_grid`, from an exact min/max
-//! reduction, so equal to the host's bit for bit) → bin, count, scan → `pair_check` → the
-//! sphere–wall candidates (`wall_count`, scan, `wall_fill`, with their history carried by slot)
-//! → `pair_fill`, `pair_carry_packed` → the j-side incident lists → `reference_positions`.
+//! reduction, so equal to the host's bit for bit) → bin, count (`cand_count`), scan →
+//! `pair_check` → the sphere–wall candidates (`wall_count`, scan, `wall_fill`, with their history
+//! carried by slot) → `cand_fill`, `pair_carry_packed` → the j-side incident lists → `reference_positions`.
 //! Capacities (cells, pairs, wall candidates) have headroom; a build that exceeds one halts the
 //! batch (`step_flags[0]`) before it writes anything it would need again; the host sees the flag
 //! in the one read of the batch, grows the buffers and redoes that build with direct dispatches
 //! (`GpuSpheres::steps_batched`). Kernels: `shaders/sphere_step.wgsl` (decide, save, walls,
-//! reference positions) and `shaders/sphere_cell_list.wgsl` (grid, cells, pairs, incident).
+//! reference positions) and `shaders/sphere_cell_list.wgsl` (grid, incident lists; the cells and
+//! the pair rows are `shaders/grid3d.wgsl`'s `cell_*` and `cand_*` kernels it imports).
 
 use super::gpu_pass::SPHERE_WG;
 use crate::gpu::array::{dispatch_size, GpuArray};
@@ -72,26 +73,9 @@ pub fn bounds_reduce(states: &[super::state::SphereState]) -> [u32; 7] {
     b
 }
 
-/// The grid as the device holds it (`Grid` in `shaders/sphere_cell_list.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct DeviceGrid {
-    pub origin: [f32; 3],
-    pub cell_size: f32,
-    pub dims: [u32; 3],
-    pub n_cells: u32,
-}
-
-impl DeviceGrid {
-    pub fn of(p: &super::state::SphereParams) -> DeviceGrid {
-        DeviceGrid {
-            origin: p.grid_origin,
-            cell_size: p.cell_size,
-            dims: p.grid_dims,
-            n_cells: p.n_cells,
-        }
-    }
-}
+/// The grid as the device holds it (`Grid3` in `shaders/grid3d.wgsl`, binding 19 of
+/// `shaders/sphere_cell_list.wgsl`; `DeviceGrid::of(&params)` is the host's).
+pub use crate::broad_phase::grid3d::Grid3 as DeviceGrid;
 
 /// The reset state of the bounds (what `bounds_reduce` folds into).
 const BOUNDS_RESET: [u32; 7] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0];
@@ -204,9 +188,9 @@ impl DeviceBuild {
             count: cell("cell_count")?,
             cursor: cell("cell_cursor")?,
             scatter: cell("cell_scatter")?,
-            pair_count: cell("pair_count")?,
+            pair_count: cell("cand_count")?,
             pair_check: cell("pair_check")?,
-            pair_fill: cell("pair_fill")?,
+            pair_fill: cell("cand_fill")?,
             pair_carry: cell("pair_carry_packed")?,
             incident_clear: cell("incident_clear")?,
             incident_count: cell("incident_count")?,
