@@ -2,10 +2,19 @@
 //! check), `membrane_triaxial pack CASE` (the packing only), `membrane_triaxial run CASE STRAIN
 //! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout), `membrane_triaxial diag STRAIN
 //! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING[:free]]] ...` (the probes of
-//! `membrane::diagnose`; `free`: rims sliding freely, no rim stop).
+//! `membrane::diagnose`; `free`: rims sliding freely, no rim stop). `SEED=N` in the environment
+//! grows another packing (`run`, `pack`, `diag`; the row's seed is 25).
 use softdem::membrane::hydrostatic::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
+
+/// The packing's seed: `SEED` from the environment (another packing of the same cell), else the
+/// row's.
+fn packing_seed(row: u64) -> u64 {
+    std::env::var("SEED")
+        .ok()
+        .map_or(row, |s| s.parse().expect("SEED: an integer"))
+}
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
@@ -127,7 +136,10 @@ fn main() {
             // Probes of `membrane::diagnose` (docs/membrane.md, "Why the curves differ at small
             // strain"): diag STRAIN then runs NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING]] (CSV on stdout).
             use softdem::membrane::diagnose::{csv_row, diagnose_run, DiagOptions, CSV_HEADER};
-            let spec = CellSpec::table3(1, 4.6e9, 2e-6);
+            let spec = CellSpec {
+                seed: packing_seed(25),
+                ..CellSpec::table3(1, 4.6e9, 2e-6)
+            };
             let p = grow_packing(&spec, 5e-5, 5e3, 2000, 20_000);
             eprintln!(
                 "packing: h {:.3} mm, {:.1} s",
@@ -168,7 +180,10 @@ fn main() {
         }
         mode => {
             let case: u32 = arg(2, "1").parse().unwrap();
-            let spec = CellSpec::table3(case, 4.6e9, 2e-6);
+            let spec = CellSpec {
+                seed: packing_seed(25),
+                ..CellSpec::table3(case, 4.6e9, 2e-6)
+            };
             let p = grow_packing(&spec, 5e-5, 5e3, 2000, 20_000);
             eprintln!(
                 "packing: {} grains, λ {:.4}, h {:.3} mm, r {:.3}–{:.3} mm, φ {:.4}, p {:.0} Pa, {} steps, {:.1} s",
