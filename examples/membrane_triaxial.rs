@@ -3,7 +3,8 @@
 //! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout), `membrane_triaxial diag STRAIN
 //! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING[:free]]] ...` (the probes of
 //! `membrane::diagnose`; `free`: rims sliding freely, no rim stop). `SEED=N` in the environment
-//! grows another packing (`run`, `pack`, `diag`; the row's seed is 25).
+//! grows another packing (`run`, `pack`, `diag`; the row's seed is 25); `GRAIN_PLATENS=1` runs
+//! `diag` with σ_p and the servo on the grains' platen force alone (before the caps' reactions).
 use softdem::membrane::hydrostatic::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
@@ -165,6 +166,7 @@ fn main() {
                     membrane_sigma_factor: f[4].parse().unwrap(),
                     spacing: f.get(6).map_or(0.0, |x| x.parse().unwrap()),
                     free_rims: f.get(7) == Some(&"free"),
+                    load_cell: std::env::var("GRAIN_PLATENS").is_err(),
                     ..DiagOptions::row(strain)
                 };
                 let t1 = std::time::Instant::now();
@@ -202,7 +204,7 @@ fn main() {
             }
             let strain: f64 = arg(3, "0.03").parse().unwrap();
             let which = arg(4, "both");
-            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume,rim_area_bottom,rim_area_top");
+            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume,rim_area_bottom,rim_area_top,sigma_d_grains,cap_force_bottom,cap_force_top");
             for (name, c) in [
                 ("patches", MembraneContact::Patches),
                 ("particles", MembraneContact::Particles),
@@ -227,7 +229,7 @@ fn main() {
                 );
                 for s in &r.curve {
                     println!(
-                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e},{:.5e},{:.5e}",
+                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e},{:.5e},{:.5e},{:.1},{:.3},{:.3}",
                         s.axial_strain,
                         s.sigma_d,
                         s.volumetric_strain,
@@ -236,7 +238,10 @@ fn main() {
                         s.area,
                         s.volume,
                         s.rim_area[0],
-                        s.rim_area[1]
+                        s.rim_area[1],
+                        0.5 * (s.grain_platen_stress[0] + s.grain_platen_stress[1]) - spec.sigma_c,
+                        s.cap_membrane_force[0],
+                        s.cap_membrane_force[1]
                     );
                 }
             }

@@ -412,6 +412,9 @@ pub struct DiagOptions {
     /// Rims sliding freely (`TriaxialCell::set_rim_stop(None)`), as before the rim stop; false:
     /// the row's cell (the stop at the membrane's initial radius).
     pub free_rims: bool,
+    /// σ_p and the servo on the load cell's measure (`TriaxialCell::load_cell`, the row's);
+    /// false: the grains' platen force alone, as before.
+    pub load_cell: bool,
 }
 
 impl DiagOptions {
@@ -427,6 +430,7 @@ impl DiagOptions {
             shear_every: 2.5e-4,
             spacing: 0.0,
             free_rims: false,
+            load_cell: true,
         }
     }
 }
@@ -450,6 +454,8 @@ pub fn diagnose_run(
     } else {
         paper_cell(spec, packing, contact)
     };
+    cell.load_cell = o.load_cell;
+    cell.servo_on_load_cell = o.load_cell;
     if o.free_rims {
         cell.set_rim_stop(None);
     }
@@ -468,7 +474,7 @@ pub fn diagnose_run(
     for k in 0..ramp + hold {
         let s = spec.sigma_c * ((k + 1) as f64 / ramp.max(1) as f64).min(1.0);
         cell.sys.membrane.params.sigma = (s * o.membrane_sigma_factor) as f32;
-        cell.sys.spheres.walls[1].target_stress = s as f32;
+        cell.set_servo_stress(s);
         cell.step();
         if k + 1 >= ramp && (k + 1 - ramp).is_multiple_of(every) {
             held.push(probe(&cell));
