@@ -90,9 +90,20 @@ pub struct Probe {
     /// The tangential (friction) part of the membrane's axial force on the grains (N, > 0 up),
     /// bottom band, middle, top band (of `membrane_axial_force`).
     pub membrane_friction_axial: [f64; 3],
+    /// Σ |f_t| / Σ |f_n| over the grain–membrane contacts (the friction mobilised; the mixed
+    /// μ = 0.725 bounds it) and the membrane vertices' mean |ω| (rad/s: MSS_particle's vertex
+    /// spheres spin freely, `system::vertex_spheres`).
+    pub membrane_friction_ratio: f64,
+    pub vertex_spin: f64,
 }
 
 impl Probe {
+    /// σ_d from the grains' platen forces alone (before the caps' reactions).
+    pub fn sigma_d_grains(&self) -> f64 {
+        let sigma_c = self.sigma_p - self.sigma_d;
+        0.5 * (self.platen_force[0] / self.rim_area[0] - self.platen_force[1] / self.rim_area[1]) - sigma_c
+    }
+
     /// σ_d as a load cell on each cap would read it: the grains' force on the platen, the
     /// rims' and the faces' axial reactions, over the rim's area, the mean of both, less σ_c
     /// (σ_c = σ_p − σ_d of the row's measure).
@@ -138,6 +149,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         }
     };
     let mut friction_axial = [0.0f64; 3];
+    let mut ft_fn = [0.0f64; 2];
     let mut grain_pairs = 0usize;
     let mut radial_virial = 0.0f64;
     let mut axial = [0.0f64; 3];
@@ -192,6 +204,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             let xc = [xi[0] + l_i[0] as f64, xi[1] + l_i[1] as f64, xi[2] + l_i[2] as f64];
             membrane_load(xc, band(xi[2]), o.force, &mut radial_virial, &mut axial);
             friction_axial[band(xi[2])] += tangential_z(l_i, o.force);
+            add_ratio(&mut ft_fn, l_i, o.force);
             contacts += 1;
             fn_sum += o.f_n.abs() as f64;
             touching[i] = true;
@@ -240,6 +253,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             let xc = [0, 1, 2].map(|k| xg[k] + q.point[k] as f64);
             membrane_load(xc, band(xg[2]), o.force, &mut radial_virial, &mut axial);
             friction_axial[band(xg[2])] += tangential_z(q.point, o.force);
+            add_ratio(&mut ft_fn, q.point, o.force);
             contacts += 1;
             fn_sum += dot3(o.force, o.force).sqrt();
             touching[g] = true;
@@ -346,6 +360,12 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         coordination: 2.0 * grain_pairs as f64 / n.max(1) as f64,
         band_stress,
         membrane_friction_axial: friction_axial,
+        membrane_friction_ratio: ft_fn[0] / ft_fn[1].max(1e-300),
+        vertex_spin: sp.states[first..first + nv]
+            .iter()
+            .map(|s| dot3(s.omega, s.omega).sqrt())
+            .sum::<f64>()
+            / nv.max(1) as f64,
         membrane_tension: tension.map(|t| t / area),
         spin: spin.map(|(s, c)| s / c.max(1) as f64),
         platen_force,
@@ -389,6 +409,15 @@ fn membrane_load(xc: [f64; 3], band: usize, f: [f32; 3], radial: &mut f64, axial
 fn tangential_z(l: [f32; 3], f: [f32; 3]) -> f64 {
     let ll = dot3(l, l).max(1e-300);
     f[2] as f64 - dot3(l, f) / ll * l[2] as f64
+}
+
+/// Adds |f_t| and |f_n| of a contact force f (normal along the branch vector l) to `sums`.
+fn add_ratio(sums: &mut [f64; 2], l: [f32; 3], f: [f32; 3]) {
+    let ll = dot3(l, l).max(1e-300);
+    let fl = dot3(l, f);
+    let fn2 = fl * fl / ll;
+    sums[0] += (dot3(f, f) - fn2).max(0.0).sqrt();
+    sums[1] += fn2.sqrt();
 }
 
 /// Options of `diagnose_run` (the row's: `DiagOptions::row()`).
@@ -500,12 +529,13 @@ r_rim,r_ring1,r_corner_grains,contacts,grains_on_membrane,mean_fn,platen_contact
 platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial,\
 rim_area_bottom,rim_area_top,mean_area,cap_force_bottom,cap_force_top,face_vertices,face_force,face_grain_force,\
 rim_axial_bottom,rim_axial_top,face_axial_bottom,face_axial_top,sigma_d_cell,q_grain,q_membrane,q_platen,coordination,\
-sig_zz_ends,sig_r_ends,sig_zz_mid,sig_r_mid,fz_friction_bottom,fz_friction_middle,fz_friction_top";
+sig_zz_ends,sig_r_ends,sig_zz_mid,sig_r_mid,fz_friction_bottom,fz_friction_middle,fz_friction_top,\
+friction_ratio,vertex_spin,sigma_d_grains";
 
 /// One CSV line of a probe (kPa for stresses, mm for the height, µJ for energies).
 pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
     format!(
-        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3},{:.5e},{:.5e},{:.5e},{:.3},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.2},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3}",
+        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3},{:.5e},{:.5e},{:.5e},{:.3},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.2},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.4},{:.3},{:.2}",
         p.time * 1e3,
         p.axial_strain * 100.0,
         p.sigma_d * 1e-3,
@@ -560,6 +590,9 @@ pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
         p.band_stress[1][1] * 1e-3,
         p.membrane_friction_axial[0],
         p.membrane_friction_axial[1],
-        p.membrane_friction_axial[2]
+        p.membrane_friction_axial[2],
+        p.membrane_friction_ratio,
+        p.vertex_spin,
+        p.sigma_d_grains() * 1e-3
     )
 }

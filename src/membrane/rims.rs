@@ -20,8 +20,9 @@
 //!   hard constraint: a vertex at ρ < R_cap is put on the cap along its radius, x = w + R_cap d/ρ
 //!   (d = x − w in the plane), and an inward radial velocity is removed (v −= min(0, v·ê_r) ê_r;
 //!   the tangential and axial parts kept): no force law, no stiffness, deterministic. The cap's
-//!   reaction is radial only, so it never enters a platen's axial force; `diagnose::probe`
-//!   reports it as the inward radial force on the rim vertices held on the cap (`cap_force`).
+//!   radial reaction never enters a platen's axial force; `diagnose::probe` reports it as the
+//!   inward radial force on the rim vertices held on the cap (`cap_force`). The rim's axial
+//!   reaction (it follows its platen in z) is the cap's: `cap_axial_force`.
 //!   The reference is f64; the kernel forms d in f32 from double-f32 differences, the offset
 //!   R_cap d/ρ in f32, and adds it to the wall's double-f32 point: on the cap within a few f32
 //!   ulps of |x| (test bound 1e-8 m; tests/gpu_membrane_triaxial.rs).
@@ -32,7 +33,7 @@
 //!   rim held at R_cap leaves a wedge between the platen and the corner grains into which σ_c
 //!   pushes the vertices of a fine membrane (MSS_particle, rings 1.15 mm apart) and, without
 //!   this, through the platen (run away in case 1 at 5 ms of the ramp). The reaction is the
-//!   platen's, not counted in its force (as the rims' axial one). Reference f64; the kernel
+//!   platen's (`cap_axial_force`, with the rims' axial one). Reference f64; the kernel
 //!   subtracts the f32 (x − w)·n̂ n̂ from the double-f32 position (within ~1e-7 of the step).
 //!
 //! **Servo area** (optional, `ServoArea`): the servo platen measures its stress over the sample's

@@ -26,7 +26,11 @@
 //!   so σ_p and σ_c close the same bag (with the stop: the cap's cross-section, docs/membrane.md
 //!   "Validation 3" for why); each platen's stress is its force over its own rim's
 //!   area (the membrane's net pressure force is σ_c (A_top − A_bottom): a platen carries σ_c on
-//!   its own rim). During shearing the top platen moves at −v_p.
+//!   its own rim). With `load_cell` (the validation's cell, `paper_cell`) a platen's force is
+//!   the cap's as a load cell reads it: the grains' force plus the membrane's axial force on the
+//!   cap (`rims::cap_axial_force`: its rim and the face it lies on), and the servo holds that
+//!   measure (`servo_on_load_cell`; docs/membrane.md, "The caps' axial reactions in σ_p").
+//!   During shearing the top platen moves at −v_p.
 //! - **Measures** (`TriaxialCell::sample`): ε = ln(h0/h); the sample's volume V from the volume
 //!   enclosed by the membrane and the platens (`MembraneSpheres::enclosed_volume`; for
 //!   particles less the shell of thickness r_v), ε_v = (V0 − V)/V0; σ_p = mean of the two platens'
@@ -486,19 +490,20 @@ impl TriaxialCell {
 
     /// One step: the membrane system, the rims on their platens (`rims::hold_rims`: sliding,
     /// with the stop), the servo's area from the top rim (`rims::rim_servo_area`).
-    /// With `servo_on_load_cell`, the servo's target for the next step: the grains' share of
-    /// `servo_stress`, σ + R_z/A (R the top cap's axial force on the membrane, < 0 down: what the
-    /// membrane carries to the cap the grains need not).
+    /// With `servo_on_load_cell`, first the servo's target for this step: the grains' share of
+    /// `servo_stress`, σ + R_z/A (R the top cap's axial force on the membrane at the last
+    /// evaluation, < 0 down: what the membrane carries to the cap the grains need not).
     pub fn step(&mut self) {
-        self.sys.step();
         let sp = &mut self.sys.spheres;
-        hold_rims(&mut sp.states, &sp.walls, &self.rims);
-        rim_servo_area(&sp.states, &mut sp.walls, &self.rims);
         if self.load_cell && self.servo_on_load_cell && sp.walls[1].kind == WALL_SERVO {
             let r = cap_axial_force(&sp.states, &sp.forces, &sp.walls, &self.rims)[1];
             let w = &mut sp.walls[1];
             w.target_stress = (self.servo_stress + r / w.size as f64) as f32;
         }
+        self.sys.step();
+        let sp = &mut self.sys.spheres;
+        hold_rims(&mut sp.states, &sp.walls, &self.rims);
+        rim_servo_area(&sp.states, &mut sp.walls, &self.rims);
     }
 
     /// The servo's target stress σ (the top platen's, as the cell measures it: `load_cell`).
