@@ -1,12 +1,14 @@
 //! Instrumented triaxial runs (issue 25, row `membrane_triaxial`): why MSS_patch and MSS_particle
-//! differ at small strain. `probe` measures, at one instant of a `TriaxialCell`, what the row's
+//! differ (at small strain with freely sliding rims, at large strain with the rim stop). `probe`
+//! measures, at one instant of a `TriaxialCell`, what the row's
 //! σ_d does not show: the grains' stress tensor in cylindrical components (Love–Weber, every
 //! contact of every grain: grains, platens, membrane), the membrane's load on the grains (radial
 //! stress by the virial of its contact forces, its net axial force), the membrane contacts, the
 //! kinetic energies and the platen's velocity. `diagnose_run` confines and shears one membrane
 //! with options (a longer hold, another platen velocity, the membrane's σ scaled) and probes
 //! the confinement's hold and the shearing. Findings: docs/membrane.md ("Why the curves differed
-//! at small strain with freely sliding rims").
+//! at small strain with freely sliding rims", "Why the patch curve runs above the particle one at
+//! large strain").
 
 use super::model::MembraneContact;
 use super::triaxial::{paper_cell, servo_gain, CellSpec, Packing, TriaxialCell};
