@@ -4,7 +4,8 @@
 //! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING[:free]]] ...` (the probes of
 //! `membrane::diagnose`; `free`: rims sliding freely, no rim stop). `SEED=N` in the environment
 //! grows another packing (`run`, `pack`, `diag`; the row's seed is 25); `GRAIN_PLATENS=1` runs
-//! `diag` with σ_p and the servo on the grains' platen force alone (before the caps' reactions).
+//! `diag` with σ_p and the servo on the grains' platen force alone (before the caps' reactions);
+//! `NO_VERTEX_SPIN=1` holds the membrane vertices' spin near 0 in `diag` (inertia × 1e9).
 use softdem::membrane::hydrostatic::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
@@ -167,6 +168,11 @@ fn main() {
                     spacing: f.get(6).map_or(0.0, |x| x.parse().unwrap()),
                     free_rims: f.get(7) == Some(&"free"),
                     load_cell: std::env::var("GRAIN_PLATENS").is_err(),
+                    vertex_inertia_factor: if std::env::var("NO_VERTEX_SPIN").is_ok() {
+                        1e9
+                    } else {
+                        1.0
+                    },
                     ..DiagOptions::row(strain)
                 };
                 let t1 = std::time::Instant::now();

@@ -446,6 +446,10 @@ pub struct DiagOptions {
     /// σ_p and the servo on the load cell's measure (`TriaxialCell::load_cell`, the row's);
     /// false: the grains' platen force alone, as before.
     pub load_cell: bool,
+    /// The membrane vertices' moment of inertia scaled (1: as built, 0.4 m r²; 1e9: their spin
+    /// held near 0, as the patch membrane's vertices, which take no torque): MSS_particle's
+    /// vertex spheres shed the friction by spinning freely (docs/membrane.md).
+    pub vertex_inertia_factor: f64,
 }
 
 impl DiagOptions {
@@ -462,6 +466,7 @@ impl DiagOptions {
             spacing: 0.0,
             free_rims: false,
             load_cell: true,
+            vertex_inertia_factor: 1.0,
         }
     }
 }
@@ -485,6 +490,13 @@ pub fn diagnose_run(
     } else {
         paper_cell(spec, packing, contact)
     };
+    if o.vertex_inertia_factor != 1.0 {
+        let first = cell.sys.membrane.params.first as usize;
+        let nv = cell.sys.membrane.params.n_vertices as usize;
+        for st in &mut cell.sys.spheres.states[first..first + nv] {
+            st.inertia = (st.inertia as f64 * o.vertex_inertia_factor) as f32;
+        }
+    }
     cell.load_cell = o.load_cell;
     cell.servo_on_load_cell = o.load_cell;
     if o.free_rims {
