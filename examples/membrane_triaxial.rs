@@ -2,10 +2,21 @@
 //! check), `membrane_triaxial pack CASE` (the packing only), `membrane_triaxial run CASE STRAIN
 //! [patches|particles|both]` (σ_d, ε_v vs ε as CSV on stdout), `membrane_triaxial diag STRAIN
 //! NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING[:free]]] ...` (the probes of
-//! `membrane::diagnose`; `free`: rims sliding freely, no rim stop).
+//! `membrane::diagnose`; `free`: rims sliding freely, no rim stop). `SEED=N` in the environment
+//! grows another packing (`run`, `pack`, `diag`; the row's seed is 25); `GRAIN_PLATENS=1` runs
+//! `diag` with σ_p and the servo on the grains' platen force alone (before the caps' reactions);
+//! `NO_VERTEX_SPIN=1` holds the membrane vertices' spin near 0 in `diag` (inertia × 1e9).
 use softdem::membrane::hydrostatic::hydrostatic;
 use softdem::membrane::triaxial::{grow_packing, triaxial_run, CellSpec};
 use softdem::membrane::MembraneContact;
+
+/// The packing's seed: `SEED` from the environment (another packing of the same cell), else the
+/// row's.
+fn packing_seed(row: u64) -> u64 {
+    std::env::var("SEED")
+        .ok()
+        .map_or(row, |s| s.parse().expect("SEED: an integer"))
+}
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
@@ -127,7 +138,10 @@ fn main() {
             // Probes of `membrane::diagnose` (docs/membrane.md, "Why the curves differ at small
             // strain"): diag STRAIN then runs NAME:CONTACT:V_P:HOLD_MS:SIGMA_FACTOR[:MU_MEMBRANE[:SPACING]] (CSV on stdout).
             use softdem::membrane::diagnose::{csv_row, diagnose_run, DiagOptions, CSV_HEADER};
-            let spec = CellSpec::table3(1, 4.6e9, 2e-6);
+            let spec = CellSpec {
+                seed: packing_seed(25),
+                ..CellSpec::table3(1, 4.6e9, 2e-6)
+            };
             let p = grow_packing(&spec, 5e-5, 5e3, 2000, 20_000);
             eprintln!(
                 "packing: h {:.3} mm, {:.1} s",
@@ -153,6 +167,12 @@ fn main() {
                     membrane_sigma_factor: f[4].parse().unwrap(),
                     spacing: f.get(6).map_or(0.0, |x| x.parse().unwrap()),
                     free_rims: f.get(7) == Some(&"free"),
+                    load_cell: std::env::var("GRAIN_PLATENS").is_err(),
+                    vertex_inertia_factor: if std::env::var("NO_VERTEX_SPIN").is_ok() {
+                        1e9
+                    } else {
+                        1.0
+                    },
                     ..DiagOptions::row(strain)
                 };
                 let t1 = std::time::Instant::now();
@@ -168,7 +188,10 @@ fn main() {
         }
         mode => {
             let case: u32 = arg(2, "1").parse().unwrap();
-            let spec = CellSpec::table3(case, 4.6e9, 2e-6);
+            let spec = CellSpec {
+                seed: packing_seed(25),
+                ..CellSpec::table3(case, 4.6e9, 2e-6)
+            };
             let p = grow_packing(&spec, 5e-5, 5e3, 2000, 20_000);
             eprintln!(
                 "packing: {} grains, λ {:.4}, h {:.3} mm, r {:.3}–{:.3} mm, φ {:.4}, p {:.0} Pa, {} steps, {:.1} s",
@@ -187,7 +210,7 @@ fn main() {
             }
             let strain: f64 = arg(3, "0.03").parse().unwrap();
             let which = arg(4, "both");
-            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume,rim_area_bottom,rim_area_top");
+            println!("membrane,eps,sigma_d,eps_v,sigma_bottom,sigma_top,area,volume,rim_area_bottom,rim_area_top,sigma_d_grains,cap_force_bottom,cap_force_top");
             for (name, c) in [
                 ("patches", MembraneContact::Patches),
                 ("particles", MembraneContact::Particles),
@@ -212,7 +235,7 @@ fn main() {
                 );
                 for s in &r.curve {
                     println!(
-                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e},{:.5e},{:.5e}",
+                        "{name},{:.5},{:.1},{:.5},{:.1},{:.1},{:.4e},{:.4e},{:.5e},{:.5e},{:.1},{:.3},{:.3}",
                         s.axial_strain,
                         s.sigma_d,
                         s.volumetric_strain,
@@ -221,7 +244,10 @@ fn main() {
                         s.area,
                         s.volume,
                         s.rim_area[0],
-                        s.rim_area[1]
+                        s.rim_area[1],
+                        0.5 * (s.grain_platen_stress[0] + s.grain_platen_stress[1]) - spec.sigma_c,
+                        s.cap_membrane_force[0],
+                        s.cap_membrane_force[1]
                     );
                 }
             }

@@ -143,9 +143,12 @@ fn gpu_triaxial_cell_follows_the_cpu() {
     // CPU against GPU.
     assert_eq!(curve.len(), cpu_curve.len());
     let sigma_c = spec.sigma_c;
-    let (mut d_sd, mut d_eps, mut d_ev) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut d_sd, mut d_eps, mut d_ev, mut d_cap) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (g, c) in curve.iter().zip(&cpu_curve) {
         d_sd = d_sd.max((g.sigma_d - c.sigma_d).abs());
+        for k in 0..2 {
+            d_cap = d_cap.max((g.cap_membrane_force[k] - c.cap_membrane_force[k]).abs() / c.rim_area[k]);
+        }
         d_eps = d_eps.max((g.axial_strain - c.axial_strain).abs());
         d_ev = d_ev.max((g.volumetric_strain - c.volumetric_strain).abs());
         assert_eq!((g.escaped, c.escaped), (0, 0), "a grain left the cell");
@@ -157,6 +160,18 @@ fn gpu_triaxial_cell_follows_the_cpu() {
     );
     assert!(last.axial_strain > 0.005, "the shear reached ε = {}", last.axial_strain);
     assert!(d_sd <= 1e-3 * sigma_c, "σ_d: GPU and CPU differ by {d_sd:e} Pa");
+    // σ_p is the load cell's (paper_cell): the caps' axial force on the membrane, from the
+    // forces each backend gives back, within 1e-3 σ_c over the rim's area.
+    let cap = cpu_curve
+        .iter()
+        .map(|s| s.cap_membrane_force[0].abs())
+        .fold(0.0, f64::max);
+    println!("caps' axial force on the membrane: up to {cap:.3e} N; GPU − CPU {d_cap:.3e} Pa");
+    assert!(cap > 0.0, "the caps carry none of the membrane: the check is empty");
+    assert!(
+        d_cap <= 1e-3 * sigma_c,
+        "caps' force: GPU and CPU differ by {d_cap:e} Pa"
+    );
     assert!(
         d_eps <= 1e-7 && d_ev <= 1e-6,
         "ε, ε_v: GPU and CPU differ by {d_eps:e}, {d_ev:e}"

@@ -7,10 +7,15 @@
 //!   contacts, same V: 1e-6);
 //! - the membrane's radial stress (virial of its contact forces) equals σ_c within 3 %: the
 //!   patches carry the pressure at the contact points (the MSS_patch surface is the grains'),
-//!   and each stress component of the grains equals σ_c within 5 % (isotropic confinement).
+//!   and each stress component of the grains equals σ_c within 5 % (isotropic confinement);
+//! - the membrane's axial balance: the grains' axial force on it, the caps' axial force on it
+//!   through the rims (`rims::cap_axial_force`, what a load cell on a cap sealed to the membrane
+//!   reads besides the grains) and σ_c's net axial force on the open tube, σ_c (A_top − A_bottom)
+//!   (the rims' polygons), sum to 0 (1 % of the platen force): the reaction is the cap's share.
 
 use softdem::membrane::diagnose::probe;
 use softdem::membrane::hydrostatic::hydrostatic_cell;
+use softdem::membrane::rims::cap_axial_force;
 
 #[test]
 fn probes_of_the_hydrostatic_cell_close_the_force_balance() {
@@ -49,4 +54,29 @@ fn probes_of_the_hydrostatic_cell_close_the_force_balance() {
         assert!(rel(*s) < 0.05, "grain stress component {k}: {s:.1} Pa");
     }
     assert!(p.membrane_contacts > 0 && p.grains_on_membrane > 0);
+
+    // The membrane's axial balance with the caps' reactions (sliding rims, no faces here).
+    let sp = &cell.sys.spheres;
+    let caps = cap_axial_force(&sp.states, &sp.forces, &sp.walls, &cell.rims);
+    let s = cell.sample();
+    let pressure_z = sigma_c * (s.rim_area[1] - s.rim_area[0]);
+    let membrane = -fz + caps[0] + caps[1] + pressure_z;
+    println!(
+        "membrane: grains {:.3} N, caps {:.3} / {:.3} N, σ_c ΔA {:.3} N: balance {:.2e} N",
+        -fz, caps[0], caps[1], pressure_z, membrane
+    );
+    assert_eq!(
+        caps,
+        s.cap_membrane_force.to_vec(),
+        "the sample's caps' force is the function's"
+    );
+    assert!(
+        membrane.abs() < 0.01 * p.platen_force[0],
+        "axial balance of the membrane: {membrane:.3e} N"
+    );
+    assert!(
+        caps[0].abs() > 10.0 * membrane.abs(),
+        "the rims carry axial load here ({:.3} N): the check can fail",
+        caps[0]
+    );
 }

@@ -17,16 +17,18 @@ pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
     let spec = CellSpec::table3(1, 4.6e9, 2e-6);
     let packing = grow_packing(&spec, 5e-5, 0.05 * spec.sigma_c, 2000, 20_000);
     let ms = (1e-3 / spec.dt).round() as usize;
-    println!("scene,backend,membrane,membrane_particles,grains,steps,dt,seconds,particle_steps_per_s,seconds_per_20ms");
+    println!("scene,backend,membrane,membrane_particles,grains,steps,dt,seconds,particle_steps_per_s,seconds_per_20ms,cpu_seconds");
     for (name, contact) in [
         ("patches", MembraneContact::Patches),
         ("particles", MembraneContact::Particles),
     ] {
+        let cpu0;
         let (backend, secs, n_vertices, n_grains) = match &ctx {
             None => {
                 let mut cell = paper_cell(&spec, &packing, contact);
                 cell.confine(ms, ms, servo_gain(&spec), 0.05);
                 cell.start_shear(0.05);
+                cpu0 = process_cpu_seconds();
                 let t = std::time::Instant::now();
                 for _ in 0..steps {
                     cell.step();
@@ -37,18 +39,37 @@ pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
                 let mut cell = GpuTriaxialCell::paper(ctx, &spec, &packing, contact)?;
                 cell.confine(ctx, ms, ms, servo_gain(&spec), 0.05)?;
                 cell.start_shear(ctx, 0.05);
+                cpu0 = process_cpu_seconds();
                 let t = std::time::Instant::now();
                 cell.steps(ctx, steps as u32)?;
                 ("Gpu", t.elapsed().as_secs_f64(), cell.n_vertices(), cell.n_grains())
             }
         };
+        let cpu = process_cpu_seconds() - cpu0;
         let n = n_grains + n_vertices;
         println!(
-            "triaxial,{backend},{name},{n_vertices},{n_grains},{steps},{:e},{secs:.3},{:.4e},{:.1}",
+            "triaxial,{backend},{name},{n_vertices},{n_grains},{steps},{:e},{secs:.3},{:.4e},{:.1},{cpu:.2}",
             spec.dt,
             (n * steps) as f64 / secs,
             secs * 0.02 / (steps as f64 * spec.dt)
         );
     }
     Ok(())
+}
+
+/// CPU seconds this process has used (all threads, user + system; Linux `/proc/self/stat`,
+/// 100 ticks a second; NaN elsewhere): on a machine shared with other work the wall time
+/// measures the load as much as the code, the CPU time much less.
+fn process_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    // `rest` starts at field 3 (the state, not a number), so utime and stime are f[10], f[11].
+    match (f.get(10), f.get(11)) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => f64::NAN,
+    }
 }

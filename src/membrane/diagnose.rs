@@ -1,12 +1,14 @@
 //! Instrumented triaxial runs (issue 25, row `membrane_triaxial`): why MSS_patch and MSS_particle
-//! differ at small strain. `probe` measures, at one instant of a `TriaxialCell`, what the row's
+//! differ (at small strain with freely sliding rims, at large strain with the rim stop). `probe`
+//! measures, at one instant of a `TriaxialCell`, what the row's
 //! σ_d does not show: the grains' stress tensor in cylindrical components (Love–Weber, every
 //! contact of every grain: grains, platens, membrane), the membrane's load on the grains (radial
 //! stress by the virial of its contact forces, its net axial force), the membrane contacts, the
 //! kinetic energies and the platen's velocity. `diagnose_run` confines and shears one membrane
 //! with options (a longer hold, another platen velocity, the membrane's σ scaled) and probes
 //! the confinement's hold and the shearing. Findings: docs/membrane.md ("Why the curves differed
-//! at small strain with freely sliding rims").
+//! at small strain with freely sliding rims", "Why the patch curve runs above the particle one at
+//! large strain").
 
 use super::model::MembraneContact;
 use super::triaxial::{paper_cell, servo_gain, CellSpec, Packing, TriaxialCell};
@@ -70,6 +72,48 @@ pub struct Probe {
     /// Of `face_force`, what grains press onto those vertices (N; the z part of the grain–vertex
     /// contact forces towards the platen, MSS_particle): grain load that bypasses the platen.
     pub face_grain_force: f64,
+    /// The caps' axial force on the membrane (N, bottom up > 0, top down < 0: the convention of
+    /// `platen_force`): through the rims, −Σ F_z over each rim's vertices (held in z on their
+    /// platen, so the constraint's reaction balances the rest of their force), and through the
+    /// faces, the push of each face on the vertices lying on it, max(0, ∓F_z). What a load cell
+    /// on a cap sealed to the membrane reads besides the grains: `platen_force` + these.
+    pub rim_axial: [f64; 2],
+    pub face_axial: [f64; 2],
+    /// The grains' deviator q = σ_zz − (σ_rr + σ_θθ)/2 (Love–Weber on V) split by the contacts
+    /// that carry it: grain–grain, grain–membrane, grain–platen (the three sum to q of
+    /// `grain_stress`).
+    pub q_split: [f64; 3],
+    /// Grain–grain contacts per grain (2 N_c / N).
+    pub coordination: f64,
+    /// The grains' σ_zz and (σ_rr + σ_θθ)/2 (Love–Weber) of the grains whose centre lies within
+    /// `END_BAND` of a platen (both ends) and of those between, each on its share of V
+    /// (band height × V/h).
+    pub band_stress: [[f64; 2]; 2],
+    /// The tangential (friction) part of the membrane's axial force on the grains (N, > 0 up),
+    /// bottom band, middle, top band (of `membrane_axial_force`).
+    pub membrane_friction_axial: [f64; 3],
+    /// Σ |f_t| / Σ |f_n| over the grain–membrane contacts (the friction mobilised; the mixed
+    /// μ = 0.725 bounds it) and the membrane vertices' mean |ω| (rad/s: MSS_particle's vertex
+    /// spheres spin freely, `system::vertex_spheres`).
+    pub membrane_friction_ratio: f64,
+    pub vertex_spin: f64,
+}
+
+impl Probe {
+    /// σ_d from the grains' platen forces alone (before the caps' reactions).
+    pub fn sigma_d_grains(&self) -> f64 {
+        let sigma_c = self.sigma_p - self.sigma_d;
+        0.5 * (self.platen_force[0] / self.rim_area[0] - self.platen_force[1] / self.rim_area[1]) - sigma_c
+    }
+
+    /// σ_d as a load cell on each cap would read it: the grains' force on the platen, the
+    /// rims' and the faces' axial reactions, over the rim's area, the mean of both, less σ_c
+    /// (σ_c = σ_p − σ_d of the row's measure).
+    pub fn sigma_d_cell(&self) -> f64 {
+        let sigma_c = self.sigma_p - self.sigma_d;
+        let f = [0, 1].map(|k| self.platen_force[k] + self.rim_axial[k] + self.face_axial[k]);
+        0.5 * (f[0] / self.rim_area[0] - f[1] / self.rim_area[1]) - sigma_c
+    }
 }
 
 fn dot3(a: [f32; 3], b: [f32; 3]) -> f64 {
@@ -93,13 +137,22 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
     let first = m.params.first as usize;
     let h = s.height;
     let z0 = df3_value_z(cell, 0);
-    let mut lf = [0.0f64; 3];
-    let mut add = |x: [f64; 3], l: [f32; 3], f: [f32; 3]| {
+    // Love–Weber sums by the kind of contact (0 grain, 1 membrane, 2 platen) and by the
+    // grain's band (0 ends, 1 middle).
+    let mut lf = [[0.0f64; 3]; 3];
+    let mut lb = [[0.0f64; 3]; 2];
+    let end_band = |z: f64| z - z0 < END_BAND || z - z0 > h - END_BAND;
+    let mut add = |kind: usize, x: [f64; 3], l: [f32; 3], f: [f32; 3]| {
         let c = cyl(x, l, f);
+        let b = if end_band(x[2]) { 0 } else { 1 };
         for k in 0..3 {
-            lf[k] += c[k];
+            lf[kind][k] += c[k];
+            lb[b][k] += c[k];
         }
     };
+    let mut friction_axial = [0.0f64; 3];
+    let mut ft_fn = [0.0f64; 2];
+    let mut grain_pairs = 0usize;
     let mut radial_virial = 0.0f64;
     let mut axial = [0.0f64; 3];
     let band = |z: f64| {
@@ -143,13 +196,17 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             continue;
         }
         let xi = sp.states[i].position();
-        add(xi, l_i, o.force);
         if j < n {
+            add(0, xi, l_i, o.force);
             let mf = [-o.force[0], -o.force[1], -o.force[2]];
-            add(sp.states[j].position(), l_j, mf);
+            add(0, sp.states[j].position(), l_j, mf);
+            grain_pairs += 1;
         } else if j >= first {
+            add(1, xi, l_i, o.force);
             let xc = [xi[0] + l_i[0] as f64, xi[1] + l_i[1] as f64, xi[2] + l_i[2] as f64];
             membrane_load(xc, band(xi[2]), o.force, &mut radial_virial, &mut axial);
+            friction_axial[band(xi[2])] += tangential_z(l_i, o.force);
+            add_ratio(&mut ft_fn, l_i, o.force);
             contacts += 1;
             fn_sum += o.f_n.abs() as f64;
             touching[i] = true;
@@ -172,7 +229,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
             let o = &sp.wall_out[g * nw + w];
             let (geo, l, _) = wall_geometry(&sp.walls[w], st);
             if geo.delta > 0.0 && o.f_n != 0.0 {
-                add(st.position(), l, o.force);
+                add(2, st.position(), l, o.force);
                 if w < 2 {
                     platen_contacts[w] += 1;
                     platen_force[w] += o.force[2] as f64;
@@ -194,9 +251,11 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
                 df3_sub(t.pos_hi, t.pos_lo, st.pos_hi, st.pos_lo)
             });
             let q = closest_on_patch([0.0; 3], x[0], x[1], x[2]);
-            add(xg, q.point, o.force);
+            add(1, xg, q.point, o.force);
             let xc = [0, 1, 2].map(|k| xg[k] + q.point[k] as f64);
             membrane_load(xc, band(xg[2]), o.force, &mut radial_virial, &mut axial);
+            friction_axial[band(xg[2])] += tangential_z(q.point, o.force);
+            add_ratio(&mut ft_fn, q.point, o.force);
             contacts += 1;
             fn_sum += dot3(o.force, o.force).sqrt();
             touching[g] = true;
@@ -267,13 +326,29 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         }
     }
     let (mut face_vertices, mut face_force) = (0usize, 0.0f64);
+    let mut face_axial = [0.0f64; 2];
     for (v, &k) in face.iter().enumerate() {
         let f = sp.forces[first + v].force[2] as f64;
         if k != 0 {
             face_vertices += 1;
-            face_force += (-(k as f64) * f).max(0.0);
+            let push = (-(k as f64) * f).max(0.0);
+            face_force += push;
+            face_axial[if k > 0 { 0 } else { 1 }] += k as f64 * push;
         }
     }
+    // The rims are held in z on their platens: the cap's reaction is −F_z of the rest.
+    let mut rim_axial = [0.0f64; 2];
+    for (k, rim) in [&cell.bottom_rim, &cell.top_rim].iter().enumerate() {
+        for &v in rim.iter() {
+            rim_axial[k] -= sp.forces[first + v as usize].force[2] as f64;
+        }
+    }
+    let q_of = |t: [f64; 3]| -(t[2] - 0.5 * (t[0] + t[1])) / v;
+    let band_h = [(2.0 * END_BAND).min(h), (h - 2.0 * END_BAND).max(1e-12)];
+    let band_stress = [0, 1].map(|b| {
+        let vb = band_h[b] * v / h;
+        [-lb[b][2] / vb, -0.5 * (lb[b][0] + lb[b][1]) / vb]
+    });
     Probe {
         rim_area: s.rim_area,
         mean_area: s.area,
@@ -281,6 +356,18 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         face_vertices,
         face_force,
         face_grain_force,
+        rim_axial,
+        face_axial,
+        q_split: [q_of(lf[0]), q_of(lf[1]), q_of(lf[2])],
+        coordination: 2.0 * grain_pairs as f64 / n.max(1) as f64,
+        band_stress,
+        membrane_friction_axial: friction_axial,
+        membrane_friction_ratio: ft_fn[0] / ft_fn[1].max(1e-300),
+        vertex_spin: sp.states[first..first + nv]
+            .iter()
+            .map(|s| dot3(s.omega, s.omega).sqrt())
+            .sum::<f64>()
+            / nv.max(1) as f64,
         membrane_tension: tension.map(|t| t / area),
         spin: spin.map(|(s, c)| s / c.max(1) as f64),
         platen_force,
@@ -293,7 +380,7 @@ pub fn probe(cell: &TriaxialCell) -> Probe {
         sigma_p: s.sigma_p,
         sigma_d: s.sigma_d,
         platen_velocity: sp.walls[1].velocity[2] as f64,
-        grain_stress: lf.map(|x| -x / v),
+        grain_stress: [0, 1, 2].map(|k| -(lf[0][k] + lf[1][k] + lf[2][k]) / v),
         membrane_radial_stress: -radial_virial / (2.0 * v),
         membrane_axial_force: axial,
         membrane_contacts: contacts,
@@ -319,6 +406,22 @@ fn membrane_load(xc: [f64; 3], band: usize, f: [f32; 3], radial: &mut f64, axial
     axial[band] += f[2] as f64;
 }
 
+/// The z part of the tangential component of a contact force f on a grain whose branch
+/// vector to the contact point is l (the normal along l).
+fn tangential_z(l: [f32; 3], f: [f32; 3]) -> f64 {
+    let ll = dot3(l, l).max(1e-300);
+    f[2] as f64 - dot3(l, f) / ll * l[2] as f64
+}
+
+/// Adds |f_t| and |f_n| of a contact force f (normal along the branch vector l) to `sums`.
+fn add_ratio(sums: &mut [f64; 2], l: [f32; 3], f: [f32; 3]) {
+    let ll = dot3(l, l).max(1e-300);
+    let fl = dot3(l, f);
+    let fn2 = fl * fl / ll;
+    sums[0] += (dot3(f, f) - fn2).max(0.0).sqrt();
+    sums[1] += fn2.sqrt();
+}
+
 /// Options of `diagnose_run` (the row's: `DiagOptions::row()`).
 #[derive(Clone, Copy, Debug)]
 pub struct DiagOptions {
@@ -340,6 +443,13 @@ pub struct DiagOptions {
     /// Rims sliding freely (`TriaxialCell::set_rim_stop(None)`), as before the rim stop; false:
     /// the row's cell (the stop at the membrane's initial radius).
     pub free_rims: bool,
+    /// σ_p and the servo on the load cell's measure (`TriaxialCell::load_cell`, the row's);
+    /// false: the grains' platen force alone, as before.
+    pub load_cell: bool,
+    /// The membrane vertices' moment of inertia scaled (1: as built, 0.4 m r²; 1e9: their spin
+    /// held near 0, as the patch membrane's vertices, which take no torque): MSS_particle's
+    /// vertex spheres shed the friction by spinning freely (docs/membrane.md).
+    pub vertex_inertia_factor: f64,
 }
 
 impl DiagOptions {
@@ -355,6 +465,8 @@ impl DiagOptions {
             shear_every: 2.5e-4,
             spacing: 0.0,
             free_rims: false,
+            load_cell: true,
+            vertex_inertia_factor: 1.0,
         }
     }
 }
@@ -378,6 +490,15 @@ pub fn diagnose_run(
     } else {
         paper_cell(spec, packing, contact)
     };
+    if o.vertex_inertia_factor != 1.0 {
+        let first = cell.sys.membrane.params.first as usize;
+        let nv = cell.sys.membrane.params.n_vertices as usize;
+        for st in &mut cell.sys.spheres.states[first..first + nv] {
+            st.inertia = (st.inertia as f64 * o.vertex_inertia_factor) as f32;
+        }
+    }
+    cell.load_cell = o.load_cell;
+    cell.servo_on_load_cell = o.load_cell;
     if o.free_rims {
         cell.set_rim_stop(None);
     }
@@ -396,7 +517,7 @@ pub fn diagnose_run(
     for k in 0..ramp + hold {
         let s = spec.sigma_c * ((k + 1) as f64 / ramp.max(1) as f64).min(1.0);
         cell.sys.membrane.params.sigma = (s * o.membrane_sigma_factor) as f32;
-        cell.sys.spheres.walls[1].target_stress = s as f32;
+        cell.set_servo_stress(s);
         cell.step();
         if k + 1 >= ramp && (k + 1 - ramp).is_multiple_of(every) {
             held.push(probe(&cell));
@@ -420,12 +541,15 @@ pub const CSV_HEADER: &str = "run,phase,t_ms,eps,sigma_d,sigma_bottom,sigma_top,
 sig_r_membrane,fz_membrane_bottom,fz_membrane_middle,fz_membrane_top,f_platen_bottom,f_platen_top,\
 r_rim,r_ring1,r_corner_grains,contacts,grains_on_membrane,mean_fn,platen_contacts_bottom,\
 platen_contacts_top,ke_grains,ke_membrane,volume,height,spin_membrane_grains,spin_inner_grains,tension_hoop,tension_axial,\
-rim_area_bottom,rim_area_top,mean_area,cap_force_bottom,cap_force_top,face_vertices,face_force,face_grain_force";
+rim_area_bottom,rim_area_top,mean_area,cap_force_bottom,cap_force_top,face_vertices,face_force,face_grain_force,\
+rim_axial_bottom,rim_axial_top,face_axial_bottom,face_axial_top,sigma_d_cell,q_grain,q_membrane,q_platen,coordination,\
+sig_zz_ends,sig_r_ends,sig_zz_mid,sig_r_mid,fz_friction_bottom,fz_friction_middle,fz_friction_top,\
+friction_ratio,vertex_spin,sigma_d_grains";
 
 /// One CSV line of a probe (kPa for stresses, mm for the height, µJ for energies).
 pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
     format!(
-        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3},{:.5e},{:.5e},{:.5e},{:.3},{:.3},{},{:.3},{:.3}",
+        "{run},{phase},{:.3},{:.5},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{},{},{:.4},{},{},{:.3},{:.3},{:.5e},{:.4},{:.4},{:.4},{:.3},{:.3},{:.5e},{:.5e},{:.5e},{:.3},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.2},{:.2},{:.2},{:.2},{:.4},{:.2},{:.2},{:.2},{:.2},{:.3},{:.3},{:.3},{:.4},{:.3},{:.2}",
         p.time * 1e3,
         p.axial_strain * 100.0,
         p.sigma_d * 1e-3,
@@ -464,6 +588,25 @@ pub fn csv_row(run: &str, phase: &str, p: &Probe) -> String {
         p.cap_force[1],
         p.face_vertices,
         p.face_force,
-        p.face_grain_force
+        p.face_grain_force,
+        p.rim_axial[0],
+        p.rim_axial[1],
+        p.face_axial[0],
+        p.face_axial[1],
+        p.sigma_d_cell() * 1e-3,
+        p.q_split[0] * 1e-3,
+        p.q_split[1] * 1e-3,
+        p.q_split[2] * 1e-3,
+        p.coordination,
+        p.band_stress[0][0] * 1e-3,
+        p.band_stress[0][1] * 1e-3,
+        p.band_stress[1][0] * 1e-3,
+        p.band_stress[1][1] * 1e-3,
+        p.membrane_friction_axial[0],
+        p.membrane_friction_axial[1],
+        p.membrane_friction_axial[2],
+        p.membrane_friction_ratio,
+        p.vertex_spin,
+        p.sigma_d_grains() * 1e-3
     )
 }

@@ -20,8 +20,9 @@
 //!   hard constraint: a vertex at ρ < R_cap is put on the cap along its radius, x = w + R_cap d/ρ
 //!   (d = x − w in the plane), and an inward radial velocity is removed (v −= min(0, v·ê_r) ê_r;
 //!   the tangential and axial parts kept): no force law, no stiffness, deterministic. The cap's
-//!   reaction is radial only, so it never enters a platen's axial force; `diagnose::probe`
-//!   reports it as the inward radial force on the rim vertices held on the cap (`cap_force`).
+//!   radial reaction never enters a platen's axial force; `diagnose::probe` reports it as the
+//!   inward radial force on the rim vertices held on the cap (`cap_force`). The rim's axial
+//!   reaction (it follows its platen in z) is the cap's: `cap_axial_force`.
 //!   The reference is f64; the kernel forms d in f32 from double-f32 differences, the offset
 //!   R_cap d/ρ in f32, and adds it to the wall's double-f32 point: on the cap within a few f32
 //!   ulps of |x| (test bound 1e-8 m; tests/gpu_membrane_triaxial.rs).
@@ -32,7 +33,7 @@
 //!   rim held at R_cap leaves a wedge between the platen and the corner grains into which σ_c
 //!   pushes the vertices of a fine membrane (MSS_particle, rings 1.15 mm apart) and, without
 //!   this, through the platen (run away in case 1 at 5 ms of the ramp). The reaction is the
-//!   platen's, not counted in its force (as the rims' axial one). Reference f64; the kernel
+//!   platen's (`cap_axial_force`, with the rims' axial one). Reference f64; the kernel
 //!   subtracts the f32 (x − w)·n̂ n̂ from the double-f32 position (within ~1e-7 of the step).
 //!
 //! **Servo area** (optional, `ServoArea`): the servo platen measures its stress over the sample's
@@ -44,7 +45,7 @@
 
 use super::model::MembraneContact;
 use crate::spheres::precision::{df3_split, df3_value};
-use crate::spheres::{PlaneWall, SphereState};
+use crate::spheres::{PlaneWall, SphereForce, SphereState};
 use bytemuck::{Pod, Zeroable};
 use std::f64::consts::PI;
 
@@ -315,6 +316,41 @@ pub fn face_vertex(st: &mut SphereState, wall: &PlaneWall) {
     }
 }
 
+/// The caps' axial force on the membrane, per wall (N along z, > 0 up): what a load cell on a
+/// cap sealed to the membrane reads besides the grains (docs/membrane.md, "The caps' axial
+/// reactions"). From `forces` of the last evaluation: a rim vertex (pinned, sliding or stopped)
+/// is held in z on its wall, so the cap balances the rest of its force, −F_z; a face vertex
+/// lying on a wall's plane (within 1e-9 m) and pressed into it gets the push −(F·n̂) n̂_z > 0
+/// into the cell (a face only pushes). The rim stop's radial reaction is not axial (`cap_force`
+/// of `diagnose::probe`). A measure on the host from the forces both steppers give back (the GPU
+/// cell reads them at every sample), so both backends share this one code; no kernel is needed.
+pub fn cap_axial_force(states: &[SphereState], forces: &[SphereForce], walls: &[PlaneWall], rims: &Rims) -> Vec<f64> {
+    let mut out = vec![0.0; walls.len()];
+    for r in &rims.rims {
+        let i = r.sphere as usize;
+        let f = forces[i].force.map(|c| c as f64);
+        match r.rule {
+            RimRule::Faces { wall_b } => {
+                let x = states[i].position();
+                for w in [r.wall, wall_b] {
+                    let wall = &walls[w as usize];
+                    let (p, n) = (wall_point(wall), wall.normal.map(|c| c as f64));
+                    let dist: f64 = (0..3).map(|c| (x[c] - p[c]) * n[c]).sum();
+                    let f_n: f64 = (0..3).map(|c| f[c] * n[c]).sum();
+                    if dist.abs() <= 1e-9 {
+                        if f_n < 0.0 {
+                            out[w as usize] -= f_n * n[2];
+                        }
+                        break;
+                    }
+                }
+            }
+            _ => out[r.wall as usize] -= f[2],
+        }
+    }
+    out
+}
+
 /// The servo wall's area from its rim (module doc); nothing without a `ServoArea`.
 pub fn rim_servo_area(states: &[SphereState], walls: &mut [PlaneWall], rims: &Rims) {
     let Some(a) = &rims.area else {
@@ -432,6 +468,30 @@ mod tests {
         assert!((states[2].position()[2] - 0.1).abs() < 1e-15);
         assert_eq!(states[2].vel, [0.1, 0.2, -0.05]);
         assert_eq!(states[0].position()[..2], a.position()[..2]);
+    }
+
+    /// The caps' axial force: a rim vertex held on each platen gets −F_z (either sign), a face
+    /// vertex on the bottom plane pressed into it (F_z < 0) gets the push, one pulled off it
+    /// (F_z > 0) and one between the planes nothing.
+    #[test]
+    fn cap_axial_force_is_the_rims_and_faces_reaction() {
+        let bottom = PlaneWall::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3], 0);
+        let top = PlaneWall::new([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], [0.0, 0.0, -0.05], 0);
+        let states = [
+            vertex([0.025, 0.0, 0.0], [0.0; 3]),
+            vertex([0.025, 0.0, 0.1], [0.0; 3]),
+            vertex([0.024, 0.0, 0.0], [0.0; 3]),
+            vertex([0.023, 0.0, 0.0], [0.0; 3]),
+            vertex([0.024, 0.0, 0.05], [0.0; 3]),
+        ];
+        let f = |z: f32| SphereForce {
+            force: [3.0, -1.0, z],
+            ..Default::default()
+        };
+        let forces = [f(0.5), f(2.0), f(-1.5), f(0.7), f(-9.0)];
+        let rims = Rims::on_platens(&[(0, &[0]), (1, &[1])], Some(0.025), None).with_faces(&[2, 3, 4], 0, 1);
+        let r = cap_axial_force(&states, &forces, &[bottom, top], &rims);
+        assert_eq!(r, vec![-0.5 + 1.5, -2.0]);
     }
 
     /// Without a cap radius `on_platens` is the sliding rule; the records carry the mode and R_cap.

@@ -26,7 +26,11 @@
 //!   so σ_p and σ_c close the same bag (with the stop: the cap's cross-section, docs/membrane.md
 //!   "Validation 3" for why); each platen's stress is its force over its own rim's
 //!   area (the membrane's net pressure force is σ_c (A_top − A_bottom): a platen carries σ_c on
-//!   its own rim). During shearing the top platen moves at −v_p.
+//!   its own rim). With `load_cell` (the validation's cell, `paper_cell`) a platen's force is
+//!   the cap's as a load cell reads it: the grains' force plus the membrane's axial force on the
+//!   cap (`rims::cap_axial_force`: its rim and the face it lies on), and the servo holds that
+//!   measure (`servo_on_load_cell`; docs/membrane.md, "The caps' axial reactions in σ_p").
+//!   During shearing the top platen moves at −v_p.
 //! - **Measures** (`TriaxialCell::sample`): ε = ln(h0/h); the sample's volume V from the volume
 //!   enclosed by the membrane and the platens (`MembraneSpheres::enclosed_volume`; for
 //!   particles less the shell of thickness r_v), ε_v = (V0 − V)/V0; σ_p = mean of the two platens'
@@ -37,7 +41,7 @@ use super::mesh::MembraneMesh;
 use super::model::MembraneContact;
 /// The rim polygon's area, re-exported for the cell's users.
 pub use super::rims::rim_area_of;
-use super::rims::{hold_rims, rim_servo_area, Rims, ServoArea};
+use super::rims::{cap_axial_force, hold_rims, rim_servo_area, Rims, ServoArea};
 use super::system::MembraneSpheres;
 use crate::laws::vec3::dot;
 use crate::spheres::contact::sphere_pair_geometry;
@@ -45,7 +49,7 @@ use crate::spheres::cpu_stepper::CpuSpheres;
 use crate::spheres::pair_law::{LawTable, SphereMaterial};
 use crate::spheres::precision::df3_value;
 use crate::spheres::wall::wall_geometry;
-use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE};
+use crate::spheres::{PlaneWall, SphereParams, SphereState, WALL_PLANE, WALL_SERVO};
 use std::f64::consts::PI;
 
 /// A cell and its granulate from plain parameters (SI).
@@ -333,6 +337,11 @@ pub struct TriaxialSample {
     /// (`rim_area`: where the membrane meets the platen, the servo's area), σ_p their mean, σ_d.
     pub area: f64,
     pub platen_stress: [f64; 2],
+    /// The grains' part of `platen_stress` (their contact force on each platen over its rim's
+    /// area) and the caps' axial force on the membrane (N, > 0 up; `rims::cap_axial_force`),
+    /// which `platen_stress` adds when the cell is a load cell (`TriaxialCell::load_cell`).
+    pub grain_platen_stress: [f64; 2],
+    pub cap_membrane_force: [f64; 2],
     /// The rims' areas (bottom, top; `rim_area`) the platen stresses divide by.
     pub rim_area: [f64; 2],
     pub sigma_p: f64,
@@ -362,6 +371,20 @@ pub struct TriaxialCell {
     /// The rims on their platens (bottom on wall 0, top on wall 1) and the servo's area from the
     /// top rim: what `step` applies, and the GPU cell's rim kernel (`gpu_triaxial`).
     pub rims: Rims,
+    /// σ_p as a load cell on each cap sealed to the membrane reads it: the grains' force on the
+    /// platen plus the membrane's axial force on the cap (its rim and the face it lies on,
+    /// `rims::cap_axial_force`). `paper_cell` (validation 3, the GPU cell) sets it; `new` leaves
+    /// it off (the grains' force alone: the hydrostatic cell of validation 2, whose check is the
+    /// grains' stress with freely sliding rims). docs/membrane.md, "The caps' axial reactions".
+    pub load_cell: bool,
+    /// With `load_cell`: the servo holds the load cell's measure at its target (`step`), so that
+    /// σ_p = σ_c at the start of shearing as the paper sets it. The row's runs set it
+    /// (`triaxial_run`, `diagnose::diagnose_run`); the GPU cell's servo on the device sees the
+    /// grains' force only, so the GPU test and the bench leave it off (docs/membrane.md).
+    pub servo_on_load_cell: bool,
+    /// The servo's target σ (`set_servo_stress`; with `servo_on_load_cell` the wall's target is
+    /// the grains' share of it).
+    pub servo_stress: f64,
 }
 
 impl TriaxialCell {
@@ -414,6 +437,9 @@ impl TriaxialCell {
             sys,
             rim_stop: Some(radius),
             rims: Rims::default(),
+            load_cell: false,
+            servo_on_load_cell: false,
+            servo_stress: 0.0,
         };
         cell.set_rim_stop(Some(radius));
         cell
@@ -464,11 +490,26 @@ impl TriaxialCell {
 
     /// One step: the membrane system, the rims on their platens (`rims::hold_rims`: sliding,
     /// with the stop), the servo's area from the top rim (`rims::rim_servo_area`).
+    /// With `servo_on_load_cell`, first the servo's target for this step: the grains' share of
+    /// `servo_stress`, σ + R_z/A (R the top cap's axial force on the membrane at the last
+    /// evaluation, < 0 down: what the membrane carries to the cap the grains need not).
     pub fn step(&mut self) {
+        let sp = &mut self.sys.spheres;
+        if self.load_cell && self.servo_on_load_cell && sp.walls[1].kind == WALL_SERVO {
+            let r = cap_axial_force(&sp.states, &sp.forces, &sp.walls, &self.rims)[1];
+            let w = &mut sp.walls[1];
+            w.target_stress = (self.servo_stress + r / w.size as f64) as f32;
+        }
         self.sys.step();
         let sp = &mut self.sys.spheres;
         hold_rims(&mut sp.states, &sp.walls, &self.rims);
         rim_servo_area(&sp.states, &mut sp.walls, &self.rims);
+    }
+
+    /// The servo's target stress σ (the top platen's, as the cell measures it: `load_cell`).
+    pub fn set_servo_stress(&mut self, s: f64) {
+        self.servo_stress = s;
+        self.sys.spheres.walls[1].target_stress = s as f32;
     }
 
     /// Ramps σ_c on the membrane and the top platen's servo target linearly from 0 over `ramp`
@@ -482,7 +523,7 @@ impl TriaxialCell {
         for k in 0..ramp + hold {
             let s = self.sigma_c * ((k + 1) as f64 / ramp.max(1) as f64).min(1.0);
             self.sys.membrane.params.sigma = s as f32;
-            self.sys.spheres.walls[1].target_stress = s as f32;
+            self.set_servo_stress(s);
             self.step();
         }
     }
@@ -556,10 +597,17 @@ impl TriaxialCell {
         let area = v / h;
         let w = &self.sys.spheres.walls;
         let rim_area = [self.rim_area(&self.bottom_rim), self.rim_area(&self.top_rim)];
-        let platen_stress = [
-            -(w[0].force[2] as f64) / rim_area[0],
-            w[1].force[2] as f64 / rim_area[1],
-        ];
+        let sp = &self.sys.spheres;
+        let cap = cap_axial_force(&sp.states, &sp.forces, w, &self.rims);
+        let cap_membrane_force = [cap[0], cap[1]];
+        // Bottom: up on the sample > 0; top: down on the sample > 0.
+        let grain = [-(w[0].force[2] as f64), w[1].force[2] as f64];
+        let grain_platen_stress = [grain[0] / rim_area[0], grain[1] / rim_area[1]];
+        let platen_stress = if self.load_cell {
+            [(grain[0] + cap[0]) / rim_area[0], (grain[1] - cap[1]) / rim_area[1]]
+        } else {
+            grain_platen_stress
+        };
         let sigma_p = 0.5 * (platen_stress[0] + platen_stress[1]);
         let mean_stress = if self.contact == MembraneContact::Patches {
             -grain_virial(&self.sys, self.n_grains) / (3.0 * v)
@@ -574,6 +622,8 @@ impl TriaxialCell {
             volumetric_strain: if self.v0 > 0.0 { (self.v0 - v) / self.v0 } else { 0.0 },
             area,
             platen_stress,
+            grain_platen_stress,
+            cap_membrane_force,
             rim_area,
             sigma_p,
             sigma_d: sigma_p - self.sigma_c,
@@ -664,7 +714,9 @@ pub fn paper_cell(spec: &CellSpec, packing: &Packing, contact: MembraneContact) 
         MembraneContact::Patches => (4.0e-3, 0.15e-3),
         MembraneContact::Particles => (1.33e-3, 0.67e-3),
     };
-    TriaxialCell::new(spec, packing, contact, s, rv)
+    let mut cell = TriaxialCell::new(spec, packing, contact, s, rv);
+    cell.load_cell = true;
+    cell
 }
 
 /// Servo gain of the top platen: a time constant of ~1 ms on a packing of modulus ~100 MPa.
@@ -677,6 +729,7 @@ pub fn servo_gain(spec: &CellSpec) -> f64 {
 /// radius 0.67 mm).
 pub fn triaxial_run(spec: &CellSpec, packing: &Packing, contact: MembraneContact, strain: f64) -> TriaxialRun {
     let mut cell = paper_cell(spec, packing, contact);
+    cell.servo_on_load_cell = true;
     let t0 = std::time::Instant::now();
     let ms = (1e-3 / spec.dt).round() as usize;
     cell.confine(5 * ms, 10 * ms, servo_gain(spec), 0.05);
