@@ -343,3 +343,44 @@ fn bead_bonds_see_the_users_order_through_the_seam() {
         "the source's records differ"
     );
 }
+
+#[test]
+fn the_order_kept_between_calls_gives_the_same_bits() {
+    // The driver's pattern: many sorted calls in a row. A call without a list build since the
+    // last one reuses its permutation and labellings (`sort_cache`); a list built inside a
+    // call, or between calls by `step()`, makes the next entry sort afresh. Every path gives
+    // the bits of the user order.
+    let runs = [40u64, 40, 40, 40];
+    // A quiet packing (no shake): no list build in these calls, every entry after the first
+    // reuses the order.
+    let (p, states, laws, walls) = random_dense(2000);
+    let scene = (p, states, laws, walls);
+    let mut plain = stepper(&scene, false, None);
+    let mut sorted = stepper(&scene, true, None);
+    run(&mut plain, &runs);
+    run(&mut sorted, &runs);
+    assert_same(&plain, &sorted, "quiet packing: kept order vs user order");
+    assert_eq!(plain.rebuilds, 1, "the quiet case builds no list inside the calls");
+    assert_eq!(sorted.sorts, 1, "one sort, then the kept order");
+    // A shaken packing: lists built inside the calls, and between calls by `step()`.
+    let scene = shaken(2000, Laws::HertzMindlin);
+    let mut plain = stepper(&scene, false, None);
+    let mut sorted = stepper(&scene, true, None);
+    for sys in [&mut plain, &mut sorted] {
+        for q in 0..12 {
+            sys.steps(30);
+            if q % 4 == 3 {
+                for _ in 0..60 {
+                    sys.step();
+                }
+            }
+        }
+    }
+    assert!(plain.rebuilds >= 5, "the shaken case rebuilds ({})", plain.rebuilds);
+    assert!(
+        sorted.sorts >= 2 && sorted.sorts < 12,
+        "some entries sort, some reuse ({} sorts in 12 calls)",
+        sorted.sorts
+    );
+    assert_same(&plain, &sorted, "shaken packing: kept order vs user order");
+}

@@ -25,11 +25,13 @@
 
 /// The active-pair pass of `steps` (a part of this stepper: it reads and writes its arrays).
 pub mod active;
+/// The cell order kept between calls of `steps` (a part of this stepper).
+pub mod sort_cache;
 
 use super::cell_list::{build_neighbor_list, carry_history, fit_grid, NeighborList};
 use super::cell_order::{
     cell_order, gather_by, gather_rows, inverse, move_pairs, oriented_incident, pair_span, relabel_pairs, scatter_by,
-    scatter_rows, CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
+    CELL_ORDER_MIN, CELL_ORDER_MIN_STEPS, DEGRADED, SORT_SPAN,
 };
 /// The pair record, `spheres::contact::PairOut` (also reached by this path).
 pub use super::contact::PairOut;
@@ -46,6 +48,7 @@ use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::model::lanes::LANES;
 use active::{ActivePairs, ACTIVE_MAX_NEAR};
 use rayon::prelude::*;
+use sort_cache::{Labelling, SortCache};
 
 /// Smallest piece of a pass handed to one rayon task: small systems run each pass in one task
 /// (the results do not depend on the split: every item is computed alone).
@@ -81,6 +84,10 @@ pub struct CpuSpheres {
     /// value at the sort (`cell_order::DEGRADED`; 0: at every rebuild).
     order: Vec<u32>,
     span_at_sort: f64,
+    /// The permutation and sorted labelling of the last call, for the next (`sort_cache`).
+    sort_cache: SortCache,
+    /// Cell orders computed (`steps` entries and re-sorts that did not reuse the last call's).
+    pub sorts: u64,
     pub cell_order_min: usize,
     pub sort_span: f64,
     pub resort_growth: f64,
@@ -176,6 +183,8 @@ impl CpuSpheres {
             low_owner: Vec::new(),
             order: Vec::new(),
             span_at_sort: 0.0,
+            sort_cache: SortCache::default(),
+            sorts: 0,
             cell_order_min: CELL_ORDER_MIN,
             sort_span: SORT_SPAN,
             resort_growth: DEGRADED,
@@ -233,12 +242,12 @@ impl CpuSpheres {
             && k >= CELL_ORDER_MIN_STEPS
             && pair_span(&self.list) > self.sort_span * n as f64 / self.params.grid_dims[2].max(1) as f64;
         if sorted {
-            self.enter_cell_order();
+            self.enter_cell_order(false);
         }
         if !self.extra.is_empty() {
             (0..k).for_each(|_| self.step());
             if sorted {
-                self.leave_cell_order();
+                self.leave_cell_order(true);
             }
             return;
         }
@@ -280,66 +289,107 @@ impl CpuSpheres {
                 }
             }
         }
-        if let Some(act) = active.as_mut().filter(|a| a.enabled) {
-            act.flush(self);
-            act.write_back(self);
-        }
-        if sorted {
-            self.leave_cell_order();
+        match active.as_mut().filter(|a| a.enabled) {
+            // The active pairs' histories and results go straight into the user's labels
+            // (what `flush` + `write_back` + the move back give, without moving the records).
+            Some(act) if sorted => {
+                self.leave_cell_order(false);
+                act.write_mapped(&mut self.history, &mut self.pair_out, &self.sort_cache.to_sorted);
+            }
+            Some(act) => {
+                act.flush(self);
+                act.write_back(self);
+            }
+            None if sorted => self.leave_cell_order(true),
+            None => {}
         }
     }
 
     /// Sorts every per-sphere and per-pair array by cell on the current grid (key: cell, user
-    /// index; `cell_order`), the pair list relabelled with its records.
-    fn enter_cell_order(&mut self) {
+    /// index; `cell_order`), the pair list relabelled with its records. Unless `fresh`, the
+    /// permutation and sorted labelling kept from the last call are reused when they belong to
+    /// this list (`sort_cache`: then only the records move).
+    fn enter_cell_order(&mut self, fresh: bool) {
         debug_assert!(self.order.is_empty());
-        let order = cell_order(&self.params, &self.states);
-        self.relabel(&order, true);
-        self.order = order;
-        self.span_at_sort = pair_span(&self.list);
-    }
-
-    /// Every array back in the user's order.
-    fn leave_cell_order(&mut self) {
-        let order = std::mem::take(&mut self.order);
-        self.relabel(&order, false);
-    }
-
-    /// Moves every array into the sorted `order` (slot → user) when `entering`, else out of it
-    /// into the user's order; the pair list is relabelled and its records follow.
-    fn relabel(&mut self, order: &[u32], entering: bool) {
-        let nw = self.walls.len();
-        let inv;
-        // Old label → new label.
-        let map: &[u32] = if entering {
-            inv = inverse(order);
-            &inv
-        } else {
-            order
-        };
-        if entering {
-            self.states = gather_by(&self.states, order);
-            self.forces = gather_by(&self.forces, order);
-            self.extra_force = gather_by(&self.extra_force, order);
-            self.x_ref = gather_by(&self.x_ref, order);
-            self.wall_any = gather_by(&self.wall_any, order);
-            self.stress_trace = gather_by(&self.stress_trace, order);
-            self.wall_trace = gather_rows(&self.wall_trace, order, nw);
-            self.wall_strain = gather_rows(&self.wall_strain, order, nw);
-            self.wall_history = gather_rows(&self.wall_history, order, nw);
-            self.wall_out = gather_rows(&self.wall_out, order, nw);
-        } else {
-            self.states = scatter_by(&self.states, order);
-            self.forces = scatter_by(&self.forces, order);
-            self.extra_force = scatter_by(&self.extra_force, order);
-            self.x_ref = scatter_by(&self.x_ref, order);
-            self.wall_any = scatter_by(&self.wall_any, order);
-            self.stress_trace = scatter_by(&self.stress_trace, order);
-            self.wall_trace = scatter_rows(&self.wall_trace, order, nw);
-            self.wall_strain = scatter_rows(&self.wall_strain, order, nw);
-            self.wall_history = scatter_rows(&self.wall_history, order, nw);
-            self.wall_out = scatter_rows(&self.wall_out, order, nw);
+        let n = self.states.len();
+        let user = Labelling::take(self);
+        let mut c = std::mem::take(&mut self.sort_cache);
+        if fresh || !c.fits(&user.list, n) {
+            let order = cell_order(&self.params, &self.states);
+            let inv = inverse(&order);
+            let (list, to_sorted) = relabel_pairs(&user.list, &inv);
+            c = SortCache {
+                key: user.list.clone(),
+                to_user: inverse(&to_sorted),
+                to_sorted,
+                order,
+                inv,
+                ..Default::default()
+            };
+            self.list = list;
+            self.set_incident(&c.order);
+            c.span = pair_span(&self.list);
+            self.sorts += 1;
+        } else if let Some(sorted) = c.sorted.take() {
+            sorted.put(self);
         }
+        c.user = Some(user);
+        c.rebuilds = self.rebuilds;
+        self.move_records(&c.order, &c.inv, &c.to_sorted, true, false);
+        self.order = c.order.clone();
+        self.span_at_sort = c.span;
+        self.sort_cache = c;
+    }
+
+    /// Every array back in the user's order; the sorted labelling kept for the next call
+    /// (`sort_cache`). Without a list build since the entry, the user labelling taken in at
+    /// the entry comes back as it was; else the list is relabelled. Without `pair_records`,
+    /// `history` and `pair_out` are left for the caller to write in the user's labels.
+    fn leave_cell_order(&mut self, pair_records: bool) {
+        let order = std::mem::take(&mut self.order);
+        let mut c = std::mem::take(&mut self.sort_cache);
+        let sorted = Labelling::take(self);
+        let unchanged = c.rebuilds == self.rebuilds;
+        match c.user.take().filter(|_| unchanged) {
+            Some(user) => {
+                debug_assert!(c.order == order);
+                user.put(self);
+            }
+            None => {
+                let (list, to_user) = relabel_pairs(&sorted.list, &order);
+                c.to_sorted = inverse(&to_user);
+                c.to_user = to_user;
+                c.inv = inverse(&order);
+                c.order = order;
+                c.span = self.span_at_sort;
+                c.key = list.clone();
+                self.list = list;
+                self.set_incident(&[]);
+            }
+        }
+        self.move_records(&c.inv, &c.order, &c.to_user, pair_records, true);
+        c.sorted = Some(sorted);
+        self.sort_cache = c;
+    }
+
+    /// Moves the per-sphere records (`by`: new label → old label) and the per-pair ones
+    /// (`pairs`: new pair → old pair) to the other labelling; `map` (old label → new label)
+    /// relabels the wall candidates. `history` moves when `pair_records`, `pair_out` when
+    /// `pair_out` too: entering the cell order it stays where it is, since every step of `steps` writes every
+    /// pair record before one is read (`pair_gather`, the active pairs' `write_back`, a list
+    /// build's cleared records).
+    fn move_records(&mut self, by: &[u32], map: &[u32], pairs: &[u32], pair_records: bool, pair_out: bool) {
+        let nw = self.walls.len();
+        self.states = gather_by(&self.states, by);
+        self.forces = gather_by(&self.forces, by);
+        self.extra_force = gather_by(&self.extra_force, by);
+        self.x_ref = gather_by(&self.x_ref, by);
+        self.wall_any = gather_by(&self.wall_any, by);
+        self.stress_trace = gather_by(&self.stress_trace, by);
+        self.wall_trace = gather_rows(&self.wall_trace, by, nw);
+        self.wall_strain = gather_rows(&self.wall_strain, by, nw);
+        self.wall_history = gather_rows(&self.wall_history, by, nw);
+        self.wall_out = gather_rows(&self.wall_out, by, nw);
         // A wall's candidates keep the user's order (its gather's order); the slots any.
         for ws in &mut self.wall_spheres {
             ws.iter_mut().for_each(|s| *s = map[*s as usize]);
@@ -350,13 +400,14 @@ impl CpuSpheres {
             *k = map[(*k / w) as usize] * w + *k % w;
         }
         self.wall_slots.sort_unstable();
-        let (list, src) = relabel_pairs(&self.list, map);
-        self.history = move_pairs(&self.history, &src);
-        self.pair_out = move_pairs(&self.pair_out, &src);
-        self.pair_trace = move_pairs(&self.pair_trace, &src);
-        self.pair_strain = move_pairs(&self.pair_strain, &src);
-        self.list = list;
-        self.set_incident(if entering { order } else { &[] });
+        if pair_records {
+            self.history = move_pairs(&self.history, pairs);
+        }
+        if pair_records && pair_out {
+            self.pair_out = move_pairs(&self.pair_out, pairs);
+        }
+        self.pair_trace = move_pairs(&self.pair_trace, pairs);
+        self.pair_strain = move_pairs(&self.pair_strain, pairs);
     }
 
     /// The incident lists of `self.list` under `order` (empty: the user's).
@@ -524,8 +575,8 @@ impl CpuSpheres {
         if !self.order.is_empty() && pair_span(&self.list) > self.resort_growth * self.span_at_sort {
             // The spheres flowed away from their cell neighbours in memory: sort again (the
             // new list relabelled with the arrays).
-            self.leave_cell_order();
-            self.enter_cell_order();
+            self.leave_cell_order(true);
+            self.enter_cell_order(true);
         } else {
             let order = std::mem::take(&mut self.order);
             self.set_incident(&order);
@@ -614,7 +665,8 @@ impl CpuSpheres {
             + b(&self.wall_trace)
             + b(&self.stress_trace)
             + b(&self.pair_strain)
-            + b(&self.wall_strain);
+            + b(&self.wall_strain)
+            + self.sort_cache.bytes();
         bytes as f64 / self.states.len().max(1) as f64
     }
 

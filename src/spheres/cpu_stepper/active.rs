@@ -427,6 +427,29 @@ impl ActivePairs {
             .reduce(|| false, |a, b| a | b)
     }
 
+    /// `flush` + `write_back` into another labelling of the pairs (pair k of this pass is
+    /// `map[k]` there; the stepper's records left the cell order without them): the live
+    /// histories and zero elsewhere (what `flush` leaves: no other history has a bit set), the
+    /// active pairs' results and +0 elsewhere.
+    pub fn write_mapped(&self, history: &mut [ContactHistory], pair_out: &mut [PairOut], map: &[u32]) {
+        history
+            .par_iter_mut()
+            .with_min_len(4096)
+            .for_each(|h| *h = ContactHistory::default());
+        pair_out
+            .par_iter_mut()
+            .with_min_len(4096)
+            .for_each(|o| *o = PairOut::default());
+        for reg in &self.regions {
+            for (&k, x) in reg.live.iter().zip(&reg.live_hist) {
+                history[map[k as usize] as usize] = *x;
+            }
+            for (&k, o) in reg.active.iter().zip(&reg.out) {
+                pair_out[map[k as usize] as usize] = *o;
+            }
+        }
+    }
+
     /// `pair_out` of the last evaluation: the active pairs' results, +0 elsewhere (what the
     /// full pass writes for a pair out of contact).
     pub fn write_back(&self, sys: &mut CpuSpheres) {
