@@ -44,6 +44,8 @@ pub fn print_info() -> anyhow::Result<()> {
         "  max_compute_workgroups_per_dimension: {} / {}",
         l.max_compute_workgroups_per_dimension, a.max_compute_workgroups_per_dimension
     );
+    println!("subgroup operations: {}", ctx.subgroup_summary());
+    println!("adapter features: {:?}", ctx.adapter.features());
     println!("floating point (precision_probe.wgsl on this device):");
     for line in measure(&ctx)?.lines() {
         println!("  {line}");
