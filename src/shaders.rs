@@ -31,7 +31,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("node_forces", include_str!("../shaders/node_forces.wgsl")),
     ("subgroup", include_str!("../shaders/subgroup.wgsl")),
     ("integrate_subgroup", include_str!("../shaders/integrate_subgroup.wgsl")),
-    ("node_forces_subgroup", include_str!("../shaders/node_forces_subgroup.wgsl")),
+    (
+        "node_forces_subgroup",
+        include_str!("../shaders/node_forces_subgroup.wgsl"),
+    ),
     (
         "contact_pairs_subgroup",
         include_str!("../shaders/contact_pairs_subgroup.wgsl"),
@@ -83,7 +86,12 @@ pub const NEEDS_IMPORTER: &[&str] = &["df32", "history"];
 /// `gpu::stepper::SlotAllocation` and `DisplacementMax`). Every other kernel validates with the
 /// default capabilities, so no device without subgroups is handed one
 /// (`gpu::context::kernel_capabilities`, tests/shaders_validate.rs).
-pub const NEEDS_SUBGROUPS: &[&str] = &["subgroup", "integrate_subgroup", "node_forces_subgroup", "contact_pairs_subgroup"];
+pub const NEEDS_SUBGROUPS: &[&str] = &[
+    "subgroup",
+    "integrate_subgroup",
+    "node_forces_subgroup",
+    "contact_pairs_subgroup",
+];
 
 /// `common.wgsl` and every file of [`KERNELS`]: the files `#import` can name.
 pub fn all_files() -> Vec<(&'static str, &'static str)> {

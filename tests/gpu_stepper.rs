@@ -422,7 +422,10 @@ fn modes_on<T: Copy + PartialEq + std::fmt::Debug>(
     }
     let e = refused().expect_err("subgroup mode accepted on a device without subgroup operations");
     assert!(e.to_string().contains("no subgroup operations"), "{e}");
-    println!("{:?}: no subgroup operations, {subgroup:?} refused and not run", ctx.info.name);
+    println!(
+        "{:?}: no subgroup operations, the subgroup mode refused and not run",
+        ctx.info.name
+    );
     all.iter().copied().filter(|m| *m != subgroup).collect()
 }
 
@@ -438,7 +441,11 @@ fn modes_on<T: Copy + PartialEq + std::fmt::Debug>(
 fn every_slot_allocation_gives_the_same_run() {
     let (scene, _) = softdem::scenes::compaction_bench(6);
     let ctx = Arc::new(gpu_for_tests());
-    let all = [SlotAllocation::Workgroup, SlotAllocation::Direct, SlotAllocation::Subgroup];
+    let all = [
+        SlotAllocation::Workgroup,
+        SlotAllocation::Direct,
+        SlotAllocation::Subgroup,
+    ];
     let modes = modes_on(&ctx, &all, SlotAllocation::Subgroup, || {
         GpuBackend::new(ctx.clone(), &scene)?.set_slot_allocation(SlotAllocation::Subgroup)
     });
@@ -479,7 +486,11 @@ fn every_slot_allocation_gives_the_same_run() {
 fn every_displacement_max_gives_the_same_run() {
     let scene = small_packing();
     let ctx = Arc::new(gpu_for_tests());
-    let all = [DisplacementMax::Direct, DisplacementMax::Staged, DisplacementMax::Subgroup];
+    let all = [
+        DisplacementMax::Direct,
+        DisplacementMax::Staged,
+        DisplacementMax::Subgroup,
+    ];
     let modes = modes_on(&ctx, &all, DisplacementMax::Subgroup, || {
         GpuBackend::new(ctx.clone(), &scene)?.set_displacement_max(DisplacementMax::Subgroup)
     });
@@ -536,7 +547,12 @@ fn the_subgroup_defaults_give_the_cpu_adapter_defaults_run() {
         }
         be.step(1500).unwrap();
         let saved = be.export_state().unwrap();
-        runs.push((be.rebuilds(), saved.max_disp_bits, saved.nodes, be.read_contacts().unwrap()));
+        runs.push((
+            be.rebuilds(),
+            saved.max_disp_bits,
+            saved.nodes,
+            be.read_contacts().unwrap(),
+        ));
     }
     if let [(b0, m0, n0, c0), (b1, m1, n1, c1)] = &runs[..] {
         assert!(*b0 > 5, "only {b0} builds");

@@ -36,7 +36,10 @@ fn subgroup_kernels_validate_only_with_the_subgroup_capability() {
         }
         let err = validate_kernel_with(name, C::default())
             .expect_err(&format!("{name} validates without the SUBGROUP capability"));
-        assert!(err.to_lowercase().contains("subgroup"), "{name}: unexpected error:\n{err}");
+        assert!(
+            err.to_lowercase().contains("subgroup"),
+            "{name}: unexpected error:\n{err}"
+        );
     }
     for (shader, entry) in [
         ("integrate_subgroup", "integrate_subgroup"),

@@ -376,16 +376,16 @@ pub fn validate_parts_with(parts: &[(&str, &str)], caps: naga::valid::Capabiliti
         )
     })?;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-    .validate(&module)
-    .map_err(|e| {
-        format!(
-            "{}: {kernel}: validation error: {}\n{}",
-            // The last span is the innermost (e.g. the expression inside the function).
-            located(e.spans().map(|(span, _)| *span).filter(|s| s.is_defined()).last()),
-            e.as_inner(),
-            e.emit_to_string(source)
-        )
-    })?;
+        .validate(&module)
+        .map_err(|e| {
+            format!(
+                "{}: {kernel}: validation error: {}\n{}",
+                // The last span is the innermost (e.g. the expression inside the function).
+                located(e.spans().map(|(span, _)| *span).filter(|s| s.is_defined()).last()),
+                e.as_inner(),
+                e.emit_to_string(source)
+            )
+        })?;
     Ok(())
 }
 

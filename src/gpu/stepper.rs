@@ -102,7 +102,14 @@ impl SlotAllocation {
     pub fn choose(value: &str, cpu: bool, subgroups: bool) -> anyhow::Result<SlotAllocation> {
         use SlotAllocation::*;
         let named = [("workgroup", Workgroup), ("direct", Direct), ("subgroup", Subgroup)];
-        choose_mode("SOFTDEM_GPU_SLOTS", value, &named, cpu, subgroups, [Direct, Workgroup, Subgroup])
+        choose_mode(
+            "SOFTDEM_GPU_SLOTS",
+            value,
+            &named,
+            cpu,
+            subgroups,
+            [Direct, Workgroup, Subgroup],
+        )
     }
 
     /// The shader and entry point.
@@ -145,7 +152,14 @@ impl DisplacementMax {
     pub fn choose(value: &str, cpu: bool, subgroups: bool) -> anyhow::Result<DisplacementMax> {
         use DisplacementMax::*;
         let named = [("direct", Direct), ("staged", Staged), ("subgroup", Subgroup)];
-        choose_mode("SOFTDEM_GPU_DISPLACEMENT", value, &named, cpu, subgroups, [Direct, Staged, Subgroup])
+        choose_mode(
+            "SOFTDEM_GPU_DISPLACEMENT",
+            value,
+            &named,
+            cpu,
+            subgroups,
+            [Direct, Staged, Subgroup],
+        )
     }
 
     /// The (shader, entry point) of integrate and of node_forces fused with integrate.
@@ -1706,13 +1720,25 @@ mod mode_tests {
             assert_eq!(D::choose("staged", cpu, true).unwrap(), D::Staged);
             assert_eq!(D::choose("direct", cpu, false).unwrap(), D::Direct);
             let e = S::choose("subgroup", cpu, false).unwrap_err().to_string();
-            assert!(e.starts_with("SOFTDEM_GPU_SLOTS=subgroup: this device has no subgroup"), "{e}");
+            assert!(
+                e.starts_with("SOFTDEM_GPU_SLOTS=subgroup: this device has no subgroup"),
+                "{e}"
+            );
             let e = D::choose("subgroup", cpu, false).unwrap_err().to_string();
-            assert!(e.starts_with("SOFTDEM_GPU_DISPLACEMENT=subgroup: this device has no subgroup"), "{e}");
+            assert!(
+                e.starts_with("SOFTDEM_GPU_DISPLACEMENT=subgroup: this device has no subgroup"),
+                "{e}"
+            );
         }
         let e = S::choose("staged", false, true).unwrap_err().to_string();
-        assert_eq!(e, "SOFTDEM_GPU_SLOTS=\"staged\": expected one of workgroup, direct, subgroup");
+        assert_eq!(
+            e,
+            "SOFTDEM_GPU_SLOTS=\"staged\": expected one of workgroup, direct, subgroup"
+        );
         let e = D::choose("workgroup", false, true).unwrap_err().to_string();
-        assert_eq!(e, "SOFTDEM_GPU_DISPLACEMENT=\"workgroup\": expected one of direct, staged, subgroup");
+        assert_eq!(
+            e,
+            "SOFTDEM_GPU_DISPLACEMENT=\"workgroup\": expected one of direct, staged, subgroup"
+        );
     }
 }
