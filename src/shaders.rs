@@ -29,6 +29,16 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("contact_pairs", include_str!("../shaders/contact_pairs.wgsl")),
     ("shell_forces", include_str!("../shaders/shell_forces.wgsl")),
     ("node_forces", include_str!("../shaders/node_forces.wgsl")),
+    ("subgroup", include_str!("../shaders/subgroup.wgsl")),
+    ("integrate_subgroup", include_str!("../shaders/integrate_subgroup.wgsl")),
+    (
+        "node_forces_subgroup",
+        include_str!("../shaders/node_forces_subgroup.wgsl"),
+    ),
+    (
+        "contact_pairs_subgroup",
+        include_str!("../shaders/contact_pairs_subgroup.wgsl"),
+    ),
     ("cohesive_link", include_str!("../shaders/cohesive_link.wgsl")),
     ("modal_lib", include_str!("../shaders/modal_lib.wgsl")),
     ("modal_contact", include_str!("../shaders/modal_contact.wgsl")),
@@ -72,6 +82,18 @@ pub const KERNELS: &[(&str, &str)] = &[
 /// and the others its header lists): not valid alone, validated within every kernel that
 /// imports them.
 pub const NEEDS_IMPORTER: &[&str] = &["df32", "history", "grid3d"];
+
+/// Kernels that use subgroup operations: valid only with naga's `Capabilities::SUBGROUP`, created
+/// only on a device with `wgpu::Features::SUBGROUP` (the `subgroup` modes of
+/// `gpu::stepper::SlotAllocation` and `DisplacementMax`). Every other kernel validates with the
+/// default capabilities, so no device without subgroups is handed one
+/// (`gpu::context::kernel_capabilities`, tests/shaders_validate.rs).
+pub const NEEDS_SUBGROUPS: &[&str] = &[
+    "subgroup",
+    "integrate_subgroup",
+    "node_forces_subgroup",
+    "contact_pairs_subgroup",
+];
 
 /// `common.wgsl` and every file of [`KERNELS`]: the files `#import` can name.
 pub fn all_files() -> Vec<(&'static str, &'static str)> {

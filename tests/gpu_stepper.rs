@@ -408,16 +408,52 @@ fn host_and_gpu_driven_rebuilds_give_the_same_run() {
     );
 }
 
-/// The two ways shell_forces_contact_pairs places new contact slots (src/gpu/stepper.rs,
-/// `SlotAllocation`): staged per workgroup (one atomicAdd each) and one atomicAdd per slot with
-/// no workgroup barrier (chosen on CPU adapters) give the same run bit for bit on the pressed
-/// compaction packing, also when a pool of one slot overflows and is grown (the step redone).
+/// The modes to compare: `all`, less `subgroup` where the device has no subgroup operations
+/// (lavapipe has them); there, `refused` must fail to set it, so the test checks that instead of
+/// passing over it silently.
+fn modes_on<T: Copy + PartialEq + std::fmt::Debug>(
+    ctx: &softdem::gpu::context::GpuContext,
+    all: &[T],
+    subgroup: T,
+    refused: impl FnOnce() -> anyhow::Result<()>,
+) -> Vec<T> {
+    if ctx.has_subgroups() {
+        return all.to_vec();
+    }
+    let e = refused().expect_err("subgroup mode accepted on a device without subgroup operations");
+    assert!(e.to_string().contains("no subgroup operations"), "{e}");
+    println!(
+        "{:?}: no subgroup operations, the subgroup mode refused and not run",
+        ctx.info.name
+    );
+    all.iter().copied().filter(|m| *m != subgroup).collect()
+}
+
+/// The three ways shell_forces_contact_pairs places new contact slots (src/gpu/stepper.rs,
+/// `SlotAllocation`): staged per workgroup (one atomicAdd each; GPUs without subgroups), one
+/// atomicAdd per slot with no workgroup barrier (CPU adapters) and counted per subgroup (one
+/// atomicAdd per subgroup and round of the lists, shaders/contact_pairs_subgroup.wgsl; GPUs with
+/// subgroups, forced here: lavapipe's subgroups have 8 invocations) give the same run bit for
+/// bit on the pressed compaction packing — node states and the slot of every entry — also when a
+/// pool of one slot overflows and is grown (the step redone), and on a beam landed on a floor,
+/// where neighbouring invocations get new slots in the same round (the packing rarely has that:
+/// a subgroup pass placing a round's slots all at its base passed the packing and failed the
+/// beam). Where the slots lie in the pool differs between the modes (and between runs); what
+/// they hold does not.
 #[test]
-fn staged_and_direct_slot_allocation_give_the_same_run() {
+fn every_slot_allocation_gives_the_same_run() {
     let (scene, _) = softdem::scenes::compaction_bench(6);
     let ctx = Arc::new(gpu_for_tests());
+    let all = [
+        SlotAllocation::Workgroup,
+        SlotAllocation::Direct,
+        SlotAllocation::Subgroup,
+    ];
+    let modes = modes_on(&ctx, &all, SlotAllocation::Subgroup, || {
+        GpuBackend::new(ctx.clone(), &scene)?.set_slot_allocation(SlotAllocation::Subgroup)
+    });
     let mut runs = Vec::new();
-    for a in [SlotAllocation::Workgroup, SlotAllocation::Direct] {
+    for &a in &modes {
         for pool in [None, Some(1)] {
             let mut be = GpuBackend::with_capacities(ctx.clone(), &scene, None, pool).unwrap();
             be.set_slot_allocation(a).unwrap();
@@ -439,20 +475,54 @@ fn staged_and_direct_slot_allocation_give_the_same_run() {
             "{a:?}: slots per entry differ from staged allocation"
         );
     }
+    // A landed beam: every beam node on a floor segment, so neighbouring invocations get new
+    // slots in the same round of their lists (the subgroup mode places several per atomicAdd;
+    // the packing above rarely does), and friction histories carried by the slots.
+    let scene = beam_on_floor();
+    let mut runs = Vec::new();
+    for &a in &modes {
+        let mut be = GpuBackend::new(ctx.clone(), &scene).unwrap();
+        be.set_slot_allocation(a).unwrap();
+        be.step(1500).unwrap();
+        let c = be.read_contacts().unwrap();
+        let slots = c.slots.iter().filter(|s| s.flags != 0).count();
+        assert!(slots > 20, "{a:?}: only {slots} contacts of the landed beam");
+        runs.push((a, be.read_nodes().unwrap(), c));
+    }
+    for (a, nodes, contacts) in &runs[1..] {
+        assert_eq!(
+            nodes, &runs[0].1,
+            "{a:?}: beam node states differ from staged allocation"
+        );
+        assert_eq!(
+            contacts, &runs[0].2,
+            "{a:?}: beam contacts differ from staged allocation"
+        );
+    }
 }
 
-/// The two ways integrate records the largest displacement since the last list build
+/// The three ways integrate records the largest displacement since the last list build
 /// (src/gpu/stepper.rs, `DisplacementMax`): one atomicMax per node that beats the load (chosen on
-/// CPU adapters) and a workgroup maximum in workgroup memory with one atomicMax per workgroup
-/// (chosen on GPUs; forced here) give the same run bit for bit — the same builds at the same
-/// steps, the same displacement bits, node states and contacts — on cells that fall apart and
-/// land (many builds, decided by that maximum), and the CPU twin agrees within 1e-5 (of R = 1).
+/// CPU adapters), a workgroup maximum in workgroup memory with one atomicMax per workgroup
+/// (GPUs without subgroups) and a subgroupMax with one atomicMax per subgroup
+/// (shaders/integrate_subgroup.wgsl, node_forces_subgroup.wgsl; GPUs with subgroups), the last
+/// two forced here, give the same run bit for bit — the same builds at the same steps, the same
+/// displacement bits, node states and contacts — on cells that fall apart and land (many builds,
+/// decided by that maximum), and the CPU twin agrees within 1e-5 (of R = 1).
 #[test]
-fn staged_and_direct_displacement_max_give_the_same_run() {
+fn every_displacement_max_gives_the_same_run() {
     let scene = small_packing();
     let ctx = Arc::new(gpu_for_tests());
+    let all = [
+        DisplacementMax::Direct,
+        DisplacementMax::Staged,
+        DisplacementMax::Subgroup,
+    ];
+    let modes = modes_on(&ctx, &all, DisplacementMax::Subgroup, || {
+        GpuBackend::new(ctx.clone(), &scene)?.set_displacement_max(DisplacementMax::Subgroup)
+    });
     let mut runs = Vec::new();
-    for d in [DisplacementMax::Direct, DisplacementMax::Staged] {
+    for d in modes {
         let mut be = GpuBackend::new(ctx.clone(), &scene).unwrap();
         be.set_displacement_max(d).unwrap();
         assert_eq!(be.displacement_max(), d);
@@ -472,12 +542,54 @@ fn staged_and_direct_displacement_max_give_the_same_run() {
         ));
     }
     let (_, builds, bits, nodes, contacts) = &runs[0];
-    let (d, builds_s, bits_s, nodes_s, contacts_s) = &runs[1];
-    assert_eq!(builds, builds_s, "{d:?}: different builds");
-    assert_eq!(bits, bits_s, "{d:?}: different displacement maximum");
-    assert_eq!(nodes, nodes_s, "{d:?}: node states differ from the direct maximum");
-    assert_eq!(contacts, contacts_s, "{d:?}: contacts differ from the direct maximum");
-    assert_cpu_agrees(&scene, 1500, nodes_s);
+    for (d, builds_s, bits_s, nodes_s, contacts_s) in &runs[1..] {
+        assert_eq!(builds, builds_s, "{d:?}: different builds");
+        assert_eq!(bits, bits_s, "{d:?}: different displacement maximum");
+        assert_eq!(nodes, nodes_s, "{d:?}: node states differ from the direct maximum");
+        assert_eq!(contacts, contacts_s, "{d:?}: contacts differ from the direct maximum");
+    }
+    assert_cpu_agrees(&scene, 1500, nodes);
+}
+
+/// Both subgroup modes together (the default on a GPU with subgroup operations) on cells that
+/// fall apart and land: the same bytes as the CPU-adapter defaults (direct, direct) — node
+/// states, contacts with their slots, builds and displacement bits — over 1,500 steps with many
+/// builds and a contact at the end (each mode alone is compared on more contacts above).
+#[test]
+fn the_subgroup_defaults_give_the_cpu_adapter_defaults_run() {
+    let scene = small_packing();
+    let ctx = Arc::new(gpu_for_tests());
+    let modes = modes_on(&ctx, &[true, false], true, || {
+        GpuBackend::new(ctx.clone(), &scene)?.set_slot_allocation(SlotAllocation::Subgroup)
+    });
+    let mut runs = Vec::new();
+    for subgroup in modes {
+        let mut be = GpuBackend::new(ctx.clone(), &scene).unwrap();
+        if subgroup {
+            be.set_slot_allocation(SlotAllocation::Subgroup).unwrap();
+            be.set_displacement_max(DisplacementMax::Subgroup).unwrap();
+        } else {
+            be.set_slot_allocation(SlotAllocation::Direct).unwrap();
+            be.set_displacement_max(DisplacementMax::Direct).unwrap();
+        }
+        be.step(1500).unwrap();
+        let saved = be.export_state().unwrap();
+        runs.push((
+            be.rebuilds(),
+            saved.max_disp_bits,
+            saved.nodes,
+            be.read_contacts().unwrap(),
+        ));
+    }
+    if let [(b0, m0, n0, c0), (b1, m1, n1, c1)] = &runs[..] {
+        assert!(*b0 > 5, "only {b0} builds");
+        let slots = c0.slots.iter().filter(|s| s.flags != 0).count();
+        assert!(slots > 0, "no contact at the end");
+        assert_eq!(b0, b1, "different builds");
+        assert_eq!(m0, m1, "different displacement maximum");
+        assert_eq!(n0, n1, "node states differ");
+        assert_eq!(c0, c1, "contacts differ");
+    }
 }
 
 /// A saved state whose list outgrows the importing backend's (8 entries): the import grows the

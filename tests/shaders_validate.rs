@@ -1,8 +1,8 @@
 //! Every WGSL kernel parses and validates with naga (no GPU needed), errors are reported as
 //! `shaders/<file>.wgsl:<line>`, and no kernel file on disk is missing from `KERNELS`.
 
-use softdem::gpu::context::{locate_in_parts, validate_kernel, validate_parts};
-use softdem::shaders::{compose, imports_of, parts, shader_source, COMMON, KERNELS, NEEDS_IMPORTER};
+use softdem::gpu::context::{locate_in_parts, validate_kernel, validate_kernel_with, validate_parts};
+use softdem::shaders::{compose, imports_of, parts, shader_source, COMMON, KERNELS, NEEDS_IMPORTER, NEEDS_SUBGROUPS};
 
 #[test]
 fn every_kernel_validates() {
@@ -18,6 +18,40 @@ fn every_kernel_validates() {
         KERNELS.len(),
         failures.join("\n\n")
     );
+}
+
+/// The subgroup kernels (`NEEDS_SUBGROUPS`: the `subgroup` modes of the slot allocation and the
+/// displacement maximum, src/gpu/stepper.rs) validate with naga's `Capabilities::SUBGROUP` and
+/// fail without it, so they are modules of their own; `every_kernel_validates` checks every other
+/// kernel with the default capabilities, so none of those holds a subgroup operation (a device
+/// without `Features::SUBGROUP` compiles them). The modes' entry points are in their modules.
+#[test]
+fn subgroup_kernels_validate_only_with_the_subgroup_capability() {
+    use naga::valid::Capabilities as C;
+    assert!(!NEEDS_SUBGROUPS.is_empty());
+    for name in NEEDS_SUBGROUPS {
+        assert!(KERNELS.iter().any(|(n, _)| n == name), "{name} not in KERNELS");
+        if let Err(e) = validate_kernel_with(name, C::default() | C::SUBGROUP) {
+            panic!("{name} fails with the SUBGROUP capability:\n{e}");
+        }
+        let err = validate_kernel_with(name, C::default())
+            .expect_err(&format!("{name} validates without the SUBGROUP capability"));
+        assert!(
+            err.to_lowercase().contains("subgroup"),
+            "{name}: unexpected error:\n{err}"
+        );
+    }
+    for (shader, entry) in [
+        ("integrate_subgroup", "integrate_subgroup"),
+        ("node_forces_subgroup", "node_forces_integrate_subgroup"),
+        ("contact_pairs_subgroup", "shell_forces_contact_pairs_subgroup"),
+    ] {
+        let module = naga::front::wgsl::parse_str(&shader_source(shader).unwrap()).unwrap();
+        assert!(
+            module.entry_points.iter().any(|e| e.name == entry),
+            "no entry point {entry} in shaders/{shader}.wgsl"
+        );
+    }
 }
 
 /// First line (1-based) of each part in the joined module, computed independently of

@@ -164,7 +164,44 @@ pub fn required_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
     }
 }
 
+/// The optional features softdem requests where the adapter has them (see `GpuContext::new`).
+pub fn wanted_features() -> wgpu::Features {
+    wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP
+}
+
+/// The naga capabilities kernel `name` is validated with: `SUBGROUP` for the subgroup modules
+/// ([`crate::shaders::NEEDS_SUBGROUPS`], created only on a device with `Features::SUBGROUP`),
+/// naga's defaults for every other kernel, so that a subgroup operation slipping into a kernel
+/// every device compiles fails validation (tests/shaders_validate.rs).
+pub fn kernel_capabilities(name: &str) -> naga::valid::Capabilities {
+    if crate::shaders::NEEDS_SUBGROUPS.contains(&name) {
+        naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP
+    } else {
+        naga::valid::Capabilities::default()
+    }
+}
+
 impl GpuContext {
+    /// Whether the device was created with subgroup operations (`Features::SUBGROUP`: the
+    /// adapter has them): the subgroup kernels can be compiled.
+    pub fn has_subgroups(&self) -> bool {
+        self.device.features().contains(wgpu::Features::SUBGROUP)
+    }
+
+    /// One line on subgroup operations: whether the adapter has them (and its subgroup sizes) and
+    /// whether the device was created with them (`softdem info`, the GPU report).
+    pub fn subgroup_summary(&self) -> String {
+        let i = &self.info;
+        if self.has_subgroups() {
+            format!(
+                "yes (Features::SUBGROUP requested; subgroup size {}–{})",
+                i.subgroup_min_size, i.subgroup_max_size
+            )
+        } else {
+            "no (the adapter lacks Features::SUBGROUP: the workgroup modes are used on a GPU)".to_string()
+        }
+    }
+
     /// Creates a device on the adapter selected by the environment (see the module docs).
     ///
     /// Errors (rather than panicking) when no adapter exists, when `WGPU_ADAPTER_NAME` matches
@@ -190,9 +227,12 @@ impl GpuContext {
 
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("softdem"),
-            // Timestamp queries where the adapter has them: the per-kernel times of
-            // `softdem bench --gpu-report` (`gpu::profile`); nothing else depends on them.
-            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+            // Where the adapter has them: timestamp queries (the per-kernel times of
+            // `softdem bench --gpu-report`, `gpu::profile`) and subgroup operations (the
+            // `subgroup` modes of `gpu::stepper::SlotAllocation` and `DisplacementMax`, whose
+            // kernels are modules of their own, `shaders::NEEDS_SUBGROUPS`). Nothing else depends
+            // on them: the other kernels are valid without either.
+            required_features: adapter.features() & wanted_features(),
             required_limits: limits.clone(),
             ..Default::default()
         }))
@@ -304,11 +344,17 @@ pub fn locate_in_parts(parts: &[(&str, &str)], line: usize) -> (String, usize) {
 }
 
 /// Parses and validates (naga, all validation flags, default capabilities) the module made by
-/// joining `parts` with `"\n"` (see [`locate_in_parts`]). The error reads
+/// joining `parts` with `"\n"` (see [`locate_in_parts`]); [`validate_parts_with`] with naga's
+/// default capabilities. The error reads
 /// `shaders/<file>.wgsl:<line>: <kernel>: <message>` (line `?` when naga gives no span; the
 /// primary label of a parse error, the innermost span of a validation error), then naga's report, whose `wgsl:` line numbers count in
 /// the joined module. `<kernel>` is the last part.
 pub fn validate_parts(parts: &[(&str, &str)]) -> Result<(), String> {
+    validate_parts_with(parts, naga::valid::Capabilities::default())
+}
+
+/// [`validate_parts`] with the naga capabilities `caps` (`kernel_capabilities`).
+pub fn validate_parts_with(parts: &[(&str, &str)], caps: naga::valid::Capabilities) -> Result<(), String> {
     let kernel = parts.last().map(|p| p.0).unwrap_or("?");
     let source = parts.iter().map(|p| p.1).collect::<Vec<_>>().join("\n");
     let source = source.as_str();
@@ -329,29 +375,32 @@ pub fn validate_parts(parts: &[(&str, &str)]) -> Result<(), String> {
             e.emit_to_string(source)
         )
     })?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .map_err(|e| {
-        format!(
-            "{}: {kernel}: validation error: {}\n{}",
-            // The last span is the innermost (e.g. the expression inside the function).
-            located(e.spans().map(|(span, _)| *span).filter(|s| s.is_defined()).last()),
-            e.as_inner(),
-            e.emit_to_string(source)
-        )
-    })?;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| {
+            format!(
+                "{}: {kernel}: validation error: {}\n{}",
+                // The last span is the innermost (e.g. the expression inside the function).
+                located(e.spans().map(|(span, _)| *span).filter(|s| s.is_defined()).last()),
+                e.as_inner(),
+                e.emit_to_string(source)
+            )
+        })?;
     Ok(())
 }
 
-/// [`validate_parts`] for kernel `name` of [`crate::shaders::KERNELS`], compiled from
-/// [`crate::shaders::parts`] (its `#import`s resolved, then the kernel).
+/// [`validate_parts_with`] for kernel `name` of [`crate::shaders::KERNELS`], compiled from
+/// [`crate::shaders::parts`] (its `#import`s resolved, then the kernel), with the capabilities
+/// of [`kernel_capabilities`].
 pub fn validate_kernel(name: &str) -> Result<(), String> {
+    validate_kernel_with(name, kernel_capabilities(name))
+}
+
+/// [`validate_kernel`] with the naga capabilities `caps`.
+pub fn validate_kernel_with(name: &str, caps: naga::valid::Capabilities) -> Result<(), String> {
     let parts = crate::shaders::parts(name)?;
     let parts: Vec<(&str, &str)> = parts.iter().map(|(n, s)| (*n, s.as_str())).collect();
-    validate_parts(&parts)
+    validate_parts_with(&parts, caps)
 }
 
 /// Information about every adapter wgpu finds, on all backends (ignores `WGPU_BACKEND`).

@@ -1,5 +1,6 @@
-//! `softdem info`: every adapter wgpu finds, the one `GpuContext::new` chooses, its key limits
-//! and the floating-point probe run on it (`gpu::precision`). Kept out of `context` so the layers
+//! `softdem info`: every adapter wgpu finds, the one `GpuContext::new` chooses, its key limits,
+//! whether it has subgroup operations, its features, and the floating-point probe run on it
+//! (`gpu::precision`). Kept out of `context` so the layers
 //! stay one way: context → arrays and kernels → the probe → this report.
 
 use super::context::{enumerate_adapters, GpuContext};
@@ -44,6 +45,8 @@ pub fn print_info() -> anyhow::Result<()> {
         "  max_compute_workgroups_per_dimension: {} / {}",
         l.max_compute_workgroups_per_dimension, a.max_compute_workgroups_per_dimension
     );
+    println!("subgroup operations: {}", ctx.subgroup_summary());
+    println!("adapter features: {:?}", ctx.adapter.features());
     println!("floating point (precision_probe.wgsl on this device):");
     for line in measure(&ctx)?.lines() {
         println!("  {line}");

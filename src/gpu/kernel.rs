@@ -17,7 +17,7 @@ impl Kernel {
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| anyhow::anyhow!(e.emit_to_string(&source)))?;
         let info = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
+            super::context::kernel_capabilities(shader),
         )
         .validate(&module)
         .map_err(|e| anyhow::anyhow!(e.emit_to_string(&source)))?;

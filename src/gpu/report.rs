@@ -330,6 +330,7 @@ pub fn gpu_report(
     writeln!(out, "softdem {}, wgpu {}", env!("CARGO_PKG_VERSION"), wgpu_version())?;
     writeln!(out, "instance flags: {:?}", super::context::instance_flags(i.backend))?;
     writeln!(out, "adapter features: {:?}", ctx.adapter.features())?;
+    writeln!(out, "subgroup operations: {}", ctx.subgroup_summary())?;
     let l = &ctx.limits;
     writeln!(
         out,
@@ -356,13 +357,15 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
-        "contact-slot allocation: {:?} (SOFTDEM_GPU_SLOTS=workgroup|direct; default direct on a CPU adapter)",
-        super::stepper::SlotAllocation::for_device(&ctx.info)?
+        "contact-slot allocation: {:?} (SOFTDEM_GPU_SLOTS=workgroup|direct|subgroup; default direct on a \
+         CPU adapter, subgroup on a GPU with subgroups, workgroup without)",
+        super::stepper::SlotAllocation::for_device(&ctx)?
     )?;
     writeln!(
         out,
-        "displacement maximum: {:?} (SOFTDEM_GPU_DISPLACEMENT=direct|staged; default direct on a CPU adapter)",
-        super::stepper::DisplacementMax::for_device(&ctx.info)?
+        "displacement maximum: {:?} (SOFTDEM_GPU_DISPLACEMENT=direct|staged|subgroup; default direct on a \
+         CPU adapter, subgroup on a GPU with subgroups, staged without)",
+        super::stepper::DisplacementMax::for_device(&ctx)?
     )?;
     writeln!(
         out,

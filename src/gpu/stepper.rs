@@ -51,37 +51,79 @@ struct Kernels {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SlotAllocation {
     /// Staged in workgroup memory, one atomicAdd per workgroup (`shell_forces_contact_pairs`):
-    /// for GPUs, where one address taking an atomic per slot serializes.
+    /// for GPUs without subgroup operations, where one address taking an atomic per slot
+    /// serializes.
     Workgroup,
     /// One atomicAdd per slot, no workgroup barrier (`shell_forces_contact_pairs_direct`): for CPU
     /// adapters (lavapipe runs a workgroup's invocations as coroutines that switch at every
     /// barrier; docs/performance.md).
     Direct,
+    /// Counted per subgroup, one atomicAdd per subgroup and round of the lists, no workgroup
+    /// memory or barrier (`shell_forces_contact_pairs_subgroup`, shaders/contact_pairs_subgroup.wgsl):
+    /// for GPUs with subgroup operations (`Features::SUBGROUP`).
+    Subgroup,
+}
+
+/// The mode an override names, or the default: `Direct` on a CPU adapter, `Subgroup` on another
+/// adapter with subgroup operations, `Staged` (the workgroup mode) without. `subgroup` is
+/// refused where the device has no subgroup operations. `var` names the variable in messages.
+fn choose_mode<T: Copy>(
+    var: &str,
+    value: &str,
+    named: &[(&str, T)],
+    cpu: bool,
+    subgroups: bool,
+    [direct, workgroup, subgroup]: [T; 3],
+) -> anyhow::Result<T> {
+    match value {
+        "" if cpu => Ok(direct),
+        "" if subgroups => Ok(subgroup),
+        "" => Ok(workgroup),
+        "subgroup" if !subgroups => anyhow::bail!(
+            "{var}=subgroup: this device has no subgroup operations (wgpu Features::SUBGROUP; \
+             `softdem info` lists the adapter's features); use one of the other modes"
+        ),
+        v => named.iter().find(|(n, _)| *n == v).map(|(_, m)| *m).ok_or_else(|| {
+            let names: Vec<&str> = named.iter().map(|(n, _)| *n).collect();
+            anyhow::anyhow!("{var}={v:?}: expected one of {}", names.join(", "))
+        }),
+    }
 }
 
 impl SlotAllocation {
-    /// `SOFTDEM_GPU_SLOTS=workgroup|direct`; unset or empty: by adapter, `Direct` on a CPU adapter.
-    pub fn for_device(info: &wgpu::AdapterInfo) -> anyhow::Result<SlotAllocation> {
+    /// `SOFTDEM_GPU_SLOTS=workgroup|direct|subgroup`; unset or empty: by device (`Direct` on a
+    /// CPU adapter, `Subgroup` on a GPU with subgroup operations, `Workgroup` on one without).
+    pub fn for_device(ctx: &GpuContext) -> anyhow::Result<SlotAllocation> {
         let var = std::env::var("SOFTDEM_GPU_SLOTS").unwrap_or_default();
-        match var.as_str() {
-            "workgroup" => Ok(SlotAllocation::Workgroup),
-            "direct" => Ok(SlotAllocation::Direct),
-            "" if info.device_type == wgpu::DeviceType::Cpu => Ok(SlotAllocation::Direct),
-            "" => Ok(SlotAllocation::Workgroup),
-            other => anyhow::bail!("SOFTDEM_GPU_SLOTS={other:?}: expected `workgroup` or `direct`"),
-        }
+        Self::choose(&var, ctx.info.device_type == wgpu::DeviceType::Cpu, ctx.has_subgroups())
     }
 
-    fn entry(self) -> &'static str {
+    /// `for_device` with the variable's value, the adapter's kind and subgroup support given.
+    pub fn choose(value: &str, cpu: bool, subgroups: bool) -> anyhow::Result<SlotAllocation> {
+        use SlotAllocation::*;
+        let named = [("workgroup", Workgroup), ("direct", Direct), ("subgroup", Subgroup)];
+        choose_mode(
+            "SOFTDEM_GPU_SLOTS",
+            value,
+            &named,
+            cpu,
+            subgroups,
+            [Direct, Workgroup, Subgroup],
+        )
+    }
+
+    /// The shader and entry point.
+    fn entry(self) -> (&'static str, &'static str) {
         match self {
-            SlotAllocation::Workgroup => "shell_forces_contact_pairs",
-            SlotAllocation::Direct => "shell_forces_contact_pairs_direct",
+            SlotAllocation::Workgroup => ("contact_pairs", "shell_forces_contact_pairs"),
+            SlotAllocation::Direct => ("contact_pairs", "shell_forces_contact_pairs_direct"),
+            SlotAllocation::Subgroup => ("contact_pairs_subgroup", "shell_forces_contact_pairs_subgroup"),
         }
     }
 }
 
 /// How integrate records the largest displacement since the last list build (`flags.max_disp`,
-/// an atomicMax on the bits: both give the same bits, a maximum being exact).
+/// an atomicMax on the bits: all give the same bits, a maximum being exact).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DisplacementMax {
     /// Each invocation raises the maximum with its own atomicMax when it beats the load
@@ -89,44 +131,78 @@ pub enum DisplacementMax {
     /// kernel there, docs/performance.md).
     Direct,
     /// A workgroup maximum in workgroup memory, then one atomicMax per workgroup
-    /// (`stage_displacement`, entry points `*_staged`): for GPUs, where many invocations of a
-    /// workgroup would hit one address at once.
+    /// (`stage_displacement`, entry points `*_staged`): for GPUs without subgroup operations,
+    /// where many invocations of a workgroup would hit one address at once.
     Staged,
+    /// A subgroupMax, then one atomicMax per subgroup (`subgroup_displacement`, entry points
+    /// `*_subgroup` of shaders/integrate_subgroup.wgsl and node_forces_subgroup.wgsl), no
+    /// workgroup memory or barrier: for GPUs with subgroup operations (`Features::SUBGROUP`).
+    Subgroup,
 }
 
 impl DisplacementMax {
-    /// `SOFTDEM_GPU_DISPLACEMENT=direct|staged`; unset or empty: by adapter, `Direct` on a CPU
-    /// adapter, `Staged` elsewhere.
-    pub fn for_device(info: &wgpu::AdapterInfo) -> anyhow::Result<DisplacementMax> {
+    /// `SOFTDEM_GPU_DISPLACEMENT=direct|staged|subgroup`; unset or empty: by device (`Direct` on
+    /// a CPU adapter, `Subgroup` on a GPU with subgroup operations, `Staged` on one without).
+    pub fn for_device(ctx: &GpuContext) -> anyhow::Result<DisplacementMax> {
         let var = std::env::var("SOFTDEM_GPU_DISPLACEMENT").unwrap_or_default();
-        match var.as_str() {
-            "direct" => Ok(DisplacementMax::Direct),
-            "staged" => Ok(DisplacementMax::Staged),
-            "" if info.device_type == wgpu::DeviceType::Cpu => Ok(DisplacementMax::Direct),
-            "" => Ok(DisplacementMax::Staged),
-            other => anyhow::bail!("SOFTDEM_GPU_DISPLACEMENT={other:?}: expected `direct` or `staged`"),
-        }
+        Self::choose(&var, ctx.info.device_type == wgpu::DeviceType::Cpu, ctx.has_subgroups())
     }
 
-    /// The entry points of integrate and of node_forces fused with integrate.
-    fn entries(self) -> (&'static str, &'static str) {
+    /// `for_device` with the variable's value, the adapter's kind and subgroup support given.
+    pub fn choose(value: &str, cpu: bool, subgroups: bool) -> anyhow::Result<DisplacementMax> {
+        use DisplacementMax::*;
+        let named = [("direct", Direct), ("staged", Staged), ("subgroup", Subgroup)];
+        choose_mode(
+            "SOFTDEM_GPU_DISPLACEMENT",
+            value,
+            &named,
+            cpu,
+            subgroups,
+            [Direct, Staged, Subgroup],
+        )
+    }
+
+    /// The (shader, entry point) of integrate and of node_forces fused with integrate.
+    fn entries(self) -> [(&'static str, &'static str); 2] {
         match self {
-            DisplacementMax::Direct => ("integrate", "node_forces_integrate"),
-            DisplacementMax::Staged => ("integrate_staged", "node_forces_integrate_staged"),
+            DisplacementMax::Direct => [("integrate", "integrate"), ("node_forces", "node_forces_integrate")],
+            DisplacementMax::Staged => [
+                ("integrate", "integrate_staged"),
+                ("node_forces", "node_forces_integrate_staged"),
+            ],
+            DisplacementMax::Subgroup => [
+                ("integrate_subgroup", "integrate_subgroup"),
+                ("node_forces_subgroup", "node_forces_integrate_subgroup"),
+            ],
         }
     }
+}
+
+/// Refuses a `subgroup` mode (`what`) on a device without subgroup operations.
+fn require_subgroups(ctx: &GpuContext, subgroup: bool, what: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !subgroup || ctx.has_subgroups(),
+        "{what}: subgroup mode asked for, but the device on {:?} ({:?}) has no subgroup operations \
+         (wgpu Features::SUBGROUP)",
+        ctx.info.name,
+        ctx.info.backend
+    );
+    Ok(())
 }
 
 impl Kernels {
     fn new(ctx: &GpuContext, slots: SlotAllocation, disp: DisplacementMax) -> anyhow::Result<Self> {
         let bp = |e: &str| Kernel::new(ctx, "broad_phase", e);
-        let (integrate, node_forces_integrate) = disp.entries();
+        require_subgroups(ctx, slots == SlotAllocation::Subgroup, "contact-slot allocation")?;
+        require_subgroups(ctx, disp == DisplacementMax::Subgroup, "displacement maximum")?;
+        let [integrate, node_forces_integrate] = disp.entries();
+        let (contacts, contacts_entry) = slots.entry();
         Ok(Kernels {
-            integrate: Kernel::new(ctx, "integrate", integrate)?,
+            integrate: Kernel::new(ctx, integrate.0, integrate.1)?,
             core_area: Kernel::new(ctx, "core_area", "core_area")?,
-            shell_contacts: Kernel::new(ctx, "contact_pairs", slots.entry())?,
+            shell_contacts: Kernel::new(ctx, contacts, contacts_entry)?,
             node_forces: Kernel::new(ctx, "node_forces", "node_forces")?,
-            node_forces_integrate: Kernel::new(ctx, "node_forces", node_forces_integrate)?,
+            node_forces_integrate: Kernel::new(ctx, node_forces_integrate.0, node_forces_integrate.1)?,
             cohesive_links: Kernel::new(ctx, "cohesive_link", "cohesive_links")?,
             rebuild_decide: bp("rebuild_decide")?,
             segment_max: bp("segment_max")?,
@@ -314,18 +390,18 @@ pub fn byte_model(entry: &str, links_per_node: f64) -> (f64, f64) {
     let per_entry = size_of::<Entry>() as f64 + 4.0 + 4.0;
     match entry {
         // Record, state in, x_ref; state out (whole record).
-        "integrate" | "integrate_staged" => (record + state + x_ref + state, 0.0),
+        "integrate" | "integrate_staged" | "integrate_subgroup" => (record + state + x_ref + state, 0.0),
         // The positions of every node of a closed body.
         "core_area" => (state, 0.0),
         // Record, state (its own; the plastic state is in it), shell record out, list offset;
         // the entries.
-        "shell_forces_contact_pairs" | "shell_forces_contact_pairs_direct" => {
+        "shell_forces_contact_pairs" | "shell_forces_contact_pairs_direct" | "shell_forces_contact_pairs_subgroup" => {
             (record + state + shell + start, per_entry)
         }
         // Record, own shell record, state in, list offset; state out (whole record).
         "node_forces" | "node_forces_modal" => (record + shell + state + start + state, 0.0),
         // As node_forces without its store, plus integrate's x_ref and store.
-        "node_forces_integrate" | "node_forces_integrate_staged" => {
+        "node_forces_integrate" | "node_forces_integrate_staged" | "node_forces_integrate_subgroup" => {
             (record + shell + state + start + x_ref + state, 0.0)
         }
         // Per link: the link, two link states, the force.
@@ -513,8 +589,8 @@ impl GpuBackend {
         scene.validate().map_err(anyhow::Error::msg)?;
         let c = &*ctx;
         super::precision::require_df32(c)?;
-        let slot_allocation = SlotAllocation::for_device(&c.info)?;
-        let displacement = DisplacementMax::for_device(&c.info)?;
+        let slot_allocation = SlotAllocation::for_device(c)?;
+        let displacement = DisplacementMax::for_device(c)?;
         let kernels = Kernels::new(c, slot_allocation, displacement)?;
         let n = scene.nodes.len() as u32;
         let mut params = scene.sim_params();
@@ -1158,10 +1234,13 @@ impl GpuBackend {
         self.slot_allocation
     }
 
-    /// Places the next steps' new contact slots as `a` says; both give the same run bit for bit
-    /// (test `staged_and_direct_slot_allocation_give_the_same_run`).
+    /// Places the next steps' new contact slots as `a` says; all give the same run bit for bit
+    /// (test `every_slot_allocation_gives_the_same_run`). `Subgroup` is refused on a device
+    /// without subgroup operations.
     pub fn set_slot_allocation(&mut self, a: SlotAllocation) -> anyhow::Result<()> {
-        self.kernels.shell_contacts = Kernel::new(&self.ctx, "contact_pairs", a.entry())?;
+        require_subgroups(&self.ctx, a == SlotAllocation::Subgroup, "contact-slot allocation")?;
+        let (shader, entry) = a.entry();
+        self.kernels.shell_contacts = Kernel::new(&self.ctx, shader, entry)?;
         self.slot_allocation = a;
         self.make_groups();
         Ok(())
@@ -1172,12 +1251,14 @@ impl GpuBackend {
         self.displacement
     }
 
-    /// Records the next steps' displacement maximum as `d` says; both give the same run bit for
-    /// bit (test `staged_and_direct_displacement_max_give_the_same_run`).
+    /// Records the next steps' displacement maximum as `d` says; all give the same run bit for
+    /// bit (test `every_displacement_max_gives_the_same_run`). `Subgroup` is refused on a device
+    /// without subgroup operations.
     pub fn set_displacement_max(&mut self, d: DisplacementMax) -> anyhow::Result<()> {
-        let (integrate, node_forces_integrate) = d.entries();
-        self.kernels.integrate = Kernel::new(&self.ctx, "integrate", integrate)?;
-        self.kernels.node_forces_integrate = Kernel::new(&self.ctx, "node_forces", node_forces_integrate)?;
+        require_subgroups(&self.ctx, d == DisplacementMax::Subgroup, "displacement maximum")?;
+        let [(shader, integrate), (nf_shader, node_forces_integrate)] = d.entries();
+        self.kernels.integrate = Kernel::new(&self.ctx, shader, integrate)?;
+        self.kernels.node_forces_integrate = Kernel::new(&self.ctx, nf_shader, node_forces_integrate)?;
         self.displacement = d;
         self.make_groups();
         Ok(())
@@ -1611,5 +1692,53 @@ impl Backend for GpuBackend {
             self.bcs.write(&self.ctx, &bcs);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod mode_tests {
+    use super::{DisplacementMax as D, SlotAllocation as S};
+
+    /// The defaults by adapter (direct on a CPU adapter whatever it has; subgroup on a GPU with
+    /// subgroup operations, the workgroup stage without), the overrides, and `subgroup` refused
+    /// with a message naming the variable where the device has no subgroup operations.
+    #[test]
+    fn modes_are_chosen_by_adapter_and_subgroup_is_refused_without_the_feature() {
+        for subgroups in [false, true] {
+            assert_eq!(S::choose("", true, subgroups).unwrap(), S::Direct);
+            assert_eq!(D::choose("", true, subgroups).unwrap(), D::Direct);
+        }
+        assert_eq!(S::choose("", false, true).unwrap(), S::Subgroup);
+        assert_eq!(D::choose("", false, true).unwrap(), D::Subgroup);
+        assert_eq!(S::choose("", false, false).unwrap(), S::Workgroup);
+        assert_eq!(D::choose("", false, false).unwrap(), D::Staged);
+        for cpu in [false, true] {
+            assert_eq!(S::choose("subgroup", cpu, true).unwrap(), S::Subgroup);
+            assert_eq!(D::choose("subgroup", cpu, true).unwrap(), D::Subgroup);
+            assert_eq!(S::choose("workgroup", cpu, true).unwrap(), S::Workgroup);
+            assert_eq!(S::choose("direct", cpu, false).unwrap(), S::Direct);
+            assert_eq!(D::choose("staged", cpu, true).unwrap(), D::Staged);
+            assert_eq!(D::choose("direct", cpu, false).unwrap(), D::Direct);
+            let e = S::choose("subgroup", cpu, false).unwrap_err().to_string();
+            assert!(
+                e.starts_with("SOFTDEM_GPU_SLOTS=subgroup: this device has no subgroup"),
+                "{e}"
+            );
+            let e = D::choose("subgroup", cpu, false).unwrap_err().to_string();
+            assert!(
+                e.starts_with("SOFTDEM_GPU_DISPLACEMENT=subgroup: this device has no subgroup"),
+                "{e}"
+            );
+        }
+        let e = S::choose("staged", false, true).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "SOFTDEM_GPU_SLOTS=\"staged\": expected one of workgroup, direct, subgroup"
+        );
+        let e = D::choose("workgroup", false, true).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "SOFTDEM_GPU_DISPLACEMENT=\"workgroup\": expected one of direct, staged, subgroup"
+        );
     }
 }
