@@ -141,3 +141,37 @@ fn gpu_servo_wall_follows_the_cpu() {
     assert!((lc.velocity[2] - lg.velocity[2]).abs() < 2e-5);
     assert!((lc.stress() - lg.stress()).abs() < 1.0);
 }
+
+/// The wall gather as a fixed-order reduction (one workgroup of 256 lanes per wall; twin
+/// src/spheres/wall_reduce.rs) on the 23³ lattice between plates (529 spheres on each plate: 3
+/// per lane, a partial lane, idle lanes, then the tree): the device's wall force and torque equal
+/// bit for bit `wall_reduce` over the device's own contact records in sphere order, and follow
+/// the CPU stepper's walls within 1e-5 of the wall's load (the contacts themselves may differ by
+/// an ulp between lavapipe and Rust).
+#[test]
+fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
+    use softdem::spheres::wall_reduce::wall_reduce;
+    let ctx = gpu_for_tests();
+    let (p, states, laws, walls) = softdem::spheres::bench_scene::compressed_lattice(23);
+    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
+    let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
+    let nw = walls.len();
+    for _ in 0..3 {
+        cpu.step();
+        gpu.step(&ctx).unwrap();
+    }
+    let (slots, out, gw) = (gpu.wall_slots(&ctx), gpu.wall_out(&ctx), gpu.walls(&ctx));
+    for w in 0..nw {
+        let mine: Vec<usize> = (0..slots.len()).filter(|&c| slots[c] as usize % nw == w).collect();
+        assert!(mine.len() > 256, "wall {w}: {} candidates, the tree needs > 256", mine.len());
+        let (f, t) = wall_reduce(mine.len(), |r| (out[mine[r]].force, out[mine[r]].torque_j));
+        assert_eq!(f.map(f32::to_bits), gw[w].force.map(f32::to_bits), "wall {w} force");
+        assert_eq!(t.map(f32::to_bits), gw[w].torque.map(f32::to_bits), "wall {w} torque");
+        let load = cpu.walls[w].force[2].abs();
+        assert!(load > 1.0, "wall {w} carries {load} N");
+        for k in 0..3 {
+            let d = (gw[w].force[k] - cpu.walls[w].force[k]).abs();
+            assert!(d <= 1e-5 * load, "wall {w} force {k}: GPU {:?} CPU {:?}", gw[w].force, cpu.walls[w].force);
+        }
+    }
+}
