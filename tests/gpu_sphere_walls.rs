@@ -162,9 +162,11 @@ fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
     }
     let (slots, out, gw) = (gpu.wall_slots(&ctx), gpu.wall_out(&ctx), gpu.walls(&ctx));
     for w in 0..nw {
-        let mine: Vec<usize> = (0..slots.len()).filter(|&c| slots[c] as usize % nw == w).collect();
+        // `wall_out` is dense (index = slot s · n_walls + w); the wall's slots in sphere order.
+        let mine: Vec<usize> = slots.iter().map(|&k| k as usize).filter(|k| k % nw == w).collect();
         assert!(mine.len() > 256, "wall {w}: {} candidates, the tree needs > 256", mine.len());
         let (f, t) = wall_reduce(mine.len(), |r| (out[mine[r]].force, out[mine[r]].torque_j));
+        println!("wall {w}: {} candidates; GPU {:?}, twin {:?}, CPU {:?}", mine.len(), gw[w].force, f, cpu.walls[w].force);
         assert_eq!(f.map(f32::to_bits), gw[w].force.map(f32::to_bits), "wall {w} force");
         assert_eq!(t.map(f32::to_bits), gw[w].torque.map(f32::to_bits), "wall {w} torque");
         let load = cpu.walls[w].force[2].abs();
