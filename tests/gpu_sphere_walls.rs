@@ -164,16 +164,31 @@ fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
     for w in 0..nw {
         // `wall_out` is dense (index = slot s · n_walls + w); the wall's slots in sphere order.
         let mine: Vec<usize> = slots.iter().map(|&k| k as usize).filter(|k| k % nw == w).collect();
-        assert!(mine.len() > 256, "wall {w}: {} candidates, the tree needs > 256", mine.len());
+        assert!(
+            mine.len() > 256,
+            "wall {w}: {} candidates, the tree needs > 256",
+            mine.len()
+        );
         let (f, t) = wall_reduce(mine.len(), |r| (out[mine[r]].force, out[mine[r]].torque_j));
-        println!("wall {w}: {} candidates; GPU {:?}, twin {:?}, CPU {:?}", mine.len(), gw[w].force, f, cpu.walls[w].force);
+        println!(
+            "wall {w}: {} candidates; GPU {:?}, twin {:?}, CPU {:?}",
+            mine.len(),
+            gw[w].force,
+            f,
+            cpu.walls[w].force
+        );
         assert_eq!(f.map(f32::to_bits), gw[w].force.map(f32::to_bits), "wall {w} force");
         assert_eq!(t.map(f32::to_bits), gw[w].torque.map(f32::to_bits), "wall {w} torque");
         let load = cpu.walls[w].force[2].abs();
         assert!(load > 1.0, "wall {w} carries {load} N");
         for k in 0..3 {
             let d = (gw[w].force[k] - cpu.walls[w].force[k]).abs();
-            assert!(d <= 1e-5 * load, "wall {w} force {k}: GPU {:?} CPU {:?}", gw[w].force, cpu.walls[w].force);
+            assert!(
+                d <= 1e-5 * load,
+                "wall {w} force {k}: GPU {:?} CPU {:?}",
+                gw[w].force,
+                cpu.walls[w].force
+            );
         }
     }
 }

@@ -218,8 +218,25 @@ fn wall_gather_reduction_is_within_f32_rounding_of_the_f64_sum() {
             let abs: f64 = terms.map(f64::abs).sum();
             let got = sys.walls[w].force[c] as f64;
             println!("wall {w} force {c}: {got:e} (f64 {exact:e}, Σ|f| {abs:e})");
-            assert!((got - exact).abs() <= bound * abs, "wall {w} force {c}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() <= bound * abs,
+                "wall {w} force {c}: {got} vs {exact}"
+            );
         }
         assert!(sys.walls[w].force[2].abs() > 1.0, "wall {w} carries load");
+    }
+}
+
+/// Integer-valued terms (sums below 2²⁴) add exactly in any order: the reduction of
+/// wall_reduce.rs covers every rank exactly once, for counts below, at and above the 256 lanes.
+#[test]
+fn wall_reduce_sums_every_rank_once() {
+    use softdem::spheres::wall_reduce::wall_reduce;
+    for m in [0usize, 1, 5, 255, 256, 257, 1000, 5000] {
+        let (f, t) = wall_reduce(m, |r| ([r as f32, 1.0, -2.0], [1.0, (r % 7) as f32, 0.0]));
+        let s: f64 = (0..m).map(|r| r as f64).sum();
+        let s7: f64 = (0..m).map(|r| (r % 7) as f64).sum();
+        assert_eq!(f, [-(s as f32), -(m as f32), 2.0 * m as f32], "m = {m}");
+        assert_eq!(t, [m as f32, s7 as f32, 0.0], "m = {m}");
     }
 }

@@ -486,7 +486,10 @@ pub fn gpu_report(
         out,
         "\n## sphere per-kernel GPU time (timestamp queries, one compute pass per kernel, build-free steps), after each window"
     )?;
-    writeln!(out, "spheres,kernel,dispatches_per_step,us_per_dispatch,us_per_step,share")?;
+    writeln!(
+        out,
+        "spheres,kernel,dispatches_per_step,us_per_dispatch,us_per_step,share"
+    )?;
     for r in &spheres {
         write_sphere_kernel_lines(out, r)?;
     }

@@ -73,7 +73,9 @@ impl GpuSpheres {
     fn record_step_timed(&self, rec: &mut Recorder<'_>) {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         let k = &self.k;
-        let mut d = |kern: &Kernel, b: usize, threads: u32| rec.dispatch(kern, &self.bind[b], dispatch_size(threads, SPHERE_WG));
+        let mut d = |kern: &Kernel, b: usize, threads: u32| {
+            rec.dispatch(kern, &self.bind[b], dispatch_size(threads, SPHERE_WG))
+        };
         d(&k.kick, 0, n);
         d(&k.drift, 1, n);
         d(&k.wall_advance, 2, nw);
@@ -95,7 +97,9 @@ impl GpuSpheres {
             // One workgroup per wall.
             rec.dispatch(&k.wall_gather, &self.bind[7], (nw, 1));
         }
-        let mut d = |kern: &Kernel, b: usize, threads: u32| rec.dispatch(kern, &self.bind[b], dispatch_size(threads, SPHERE_WG));
+        let mut d = |kern: &Kernel, b: usize, threads: u32| {
+            rec.dispatch(kern, &self.bind[b], dispatch_size(threads, SPHERE_WG))
+        };
         d(&k.kick, 0, n);
     }
 }
