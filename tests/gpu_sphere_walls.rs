@@ -161,7 +161,7 @@ fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
         gpu.step(&ctx).unwrap();
     }
     let (slots, out, gw) = (gpu.wall_slots(&ctx), gpu.wall_out(&ctx), gpu.walls(&ctx));
-    for w in 0..nw {
+    for (w, (g, c)) in gw.iter().zip(&cpu.walls).enumerate() {
         // `wall_out` is dense (index = slot s · n_walls + w); the wall's slots in sphere order.
         let mine: Vec<usize> = slots.iter().map(|&k| k as usize).filter(|k| k % nw == w).collect();
         assert!(
@@ -173,21 +173,21 @@ fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
         println!(
             "wall {w}: {} candidates; GPU {:?}, twin {:?}, CPU {:?}",
             mine.len(),
-            gw[w].force,
+            g.force,
             f,
-            cpu.walls[w].force
+            c.force
         );
-        assert_eq!(f.map(f32::to_bits), gw[w].force.map(f32::to_bits), "wall {w} force");
-        assert_eq!(t.map(f32::to_bits), gw[w].torque.map(f32::to_bits), "wall {w} torque");
-        let load = cpu.walls[w].force[2].abs();
+        assert_eq!(f.map(f32::to_bits), g.force.map(f32::to_bits), "wall {w} force");
+        assert_eq!(t.map(f32::to_bits), g.torque.map(f32::to_bits), "wall {w} torque");
+        let load = c.force[2].abs();
         assert!(load > 1.0, "wall {w} carries {load} N");
         for k in 0..3 {
-            let d = (gw[w].force[k] - cpu.walls[w].force[k]).abs();
+            let d = (g.force[k] - c.force[k]).abs();
             assert!(
                 d <= 1e-5 * load,
                 "wall {w} force {k}: GPU {:?} CPU {:?}",
-                gw[w].force,
-                cpu.walls[w].force
+                g.force,
+                c.force
             );
         }
     }
