@@ -6,8 +6,8 @@
 //   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → [MC-strain: strain_pass] → pair_pass → wall_pass → gather →
 //   wall_gather → kick(Δt/2).
 // No float atomics: each pair's result goes to its own PairOut, each sphere gathers its pairs
-// (incident list, in pair order) and walls (in wall order); each wall gathers its spheres in
-// sphere order. Includes sphere_state, the laws, sphere_contact, sphere_wall.
+// (incident list, in pair order) and walls (in wall order); each wall reduces its spheres'
+// contacts in sphere order by a fixed-order workgroup reduction (wall_gather; wall_reduce.rs). Includes sphere_state, the laws, sphere_contact, sphere_wall.
 
 #import sphere_contact
 #import sphere_wall
