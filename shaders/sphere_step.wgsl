@@ -6,8 +6,8 @@
 //   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → [MC-strain: strain_pass] → pair_pass → wall_pass → gather →
 //   wall_gather → kick(Δt/2).
 // No float atomics: each pair's result goes to its own PairOut, each sphere gathers its pairs
-// (incident list, in pair order) and walls (in wall order); each wall gathers its spheres in
-// sphere order. Includes sphere_state, the laws, sphere_contact, sphere_wall.
+// (incident list, in pair order) and walls (in wall order); each wall reduces its spheres'
+// contacts in sphere order by a fixed-order workgroup reduction (wall_gather; wall_reduce.rs). Includes sphere_state, the laws, sphere_contact, sphere_wall.
 
 #import sphere_contact
 #import sphere_wall
@@ -705,30 +705,101 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     forces[i] = SphereForce(f, 0.0, t, 0.0);
 }
 
-@compute @workgroup_size(64)
-fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let w = linear_id(wid, lid, nwg, STEP_WG);
-    if (list_stale()) {
-        return;
-    }
+// One workgroup of WALL_LANES invocations per wall (twin: src/spheres/wall_reduce.rs). The wall's
+// candidates in sphere order have ranks r = 0 .. m_w − 1; lane t sums the block of ranks
+// t·K .. t·K + K − 1, K = ⌈m_w / WALL_LANES⌉, in increasing rank (f − force, t + torque_j), then a
+// fixed binary tree (stride 128, 64, …, 1) adds the lanes' partials. The ranks are found without a
+// per-wall list: lane t first counts the wall's candidates in its block of the global candidate
+// list (L = ⌈M / WALL_LANES⌉ candidates), a scan of those counts gives the rank at each block's
+// start, and lane t walks from the block holding rank t·K. Each lane reads O(M / WALL_LANES)
+// candidates instead of one thread reading all M (docs/spheres.md, *GPU*). No barrier sits in
+// non-uniform control flow: a halted batch sets M = 0 and skips the final write instead of returning.
+const WALL_LANES: u32 = 256u;
+var<workgroup> wall_f: array<vec3<f32>, 256>;
+var<workgroup> wall_t: array<vec3<f32>, 256>;
+var<workgroup> wall_n: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let w = wid.x;
+    let lane = lid.x;
     if (w >= sp.n_walls) {
         return;
     }
-    var f = vec3<f32>(0.0);
-    var t = vec3<f32>(0.0);
-    // Its candidate spheres in sphere order (the slots increase).
-    let m = min(wall_index[sp.n_spheres], arrayLength(&wall_out));
-    for (var c = 0u; c < m; c++) {
-        if (wall_index[sp.n_spheres + 1u + c] % sp.n_walls == w) {
-            let o = wall_out[c];
-            f = f - o.force;
-            t = t + o.torque_j;
+    let live = !list_stale();
+    var m = 0u;
+    if (live) {
+        m = min(wall_index[sp.n_spheres], arrayLength(&wall_out));
+    }
+    let base = sp.n_spheres + 1u;
+    // Counts per block of the global list, then an inclusive scan (Hillis–Steele).
+    let l = (m + WALL_LANES - 1u) / WALL_LANES;
+    let b0 = min(lane * l, m);
+    let b1 = min(b0 + l, m);
+    var count = 0u;
+    for (var c = b0; c < b1; c++) {
+        if (wall_index[base + c] % sp.n_walls == w) {
+            count += 1u;
         }
     }
-    var wall = walls[w];
-    wall.force = f;
-    wall.torque = t;
-    // Servo walls: the velocity of the next drift from the stress just measured (no read-back).
-    wall.velocity = servo_velocity(wall);
-    walls[w] = wall;
+    wall_n[lane] = count;
+    workgroupBarrier();
+    for (var s = 1u; s < WALL_LANES; s *= 2u) {
+        var v = wall_n[lane];
+        if (lane >= s) {
+            v += wall_n[lane - s];
+        }
+        workgroupBarrier();
+        wall_n[lane] = v;
+        workgroupBarrier();
+    }
+    let m_w = wall_n[WALL_LANES - 1u];
+    let k = (m_w + WALL_LANES - 1u) / WALL_LANES;
+    let r0 = min(lane * k, m_w);
+    let r1 = min(r0 + k, m_w);
+    var f = vec3<f32>(0.0);
+    var t = vec3<f32>(0.0);
+    if (r0 < r1) {
+        // The block j holding rank r0: the first with inclusive count > r0.
+        var lo = 0u;
+        var hi = WALL_LANES - 1u;
+        while (lo < hi) {
+            let mid = (lo + hi) / 2u;
+            if (wall_n[mid] > r0) {
+                hi = mid;
+            } else {
+                lo = mid + 1u;
+            }
+        }
+        // The rank at block lo's start: the inclusive count of the block before.
+        var r = select(0u, wall_n[max(lo, 1u) - 1u], lo > 0u);
+        for (var c = lo * l; c < m && r < r1; c++) {
+            if (wall_index[base + c] % sp.n_walls == w) {
+                if (r >= r0) {
+                    let o = wall_out[c];
+                    f = f - o.force;
+                    t = t + o.torque_j;
+                }
+                r += 1u;
+            }
+        }
+    }
+    wall_f[lane] = f;
+    wall_t[lane] = t;
+    workgroupBarrier();
+    for (var s = WALL_LANES / 2u; s > 0u; s /= 2u) {
+        if (lane < s) {
+            wall_f[lane] = wall_f[lane] + wall_f[lane + s];
+            wall_t[lane] = wall_t[lane] + wall_t[lane + s];
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && live) {
+        var wall = walls[w];
+        wall.force = wall_f[0];
+        wall.torque = wall_t[0];
+        // Servo walls: the velocity of the next drift from the stress just measured (no read-back).
+        wall.velocity = servo_velocity(wall);
+        walls[w] = wall;
+    }
 }

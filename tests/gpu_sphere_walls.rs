@@ -141,3 +141,54 @@ fn gpu_servo_wall_follows_the_cpu() {
     assert!((lc.velocity[2] - lg.velocity[2]).abs() < 2e-5);
     assert!((lc.stress() - lg.stress()).abs() < 1.0);
 }
+
+/// The wall gather as a fixed-order reduction (one workgroup of 256 lanes per wall; twin
+/// src/spheres/wall_reduce.rs) on the 23³ lattice between plates (529 spheres on each plate: 3
+/// per lane, a partial lane, idle lanes, then the tree): the device's wall force and torque equal
+/// bit for bit `wall_reduce` over the device's own contact records in sphere order, and follow
+/// the CPU stepper's walls within 1e-5 of the wall's load (the contacts themselves may differ by
+/// an ulp between lavapipe and Rust).
+#[test]
+fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
+    use softdem::spheres::wall_reduce::wall_reduce;
+    let ctx = gpu_for_tests();
+    let (p, states, laws, walls) = softdem::spheres::bench_scene::compressed_lattice(23);
+    let mut cpu = CpuSpheres::new(p, states.clone(), laws.clone(), walls.clone());
+    let mut gpu = GpuSpheres::new(&ctx, p, &states, &laws, &walls).unwrap();
+    let nw = walls.len();
+    for _ in 0..3 {
+        cpu.step();
+        gpu.step(&ctx).unwrap();
+    }
+    let (slots, out, gw) = (gpu.wall_slots(&ctx), gpu.wall_out(&ctx), gpu.walls(&ctx));
+    for (w, (g, c)) in gw.iter().zip(&cpu.walls).enumerate() {
+        // `wall_out` is dense (index = slot s · n_walls + w); the wall's slots in sphere order.
+        let mine: Vec<usize> = slots.iter().map(|&k| k as usize).filter(|k| k % nw == w).collect();
+        assert!(
+            mine.len() > 256,
+            "wall {w}: {} candidates, the tree needs > 256",
+            mine.len()
+        );
+        let (f, t) = wall_reduce(mine.len(), |r| (out[mine[r]].force, out[mine[r]].torque_j));
+        println!(
+            "wall {w}: {} candidates; GPU {:?}, twin {:?}, CPU {:?}",
+            mine.len(),
+            g.force,
+            f,
+            c.force
+        );
+        assert_eq!(f.map(f32::to_bits), g.force.map(f32::to_bits), "wall {w} force");
+        assert_eq!(t.map(f32::to_bits), g.torque.map(f32::to_bits), "wall {w} torque");
+        let load = c.force[2].abs();
+        assert!(load > 1.0, "wall {w} carries {load} N");
+        for k in 0..3 {
+            let d = (g.force[k] - c.force[k]).abs();
+            assert!(
+                d <= 1e-5 * load,
+                "wall {w} force {k}: GPU {:?} CPU {:?}",
+                g.force,
+                c.force
+            );
+        }
+    }
+}

@@ -194,3 +194,49 @@ fn servo_wall_settles_at_the_target_stress() {
     println!("servo: after doubling the target, lid stress {stress2:.3} Pa");
     assert!((stress2 / (2.0 * target) - 1.0).abs() < 2e-3, "lid stress {stress2}");
 }
+
+/// The wall gather's fixed-order reduction (src/spheres/wall_reduce.rs: lane blocks of
+/// K = ⌈m/256⌉ contacts, then a binary tree) against the exact sum in f64 on the 30³ lattice
+/// between plates (900 spheres on each plate, K = 4), after three steps. Bound: a sum of
+/// K + 8 f32 additions per path errs by at most (K + 8)·2⁻²⁴·Σ|f_i| per component.
+#[test]
+fn wall_gather_reduction_is_within_f32_rounding_of_the_f64_sum() {
+    let (p, states, laws, walls) = softdem::spheres::bench_scene::compressed_lattice(30);
+    let mut sys = CpuSpheres::new(p, states, laws, walls);
+    for _ in 0..3 {
+        sys.step();
+    }
+    let nw = sys.walls.len();
+    for w in 0..nw {
+        let ws = &sys.wall_spheres[w];
+        assert!(ws.len() > 256, "wall {w}: {} candidates", ws.len());
+        let k = ws.len().div_ceil(256);
+        let bound = (k + 8) as f64 * f64::from(f32::EPSILON) / 2.0;
+        for c in 0..3 {
+            let terms = ws.iter().map(|&s| sys.wall_out[s as usize * nw + w].force[c] as f64);
+            let exact: f64 = -terms.clone().sum::<f64>();
+            let abs: f64 = terms.map(f64::abs).sum();
+            let got = sys.walls[w].force[c] as f64;
+            println!("wall {w} force {c}: {got:e} (f64 {exact:e}, Σ|f| {abs:e})");
+            assert!(
+                (got - exact).abs() <= bound * abs,
+                "wall {w} force {c}: {got} vs {exact}"
+            );
+        }
+        assert!(sys.walls[w].force[2].abs() > 1.0, "wall {w} carries load");
+    }
+}
+
+/// Integer-valued terms (sums below 2²⁴) add exactly in any order: the reduction of
+/// wall_reduce.rs covers every rank exactly once, for counts below, at and above the 256 lanes.
+#[test]
+fn wall_reduce_sums_every_rank_once() {
+    use softdem::spheres::wall_reduce::wall_reduce;
+    for m in [0usize, 1, 5, 255, 256, 257, 1000, 5000] {
+        let (f, t) = wall_reduce(m, |r| ([r as f32, 1.0, -2.0], [1.0, (r % 7) as f32, 0.0]));
+        let s: f64 = (0..m).map(|r| r as f64).sum();
+        let s7: f64 = (0..m).map(|r| (r % 7) as f64).sum();
+        assert_eq!(f, [-(s as f32), -(m as f32), 2.0 * m as f32], "m = {m}");
+        assert_eq!(t, [m as f32, s7 as f32, 0.0], "m = {m}");
+    }
+}

@@ -13,7 +13,8 @@
 //!    builds decided by the host (the default), and the first size again with GPU-driven builds
 //!    (`rebuild_mode` gpu) to say which is faster on the device;
 //! 5. per size of the 3D sphere bench (`spheres::bench_scene::compressed_lattice`, n³ spheres):
-//!    sphere-steps/s, GPU bytes per sphere and the rerun hashes;
+//!    sphere-steps/s, GPU bytes per sphere and the rerun hashes; then per sphere size the GPU time
+//!    of each kernel of a build-free step (timestamp queries, `GpuSpheres::profile_kernels`);
 //! 6. one PASS/FAIL line per target of the GPU work (issues 21, 23): ≥ 2×10⁹ node-steps/s at
 //!    ≥ 10⁶ nodes, ≥ 10⁴ steps/s at 500 cells, ≤ 256 B per node, ≥ 10⁹ sphere-steps/s at ≥ 10⁶
 //!    spheres, ≤ 512 B per sphere, bit-identical reruns.
@@ -63,6 +64,8 @@ pub struct SphereResult {
     pub rebuilds: u64,
     pub bytes_per_sphere: f64,
     pub hashes: [u64; 2],
+    /// Per-kernel GPU times of build-free steps after the window (None without timestamps).
+    pub kernels: Option<KernelProfile>,
 }
 
 impl SphereResult {
@@ -93,6 +96,8 @@ pub fn measure_spheres(ctx: &GpuContext, side: usize, window_s: f64) -> anyhow::
     let seconds = t.elapsed().as_secs_f64();
     let rebuilds = sys.rebuilds - rebuilds0;
     let bytes_per_sphere = sys.bytes_per_sphere();
+    // Per-kernel times: half the window's steps, 8 to 64 (GpuSpheres::profile_kernels).
+    let kernels = sys.profile_kernels(ctx, (steps / 2).clamp(8, 64) as u32)?;
     drop(sys);
     let hash = || -> anyhow::Result<u64> {
         let mut sys = sphere_system(ctx, side)?;
@@ -111,6 +116,7 @@ pub fn measure_spheres(ctx: &GpuContext, side: usize, window_s: f64) -> anyhow::
         rebuilds,
         bytes_per_sphere,
         hashes,
+        kernels,
     })
 }
 
@@ -250,6 +256,35 @@ pub fn measure_size(
         kernels,
         buffers,
     })
+}
+
+/// The per-kernel lines of sphere size `r`: per kernel, dispatches and µs per step, µs per
+/// dispatch and its share of the kernels' time; then the kernels' sum against the wall time.
+fn write_sphere_kernel_lines(out: &mut dyn Write, r: &SphereResult) -> std::io::Result<()> {
+    let Some(p) = &r.kernels else {
+        return writeln!(out, "{},-,not measured: no TIMESTAMP_QUERY on the device", r.spheres);
+    };
+    let total: f64 = p.kernels.iter().map(|k| k.ns).sum();
+    for k in &p.kernels {
+        writeln!(
+            out,
+            "{},{},{:.3},{:.1},{:.1},{:.3}",
+            r.spheres,
+            k.entry,
+            k.dispatches as f64 / p.steps.max(1) as f64,
+            k.ns * 1e-3 / k.dispatches as f64,
+            k.ns * 1e-3 / p.steps.max(1) as f64,
+            k.ns / total
+        )?;
+    }
+    writeln!(
+        out,
+        "{},all kernels,{} steps,kernels {:.1} us/step,wall {:.1} us/step",
+        r.spheres,
+        p.steps,
+        p.kernel_us_per_step(),
+        p.wall_us_per_step()
+    )
 }
 
 /// The per-kernel lines of size `r` (CSV under the header of `gpu_report`): per kernel,
@@ -449,6 +484,17 @@ pub fn gpu_report(
         )?;
         out.flush()?;
         spheres.push(r);
+    }
+    writeln!(
+        out,
+        "\n## sphere per-kernel GPU time (timestamp queries, one compute pass per kernel, build-free steps), after each window"
+    )?;
+    writeln!(
+        out,
+        "spheres,kernel,dispatches_per_step,us_per_dispatch,us_per_step,share"
+    )?;
+    for r in &spheres {
+        write_sphere_kernel_lines(out, r)?;
     }
     writeln!(out, "\n## targets")?;
     let mut all = precision.df32_exact();

@@ -42,6 +42,7 @@ use super::pair_law::LawTable;
 use super::precision::df3_add;
 use super::state::{SphereForce, SphereParams, SphereState};
 use super::wall::{servo_velocity, wall_candidate, wall_geometry, PlaneWall};
+use super::wall_reduce::wall_reduce;
 use crate::laws::mc_strain::{strain_displacement, young_from_self_pair, MC_STRAIN};
 use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, MC_EXCLUDE_WALLS, MC_INCLUDE_SELF};
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
@@ -1299,19 +1300,18 @@ pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
     out
 }
 
-/// Per wall (in parallel): minus the sum of its candidate spheres' contacts, in sphere order
-/// (the other spheres' records are zero); then the servo law.
+/// Per wall (in parallel): minus the sum of its candidate spheres' contacts, in sphere order,
+/// reduced in wall_reduce.rs's fixed order (the other spheres' records are zero); then the servo law.
 pub fn wall_gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
     let (wall_out, wall_spheres) = (&sys.wall_out, &sys.wall_spheres);
     sys.walls.par_iter_mut().enumerate().for_each(|(w, wall)| {
-        let mut f = [0.0f32; 3];
-        let mut t = [0.0f32; 3];
-        for &s in &wall_spheres[w] {
-            let o = &wall_out[s as usize * nw + w];
-            f = sub(f, o.force);
-            t = add(t, o.torque_j);
-        }
+        // Its candidates in its gather order, as a fixed-order reduction (wall_reduce.rs).
+        let ws = &wall_spheres[w];
+        let (f, t) = wall_reduce(ws.len(), |r| {
+            let o = &wall_out[ws[r] as usize * nw + w];
+            (o.force, o.torque_j)
+        });
         wall.force = f;
         wall.torque = t;
         // Servo walls: the velocity of the next drift from the stress just measured.

@@ -17,6 +17,8 @@
 //! Sphere–wall contacts are kept for the candidates of the build only (`wall_index`, as the CPU
 //! twin's `wall_slots`), so their records cost memory per candidate, not per sphere and wall.
 
+mod profile;
+
 use super::cell_list::NeighborList;
 use super::contact::ContactHistory;
 use super::cpu_stepper::PairOut;
@@ -336,7 +338,12 @@ impl GpuSpheres {
             dispatch(pass, &self.k.wall_pass, &self.bind[5], self.wall_cap.max(1) as u32);
         }
         dispatch(pass, &self.k.gather, &self.bind[6], n);
-        dispatch(pass, &self.k.wall_gather, &self.bind[7], nw);
+        // One workgroup of 256 lanes per wall (the fixed-order reduction of wall_reduce.rs).
+        if nw > 0 {
+            pass.set_pipeline(&self.k.wall_gather.pipeline);
+            pass.set_bind_group(0, &self.bind[7], &[]);
+            pass.dispatch_workgroups(nw, 1, 1);
+        }
     }
 
     /// One time step (`steps_batched` with one step).

@@ -25,6 +25,7 @@ pub mod pair_law;
 pub mod precision;
 pub mod state;
 pub mod wall;
+pub mod wall_reduce;
 
 pub use contact::{ContactGeometry, ContactHistory, PairForce};
 pub use pair_law::{PairLaw, SphereMaterial};
