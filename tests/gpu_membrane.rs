@@ -77,7 +77,17 @@ fn compare(ctx: &GpuContext, name: &str, sys: &MembraneSpheres, gpu: &GpuMembran
         worst.0,
         fmax
     );
-    assert!(worst.1 <= 2e-5 * tmax.max(1e-30), "{name}: torques differ");
+    // Torques on the scale of the largest force times the largest radius: where every contact's
+    // torque is zero on the CPU (a pocket of normal contacts), an NVIDIA H200 gave 1.2e-17 N m
+    // (fused multiply-adds in the lever arm's cross product), which a tolerance relative to
+    // the CPU's zero torque cannot hold.
+    let r_max = states.iter().fold(0.0f32, |a, s| a.max(s.radius));
+    let t_scale = tmax.max(fmax * r_max).max(1e-30);
+    assert!(
+        worst.1 <= 2e-5 * t_scale,
+        "{name}: torques differ by {:.2e} of {t_scale:.2e}",
+        worst.1
+    );
     assert!(hgap <= 2e-5 * hmax.max(1e-30), "{name}: histories differ");
 }
 

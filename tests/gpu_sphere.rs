@@ -84,7 +84,12 @@ fn gpu_cell_list_equals_cpu_and_carries_the_same_history() {
 }
 
 fn close(what: &str, k: usize, a: [f32; 3], b: [f32; 3], tol: f32) {
-    let scale = norm(a).max(norm(b)).max(1e-30);
+    close_from(what, k, a, b, [0.0; 3], tol);
+}
+
+/// `close` on the scale of the larger of a, b and `from` (what a was computed from).
+fn close_from(what: &str, k: usize, a: [f32; 3], b: [f32; 3], from: [f32; 3], tol: f32) {
+    let scale = norm(a).max(norm(b)).max(norm(from)).max(1e-30);
     for c in 0..3 {
         assert!(
             (a[c] - b[c]).abs() <= tol * scale,
@@ -143,7 +148,10 @@ fn gpu_pair_force_batch_matches_the_cpu_laws() {
     for k in 0..n {
         let (f, h) = pair_force(&laws[law_index[k] as usize], &geometry[k], dt, &history[k], 0.0);
         let g = forces[k];
-        let tol = 4e-6;
+        // 4e-6 holds on lavapipe; an NVIDIA H200 contracts the history's rotation and increment
+        // into fused multiply-adds (`softdem info`: "contracted … plain yes") and gave 4.9e-6 of
+        // the history's norm.
+        let tol = 2e-5;
         assert!(
             (g.f_n - f.f_n).abs() <= tol * f.f_n.abs().max(1e-30),
             "contact {k}: f_n {} vs {}",
@@ -156,8 +164,22 @@ fn gpu_pair_force_batch_matches_the_cpu_laws() {
         );
         close("force", k, g.force, f.force, tol);
         close("rolling torque", k, g.rolling_torque, f.rolling_torque, tol);
-        close("tangential history", k, new_history[k].tangential, h.tangential, tol);
-        close("rolling history", k, new_history[k].rolling, h.rolling, tol);
+        // A new history is the old one rotated plus the increment (then capped): its rounding is
+        // relative to those terms, so the scale includes the old history, and the fused
+        // multiply-adds of an NVIDIA device move it further than the force: an H200 gave 4.3e-5
+        // of the new history's norm (contact 388; lavapipe: within 4e-6), hence 1e-4.
+        let old_t = [norm(history[k].tangential), 0.0, 0.0];
+        let old_r = [norm(history[k].rolling), 0.0, 0.0];
+        let tol_h = 1e-4;
+        close_from(
+            "tangential history",
+            k,
+            new_history[k].tangential,
+            h.tangential,
+            old_t,
+            tol_h,
+        );
+        close_from("rolling history", k, new_history[k].rolling, h.rolling, old_r, tol_h);
         if geometry[k].delta <= 0.0 {
             open += 1;
         } else {

@@ -30,10 +30,21 @@ fn compare(cpu: &CaseReport, gpu: &CaseReport, trace: &str, rel: f64) {
     let b = &gpu.trace(trace).values;
     assert_eq!(a.len(), b.len(), "{}: {trace} lengths", cpu.case);
     let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-30);
-    let worst = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale;
+    let (at, gap) = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .enumerate()
+        .fold((0, 0.0f64), |m, (i, d)| if d > m.1 { (i, d) } else { m });
+    let worst = gap / scale;
     eprintln!(
-        "{} {trace}: max |cpu − gpu| / max|cpu| = {worst:.3e} (cpu {:.1} s, gpu {:.1} s)",
-        cpu.case, cpu.seconds, gpu.seconds
+        "{} {trace}: max |cpu − gpu| / max|cpu| = {worst:.3e} at sample {at} of {} (cpu {:.6e}, gpu {:.6e}; cpu {:.1} s, gpu {:.1} s)",
+        cpu.case,
+        a.len(),
+        a.get(at).copied().unwrap_or(0.0),
+        b.get(at).copied().unwrap_or(0.0),
+        cpu.seconds,
+        gpu.seconds
     );
     assert!(
         worst <= rel,

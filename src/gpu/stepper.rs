@@ -64,8 +64,8 @@ pub enum SlotAllocation {
     Subgroup,
 }
 
-/// The mode an override names, or the default: `Direct` on a CPU adapter, `Subgroup` on another
-/// adapter with subgroup operations, `Staged` (the workgroup mode) without. `subgroup` is
+/// The mode an override names, or the default: `direct` on a CPU adapter, `subgroup` on another
+/// adapter with subgroup operations, `workgroup` without (each caller names its three). `subgroup` is
 /// refused where the device has no subgroup operations. `var` names the variable in messages.
 fn choose_mode<T: Copy>(
     var: &str,
@@ -92,7 +92,9 @@ fn choose_mode<T: Copy>(
 
 impl SlotAllocation {
     /// `SOFTDEM_GPU_SLOTS=workgroup|direct|subgroup`; unset or empty: by device (`Direct` on a
-    /// CPU adapter, `Subgroup` on a GPU with subgroup operations, `Workgroup` on one without).
+    /// CPU adapter, `Workgroup` on a GPU with or without subgroup operations: on an NVIDIA H200
+    /// the subgroup mode's lock-step rounds made the contact kernel slower, 425 against 300 µs
+    /// per step at 4×10⁶ nodes, docs/performance.md).
     pub fn for_device(ctx: &GpuContext) -> anyhow::Result<SlotAllocation> {
         let var = std::env::var("SOFTDEM_GPU_SLOTS").unwrap_or_default();
         Self::choose(&var, ctx.info.device_type == wgpu::DeviceType::Cpu, ctx.has_subgroups())
@@ -108,7 +110,8 @@ impl SlotAllocation {
             &named,
             cpu,
             subgroups,
-            [Direct, Workgroup, Subgroup],
+            // The default with subgroups is `Workgroup` too (measured, above).
+            [Direct, Workgroup, Workgroup],
         )
     }
 
@@ -1699,8 +1702,9 @@ impl Backend for GpuBackend {
 mod mode_tests {
     use super::{DisplacementMax as D, SlotAllocation as S};
 
-    /// The defaults by adapter (direct on a CPU adapter whatever it has; subgroup on a GPU with
-    /// subgroup operations, the workgroup stage without), the overrides, and `subgroup` refused
+    /// The defaults by adapter (direct on a CPU adapter whatever it has; on a GPU the slots'
+    /// workgroup stage, and the displacement's subgroup maximum where it has subgroup operations,
+    /// its workgroup stage without), the overrides, and `subgroup` refused
     /// with a message naming the variable where the device has no subgroup operations.
     #[test]
     fn modes_are_chosen_by_adapter_and_subgroup_is_refused_without_the_feature() {
@@ -1708,7 +1712,7 @@ mod mode_tests {
             assert_eq!(S::choose("", true, subgroups).unwrap(), S::Direct);
             assert_eq!(D::choose("", true, subgroups).unwrap(), D::Direct);
         }
-        assert_eq!(S::choose("", false, true).unwrap(), S::Subgroup);
+        assert_eq!(S::choose("", false, true).unwrap(), S::Workgroup);
         assert_eq!(D::choose("", false, true).unwrap(), D::Subgroup);
         assert_eq!(S::choose("", false, false).unwrap(), S::Workgroup);
         assert_eq!(D::choose("", false, false).unwrap(), D::Staged);
