@@ -223,7 +223,7 @@ mod tests {
         for self_contact in [false, true] {
             let list = build_patch_list(&states, first, &patches, nv, self_contact, skin);
             let mut total = 0;
-            for s in 0..states.len() {
+            for (s, state) in states.iter().enumerate() {
                 let vertex = s >= first && s < first + nv;
                 let want: Vec<u32> = (0..patches.len() as u32)
                     .filter(|&p| {
@@ -231,7 +231,7 @@ mod tests {
                         let (c, r) = bounds[p as usize];
                         (self_contact || !vertex)
                             && !own
-                            && dist(states[s].position(), c) < states[s].radius as f64 + r + skin
+                            && dist(state.position(), c) < state.radius as f64 + r + skin
                     })
                     .collect();
                 let row = &list.patch[list.start[s] as usize..list.start[s + 1] as usize];
