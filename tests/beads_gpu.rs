@@ -10,8 +10,8 @@
 //! - validation 5's single KV bond behind a plate and light-bead KV sphere (n = 4) compressed
 //!   and held: the CPU's figures and plate forces (tolerances at the test).
 
-use softdem::beads::scenes::{compression_scene, run_compression, single_bond_scene, BeadRun, CompressionSpec};
-use softdem::beads::{BodyShape, BodySpec, LoadProfile};
+use softdem::beads::scenes::{compression_scene, paper_compression_spec, run_compression, single_bond_scene, BeadRun};
+use softdem::beads::{BodyShape, LoadProfile};
 use softdem::gpu::context::gpu_for_tests;
 use softdem::spheres::SphereState;
 
@@ -76,25 +76,10 @@ fn gpu_bond_with_breakage_follows_the_cpu() {
 #[test]
 fn gpu_sphere_compression_follows_the_cpu() {
     let ctx = gpu_for_tests();
+    // The paper's compression (Table 1 beads and bonds), a smaller sphere.
     let l = 12.5e-6;
-    let spec = CompressionSpec {
-        body: BodySpec {
-            shape: BodyShape::CubicSphere { radius: 4.0 * l },
-            spacing: l,
-            k: 200.0,
-            b: 1e-5,
-            shell: None,
-            bead_mass: 1000.0 * l * l * l,
-            contact_radius: 0.01 * l,
-            material: 0,
-            center: [0.0; 3],
-        },
-        speed: 2.0,
-        strain: 0.1,
-        s: 1e10,
-        dt: 2e-9,
-        damping: 0.0,
-    };
+    let mut spec = paper_compression_spec(1.0);
+    spec.body.shape = BodyShape::CubicSphere { radius: 4.0 * l };
     let (scene, body) = compression_scene(&spec);
     assert_eq!(scene.states.len(), 257);
     let steps = 600;

@@ -14,8 +14,8 @@
 //!   largest plate force (the tolerances of `beads_gpu.rs`).
 
 use softdem::beads::bonds::{BondList, BreakEvent};
-use softdem::beads::scenes::{compression_scene, single_bond_scene, BeadRun, BeadScene, CompressionSpec};
-use softdem::beads::{BodyShape, BodySpec, LoadProfile};
+use softdem::beads::scenes::{compression_scene, paper_compression_spec, single_bond_scene, BeadRun, BeadScene};
+use softdem::beads::{BodyShape, LoadProfile};
 use softdem::gpu::context::{gpu_for_tests, GpuContext};
 use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::SphereState;
@@ -184,25 +184,10 @@ fn a_breaking_bond_under_a_sine_load_batches_bit_for_bit() {
 #[test]
 fn a_compression_by_moving_planes_batches_bit_for_bit() {
     let ctx = gpu_for_tests();
+    // The paper's compression (Table 1 beads and bonds), a smaller sphere.
     let l = 12.5e-6;
-    let spec = CompressionSpec {
-        body: BodySpec {
-            shape: BodyShape::CubicSphere { radius: 3.0 * l },
-            spacing: l,
-            k: 200.0,
-            b: 1e-5,
-            shell: None,
-            bead_mass: 1000.0 * l * l * l,
-            contact_radius: 0.01 * l,
-            material: 0,
-            center: [0.0; 3],
-        },
-        speed: 2.0,
-        strain: 0.1,
-        s: 1e10,
-        dt: 2e-9,
-        damping: 0.0,
-    };
+    let mut spec = paper_compression_spec(1.0);
+    spec.body.shape = BodyShape::CubicSphere { radius: 3.0 * l };
     let (mut scene, _) = compression_scene(&spec);
     // The beads under the plates move ~0.1 l in 600 steps: builds halt the batches.
     scene.params.skin = (0.01 * l) as f32;

@@ -229,9 +229,7 @@ mod tests {
                     .filter(|&p| {
                         let own = vertex && patches[p as usize].v.contains(&((s - first) as u32));
                         let (c, r) = bounds[p as usize];
-                        (self_contact || !vertex)
-                            && !own
-                            && dist(state.position(), c) < state.radius as f64 + r + skin
+                        (self_contact || !vertex) && !own && dist(state.position(), c) < state.radius as f64 + r + skin
                     })
                     .collect();
                 let row = &list.patch[list.start[s] as usize..list.start[s + 1] as usize];
