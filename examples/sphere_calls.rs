@@ -9,15 +9,6 @@
 use softdem::spheres::bench_scene::{compressed_lattice, random_dense};
 use softdem::spheres::cpu_stepper::CpuSpheres;
 
-/// CPU time of the process (user + system) in seconds, from /proc/self/stat (Linux).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks: f64 =
-        f.get(11).and_then(|u| u.parse().ok()).unwrap_or(0.0) + f.get(12).and_then(|u| u.parse().ok()).unwrap_or(0.0);
-    ticks / 100.0
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let k: u64 = args.get(1).map_or(20, |a| a.parse().unwrap());
@@ -29,11 +20,11 @@ fn main() {
     };
     let mut sys = CpuSpheres::new(p, states, laws, walls);
     sys.steps(3);
-    let c0 = cpu_seconds();
+    let c0 = softdem::bench_measure::process_cpu_seconds().unwrap_or(0.0);
     for _ in 0..m {
         sys.steps(k);
     }
-    let cpu = cpu_seconds() - c0;
+    let cpu = softdem::bench_measure::process_cpu_seconds().unwrap_or(0.0) - c0;
     let hash =
         |words: &mut dyn Iterator<Item = u32>| words.fold(0u64, |h, w| h.wrapping_mul(31).wrapping_add(w as u64));
     let h = hash(&mut bytemuck::cast_slice::<_, u32>(&sys.history).iter().copied());

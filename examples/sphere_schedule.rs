@@ -9,14 +9,6 @@ use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 
-/// User + system CPU seconds of this process (lavapipe's threads included), from /proc.
-fn cpu_seconds() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = s.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks = |k: usize| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
-}
-
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
     let side: usize = a.get(1).map_or(Ok(4), |v| v.parse())?;
@@ -37,9 +29,15 @@ fn main() -> anyhow::Result<()> {
     g.batch = batch;
     g.steps_batched(&ctx, 10)?;
     let (b0, r0) = (g.rebuilds, g.stepping_reads);
-    let (t, c) = (std::time::Instant::now(), cpu_seconds());
+    let (t, c) = (
+        std::time::Instant::now(),
+        softdem::bench_measure::process_cpu_seconds().unwrap_or(0.0),
+    );
     g.steps_batched(&ctx, steps)?;
-    let (wall, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+    let (wall, cpu) = (
+        t.elapsed().as_secs_f64(),
+        softdem::bench_measure::process_cpu_seconds().unwrap_or(0.0) - c,
+    );
     let builds = g.rebuilds - b0;
     println!(
         "spheres {} skin_factor {skin} schedule {schedule:?} batch {batch} steps {steps} builds {builds} steps_per_build {:.1} reads {} wall_s {wall:.3} cpu_s {cpu:.2} wall_us_per_step {:.0} cpu_us_per_step {:.0}",

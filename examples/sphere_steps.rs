@@ -4,15 +4,6 @@
 use softdem::spheres::bench_scene::compressed_lattice;
 use softdem::spheres::cpu_stepper::CpuSpheres;
 
-/// CPU time of the process (user + system) in seconds, from /proc/self/stat (Linux).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks: f64 =
-        f.get(11).and_then(|u| u.parse().ok()).unwrap_or(0.0) + f.get(12).and_then(|u| u.parse().ok()).unwrap_or(0.0);
-    ticks / 100.0
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).map_or(47, |a| a.parse().unwrap());
@@ -20,13 +11,13 @@ fn main() {
     let (p, states, laws, walls) = compressed_lattice(n);
     let mut sys = CpuSpheres::new(p, states, laws, walls);
     sys.use_lanes = args.get(3).is_none_or(|a| a != "scalar");
-    let c = cpu_seconds();
+    let c = softdem::bench_measure::process_cpu_seconds().unwrap_or(0.0);
     let t = std::time::Instant::now();
     for _ in 0..steps {
         sys.step();
     }
     let s = t.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - c;
+    let cpu = softdem::bench_measure::process_cpu_seconds().unwrap_or(0.0) - c;
     println!(
         "{} spheres, {steps} steps, {:.3} ms/step, {:.3} ms CPU/step, {:.3e} sphere-steps/s, {} rebuilds, {} pairs",
         sys.states.len(),

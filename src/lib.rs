@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod beads;
+pub mod bench_measure;
 pub mod broad_phase;
 pub mod coupled;
 pub mod cpu;

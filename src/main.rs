@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use softdem::backend::BackendKind;
+use softdem::bench_measure::{loglog_slope, process_cpu_seconds};
 use softdem::engine::spd::create;
 use softdem::model::BODY_CLOSED;
 use softdem::run::session::{self, RunRequest};
@@ -502,27 +503,6 @@ fn modal_rows(a: &ModalObs, b: &ModalObs) {
 
 /// Modal states and modal wall forces of a compared run.
 type ModalObs = (Vec<softdem::modal::layout::ModalState>, Vec<[f32; 2]>);
-
-/// Least-squares slope of ln(cost) against ln(nodes): 1 means a cost linear in the node count.
-fn loglog_slope(cost: &[(f64, f64)]) -> f64 {
-    let pts: Vec<(f64, f64)> = cost.iter().map(|(n, c)| (n.ln(), c.ln())).collect();
-    let k = pts.len() as f64;
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-    sxy / sxx
-}
-
-/// User + system CPU seconds of this process from /proc/self/stat (Linux; None elsewhere).
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses): utime and stime are the 12th and 13th.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
 
 fn bench(
     kind: BackendKind,

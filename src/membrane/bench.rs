@@ -5,6 +5,7 @@
 use super::gpu_triaxial::GpuTriaxialCell;
 use super::model::MembraneContact;
 use super::triaxial::{grow_packing, paper_cell, servo_gain, CellSpec};
+use crate::bench_measure::process_cpu_seconds;
 use crate::gpu::context::GpuContext;
 
 /// Case 1 (Table 3) grown once, then for MSS_patch and MSS_particle 1 ms of ramp and 1 ms of
@@ -28,7 +29,7 @@ pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
                 let mut cell = paper_cell(&spec, &packing, contact);
                 cell.confine(ms, ms, servo_gain(&spec), 0.05);
                 cell.start_shear(0.05);
-                cpu0 = process_cpu_seconds();
+                cpu0 = process_cpu_seconds().unwrap_or(f64::NAN);
                 let t = std::time::Instant::now();
                 for _ in 0..steps {
                     cell.step();
@@ -39,13 +40,13 @@ pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
                 let mut cell = GpuTriaxialCell::paper(ctx, &spec, &packing, contact)?;
                 cell.confine(ctx, ms, ms, servo_gain(&spec), 0.05)?;
                 cell.start_shear(ctx, 0.05);
-                cpu0 = process_cpu_seconds();
+                cpu0 = process_cpu_seconds().unwrap_or(f64::NAN);
                 let t = std::time::Instant::now();
                 cell.steps(ctx, steps as u32)?;
                 ("Gpu", t.elapsed().as_secs_f64(), cell.n_vertices(), cell.n_grains())
             }
         };
-        let cpu = process_cpu_seconds() - cpu0;
+        let cpu = process_cpu_seconds().unwrap_or(f64::NAN) - cpu0;
         let n = n_grains + n_vertices;
         println!(
             "triaxial,{backend},{name},{n_vertices},{n_grains},{steps},{:e},{secs:.3},{:.4e},{:.1},{cpu:.2}",
@@ -55,21 +56,4 @@ pub fn bench(gpu: bool, steps: usize) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// CPU seconds this process has used (all threads, user + system; Linux `/proc/self/stat`,
-/// 100 ticks a second; NaN elsewhere): on a machine shared with other work the wall time
-/// measures the load as much as the code, the CPU time much less.
-fn process_cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-    // `rest` starts at field 3 (the state, not a number), so utime and stime are f[10], f[11].
-    match (f.get(10), f.get(11)) {
-        (Some(u), Some(s)) => (u + s) / 100.0,
-        _ => f64::NAN,
-    }
 }

@@ -7,6 +7,8 @@
 use super::bench_scene::{compressed_lattice, random_dense};
 use super::cpu_stepper::CpuSpheres;
 use super::gpu_stepper::GpuSpheres;
+pub use crate::bench_measure::loglog_slope;
+use crate::bench_measure::process_cpu_seconds;
 use crate::gpu::context::GpuContext;
 use std::io::Write;
 use std::time::Instant;
@@ -27,25 +29,6 @@ pub struct SphereBench {
     /// The packing: false, the n³ lattice (`compressed_lattice`); true, the random dense
     /// polydisperse packing in random order (`random_dense`, about `count` spheres).
     pub random: bool,
-}
-
-/// User + system CPU seconds of this process (Linux /proc/self/stat; None elsewhere).
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
-}
-
-/// Least-squares slope of ln(cost) against ln(size).
-pub fn loglog_slope(cost: &[(f64, f64)]) -> f64 {
-    let pts: Vec<(f64, f64)> = cost.iter().map(|(n, c)| (n.ln(), c.ln())).collect();
-    let k = pts.len() as f64;
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-    sxy / sxx
 }
 
 /// A stepper of either backend, as the bench drives it.
