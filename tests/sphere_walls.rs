@@ -228,12 +228,12 @@ fn wall_gather_reduction_is_within_f32_rounding_of_the_f64_sum() {
 }
 
 /// Integer-valued terms (sums below 2²⁴) add exactly in any order: the reduction of
-/// wall_reduce.rs covers every rank exactly once, for counts below, at and above the 256 lanes.
+/// wall_reduce.rs covers every candidate exactly once, for counts below, at and above the 256 lanes.
 #[test]
 fn wall_reduce_sums_every_rank_once() {
     use softdem::spheres::wall_reduce::wall_reduce;
     for m in [0usize, 1, 5, 255, 256, 257, 1000, 5000] {
-        let (f, t) = wall_reduce(m, |r| ([r as f32, 1.0, -2.0], [1.0, (r % 7) as f32, 0.0]));
+        let (f, t) = wall_reduce(m, m, |r| r, |r| ([r as f32, 1.0, -2.0], [1.0, (r % 7) as f32, 0.0]));
         let s: f64 = (0..m).map(|r| r as f64).sum();
         let s7: f64 = (0..m).map(|r| (r % 7) as f64).sum();
         assert_eq!(f, [-(s as f32), -(m as f32), 2.0 * m as f32], "m = {m}");
