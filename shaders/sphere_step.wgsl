@@ -717,6 +717,15 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
 const WALL_LANES: u32 = 256u;
 var<workgroup> wall_f: array<vec3<f32>, 256>;
 var<workgroup> wall_t: array<vec3<f32>, 256>;
+var<workgroup> wall_n: array<u32, 256>;
+
+/// Whether candidate slot c carries a force or torque (wall_reduce.rs `carries`): only these are
+/// ranked, so a force-free candidate (a list built at another time, as after a resume) moves no
+/// block and a resumed run sums its walls as the uninterrupted one.
+fn carries(c: u32) -> bool {
+    let o = wall_out[c];
+    return any(o.force != vec3<f32>(0.0)) || any(o.torque_j != vec3<f32>(0.0));
+}
 
 @compute @workgroup_size(256)
 fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -731,36 +740,56 @@ fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         m = min(wall_index[sp.n_spheres], arrayLength(&wall_out));
     }
     let base = sp.n_spheres + 1u;
-    // Lane `lane` owns the spheres [s0, s1) (a partition by sphere index, not by rank among the
-    // candidates: a candidate that carries no force, as a list built at another time has, adds
-    // +0 within its lane and moves no partition, so a resumed run sums as the uninterrupted one).
-    let span = max((sp.n_spheres + WALL_LANES - 1u) / WALL_LANES, 1u);
-    let s0 = min(lane * span, sp.n_spheres);
-    let s1 = min(s0 + span, sp.n_spheres);
-    // The first candidate at or after sphere s0: the slots increase (sphere · n_walls + wall).
-    let key0 = s0 * sp.n_walls;
-    let key1 = s1 * sp.n_walls;
-    var lo = 0u;
-    var hi = m;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        if (wall_index[base + mid] < key0) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
+    // Counts per block of the global list, then an inclusive scan (Hillis–Steele).
+    let l = (m + WALL_LANES - 1u) / WALL_LANES;
+    let b0 = min(lane * l, m);
+    let b1 = min(b0 + l, m);
+    var count = 0u;
+    for (var c = b0; c < b1; c++) {
+        if (wall_index[base + c] % sp.n_walls == w && carries(c)) {
+            count += 1u;
         }
     }
+    wall_n[lane] = count;
+    workgroupBarrier();
+    for (var s = 1u; s < WALL_LANES; s *= 2u) {
+        var v = wall_n[lane];
+        if (lane >= s) {
+            v += wall_n[lane - s];
+        }
+        workgroupBarrier();
+        wall_n[lane] = v;
+        workgroupBarrier();
+    }
+    let m_w = wall_n[WALL_LANES - 1u];
+    let k = (m_w + WALL_LANES - 1u) / WALL_LANES;
+    let r0 = min(lane * k, m_w);
+    let r1 = min(r0 + k, m_w);
     var f = vec3<f32>(0.0);
     var t = vec3<f32>(0.0);
-    for (var c = lo; c < m; c++) {
-        let key = wall_index[base + c];
-        if (key >= key1) {
-            break;
+    if (r0 < r1) {
+        // The block j holding rank r0: the first with inclusive count > r0.
+        var lo = 0u;
+        var hi = WALL_LANES - 1u;
+        while (lo < hi) {
+            let mid = (lo + hi) / 2u;
+            if (wall_n[mid] > r0) {
+                hi = mid;
+            } else {
+                lo = mid + 1u;
+            }
         }
-        if (key % sp.n_walls == w) {
-            let o = wall_out[c];
-            f = f - o.force;
-            t = t + o.torque_j;
+        // The rank at block lo's start: the inclusive count of the block before.
+        var r = select(0u, wall_n[max(lo, 1u) - 1u], lo > 0u);
+        for (var c = lo * l; c < m && r < r1; c++) {
+            if (wall_index[base + c] % sp.n_walls == w && carries(c)) {
+                if (r >= r0) {
+                    let o = wall_out[c];
+                    f = f - o.force;
+                    t = t + o.torque_j;
+                }
+                r += 1u;
+            }
         }
     }
     wall_f[lane] = f;

@@ -169,13 +169,7 @@ fn gpu_wall_gather_reduction_is_the_cpu_twin_bit_for_bit() {
             "wall {w}: {} candidates, the tree needs > 256",
             mine.len()
         );
-        let n = cpu.states.len();
-        let (f, t) = wall_reduce(
-            n,
-            mine.len(),
-            |r| mine[r] / nw,
-            |r| (out[mine[r]].force, out[mine[r]].torque_j),
-        );
+        let (f, t) = wall_reduce(mine.len(), |r| (out[mine[r]].force, out[mine[r]].torque_j));
         println!(
             "wall {w}: {} candidates; GPU {:?}, twin {:?}, CPU {:?}",
             mine.len(),

@@ -228,15 +228,43 @@ fn wall_gather_reduction_is_within_f32_rounding_of_the_f64_sum() {
 }
 
 /// Integer-valued terms (sums below 2²⁴) add exactly in any order: the reduction of
-/// wall_reduce.rs covers every candidate exactly once, for counts below, at and above the 256 lanes.
+/// wall_reduce.rs covers every rank exactly once, for counts below, at and above the 256 lanes.
 #[test]
 fn wall_reduce_sums_every_rank_once() {
     use softdem::spheres::wall_reduce::wall_reduce;
     for m in [0usize, 1, 5, 255, 256, 257, 1000, 5000] {
-        let (f, t) = wall_reduce(m, m, |r| r, |r| ([r as f32, 1.0, -2.0], [1.0, (r % 7) as f32, 0.0]));
+        let (f, t) = wall_reduce(m, |r| ([r as f32, 1.0, -2.0], [1.0, (r % 7) as f32, 0.0]));
         let s: f64 = (0..m).map(|r| r as f64).sum();
         let s7: f64 = (0..m).map(|r| (r % 7) as f64).sum();
         assert_eq!(f, [-(s as f32), -(m as f32), 2.0 * m as f32], "m = {m}");
         assert_eq!(t, [m as f32, s7 as f32, 0.0], "m = {m}");
+    }
+}
+
+/// Force-free candidates (a list built at another time has other ones, as after a resume) leave
+/// the reduction's bits unchanged: they are not ranked into the lanes' blocks (`carries`).
+#[test]
+fn wall_reduce_ignores_force_free_candidates() {
+    use softdem::spheres::wall_reduce::wall_reduce;
+    let term = |r: usize| {
+        let x = (r as f32 * 0.618_034).fract() - 0.5;
+        ([x, 1e-3 * x, 3.0 + x], [0.1 * x, -x, 0.0])
+    };
+    for m in [3usize, 255, 256, 257, 3000] {
+        let plain = wall_reduce(m, term);
+        // The same terms with a force-free candidate after every third one (−0 among them).
+        let padded: Vec<Option<usize>> = (0..m)
+            .flat_map(|r| if r % 3 == 0 { vec![Some(r), None] } else { vec![Some(r)] })
+            .collect();
+        let zero = |i: usize| {
+            if i % 2 == 0 {
+                ([0.0f32; 3], [0.0f32; 3])
+            } else {
+                ([-0.0f32; 3], [0.0f32; 3])
+            }
+        };
+        let with = wall_reduce(padded.len(), |i| padded[i].map_or(zero(i), term));
+        let bits = |(f, t): ([f32; 3], [f32; 3])| (f.map(f32::to_bits), t.map(f32::to_bits));
+        assert_eq!(bits(plain), bits(with), "m = {m}");
     }
 }

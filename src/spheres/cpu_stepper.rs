@@ -1304,16 +1304,11 @@ pub fn damp(f: V3, v: V3, c: f32, alpha: f32) -> V3 {
 /// reduced in wall_reduce.rs's fixed order (the other spheres' records are zero); then the servo law.
 pub fn wall_gather(sys: &mut CpuSpheres) {
     let nw = sys.walls.len();
-    let (wall_out, wall_spheres, order, n) = (&sys.wall_out, &sys.wall_spheres, &sys.order, sys.states.len());
+    let (wall_out, wall_spheres) = (&sys.wall_out, &sys.wall_spheres);
     sys.walls.par_iter_mut().enumerate().for_each(|(w, wall)| {
         // Its candidates in its gather order, as a fixed-order reduction (wall_reduce.rs).
         let ws = &wall_spheres[w];
-        // Lanes by the sphere's user index (the GPU's): under the cell order a label's is order[label].
-        let user = |r: usize| match order.is_empty() {
-            true => ws[r] as usize,
-            false => order[ws[r] as usize] as usize,
-        };
-        let (f, t) = wall_reduce(n, ws.len(), user, |r| {
+        let (f, t) = wall_reduce(ws.len(), |r| {
             let o = &wall_out[ws[r] as usize * nw + w];
             (o.force, o.torque_j)
         });
