@@ -13,17 +13,9 @@
 use softdem::beads::scenes::{compression_scene, paper_compression_spec, run_compression, single_bond_scene, BeadRun};
 use softdem::beads::{BodyShape, LoadProfile};
 use softdem::gpu::context::gpu_for_tests;
-use softdem::spheres::SphereState;
 
-fn gap(a: &[SphereState], b: &[SphereState]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| {
-            let (p, q) = (x.position(), y.position());
-            (0..3).map(|d| (p[d] - q[d]).abs()).fold(0.0, f64::max)
-        })
-        .fold(0.0, f64::max)
-}
+mod sphere_gap;
+use sphere_gap::position_gap;
 
 #[test]
 fn gpu_bond_with_breakage_follows_the_cpu() {
@@ -54,7 +46,7 @@ fn gpu_bond_with_breakage_follows_the_cpu() {
         gpu2.step(Some(&ctx)).unwrap();
     }
     let (c, g) = (cpu.states(None), gpu.states(Some(&ctx)));
-    let d = gap(&c, &g);
+    let d = position_gap(&c, &g);
     println!("position gap {d:.3e} m, x = {:.6}", g[1].position()[0]);
     assert!(d < 1e-6, "gap {d}");
     assert_eq!(g, gpu2.states(Some(&ctx)), "GPU reruns differ");
@@ -90,7 +82,7 @@ fn gpu_sphere_compression_follows_the_cpu() {
     let sg = run_compression(&mut gpu, Some(&ctx), steps, 100).unwrap();
     run_compression(&mut gpu2, Some(&ctx), steps, 100).unwrap();
     let (c, g) = (cpu.states(None), gpu.states(Some(&ctx)));
-    let d = gap(&c, &g) / l;
+    let d = position_gap(&c, &g) / l;
     let fmax = sc.iter().map(|s| s.force().abs()).fold(0.0, f64::max);
     let df = sc
         .iter()

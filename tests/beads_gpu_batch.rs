@@ -18,7 +18,9 @@ use softdem::beads::scenes::{compression_scene, paper_compression_spec, single_b
 use softdem::beads::{BodyShape, LoadProfile};
 use softdem::gpu::context::{gpu_for_tests, GpuContext};
 use softdem::spheres::gpu_rebuild::RebuildSchedule;
-use softdem::spheres::SphereState;
+
+mod sphere_gap;
+use sphere_gap::position_gap;
 
 /// How the GPU run is stepped.
 #[derive(Clone, Copy, Debug)]
@@ -80,17 +82,6 @@ fn run(ctx: Option<&GpuContext>, scene: BeadScene, mode: Mode, calls: &[u32]) ->
         series,
     };
     (end, r, submissions)
-}
-
-/// The largest coordinate difference between two runs' beads.
-fn gap(a: &[SphereState], b: &[SphereState]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| {
-            let (p, q) = (x.position(), y.position());
-            (0..3).map(|d| (p[d] - q[d]).abs()).fold(0.0, f64::max)
-        })
-        .fold(0.0, f64::max)
 }
 
 /// Batched runs (batches of 32 and 7) equal to the one-step run bit for bit, with far fewer
@@ -176,7 +167,7 @@ fn a_breaking_bond_under_a_sine_load_batches_bit_for_bit() {
     assert_eq!(gl[0].bond, cl[0].bond);
     assert!(gl[0].evaluation.abs_diff(cl[0].evaluation) <= 1);
     assert!((gl[0].stretch - cl[0].stretch).abs() < 1e-5);
-    let d = gap(&cpu.states(None), &gpu.states(Some(&ctx)));
+    let d = position_gap(&cpu.states(None), &gpu.states(Some(&ctx)));
     println!("CPU–GPU position gap {d:.3e} m");
     assert!(d < 1e-6, "gap {d} m");
 }
@@ -198,7 +189,7 @@ fn a_compression_by_moving_planes_batches_bit_for_bit() {
         assert!(s.rebuilds > 3, "{} builds: the batches were not halted", s.rebuilds);
     }
     let (cpu_end, cpu, _) = run(None, scene, Mode::Single, &calls);
-    let d = gap(&cpu.states(None), &gpu.states(Some(&ctx))) / l;
+    let d = position_gap(&cpu.states(None), &gpu.states(Some(&ctx))) / l;
     let (fc, fg) = (cpu.plane_force(None), gpu.plane_force(Some(&ctx)));
     let fmax = fc.iter().map(|f| f[2].abs() as f64).fold(0.0, f64::max);
     let df = fc

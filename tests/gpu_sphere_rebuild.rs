@@ -12,20 +12,11 @@ use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::pair_law::LawTable;
 use softdem::spheres::{PlaneWall, SphereMaterial, SphereParams, SphereState};
 
+mod sphere_gap;
+use sphere_gap::position_gap;
+
 fn bytes<T: bytemuck::Pod>(v: &[T]) -> &[u8] {
     bytemuck::cast_slice(v)
-}
-
-/// Largest position gap between two sets of spheres (m).
-fn position_gap(a: &[SphereState], b: &[SphereState]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(g, c)| {
-            (0..3)
-                .map(|k| ((g.pos_hi[k] as f64 + g.pos_lo[k] as f64) - (c.pos_hi[k] as f64 + c.pos_lo[k] as f64)).abs())
-                .fold(0.0, f64::max)
-        })
-        .fold(0.0, f64::max)
 }
 
 /// The bounding-box keys order floats as their values (negative, ±0, subnormal, large), and the

@@ -254,10 +254,16 @@ fn wall_reduce_ignores_force_free_candidates() {
         let plain = wall_reduce(m, term);
         // The same terms with a force-free candidate after every third one (−0 among them).
         let padded: Vec<Option<usize>> = (0..m)
-            .flat_map(|r| if r % 3 == 0 { vec![Some(r), None] } else { vec![Some(r)] })
+            .flat_map(|r| {
+                if r.is_multiple_of(3) {
+                    vec![Some(r), None]
+                } else {
+                    vec![Some(r)]
+                }
+            })
             .collect();
         let zero = |i: usize| {
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 ([0.0f32; 3], [0.0f32; 3])
             } else {
                 ([-0.0f32; 3], [0.0f32; 3])

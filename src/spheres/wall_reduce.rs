@@ -1,8 +1,8 @@
 //! A wall's force and torque from its candidate spheres as a fixed-order parallel reduction:
 //! the CPU twin of `wall_gather` in shaders/sphere_step.wgsl (one workgroup of `WALL_LANES`
 //! invocations per wall). The wall's candidates that carry a force or torque (`carries`), in
-//! its gather order (sphere order), have ranks r = 0 .. m − 1; lane t sums the block of ranks t·K .. t·K + K − 1, K = ⌈m / WALL_LANES⌉, in
-//! increasing rank (f − force, t + torque_j, as the serial gather did), then a fixed binary tree
+//! its gather order (sphere order), have ranks r = 0 .. m_w − 1; lane t sums the block of ranks
+//! t·K .. t·K + K − 1, K = ⌈m_w / WALL_LANES⌉, in increasing rank (f − force, t + torque_j, as the serial gather did), then a fixed binary tree
 //! adds the lane partials: stride 128, 64, …, 1, partial[i] = partial[i] + partial[i + stride].
 //! The same operations in the same order on both twins, so the CPU and GPU agree bit for bit; the
 //! order differs from a serial sum, so the bits differ from it (within f32 rounding, tested in
@@ -13,8 +13,8 @@ use crate::laws::vec3::{add, sub, V3};
 /// Lanes per wall (the workgroup size of `wall_gather`).
 pub const WALL_LANES: usize = 256;
 
-/// (Σ −force, Σ torque) over `m` candidates, `term(r)` giving (force, torque_j) of rank r, in the
-/// order described above.
+/// (Σ −force, Σ torque) over a wall's `m` candidates in sphere order, `term(r)` giving candidate
+/// r's (force, torque_j); the carrying ones summed in the order described above.
 pub fn wall_reduce(m: usize, term: impl Fn(usize) -> (V3, V3)) -> (V3, V3) {
     let mut f = [[0.0f32; 3]; WALL_LANES];
     let mut t = [[0.0f32; 3]; WALL_LANES];
