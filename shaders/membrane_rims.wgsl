@@ -4,7 +4,10 @@
 // the cap radius R_cap from the wall's axis: the rim stop), then rim_servo_area (one thread: the
 // servo platen's area from its rim). Recorded after each step's closing kick by the GPU sphere
 // stepper (`GpuExtraForces::record_after_step`, src/membrane/gpu_rims.rs); both return while the
-// stepper's list is stale, so the step the host finishes after a rebuild runs them once.
+// stepper's list is stale, so the step the host finishes after a rebuild runs them once. With a
+// load cell, load_cell_servo follows them (one workgroup): the cap's axial force on the membrane
+// R_z from the last evaluation's forces, reduced in a fixed order, and the servo's target σ + R_z/A
+// for the next step (twin: rims::load_cell_servo).
 
 #import sphere_state
 
@@ -34,6 +37,11 @@ const RIM_PINNED: u32 = 0u;
 const RIM_STOPPED: u32 = 2u;
 const RIM_FACES: u32 = 3u;
 const RIM_NO_AREA: u32 = 0xffffffffu;
+const WALL_SERVO: u32 = 2u;
+// A face vertex counts as lying on a wall's plane within this distance (m; rims::FACE_ON).
+const FACE_ON: f32 = 1e-9;
+// Lanes of load_cell_servo's one workgroup (rims::LOAD_CELL_LANES).
+const LOAD_LANES: u32 = 256u;
 const RIM_WG: u32 = 64u;
 const PI: f32 = 3.14159265358979;
 
@@ -44,6 +52,22 @@ const PI: f32 = 3.14159265358979;
 @group(0) @binding(5) var<storage, read> pins: array<RimPin>;
 // Sphere indices of the servo area's rim, in ring order (one dummy entry without one).
 @group(0) @binding(6) var<storage, read> area_rim: array<u32>;
+// The stepper's forces of the last evaluation (load_cell_servo only).
+@group(0) @binding(7) var<storage, read> forces: array<SphereForce>;
+@group(0) @binding(8) var<uniform> lc: LoadCell;
+// load_cell_servo's output: R_z (N) and the wall's target stress after it (Pa).
+@group(0) @binding(9) var<storage, read_write> load_out: array<f32>;
+
+// The load cell (twin: rims::LoadCell): the wall whose cap it reads and σ, the servo's target
+// as the cell measures it.
+struct LoadCell {
+    wall: u32,
+    _pad0: u32,
+    sigma: f32,
+    _pad1: u32,
+}
+
+var<workgroup> load_part: array<f32, 256>;
 
 fn list_stale() -> bool {
     return atomicLoad(&step_flags[0]) != 0u;
@@ -178,4 +202,72 @@ fn rim_servo_area(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         area = PI * r * r;
     }
     walls[rp.area_wall].size = area;
+}
+
+// One pin's share of the cap's axial force on the membrane at `wall` (twin: rims::cap_axial_part;
+// f32 of rims::cap_axial_force's f64 rule): a rim vertex held on `wall` gives −F_z; a face
+// vertex lying on a plane (|distance| ≤ FACE_ON, its first wall checked first) and pressed
+// into it gives the push −(F·n̂) n̂_z when that plane is `wall`'s.
+fn cap_axial_part(p: RimPin, wall: u32) -> f32 {
+    let f = forces[p.sphere].force;
+    if (p.mode != RIM_FACES) {
+        return select(0.0, -f.z, p.wall == wall);
+    }
+    let s = spheres[p.sphere];
+    for (var k = 0u; k < 2u; k++) {
+        let id = select(p.wall_b, p.wall, k == 0u);
+        let w = walls[id];
+        let d = df3_sub(s.pos_hi, s.pos_lo, w.point_hi, w.point_lo);
+        let n = w.normal;
+        let dist = opaque(opaque(opaque(d.x * n.x) + opaque(d.y * n.y)) + opaque(d.z * n.z));
+        if (abs(dist) <= FACE_ON) {
+            let f_n = opaque(opaque(opaque(f.x * n.x) + opaque(f.y * n.y)) + opaque(f.z * n.z));
+            if (id == wall && f_n < 0.0) {
+                return -opaque(f_n * n.z);
+            }
+            return 0.0;
+        }
+    }
+    return 0.0;
+}
+
+// The load cell's servo: R_z = Σ cap_axial_part over the pins, lane t summing the block
+// t·K .. t·K + K − 1 (K = ⌈n_pins / LOAD_LANES⌉) in pin order, then a fixed binary tree (stride
+// 128, 64, …, 1); the servo wall's target σ + R_z/A (A its size, the rim's area just set by
+// rim_servo_area), as TriaxialCell::step sets it before a step. No atomics; a halted batch
+// reduces nothing and writes nothing (no barrier in non-uniform control flow).
+@compute @workgroup_size(256)
+fn load_cell_servo(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let lane = lid.x;
+    let live = !list_stale();
+    var m = 0u;
+    if (live) {
+        m = min(rp.n_pins, arrayLength(&pins));
+    }
+    let k = (m + LOAD_LANES - 1u) / LOAD_LANES;
+    let b0 = min(lane * k, m);
+    let b1 = min(b0 + k, m);
+    var r = 0.0;
+    for (var c = b0; c < b1; c++) {
+        r = opaque(r + cap_axial_part(pins[c], lc.wall));
+    }
+    load_part[lane] = r;
+    workgroupBarrier();
+    for (var s = LOAD_LANES / 2u; s > 0u; s /= 2u) {
+        if (lane < s) {
+            load_part[lane] = opaque(load_part[lane] + load_part[lane + s]);
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && live) {
+        let r_z = load_part[0];
+        let w = walls[lc.wall];
+        var aim = w.target_stress;
+        if (w.kind == WALL_SERVO) {
+            aim = opaque(lc.sigma + opaque(r_z / w.size));
+            walls[lc.wall].target_stress = aim;
+        }
+        load_out[0] = r_z;
+        load_out[1] = aim;
+    }
 }

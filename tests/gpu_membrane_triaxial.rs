@@ -7,7 +7,7 @@ use softdem::membrane::cases::TABLE2_GRAIN;
 use softdem::membrane::gpu_rims::GpuRims;
 use softdem::membrane::gpu_source::GpuMembraneSource;
 use softdem::membrane::gpu_triaxial::GpuTriaxialCell;
-use softdem::membrane::rims::{hold_rims, rim_servo_area, Rims, ServoArea};
+use softdem::membrane::rims::{cap_axial_force, hold_rims, load_cell_servo, rim_servo_area, LoadCell, Rims, ServoArea};
 use softdem::membrane::system::no_contact_law;
 use softdem::membrane::triaxial::{
     grow_packing, paper_cell, rim_area_of, servo_gain, CellSpec, Packing, TriaxialCell, TriaxialSample,
@@ -17,7 +17,7 @@ use softdem::spheres::extra_force::SharedGpuSource;
 use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 use softdem::spheres::pair_law::LawTable;
-use softdem::spheres::{PlaneWall, SphereParams, SphereState};
+use softdem::spheres::{PlaneWall, SphereForce, SphereParams, SphereState};
 
 /// A small cell of Table 2's materials: R = 7.5 mm, H = 20 mm, 28 grains (r 2.3–2.7 mm before
 /// growth), the patch membrane of side 4 mm (12 vertices a ring).
@@ -50,46 +50,144 @@ fn cpu_cell(spec: &CellSpec, packing: &Packing) -> TriaxialCell {
     cell
 }
 
+/// The GPU cell at the end of its confinement: the load cell's output (R_z, the target it set)
+/// and the device's state then (synced into a CPU cell's view).
+struct Confined {
+    load_cell: (f32, f32),
+    states: Vec<SphereState>,
+    forces: Vec<SphereForce>,
+    walls: Vec<PlaneWall>,
+}
+
 fn gpu_run(
     ctx: &GpuContext,
     spec: &CellSpec,
     packing: &Packing,
     batch: u32,
     schedule: RebuildSchedule,
-) -> (Vec<TriaxialSample>, Vec<SphereState>, Vec<PlaneWall>, GpuTriaxialCell) {
+) -> (
+    Vec<TriaxialSample>,
+    Vec<SphereState>,
+    Vec<PlaneWall>,
+    GpuTriaxialCell,
+    Confined,
+) {
     let mut cell = GpuTriaxialCell::from_host(ctx, cpu_cell(spec, packing)).unwrap();
     cell.spheres.batch = batch;
     cell.spheres.schedule = schedule;
     cell.confine(ctx, RAMP, HOLD, servo_gain(spec), 0.05).unwrap();
+    cell.sync(ctx);
+    let sp = &cell.host.sys.spheres;
+    let confined = Confined {
+        load_cell: cell.rims().unwrap().load_cell_out(ctx).expect("the cell's load cell"),
+        states: sp.states.clone(),
+        forces: sp.forces.clone(),
+        walls: sp.walls.clone(),
+    };
     cell.start_shear(ctx, V_P);
     let curve = cell.shear(ctx, SHEAR, EVERY).unwrap();
     let (states, walls) = (cell.spheres.states(ctx), cell.spheres.walls(ctx));
-    (curve, states, walls, cell)
+    (curve, states, walls, cell, confined)
 }
 
-/// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps; the cell's rims: the
-/// rim stop at the membrane's initial radius and the caps' faces): every sphere's position
-/// within 1e-8 m (seen 2.7e-9 m), σ_d within 1e-3 σ_c (seen 0.92 Pa of σ_d = 745 Pa), ε within
-/// 1e-7 (seen 4.6e-12) and ε_v within 1e-6 (seen 5.1e-8, of ε_v = −0.86 %) at every sample; no
-/// grain escapes on either. (With the rims sliding freely, before the stop: σ_d = 94.4 kPa,
-/// ε_v = −3.2 % at this ε; in this cell 3 grains wide the caps now hold the membrane's ends at
-/// 7.76 mm.) Two GPU runs are bit-identical (states, walls, samples, the membrane's candidate
-/// list and history, the sphere-list and patch-list builds): host-decided batches of 32 steps
-/// with the membrane and rims attached, and one step per submission pair (the `Device`
-/// schedule's path with sources); the batched run reads back a third as often or less. The
-/// rims: each rim vertex has its platen's z (hi, lo) and v_z bit for bit, and the top platen's
-/// area is `rim_area_of` its rim within 1e-5 (relative; seen 1.5e-8). About 20 s on lavapipe on
-/// the loaded 2-core machine (6 s CPU time).
+/// The GPU cell follows the CPU cell (28 grains, 84 vertices, 400 steps; `paper_cell`: the rim
+/// stop at the membrane's initial radius, the caps' faces, σ_p the load cell's and the servo on
+/// it, on the device by `load_cell_servo`): every sphere's position within 1e-8 m (seen
+/// 3.1e-9 m), σ_d within 1e-3 σ_c (seen 1.7 Pa of σ_d = 8.64 kPa at ε = 1.27 %), the caps'
+/// axial force on the membrane within 1e-3 σ_c over the rim's area (seen 9.5e-3 Pa), ε within
+/// 1e-7 (seen 4.3e-12) and ε_v within 1e-6 (seen 5.1e-8, of ε_v = −0.86 %) at every sample; no
+/// grain escapes on either. At the end of the confinement the device's load cell equals its
+/// twin bit for bit (R_z = −1.7320356 N, the target 90 420.82 Pa = σ_c + R_z/A), R_z is within
+/// 1e-5 of the f64 reference and the target within 1e-6 σ_c of the one the CPU cell's next
+/// step sets (seen equal). (With the servo on the grains' force, before: positions 2.7e-9 m,
+/// σ_d 0.92 Pa of 745 Pa; with the rims sliding freely, before the stop: σ_d = 94.4 kPa,
+/// ε_v = −3.2 % at this ε.) Two GPU runs are bit-identical (states, walls, samples, the load
+/// cell, the membrane's candidate list and history, the sphere-list and patch-list builds):
+/// host-decided batches of 32 steps with the membrane and rims attached, and one step per
+/// submission pair (the `Device` schedule's path with sources); the batched run reads back a
+/// third as often or less (seen 112 against 449). The rims: each rim vertex has its platen's z
+/// (hi, lo) and v_z bit for bit, and the top platen's area is `rim_area_of` its rim within 1e-5
+/// (relative; seen 2.0e-8). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
 #[test]
 fn gpu_triaxial_cell_follows_the_cpu() {
     let ctx = gpu_for_tests();
     let (spec, packing) = small_cell();
     let mut cpu = cpu_cell(&spec, &packing);
+    assert!(
+        cpu.load_cell && cpu.servo_on_load_cell,
+        "paper_cell: the load cell's servo"
+    );
     cpu.confine(RAMP, HOLD, servo_gain(&spec), 0.05);
+    // The target the CPU cell's next step would set (`TriaxialCell::step`, from the f64 reference):
+    // the device's kernel ran after the last step, the CPU cell sets it before the next.
+    let cpu_target = {
+        let sp = &cpu.sys.spheres;
+        let r = cap_axial_force(&sp.states, &sp.forces, &sp.walls, &cpu.rims)[1];
+        (cpu.servo_stress + r / sp.walls[1].size as f64) as f32
+    };
+    let cpu_confined = cpu.sample();
     cpu.start_shear(V_P);
     let cpu_curve = cpu.shear(SHEAR, EVERY);
-    let (curve, states, walls, cell) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Host);
-    let (curve_b, states_b, walls_b, cell_b) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Device);
+    let (curve, states, walls, cell, confined) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Host);
+    let (curve_b, states_b, walls_b, cell_b, confined_b) = gpu_run(&ctx, &spec, &packing, 32, RebuildSchedule::Device);
+
+    // The load cell's servo on the device (`load_cell_servo`) at the end of the confinement: its
+    // R_z and target bit for bit in the two GPU runs and equal to the twin's on the same state
+    // (`rims::load_cell_servo`: the same lanes, order and f32 arithmetic), R_z within 1e-5 of the
+    // f64 reference (`rims::cap_axial_force`, the CPU cell's servo and the samples), and the
+    // target it set (σ_c + R_z/A, not σ_c: the servo holds the load cell's measure) within
+    // 1e-6 of the CPU cell's.
+    assert_eq!(
+        (confined.load_cell.0.to_bits(), confined.load_cell.1.to_bits()),
+        (confined_b.load_cell.0.to_bits(), confined_b.load_cell.1.to_bits()),
+        "the load cell differs between two GPU runs"
+    );
+    let rims = &cell.host.rims;
+    let mut twin_walls = confined.walls.clone();
+    let cell_of = LoadCell {
+        wall: 1,
+        sigma: spec.sigma_c as f32,
+        ..Default::default()
+    };
+    let r_twin = load_cell_servo(&confined.states, &confined.forces, &mut twin_walls, rims, &cell_of);
+    let r_ref = cap_axial_force(&confined.states, &confined.forces, &confined.walls, rims)[1];
+    let (r_dev, target_dev) = confined.load_cell;
+    println!(
+        "load cell after confinement: R_z device {r_dev:e} N, twin {r_twin:e} N, f64 {r_ref:e} N; target device {target_dev} Pa, twin {}, CPU cell {cpu_target}; σ_p CPU {:.1} Pa (grains' alone {:.1} / {:.1})",
+        twin_walls[1].target_stress, cpu_confined.sigma_p, cpu_confined.grain_platen_stress[0], cpu_confined.grain_platen_stress[1]
+    );
+    assert_eq!(
+        r_dev.to_bits(),
+        r_twin.to_bits(),
+        "R_z: device {r_dev:e}, twin {r_twin:e}"
+    );
+    assert_eq!(
+        target_dev.to_bits(),
+        twin_walls[1].target_stress.to_bits(),
+        "target: device {target_dev}, twin {}",
+        twin_walls[1].target_stress
+    );
+    assert_eq!(
+        confined.walls[1].target_stress, target_dev,
+        "the wall's target is the kernel's"
+    );
+    assert!(
+        r_ref < -1e-2,
+        "the top cap carries the membrane ({r_ref:e} N): the check is empty"
+    );
+    assert!(
+        (r_dev as f64 - r_ref).abs() <= 1e-5 * r_ref.abs(),
+        "R_z: device {r_dev:e}, f64 reference {r_ref:e}"
+    );
+    let want = spec.sigma_c + r_ref / confined.walls[1].size as f64;
+    assert!(
+        (target_dev as f64 - want).abs() <= 1e-6 * spec.sigma_c && (target_dev as f64 - spec.sigma_c).abs() > 1e2,
+        "target {target_dev} Pa, σ_c + R_z/A = {want} Pa"
+    );
+    assert!(
+        ((target_dev - cpu_target) as f64).abs() <= 1e-6 * spec.sigma_c,
+        "target: device {target_dev}, CPU cell {cpu_target}"
+    );
 
     // Bit for bit across the batched and the one-step-per-submission runs.
     let membrane = |c: &GpuTriaxialCell| {

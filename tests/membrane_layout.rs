@@ -4,13 +4,13 @@
 
 use softdem::laws::membrane_bending::BendingParams;
 use softdem::membrane::records::*;
-use softdem::membrane::rims::{RimParams, RimPin};
+use softdem::membrane::rims::{LoadCell, RimParams, RimPin};
 use std::mem::{offset_of, size_of};
 
 fn wgsl_layout(name: &str) -> (u32, Vec<(String, u32)>) {
     let file = match name {
         "PatchListParams" => "membrane_patch_list",
-        "RimPin" | "RimParams" => "membrane_rims",
+        "RimPin" | "RimParams" | "LoadCell" => "membrane_rims",
         _ => "membrane_step",
     };
     let src = softdem::shaders::shader_source(file).unwrap();
@@ -148,7 +148,8 @@ fn membrane_records_have_identical_layouts() {
     assert_eq!(size_of::<L>() % 16, 0, "a uniform's size is a multiple of 16");
 }
 
-/// The rim kernel's records (`shaders/membrane_rims.wgsl`, twin `membrane::rims`).
+/// The rim kernel's records and the load cell's uniform (`shaders/membrane_rims.wgsl`, twin
+/// `membrane::rims`).
 #[test]
 fn rim_records_have_identical_layouts() {
     type R = RimPin;
@@ -184,4 +185,17 @@ fn rim_records_have_identical_layouts() {
         0,
     );
     assert_eq!(size_of::<Q>() % 16, 0, "a uniform's size is a multiple of 16");
+    type L = LoadCell;
+    check(
+        "LoadCell",
+        size_of::<L>(),
+        &[
+            (offset_of!(L, wall), "wall"),
+            (offset_of!(L, _pad0), "_pad0"),
+            (offset_of!(L, sigma), "sigma"),
+            (offset_of!(L, _pad1), "_pad1"),
+        ],
+        0,
+    );
+    assert_eq!(size_of::<L>() % 16, 0, "a uniform's size is a multiple of 16");
 }

@@ -17,6 +17,17 @@
 //! candidate list from the states it reads there: `spheres::extra_force`); σ_c and the servo
 //! target of the ramp are set on the host before each of its steps, as `TriaxialCell::confine`
 //! sets them, so the ramp runs one step per call.
+//!
+//! **The load cell's servo** (`TriaxialCell::servo_on_load_cell`, set by `paper_cell`): the
+//! device holds the load cell's measure as the CPU cell does. After each step's rims and servo
+//! area, `load_cell_servo` (`gpu_rims`, twin `rims::load_cell_servo`) reduces the top cap's axial
+//! force on the membrane R_z from that step's forces in a fixed order and sets the servo's
+//! target σ + R_z/A for the next step, where `TriaxialCell::step` sets it from
+//! `rims::cap_axial_force` before the step; σ is written by the host at each ramp step and once
+//! for the hold, with the kernel run once on the state then (the first step's target from the
+//! forces of the attachment, as the CPU cell's). No read-back per step. The kernel sums in f32,
+//! the CPU cell's servo in f64: the two cells follow each other within the test's tolerances
+//! (tests/gpu_membrane_triaxial.rs), not bit for bit.
 
 use super::attach::set_sigma;
 use super::gpu_rims::GpuRims;
@@ -58,7 +69,12 @@ impl GpuTriaxialCell {
         let source = GpuMembraneSource::new(ctx, host.sys.membrane.clone())?;
         spheres.add_extra(ctx, Box::new(SharedGpuSource(RefCell::new(source))))?;
         let rims = host.rims.clone();
-        spheres.add_extra(ctx, Box::new(GpuRims::new(ctx, rims)?))?;
+        let rims = if host.load_cell && host.servo_on_load_cell {
+            GpuRims::with_load_cell(ctx, rims, 1)?
+        } else {
+            GpuRims::new(ctx, rims)?
+        };
+        spheres.add_extra(ctx, Box::new(rims))?;
         Ok(GpuTriaxialCell {
             spheres,
             time: host.sys.time,
@@ -104,11 +120,25 @@ impl GpuTriaxialCell {
         Ok(())
     }
 
-    /// σ on the membrane and as the top platen's servo target (f32, as the CPU cell's).
+    /// σ on the membrane and as the top platen's servo target (f32, as the CPU cell's
+    /// `set_servo_stress`); with the load cell's servo, the target σ + R_z/A from the current
+    /// state on the device (module doc).
     fn set_stress(&mut self, ctx: &GpuContext, s: f64) -> anyhow::Result<()> {
         set_sigma(None, Some(&self.spheres), s)?;
         self.spheres.set_wall_target(ctx, 1, s as f32);
+        self.host.servo_stress = s;
+        if let Some(rims) = self.rims().filter(|r| r.has_load_cell()) {
+            rims.set_load_cell_stress(ctx, s as f32)?;
+        }
         Ok(())
+    }
+
+    /// The rims' source on the stepper (`gpu_rims::GpuRims`, with the load cell if any).
+    pub fn rims(&self) -> Option<&GpuRims> {
+        self.spheres
+            .extra()
+            .iter()
+            .find_map(|s| s.as_any().downcast_ref::<GpuRims>())
     }
 
     /// Copies the device state into `host` (module doc).
@@ -155,6 +185,10 @@ impl GpuTriaxialCell {
         self.spheres.set_walls(ctx, &self.host.sys.spheres.walls);
         self.spheres
             .set_global_damping(ctx, self.host.sys.spheres.params.global_damping);
+        // A moving plane now: nothing reads a target (the kernel would leave it; skip it).
+        if let Some(rims) = self.rims() {
+            rims.set_load_cell_on(false);
+        }
     }
 
     /// `TriaxialCell::shear`: `steps` steps, a sample every `every` (the first before the first

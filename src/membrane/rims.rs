@@ -36,6 +36,17 @@
 //!   platen's (`cap_axial_force`, with the rims' axial one). Reference f64; the kernel
 //!   subtracts the f32 (x − w)·n̂ n̂ from the double-f32 position (within ~1e-7 of the step).
 //!
+//! **Load cell** (optional, `LoadCell`; the triaxial cell with `servo_on_load_cell`): after the
+//! rims and the area, `load_cell_servo` reads the cap's axial force on the membrane at the servo
+//! wall, R_z, from the last evaluation's forces (the rule of `cap_axial_force`, per pin
+//! `cap_axial_part`) and sets the servo's target σ + R_z/A for the next step, as
+//! `TriaxialCell::step` does before a step. The kernel sums in f32 over 256 lanes (lane t the
+//! block t·K .. t·K + K − 1 of the pins in order, then a fixed binary tree): deterministic, no
+//! atomics; `load_cell_servo` here is its twin in the same order and arithmetic (bit for bit on
+//! lavapipe in tests/gpu_membrane_triaxial.rs), and `cap_axial_force` (f64, pin order) stays the
+//! reference the CPU cell's servo and the samples use (the twin within 1e-5 of it, relative to
+//! the rims' largest force).
+//!
 //! **Servo area** (optional, `ServoArea`): the servo platen measures its stress over the sample's
 //! cross-section at its rim, which moves with a sliding rim: after the rims, the wall's `size`
 //! becomes `rims::rim_area_of` of the rim (the polygon; for vertex particles the circle of
@@ -44,8 +55,8 @@
 //! f32: within ~1e-6 of the area (asserted 1e-5 relative).
 
 use super::model::MembraneContact;
-use crate::spheres::precision::{df3_split, df3_value};
-use crate::spheres::{PlaneWall, SphereForce, SphereState};
+use crate::spheres::precision::{df3_split, df3_sub, df3_value};
+use crate::spheres::{PlaneWall, SphereForce, SphereState, WALL_SERVO};
 use bytemuck::{Pod, Zeroable};
 use std::f64::consts::PI;
 
@@ -95,6 +106,25 @@ pub struct RimParams {
     pub _pad1: u32,
     pub _pad2: u32,
 }
+
+/// `LoadCell` of membrane_rims.wgsl (a uniform, 16 bytes): the servo wall whose cap the load cell
+/// reads and σ, the servo's target as the cell measures it (the membrane's share added to the
+/// grains' by `load_cell_servo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LoadCell {
+    pub wall: u32,
+    pub _pad0: u32,
+    pub sigma: f32,
+    pub _pad1: u32,
+}
+
+/// A face vertex lies on a wall's plane within this distance (m): `cap_axial_force` and
+/// `cap_axial_part` count its push only then.
+pub const FACE_ON: f64 = 1e-9;
+
+/// Lanes of `load_cell_servo`'s one workgroup (`LOAD_LANES` of membrane_rims.wgsl).
+pub const LOAD_CELL_LANES: usize = 256;
 
 /// How one rim vertex follows its wall (module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -322,8 +352,9 @@ pub fn face_vertex(st: &mut SphereState, wall: &PlaneWall) {
 /// is held in z on its wall, so the cap balances the rest of its force, −F_z; a face vertex
 /// lying on a wall's plane (within 1e-9 m) and pressed into it gets the push −(F·n̂) n̂_z > 0
 /// into the cell (a face only pushes). The rim stop's radial reaction is not axial (`cap_force`
-/// of `diagnose::probe`). A measure on the host from the forces both steppers give back (the GPU
-/// cell reads them at every sample), so both backends share this one code; no kernel is needed.
+/// of `diagnose::probe`). The reference in f64: the samples of both backends (the GPU cell reads
+/// the forces back at every sample) and the CPU cell's servo; the device's servo sums the same
+/// rule in f32 (`load_cell_servo`, module doc).
 pub fn cap_axial_force(states: &[SphereState], forces: &[SphereForce], walls: &[PlaneWall], rims: &Rims) -> Vec<f64> {
     let mut out = vec![0.0; walls.len()];
     for r in &rims.rims {
@@ -337,7 +368,7 @@ pub fn cap_axial_force(states: &[SphereState], forces: &[SphereForce], walls: &[
                     let (p, n) = (wall_point(wall), wall.normal.map(|c| c as f64));
                     let dist: f64 = (0..3).map(|c| (x[c] - p[c]) * n[c]).sum();
                     let f_n: f64 = (0..3).map(|c| f[c] * n[c]).sum();
-                    if dist.abs() <= 1e-9 {
+                    if dist.abs() <= FACE_ON {
                         if f_n < 0.0 {
                             out[w as usize] -= f_n * n[2];
                         }
@@ -349,6 +380,76 @@ pub fn cap_axial_force(states: &[SphereState], forces: &[SphereForce], walls: &[
         }
     }
     out
+}
+
+/// One pin's share of the cap's axial force on the membrane at `wall`, in f32 (twin of
+/// `cap_axial_part` in membrane_rims.wgsl; the rule of `cap_axial_force`): a rim vertex held on
+/// `wall` gives −F_z; a face vertex lying on a plane (|distance| ≤ `FACE_ON`, its first wall
+/// checked first) and pressed into it the push −(F·n̂) n̂_z when that plane is `wall`'s.
+pub fn cap_axial_part(
+    states: &[SphereState],
+    forces: &[SphereForce],
+    walls: &[PlaneWall],
+    p: &RimPin,
+    wall: u32,
+) -> f32 {
+    let f = forces[p.sphere as usize].force;
+    if p.mode != RIM_FACES {
+        return if p.wall == wall { -f[2] } else { 0.0 };
+    }
+    let s = &states[p.sphere as usize];
+    for id in [p.wall, p.wall_b] {
+        let w = &walls[id as usize];
+        let d = df3_sub(s.pos_hi, s.pos_lo, w.point_hi, w.point_lo);
+        let n = w.normal;
+        let dist = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+        if dist.abs() <= FACE_ON as f32 {
+            let f_n = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
+            if id == wall && f_n < 0.0 {
+                return -(f_n * n[2]);
+            }
+            return 0.0;
+        }
+    }
+    0.0
+}
+
+/// The load cell's servo (module doc; twin of `load_cell_servo` in membrane_rims.wgsl, the same
+/// lanes, order and f32 arithmetic): R_z at `cell.wall` summed over `rims`' pins, then, if that
+/// wall is a servo, its target σ + R_z/A (A its `size`). Returns R_z (N, > 0 up).
+pub fn load_cell_servo(
+    states: &[SphereState],
+    forces: &[SphereForce],
+    walls: &mut [PlaneWall],
+    rims: &Rims,
+    cell: &LoadCell,
+) -> f32 {
+    let pins = rims.records();
+    let m = pins.len();
+    let k = m.div_ceil(LOAD_CELL_LANES);
+    let mut part = [0.0f32; LOAD_CELL_LANES];
+    for (lane, p) in part.iter_mut().enumerate() {
+        let b0 = (lane * k).min(m);
+        let b1 = (b0 + k).min(m);
+        let mut r = 0.0f32;
+        for pin in &pins[b0..b1] {
+            r += cap_axial_part(states, forces, walls, pin, cell.wall);
+        }
+        *p = r;
+    }
+    let mut s = LOAD_CELL_LANES / 2;
+    while s > 0 {
+        for lane in 0..s {
+            part[lane] += part[lane + s];
+        }
+        s /= 2;
+    }
+    let r_z = part[0];
+    let w = &mut walls[cell.wall as usize];
+    if w.kind == WALL_SERVO {
+        w.target_stress = cell.sigma + r_z / w.size;
+    }
+    r_z
 }
 
 /// The servo wall's area from its rim (module doc); nothing without a `ServoArea`.
@@ -492,6 +593,80 @@ mod tests {
         let rims = Rims::on_platens(&[(0, &[0]), (1, &[1])], Some(0.025), None).with_faces(&[2, 3, 4], 0, 1);
         let r = cap_axial_force(&states, &forces, &[bottom, top], &rims);
         assert_eq!(r, vec![-0.5 + 1.5, -2.0]);
+    }
+
+    /// The load cell's twin (f32, lanes and tree) reads what `cap_axial_force` reads: the rims'
+    /// and faces' reactions per wall (the case above, exactly: sums of a few f32 values), and
+    /// sets a servo wall's target σ + R_z/A; a plane wall keeps its target. Over 1000 pins of
+    /// pseudo-random forces on a rim and faces it stays within 1e-6 of the f64 reference
+    /// (relative to Σ|F_z|).
+    #[test]
+    fn load_cell_servo_is_cap_axial_force_in_f32() {
+        let bottom = PlaneWall::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3], 0);
+        let mut top = PlaneWall::servo([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], 2e-3, 1e5, 1e-6, 0.05, 0);
+        top.target_stress = 7.0;
+        let states = [
+            vertex([0.025, 0.0, 0.0], [0.0; 3]),
+            vertex([0.025, 0.0, 0.1], [0.0; 3]),
+            vertex([0.024, 0.0, 0.0], [0.0; 3]),
+            vertex([0.023, 0.0, 0.0], [0.0; 3]),
+            vertex([0.024, 0.0, 0.05], [0.0; 3]),
+        ];
+        let f = |z: f32| SphereForce {
+            force: [3.0, -1.0, z],
+            ..Default::default()
+        };
+        let forces = [f(0.5), f(2.0), f(-1.5), f(0.7), f(-9.0)];
+        let rims = Rims::on_platens(&[(0, &[0]), (1, &[1])], Some(0.025), None).with_faces(&[2, 3, 4], 0, 1);
+        let mut walls = [bottom, top];
+        let cell = |wall| LoadCell {
+            wall,
+            sigma: 1e5,
+            ..Default::default()
+        };
+        assert_eq!(load_cell_servo(&states, &forces, &mut walls, &rims, &cell(0)), 1.0);
+        assert_eq!(walls[0].target_stress, bottom.target_stress, "a plane keeps its target");
+        assert_eq!(load_cell_servo(&states, &forces, &mut walls, &rims, &cell(1)), -2.0);
+        assert_eq!(walls[1].target_stress, 1e5f32 + -2.0f32 / 2e-3f32);
+
+        // Many pins: rims on both walls, faces on both planes and between them.
+        let n = 1000;
+        let mut states = Vec::new();
+        let mut forces = Vec::new();
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for i in 0..n {
+            let a = i as f64 * 0.0123;
+            let z = match i % 4 {
+                0 | 2 => 0.0,
+                1 => 0.1,
+                _ => 0.05 * rnd(),
+            };
+            states.push(vertex([0.024 * a.cos(), 0.024 * a.sin(), z], [0.0; 3]));
+            forces.push(SphereForce {
+                force: [rnd() as f32 - 0.5, rnd() as f32 - 0.5, (rnd() as f32 - 0.5) * 3.0],
+                ..Default::default()
+            });
+        }
+        let rim0: Vec<u32> = (0..n as u32).step_by(4).collect();
+        let rim1: Vec<u32> = (1..n as u32).step_by(4).collect();
+        let others: Vec<u32> = (0..n as u32).filter(|i| i % 4 >= 2).collect();
+        let rims = Rims::on_platens(&[(0, &rim0), (1, &rim1)], Some(0.02), None).with_faces(&others, 0, 1);
+        let reference = cap_axial_force(&states, &forces, &walls, &rims);
+        let scale: f64 = forces.iter().map(|f| (f.force[2] as f64).abs()).sum();
+        for w in 0..2 {
+            let r = load_cell_servo(&states, &forces, &mut walls, &rims, &cell(w)) as f64;
+            let d = (r - reference[w as usize]).abs() / scale;
+            assert!(
+                d <= 1e-6,
+                "wall {w}: twin {r}, reference {}, {d:e}",
+                reference[w as usize]
+            );
+            assert!(reference[w as usize].abs() > 1.0, "the faces and rims carry a force");
+        }
     }
 
     /// Without a cap radius `on_platens` is the sliding rule; the records carry the mode and R_cap.

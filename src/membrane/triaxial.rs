@@ -378,9 +378,9 @@ pub struct TriaxialCell {
     /// grains' stress with freely sliding rims). docs/membrane.md, "The caps' axial reactions".
     pub load_cell: bool,
     /// With `load_cell`: the servo holds the load cell's measure at its target (`step`), so that
-    /// σ_p = σ_c at the start of shearing as the paper sets it. The row's runs set it
-    /// (`triaxial_run`, `diagnose::diagnose_run`); the GPU cell's servo on the device sees the
-    /// grains' force only, so the GPU test and the bench leave it off (docs/membrane.md).
+    /// σ_p = σ_c at the start of shearing as the paper sets it. `paper_cell` sets it (the row's
+    /// runs, the bench, the GPU cell: `gpu_triaxial` computes the same target on the device,
+    /// `rims::load_cell_servo`); `diagnose::diagnose_run` sets it from its options.
     pub servo_on_load_cell: bool,
     /// The servo's target σ (`set_servo_stress`; with `servo_on_load_cell` the wall's target is
     /// the grains' share of it).
@@ -708,7 +708,8 @@ pub struct TriaxialRun {
 }
 
 /// The paper's membranes (§3.1): patches of side 4.0 mm (vertex radius 0.15 mm: sizes the cell
-/// list only), or vertex particles 1.33 mm apart of radius 0.67 mm.
+/// list only), or vertex particles 1.33 mm apart of radius 0.67 mm; σ_p the load cell's and the
+/// servo on it (`load_cell`, `servo_on_load_cell`).
 pub fn paper_cell(spec: &CellSpec, packing: &Packing, contact: MembraneContact) -> TriaxialCell {
     let (s, rv) = match contact {
         MembraneContact::Patches => (4.0e-3, 0.15e-3),
@@ -716,6 +717,7 @@ pub fn paper_cell(spec: &CellSpec, packing: &Packing, contact: MembraneContact) 
     };
     let mut cell = TriaxialCell::new(spec, packing, contact, s, rv);
     cell.load_cell = true;
+    cell.servo_on_load_cell = true;
     cell
 }
 
@@ -729,7 +731,6 @@ pub fn servo_gain(spec: &CellSpec) -> f64 {
 /// radius 0.67 mm).
 pub fn triaxial_run(spec: &CellSpec, packing: &Packing, contact: MembraneContact, strain: f64) -> TriaxialRun {
     let mut cell = paper_cell(spec, packing, contact);
-    cell.servo_on_load_cell = true;
     let t0 = std::time::Instant::now();
     let ms = (1e-3 / spec.dt).round() as usize;
     cell.confine(5 * ms, 10 * ms, servo_gain(spec), 0.05);

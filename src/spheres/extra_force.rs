@@ -77,6 +77,13 @@ pub trait GpuExtraForces {
     fn bind_step(&mut self, _ctx: &GpuContext, _flags: &wgpu::Buffer, _walls: &wgpu::Buffer) -> anyhow::Result<()> {
         Ok(())
     }
+    /// The stepper's forces (`SphereForce` per sphere, the gather's output: the last
+    /// evaluation's total force and torque), once after `bind_step`, for a source that reads
+    /// them after the step (`record_after_step`; e.g. a load cell reading a membrane's rim
+    /// reactions); the buffer lives as long as the stepper. Default: not needed.
+    fn bind_forces(&mut self, _ctx: &GpuContext, _forces: &wgpu::Buffer) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Dispatches after each step's closing kick (e.g. vertices put on their platens).
     fn record_after_step(&self, _pass: &mut wgpu::ComputePass<'_>) {}
     /// The stepper rebuilt its sphere list (module doc).
@@ -120,6 +127,9 @@ impl<T: GpuExtraForces + 'static> GpuExtraForces for SharedGpuSource<T> {
     }
     fn bind_step(&mut self, ctx: &GpuContext, flags: &wgpu::Buffer, walls: &wgpu::Buffer) -> anyhow::Result<()> {
         self.0.get_mut().bind_step(ctx, flags, walls)
+    }
+    fn bind_forces(&mut self, ctx: &GpuContext, forces: &wgpu::Buffer) -> anyhow::Result<()> {
+        self.0.get_mut().bind_forces(ctx, forces)
     }
     fn record_after_step(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.0.borrow().record_after_step(pass)

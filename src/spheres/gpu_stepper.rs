@@ -659,6 +659,7 @@ impl GpuSpheres {
         }
         source.bind(ctx, self.spheres.buffer(), self.extra_force.buffer())?;
         source.bind_step(ctx, self.flags.buffer(), self.walls.buffer())?;
+        source.bind_forces(ctx, self.forces.buffer())?;
         source.rebuild(ctx, &self.spheres.read(ctx), self.params.skin)?;
         self.extra.push(source);
         self.make_bind_groups(ctx)?;
