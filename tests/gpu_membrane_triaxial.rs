@@ -311,6 +311,101 @@ fn gpu_triaxial_cell_follows_the_cpu() {
     assert!(rel <= 1e-5, "servo area {} vs {want}", walls[1].size);
 }
 
+/// The load cell on the particle membrane (MSS_particle, 1.33 mm spacing, r_v = 0.67 mm: its
+/// vertex spheres are pressed onto the caps' faces, the kernel's face branch): the small cell's
+/// confinement (σ_c ramped over 50 steps, held 100) on CPU and GPU, both `paper_cell` (the servo
+/// on the load cell). After it the device's R_z and target equal the twin's bit for bit on the
+/// device's state, R_z is within 1e-5 of the f64 reference, some face vertices carry part of it
+/// (asserted: the check reaches the face branch), and the GPU cell follows the CPU cell:
+/// positions within 1e-8 m, the load cell's σ_p within 1e-3 σ_c, the target within 1e-6 σ_c of
+/// the one the CPU cell's next step sets. Seen: 702 vertices, R_z = −3.9487615 N on device and
+/// twin (f64 −3.94876134 N), 10 face vertices pressed on the top cap, the target 77 548 Pa on
+/// both cells, σ_p 0.05 Pa apart, positions 1.7e-9 m. About 4 s on lavapipe.
+#[test]
+fn gpu_load_cell_reads_the_particle_membrane_on_the_faces() {
+    let ctx = gpu_for_tests();
+    let (spec, packing) = small_cell();
+    let cell = || {
+        let mut c = paper_cell(&spec, &packing, MembraneContact::Particles);
+        c.sys.spheres.params.skin = 1e-3;
+        c.sys.spheres.rebuild();
+        c
+    };
+    let mut cpu = cell();
+    cpu.confine(RAMP, HOLD, servo_gain(&spec), 0.05);
+    let mut gpu = GpuTriaxialCell::from_host(&ctx, cell()).unwrap();
+    gpu.confine(&ctx, RAMP, HOLD, servo_gain(&spec), 0.05).unwrap();
+    let (r_dev, target_dev) = gpu.rims().unwrap().load_cell_out(&ctx).unwrap();
+    let g = gpu.sample(&ctx);
+    let c = cpu.sample();
+    let sp = &gpu.host.sys.spheres;
+    let rims = &gpu.host.rims;
+    let mut walls = sp.walls.clone();
+    let lc = LoadCell {
+        wall: 1,
+        sigma: spec.sigma_c as f32,
+        ..Default::default()
+    };
+    let r_twin = load_cell_servo(&sp.states, &sp.forces, &mut walls, rims, &lc);
+    let r_ref = cap_axial_force(&sp.states, &sp.forces, &sp.walls, rims)[1];
+    let faces = rims
+        .records()
+        .iter()
+        .filter(|p| p.mode == softdem::membrane::rims::RIM_FACES)
+        .filter(|p| softdem::membrane::rims::cap_axial_part(&sp.states, &sp.forces, &sp.walls, p, 1) != 0.0)
+        .count();
+    let cpu_target = {
+        let s = &cpu.sys.spheres;
+        let r = cap_axial_force(&s.states, &s.forces, &s.walls, &cpu.rims)[1];
+        (cpu.servo_stress + r / s.walls[1].size as f64) as f32
+    };
+    let d_x = sp
+        .states
+        .iter()
+        .zip(&cpu.sys.spheres.states)
+        .map(|(a, b)| {
+            let (a, b) = (a.position(), b.position());
+            (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max);
+    println!(
+        "particle membrane ({} vertices): R_z device {r_dev:e} N, twin {r_twin:e} N, f64 {r_ref:e} N, {faces} face vertices pressed on the top cap; target device {target_dev} Pa, CPU cell {cpu_target} Pa; σ_p GPU {:.2} Pa, CPU {:.2} Pa; positions GPU − CPU ≤ {d_x:.3e} m",
+        gpu.n_vertices(),
+        g.sigma_p,
+        c.sigma_p
+    );
+    assert_eq!(
+        r_dev.to_bits(),
+        r_twin.to_bits(),
+        "R_z: device {r_dev:e}, twin {r_twin:e}"
+    );
+    assert_eq!(
+        target_dev.to_bits(),
+        walls[1].target_stress.to_bits(),
+        "target: device and twin"
+    );
+    assert!(
+        faces > 0,
+        "no face vertex on the top cap: the face branch is not reached"
+    );
+    assert!(r_ref < -1e-2, "the top cap carries the membrane ({r_ref:e} N)");
+    assert!(
+        (r_dev as f64 - r_ref).abs() <= 1e-5 * r_ref.abs(),
+        "R_z: device {r_dev:e}, f64 {r_ref:e}"
+    );
+    assert!(
+        ((target_dev - cpu_target) as f64).abs() <= 1e-6 * spec.sigma_c,
+        "target: device {target_dev}, CPU cell {cpu_target}"
+    );
+    assert!(
+        (g.sigma_p - c.sigma_p).abs() <= 1e-3 * spec.sigma_c,
+        "σ_p: GPU {}, CPU {}",
+        g.sigma_p,
+        c.sigma_p
+    );
+    assert!(d_x <= 1e-8, "positions: GPU and CPU differ by {d_x:e} m");
+}
+
 /// The rim kernel's three rules against the twin on a moving pair of walls (no contact): pinned
 /// vertices within 1e-14 m of x₀ + (w − w₀) evaluated in f64 (double-f32 on the device) with the
 /// wall's velocity and no spin, bit for bit in every other field; sliding vertices bit for bit;
