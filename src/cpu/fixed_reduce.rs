@@ -71,9 +71,12 @@ mod tests {
     #[test]
     fn strided_reduce_takes_every_item_once() {
         for n in [0usize, 1, 5, 255, 256, 257, 1000, PAR_ITEMS - 1, PAR_ITEMS + 3] {
-            let got = strided_reduce(n, [0.0f32; 2], |a, i| [a[0] + (i % 97) as f32, a[1] - 1.0], |a, b| {
-                [a[0] + b[0], a[1] + b[1]]
-            });
+            let got = strided_reduce(
+                n,
+                [0.0f32; 2],
+                |a, i| [a[0] + (i % 97) as f32, a[1] - 1.0],
+                |a, b| [a[0] + b[0], a[1] + b[1]],
+            );
             let s: u64 = (0..n as u64).map(|i| i % 97).sum();
             assert_eq!(got, [s as f32, -(n as f32)], "n = {n}");
         }
