@@ -2,7 +2,8 @@
 // src/beads/forces.rs and src/beads/bonds.rs (host order in src/beads/gpu.rs):
 //   bond_pass (one Kelvin–Voigt force per bond, eq 3, breakage) → bead_pass (per bead: its bonds
 //   in CSR order, then the planes of eq 6 in order; added to the stepper's extra force) →
-//   load_pass (point loads) → plane_gather (per plane, minus its forces on the beads, in bead order).
+//   load_pass (point loads) → plane_gather (per plane, minus its forces on the beads: one workgroup
+//   per plane, the fixed-order reduction of fixed_reduce.wgsl).
 // No float atomics: each bond writes its own slot, each bead and each plane gathers in a fixed order.
 // Many evaluations per submission: evaluation `slot` of the submission binds its own BeadParams
 // (a 256-byte-aligned slice of one uniform buffer) and reads its planes and loads at
@@ -13,6 +14,7 @@
 #import sphere_state
 #import kelvin_voigt
 #import plane_repulsion
+#import fixed_reduce
 
 struct BeadParams {
     n_beads: u32,
@@ -138,18 +140,29 @@ fn load_pass(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     extra[l.bead].force = extra[l.bead].force + l.force;
 }
 
-@compute @workgroup_size(64)
-fn plane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let p = linear_id(wid, lid, nwg, BEAD_WG);
-    if (p >= bp.n_planes || list_stale()) {
+// One workgroup of REDUCE_LANES lanes per plane (the host dispatches n_planes workgroups). Lane t
+// sums minus the plane's forces on beads t, t + L, t + 2L, … in increasing order, then the fixed
+// tree of fixed_reduce.wgsl adds the lanes (twin: forces::plane_gather). Each lane reads n/L beads
+// (one thread read all n before); adjacent lanes read adjacent beads. A halted batch sums nothing
+// and skips the write (no return before the tree's barriers).
+@compute @workgroup_size(256)
+fn plane_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let p = wid.x;
+    let lane = lid.x;
+    if (p >= bp.n_planes) {
         return;
     }
+    let live = !list_stale();
+    let n = select(0u, bp.n_beads, live);
     let pl = planes[bp.slot * bp.n_planes + p];
     var f = vec3<f32>(0.0);
-    for (var i = 0u; i < bp.n_beads; i++) {
+    for (var i = lane; i < n; i += REDUCE_LANES) {
         let s = spheres[i];
         let d = df3_sub(s.pos_hi, s.pos_lo, pl.point_hi, pl.point_lo);
         f = f - plane_repulsion_force(pl.s, s.radius, pl.normal, d).force;
     }
-    plane_force[p] = vec4<f32>(f, 0.0);
+    let total = reduce_tree1(lane, f);
+    if (lane == 0u && live) {
+        plane_force[p] = vec4<f32>(total, 0.0);
+    }
 }

@@ -1,10 +1,12 @@
 // modal_body.wgsl: per body, the generalized forces (eq 26–28) gathered in a fixed order from the
 // body's own node slots and from the reaction slots of its neighbours' nodes, then the explicit
-// step of eq 42–44; per wall, the total wall force (node order). Twins: src/modal/cpu.rs
-// modal_body_update, modal_wall_force. Invocations 0..n_bodies are bodies, the next n_walls walls.
-// `modal_clock` advances the step counter (wall kinematics read it).
+// step of eq 42–44 (modal_body_update: one invocation per body); per wall, the total wall force by
+// the fixed-order reduction of fixed_reduce.wgsl, and the step counter (modal_walls_clock: one
+// workgroup per wall; wall kinematics read the counter). Twins: src/modal/cpu.rs
+// modal_body_update, modal_wall_force, modal_body_pass.
 
 #import modal_lib
+#import fixed_reduce
 
 fn table_force(first: u32, len: u32, eps: f32) -> f32 {
     let a = abs(eps);
@@ -182,28 +184,31 @@ fn modal_integrate(b: u32, g: GeneralizedForce) {
     state[b] = st;
 }
 
-fn modal_wall_force_one(w: u32) {
-    var f = vec2<f32>(0.0, 0.0);
-    for (var k = 0u; k < params.n_nodes; k = k + 1u) {
+// Total force on wall w, −Σ_k slot force over every surface node k whose wall slot is active: one
+// workgroup of REDUCE_LANES lanes, lane t takes nodes t, t + L, t + 2L, … in increasing order, then
+// the fixed tree of fixed_reduce.wgsl (twin: cpu::modal_wall_force, bit for bit). The nodes are a
+// fixed list, so a resumed run sums in the uninterrupted run's order. Each lane reads n_nodes / L
+// slots (one thread read all n_nodes before); adjacent lanes read adjacent nodes' offsets.
+fn modal_wall_force_one(w: u32, lane: u32) {
+    var f = vec3<f32>(0.0);
+    for (var k = lane; k < params.n_nodes; k = k + REDUCE_LANES) {
         let o = slots[slot_start[k] + w];
         if (o.flag != 0u) {
-            f.x = f.x - o.force[0];
-            f.y = f.y - o.force[1];
+            f = f - vec3<f32>(o.force[0], o.force[1], 0.0);
         }
     }
-    wall_force[2u * w] = f.x;
-    wall_force[2u * w + 1u] = f.y;
+    let total = reduce_tree1(lane, f);
+    if (lane == 0u) {
+        wall_force[2u * w] = total.x;
+        wall_force[2u * w + 1u] = total.y;
+    }
 }
 
-// Thread i of a body pass (modal_body_update, modal_body_update_coupled): body i, or, after the
-// bodies, wall i − n_bodies, whose total force it sums here. Returns the body to update, NONE on
-// a wall's thread or past the end. Twin: cpu::modal_body_pass.
+// Thread i of a body pass (modal_body_update, modal_body_update_coupled): body i, NONE past the
+// bodies (the walls have their own workgroups in modal_walls_clock). Twin: cpu::modal_body_pass.
 fn modal_body_pass_thread(i: u32) -> u32 {
     if (i < params.n_bodies) {
         return i;
-    }
-    if (i < params.n_bodies + params.n_walls) {
-        modal_wall_force_one(i - params.n_bodies);
     }
     return NONE;
 }
@@ -217,7 +222,16 @@ fn modal_body_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     }
 }
 
-@compute @workgroup_size(1)
-fn modal_clock() {
-    clock[0] = clock[0] + 1u;
+// After a body pass (modal_body_update or modal_body_update_coupled; both read the same slots):
+// workgroup w reduces wall w's force (max(n_walls, 1) workgroups dispatched), and the first
+// invocation advances the step counter — one dispatch for both, as the counter's alone was.
+@compute @workgroup_size(256)
+fn modal_walls_clock(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let w = wid.x;
+    if (w == 0u && lid.x == 0u) {
+        clock[0] = clock[0] + 1u;
+    }
+    if (w < params.n_walls) {
+        modal_wall_force_one(w, lid.x);
+    }
 }

@@ -10,8 +10,9 @@
 // - modal_node_vs_spd (per modal surface node): against the closest sphero-segment of each cell
 //   listed for its body; gap = d − r; slot force on the modal node.
 // - spd_modal_gather (per SPD node): own slots, then lever-rule reactions of modal-node slots.
-// - modal_body_update_coupled (per modal body, then per modal wall): modal generalized force,
-//   its nodes' coupling slots, the SPD nodes' reactions (eq 26–28), gravity, eq 42–44.
+// - modal_body_update_coupled (per modal body; the walls follow in modal_walls_clock): modal
+//   generalized force, its nodes' coupling slots, the SPD nodes' reactions (eq 26–28), gravity,
+//   eq 42–44.
 
 #import modal_lib
 #import modal_body

@@ -12,6 +12,7 @@
 #import sphere_contact
 #import sphere_wall
 #import mc_strain
+#import fixed_reduce
 
 @group(0) @binding(1) var<storage, read_write> spheres: array<SphereState>;
 @group(0) @binding(2) var<storage, read_write> forces: array<SphereForce>;
@@ -707,16 +708,15 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
 
 // One workgroup of WALL_LANES invocations per wall (twin: src/spheres/wall_reduce.rs). The wall's
 // candidates in sphere order have ranks r = 0 .. m_w − 1; lane t sums the block of ranks
-// t·K .. t·K + K − 1, K = ⌈m_w / WALL_LANES⌉, in increasing rank (f − force, t + torque_j), then a
-// fixed binary tree (stride 128, 64, …, 1) adds the lanes' partials. The ranks are found without a
-// per-wall list: lane t first counts the wall's candidates in its block of the global candidate
-// list (L = ⌈M / WALL_LANES⌉ candidates), a scan of those counts gives the rank at each block's
-// start, and lane t walks from the block holding rank t·K. Each lane reads O(M / WALL_LANES)
-// candidates instead of one thread reading all M (docs/spheres.md, *GPU*). No barrier sits in
-// non-uniform control flow: a halted batch sets M = 0 and skips the final write instead of returning.
-const WALL_LANES: u32 = 256u;
-var<workgroup> wall_f: array<vec3<f32>, 256>;
-var<workgroup> wall_t: array<vec3<f32>, 256>;
+// t·K .. t·K + K − 1, K = ⌈m_w / WALL_LANES⌉, in increasing rank (f − force, t + torque_j), then
+// the fixed binary tree of fixed_reduce.wgsl (stride 128, 64, …, 1) adds the lanes' partials. The
+// ranks are found without a per-wall list: lane t first counts the wall's candidates in its block
+// of the global candidate list (L = ⌈M / WALL_LANES⌉ candidates), a scan of those counts gives the
+// rank at each block's start, and lane t walks from the block holding rank t·K. Each lane reads
+// O(M / WALL_LANES) candidates instead of one thread reading all M (docs/spheres.md, *GPU*). No
+// barrier sits in non-uniform control flow: a halted batch sets M = 0 and skips the final write
+// instead of returning.
+const WALL_LANES: u32 = REDUCE_LANES;
 var<workgroup> wall_n: array<u32, 256>;
 
 /// Whether candidate slot c carries a force or torque (wall_reduce.rs `carries`): only these are
@@ -792,20 +792,11 @@ fn wall_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             }
         }
     }
-    wall_f[lane] = f;
-    wall_t[lane] = t;
-    workgroupBarrier();
-    for (var s = WALL_LANES / 2u; s > 0u; s /= 2u) {
-        if (lane < s) {
-            wall_f[lane] = wall_f[lane] + wall_f[lane + s];
-            wall_t[lane] = wall_t[lane] + wall_t[lane + s];
-        }
-        workgroupBarrier();
-    }
+    let total = reduce_tree2(lane, f, t);
     if (lane == 0u && live) {
         var wall = walls[w];
-        wall.force = wall_f[0];
-        wall.torque = wall_t[0];
+        wall.force = total.a;
+        wall.torque = total.b;
         // Servo walls: the velocity of the next drift from the stress just measured (no read-back).
         wall.velocity = servo_velocity(wall);
         walls[w] = wall;

@@ -15,6 +15,7 @@ pub const COMMON: &str = include_str!("../shaders/common.wgsl");
 /// kernel of its own (with its imports) by tests/shaders_validate.rs.
 pub const KERNELS: &[(&str, &str)] = &[
     ("prefix_scan", include_str!("../shaders/prefix_scan.wgsl")),
+    ("fixed_reduce", include_str!("../shaders/fixed_reduce.wgsl")),
     ("df32", include_str!("../shaders/df32.wgsl")),
     ("spd_records", include_str!("../shaders/spd_records.wgsl")),
     ("model", include_str!("../shaders/model.wgsl")),

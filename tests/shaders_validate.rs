@@ -259,10 +259,15 @@ fn kernel_modules_share_one_copy_of_each_library() {
             "df32",
             "spd_records",
             "modal_lib",
+            "fixed_reduce",
             "modal_body",
             "modal_spd_contact"
         ]
     );
+    // The wall and plane reductions share one tree (fixed_reduce.wgsl).
+    for k in ["sphere_step", "beads", "modal_body"] {
+        assert!(order(k).contains(&"fixed_reduce"), "{k} imports fixed_reduce");
+    }
     // One search of the sorted history (history.wgsl) for the remap and the mirror entries.
     for k in ["broad_phase", "node_forces", "sphere_cell_list"] {
         assert!(order(k).contains(&"history"), "{k} imports history");

@@ -5,6 +5,7 @@
 //! (`shaders/beads.wgsl`).
 
 use super::bonds::{bond_force, BondList};
+use crate::cpu::fixed_reduce::strided_reduce;
 use crate::laws::plane_repulsion::plane_repulsion_force;
 use crate::laws::vec3::{add, sub, V3};
 use crate::spheres::extra_force::{Evaluation, ExtraForces};
@@ -140,6 +141,23 @@ pub fn bead_force(b: usize, states: &[SphereState], bonds: &BondList, bond_force
     f
 }
 
+/// Force of the beads on a plane: minus the sum of its forces on them, in the fixed order of
+/// `crate::cpu::fixed_reduce` (lane t takes beads t, t + 256, … in increasing order, then the
+/// binary tree). Twin of `plane_gather` in `shaders/beads.wgsl` (bit for bit); not the serial
+/// bead order of earlier builds, so the last bits differ from a serial sum.
+pub fn plane_gather(states: &[SphereState], &(hi, lo, nrm, sc): &PlaneRecord) -> V3 {
+    strided_reduce(
+        states.len(),
+        [0.0f32; 3],
+        |f, i| {
+            let s = &states[i];
+            let d = df3_sub(s.pos_hi, s.pos_lo, hi, lo);
+            sub(f, plane_repulsion_force(sc, s.radius, nrm, d).0)
+        },
+        add,
+    )
+}
+
 impl ExtraForces for BeadForces {
     fn as_any(&self) -> &dyn std::any::Any {
         self
@@ -172,14 +190,9 @@ impl ExtraForces for BeadForces {
             let o = &mut out[l.bead as usize].force;
             *o = add(*o, l.force_at(t));
         }
-        // Plane forces: minus the sum of their forces on the beads, in bead order.
-        for (p, &(hi, lo, nrm, sc)) in self.plane_force.iter_mut().zip(&planes) {
-            let mut f = [0.0f32; 3];
-            for s in &states[..n] {
-                let d = df3_sub(s.pos_hi, s.pos_lo, hi, lo);
-                f = sub(f, plane_repulsion_force(sc, s.radius, nrm, d).0);
-            }
-            *p = f;
+        // Plane forces: minus the sum of their forces on the beads (fixed-order reduction).
+        for (p, plane) in self.plane_force.iter_mut().zip(&planes) {
+            *p = plane_gather(&states[..n], plane);
         }
     }
 }

@@ -324,7 +324,10 @@ impl GpuExtraForces for GpuBeadForces {
             dispatch(pass, &self.k.load_pass, load, h.loads.len() as u32);
         }
         if !h.planes.is_empty() {
-            dispatch(pass, &self.k.plane_gather, plane, h.planes.len() as u32);
+            // One workgroup of 256 lanes per plane (the fixed-order reduction, fixed_reduce.wgsl).
+            pass.set_pipeline(&self.k.plane_gather.pipeline);
+            pass.set_bind_group(0, plane, &[]);
+            pass.dispatch_workgroups(h.planes.len() as u32, 1, 1);
         }
     }
 }

@@ -102,7 +102,7 @@ impl GpuCoupled {
         let sh = "modal_spd_contact";
         let kernels = Kernels {
             body: Kernel::new(c, sh, "modal_body_update_coupled")?,
-            clock: Kernel::new(c, "modal_body", "modal_clock")?,
+            clock: Kernel::new(c, "modal_body", "modal_walls_clock")?,
             contact: Kernel::new(c, "modal_contact", "modal_node_contact")?,
             spd_vs_modal: Kernel::new(c, sh, "spd_node_vs_modal")?,
             mnode_vs_spd: Kernel::new(c, sh, "modal_node_vs_spd")?,
@@ -182,8 +182,11 @@ impl GpuCoupled {
         };
         self.host.spd.record_coupled(n, init, &mut |pass, s| {
             if !init {
-                dispatch(pass, &k.body, &g.body, p.n_bodies + p.n_walls);
-                dispatch(pass, &k.clock, &g.clock, 1);
+                dispatch(pass, &k.body, &g.body, p.n_bodies);
+                // One workgroup per modal wall (fixed-order reduction), at least one (the counter).
+                pass.set_pipeline(&k.clock.pipeline);
+                pass.set_bind_group(0, &g.clock, &[]);
+                pass.dispatch_workgroups(p.n_walls.max(1), 1, 1);
             }
             dispatch(pass, &k.contact, &g.contact, p.n_nodes);
             dispatch(pass, &k.spd_vs_modal, &g.spd_vs_modal[s], n_spd);

@@ -7,7 +7,8 @@
 //!    `contact_pairs`, `cohesive_links` (the SPD step up to node_forces, unchanged).
 //! 2. `modal_body_update_coupled` (per modal body): generalized force from the slots of state n
 //!    (its nodes' modal slots, modal neighbours' reactions, its nodes' coupling slots, the SPD
-//!    nodes' reactions, in that order) → eq 42–44 → state n+1; wall forces; `modal_clock`.
+//!    nodes' reactions, in that order) → eq 42–44 → state n+1; then `modal_walls_clock` (wall
+//!    forces, one workgroup per wall, and the step counter).
 //! 3. `modal_node_contact` (modal walls and neighbours at n+1); `spd_node_vs_modal` and
 //!    `modal_node_vs_spd` (SPD at x_{n+1} with v_{n+½}, modal bodies at n+1): each writes only
 //!    its own node's slots.

@@ -12,6 +12,7 @@ pub mod contact_reach;
 pub mod core_area;
 pub mod core_area_lanes;
 pub mod core_pressure;
+pub mod fixed_reduce;
 pub mod integrate;
 pub mod integrate_lanes;
 pub mod node_forces;

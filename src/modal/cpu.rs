@@ -4,7 +4,8 @@
 //! Per step: `modal_node_contact` (one surface node: its walls, then its neighbour bodies' level
 //! sets; writes the node's slots), `modal_body_update` (one body gathers its nodes' forces and the
 //! reactions from its neighbours' nodes in a fixed order, eq 26–28, and integrates eq 42–44),
-//! `modal_wall_force` (one wall sums its slots over the nodes in order), `modal_clock`.
+//! `modal_wall_force` (one wall sums its slots over the nodes, the fixed-order reduction of
+//! `crate::cpu::fixed_reduce`) and the step counter (`modal_walls_clock` on the GPU).
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
 use super::backend::ModalBackend;
@@ -15,6 +16,7 @@ use super::packed::Packed;
 use super::stiffness::table_force;
 use super::MAX_NB;
 use crate::broad_phase::pool::SlotPool;
+use crate::cpu::fixed_reduce::strided_reduce;
 use crate::model::df32::df_add;
 use rayon::prelude::*;
 
@@ -279,21 +281,29 @@ pub fn modal_integrate(sc: &Packed, st: ModalState, b: usize, g: &GeneralizedFor
     st
 }
 
-/// Total force on wall w: −Σ_k slot force, nodes in order (twin of `modal_wall_force`).
+/// Total force on wall w: −Σ_k slot force over the surface nodes whose wall slot is active, in
+/// the fixed order of `crate::cpu::fixed_reduce` (lane t takes nodes t, t + 256, … in increasing
+/// order, then the binary tree): twin of `modal_wall_force_one` in `shaders/modal_body.wgsl`, bit
+/// for bit; not the serial node order of earlier builds, so the last bits differ from it.
 pub fn modal_wall_force(sc: &Packed, pool: &SlotPool<ModalSlot>, w: usize) -> [f32; 2] {
-    let mut f = [0.0f32; 2];
-    for k in 0..sc.params.n_nodes as usize {
-        let o = &pool.slots[pool.start[k] as usize + w];
-        if o.active != 0 {
-            f[0] -= o.force[0];
-            f[1] -= o.force[1];
-        }
-    }
-    f
+    strided_reduce(
+        sc.params.n_nodes as usize,
+        [0.0f32; 2],
+        |f, k| {
+            let o = &pool.slots[pool.start[k] as usize + w];
+            if o.active != 0 {
+                [f[0] - o.force[0], f[1] - o.force[1]]
+            } else {
+                f
+            }
+        },
+        |a, b| [a[0] + b[0], a[1] + b[1]],
+    )
 }
 
-/// A body pass (twin of the kernels' threads, `modal_body_pass_thread`): every body's new state by
-/// `update` (all from the slots of the same state), then every wall's force, then `modal_clock`.
+/// A body pass (twin of `modal_body_update` / `modal_body_update_coupled`, then
+/// `modal_walls_clock`): every body's new state by `update` (all from the slots of the same
+/// state), then every wall's force, then the step counter.
 pub fn modal_body_pass(sc: &Packed, dy: &mut Dynamic, update: impl Fn(&Dynamic, usize) -> ModalState) {
     let dyr = &*dy;
     let new: Vec<ModalState> = (0..sc.bodies.len()).map(|b| update(dyr, b)).collect();
@@ -302,7 +312,7 @@ pub fn modal_body_pass(sc: &Packed, dy: &mut Dynamic, update: impl Fn(&Dynamic, 
         .collect();
     dy.state = new;
     dy.wall_force = wf;
-    dy.clock += 1; // modal_clock
+    dy.clock += 1; // modal_walls_clock
 }
 
 /// `modal_node_contact` over every surface node, in parallel (each writes its own slots).

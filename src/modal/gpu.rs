@@ -1,7 +1,8 @@
 //! The wgpu backend of the modal engine: the packed scene uploaded once, three dispatches per step
-//! (`modal_node_contact`, `modal_body_update` (bodies + walls), `modal_clock`), many steps per
-//! submission. Every reduction is a gather in a fixed order (no atomics), so runs are
-//! deterministic; the CPU twins are in `cpu.rs`.
+//! (`modal_node_contact`, `modal_body_update` (bodies), `modal_walls_clock` (one workgroup per wall
+//! and the step counter)), many steps per submission. Every reduction is a gather or a
+//! workgroup reduction in a fixed order (no atomics), so runs are deterministic; the CPU twins
+//! are in `cpu.rs`.
 
 use super::backend::{Dynamic, ModalBackend};
 use super::layout::*;
@@ -215,7 +216,7 @@ impl GpuModal {
         let buf = ModalBuffers::new(&ctx, &sc, &state)?;
         let contact = Kernel::new(&ctx, "modal_contact", "modal_node_contact")?;
         let body = Kernel::new(&ctx, "modal_body", "modal_body_update")?;
-        let clock_k = Kernel::new(&ctx, "modal_body", "modal_clock")?;
+        let clock_k = Kernel::new(&ctx, "modal_body", "modal_walls_clock")?;
         let groups = Self::groups(&ctx, &buf, [&contact, &body, &clock_k]);
         Ok(GpuModal {
             ctx,
@@ -245,7 +246,9 @@ impl GpuModal {
 impl ModalBackend for GpuModal {
     fn step(&mut self, n: u32) -> anyhow::Result<()> {
         let dn = dispatch_size(self.sc.params.n_nodes, 64);
-        let db = dispatch_size(self.sc.params.n_bodies + self.sc.params.n_walls, 64);
+        let db = dispatch_size(self.sc.params.n_bodies, 64);
+        // One workgroup per wall (the fixed-order reduction), at least one (the step counter).
+        let dw = self.sc.params.n_walls.max(1);
         let mut left = n;
         while left > 0 {
             let m = left.min(STEPS_PER_SUBMIT);
@@ -266,7 +269,7 @@ impl ModalBackend for GpuModal {
                     pass.dispatch_workgroups(db.0, db.1, 1);
                     pass.set_pipeline(&self.clock.pipeline);
                     pass.set_bind_group(0, &self.groups[2], &[]);
-                    pass.dispatch_workgroups(1, 1, 1);
+                    pass.dispatch_workgroups(dw, 1, 1);
                 }
             }
             self.ctx.queue.submit([enc.finish()]);
