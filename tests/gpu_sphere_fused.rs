@@ -20,13 +20,19 @@ fn assert_same(ctx: &GpuContext, a: &GpuSpheres, b: &GpuSpheres, what: &str) {
     assert_eq!((a.steps, a.rebuilds), (b.steps, b.rebuilds), "{what}: steps, builds");
     assert!(bytes(&a.states(ctx)) == bytes(&b.states(ctx)), "{what}: states differ");
     assert!(bytes(&a.forces(ctx)) == bytes(&b.forces(ctx)), "{what}: forces differ");
-    assert!(bytes(&a.history(ctx)) == bytes(&b.history(ctx)), "{what}: histories differ");
+    assert!(
+        bytes(&a.history(ctx)) == bytes(&b.history(ctx)),
+        "{what}: histories differ"
+    );
     assert!(bytes(&a.walls(ctx)) == bytes(&b.walls(ctx)), "{what}: walls differ");
     assert!(
         bytes(&a.wall_history(ctx)) == bytes(&b.wall_history(ctx)),
         "{what}: wall histories differ"
     );
-    assert!(bytes(&a.pair_out(ctx)) == bytes(&b.pair_out(ctx)), "{what}: pair results differ");
+    assert!(
+        bytes(&a.pair_out(ctx)) == bytes(&b.pair_out(ctx)),
+        "{what}: pair results differ"
+    );
     assert_eq!(a.list(ctx), b.list(ctx), "{what}: lists differ");
     assert_eq!(a.wall_slots(ctx), b.wall_slots(ctx), "{what}: wall candidates differ");
 }
@@ -55,7 +61,12 @@ fn fused_step_equals_the_unfused_kernels_bit_for_bit_under_both_schedules() {
         for k in [1u32, 100, 77, 142] {
             fused.steps_batched(&ctx, k).unwrap();
             unfused.steps_batched(&ctx, k).unwrap();
-            assert_same(&ctx, &fused, &unfused, &format!("{schedule:?}, after {} steps", fused.steps));
+            assert_same(
+                &ctx,
+                &fused,
+                &unfused,
+                &format!("{schedule:?}, after {} steps", fused.steps),
+            );
         }
         println!("{schedule:?}: {} steps, {} builds", fused.steps, fused.rebuilds);
         assert!(fused.rebuilds >= 15, "frequent builds ({})", fused.rebuilds);

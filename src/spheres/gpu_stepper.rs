@@ -367,7 +367,12 @@ impl GpuSpheres {
         dispatch(pass, &self.k.pair_pass, &self.bind[bg::PAIR_PASS], n);
         if nw > 0 {
             // Over the capacity: wall_pass returns past the build's count (wall_index[n]).
-            dispatch(pass, &self.k.wall_pass, &self.bind[bg::WALL_PASS], self.wall_cap.max(1) as u32);
+            dispatch(
+                pass,
+                &self.k.wall_pass,
+                &self.bind[bg::WALL_PASS],
+                self.wall_cap.max(1) as u32,
+            );
         }
         if close && self.fused {
             dispatch(pass, &self.k.gather_kick, &self.bind[bg::GATHER_KICK], n);
@@ -489,8 +494,8 @@ impl GpuSpheres {
     /// One submission of at most `batch` of the `left` steps, the builds decided by the host;
     /// returns the steps finished. It starts with the build a halt left due (`build_next`) and
     /// the forces and closing kick of the halted step (its drift and checks ran before the halt),
-    /// then whole steps that record no build: `displacement_check` and `wall_advance` halt the
-    /// batch at the first step whose build is due (`HALT_DUE`), the kernels after it return at
+    /// then whole steps that record no build: `wall_advance` (after `kick_drift`'s checks) halts
+    /// the batch at the first step whose build is due (`HALT_DUE`), the kernels after it return at
     /// once. The host sees the halt in the batch's one read of the flags; with sources it then
     /// reads the states and rebuilds their lists (their kernels run only after the build).
     fn batch_host_decided(&mut self, ctx: &GpuContext, left: u32) -> anyhow::Result<u32> {

@@ -75,7 +75,8 @@ impl GpuSpheres {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         let k = &self.k;
         let b = &self.bind;
-        let mut d = |kern: &Kernel, g: usize, threads: u32| rec.dispatch(kern, &b[g], dispatch_size(threads, SPHERE_WG));
+        let mut d =
+            |kern: &Kernel, g: usize, threads: u32| rec.dispatch(kern, &b[g], dispatch_size(threads, SPHERE_WG));
         if self.fused {
             d(&k.kick_drift, bg::KICK_DRIFT, n);
         } else {
@@ -84,7 +85,8 @@ impl GpuSpheres {
         }
         // One workgroup (host-decided: it also turns a due build into the halt).
         rec.dispatch(&k.wall_advance, &b[bg::WALL_ADVANCE], (1, 1));
-        let mut d = |kern: &Kernel, g: usize, threads: u32| rec.dispatch(kern, &b[g], dispatch_size(threads, SPHERE_WG));
+        let mut d =
+            |kern: &Kernel, g: usize, threads: u32| rec.dispatch(kern, &b[g], dispatch_size(threads, SPHERE_WG));
         if !self.fused {
             d(&k.displacement_check, bg::DISPLACEMENT_CHECK, n);
         }
