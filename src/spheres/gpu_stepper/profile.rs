@@ -116,8 +116,8 @@ impl GpuSpheres {
         }
     }
 
-    /// Dispatches of a build-free step as `batch_host_decided` records them (no MC here: the
-    /// MC passes add 3 or 1; sources add theirs).
+    /// Dispatches of a build-free step as `batch_host_decided` records them (`wall_advance` even
+    /// without walls; the MC passes counted; the sources' not).
     pub fn dispatches_per_step(&self) -> u32 {
         let walls = self.params.n_walls > 0;
         let opening = if self.fused { 2 } else { 4 };
