@@ -19,10 +19,9 @@
 @group(0) @binding(1) var<storage, read> spheres: array<SphereState>;
 
 // The stepper's packed history (3 f32 per pair; the rolling one sized only when a law uses it,
-// one element otherwise) and the j-side incident lists (see shaders/sphere_step.wgsl).
-@group(0) @binding(11) var<storage, read> old_history_t: array<f32>;
+// one element otherwise) and the j-side incident lists (see shaders/sphere_step.wgsl). The
+// history before the build is read from the saved list (old_pairs).
 @group(0) @binding(12) var<storage, read_write> history_t: array<f32>;
-@group(0) @binding(13) var<storage, read> old_history_r: array<f32>;
 @group(0) @binding(14) var<storage, read_write> history_r: array<f32>;
 @group(0) @binding(15) var<storage, read_write> incident_start: array<atomic<u32>>;
 @group(0) @binding(16) var<storage, read_write> incident: array<u32>;
@@ -152,20 +151,41 @@ fn pair_carry_packed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
 // Twin of the bounding-box loop of cell_list::fit_grid: min and max of x = hi + lo per axis and
 // the largest radius, by integer atomics on order-preserving keys (exact and order-independent,
 // so the grid equals the host's bit for bit). The keys were reset by the previous fit_grid.
+var<workgroup> wg_bounds: array<atomic<u32>, 7>;
+
 @compute @workgroup_size(64)
 fn bounds_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, CELL_WG);
-    if (halted() || i >= sp.n_spheres) {
-        return;
+    // Reduced in the workgroup first (min and max are exact: the same keys whatever the order),
+    // then 7 atomics per workgroup on the shared words instead of 7 per sphere. No return before
+    // the barriers (they must be reached by the whole workgroup).
+    if (lid.x < 3u) {
+        atomicStore(&wg_bounds[lid.x], 0xffffffffu);
+    } else if (lid.x < 7u) {
+        atomicStore(&wg_bounds[lid.x], 0u);
     }
-    let s = spheres[i];
-    for (var k = 0u; k < 3u; k++) {
-        let key = bounds_key(s.pos_hi[k] + s.pos_lo[k]);
-        atomicMin(&bounds[k], key);
-        atomicMax(&bounds[3u + k], key);
+    workgroupBarrier();
+    let live = !halted();
+    if (live && i < sp.n_spheres) {
+        let s = spheres[i];
+        for (var k = 0u; k < 3u; k++) {
+            let key = bounds_key(s.pos_hi[k] + s.pos_lo[k]);
+            atomicMin(&wg_bounds[k], key);
+            atomicMax(&wg_bounds[3u + k], key);
+        }
+        // Radii are ≥ 0: their bits order as their values.
+        atomicMax(&wg_bounds[6], bitcast<u32>(s.radius));
     }
-    // Radii are ≥ 0: their bits order as their values.
-    atomicMax(&bounds[6], bitcast<u32>(s.radius));
+    workgroupBarrier();
+    if (live && lid.x < 7u) {
+        // The reset values are the identities of min and max: an empty workgroup changes nothing.
+        let v = atomicLoad(&wg_bounds[lid.x]);
+        if (lid.x < 3u) {
+            atomicMin(&bounds[lid.x], v);
+        } else {
+            atomicMax(&bounds[lid.x], v);
+        }
+    }
 }
 
 // The reset state of the bounds (what bounds_reduce folds into).

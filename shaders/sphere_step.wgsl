@@ -1,10 +1,15 @@
 // sphere_step.wgsl: the passes of one sphere step, twins of the functions of the same names in
-// src/spheres/cpu_stepper.rs (host order in src/spheres/gpu_stepper.rs):
-//   kick(Δt/2) → drift → wall_advance → displacement_check → rebuild_decide → [the list build,
-//   indirect dispatches sized here on the device: list_save, shaders/sphere_cell_list.wgsl,
-//   wall_count, wall_fill, reference_positions; src/spheres/gpu_rebuild.rs] →
-//   [MC-stress: normal_pass → wall_normal_pass → stress_pass] → [MC-strain: strain_pass] → pair_pass → wall_pass → gather →
-//   wall_gather → kick(Δt/2).
+// src/spheres/cpu_stepper.rs (host order in src/spheres/gpu_stepper.rs). The fused step (default):
+//   kick_drift (kick(Δt/2) + drift + the sphere displacement check, one read and one write of the
+//   sphere record) → wall_advance (one workgroup: the walls' drift and check, and the halt of a due
+//   build under the host-decided schedule) → rebuild_decide → [the list build, indirect dispatches
+//   sized here on the device: list_save, shaders/sphere_cell_list.wgsl, wall_count, wall_fill,
+//   reference_positions; src/spheres/gpu_rebuild.rs] → [MC-stress: normal_pass → wall_normal_pass
+//   → stress_pass] → [MC-strain: strain_pass] → pair_pass → wall_pass → gather_kick (gather +
+//   kick(Δt/2)) → wall_gather.
+// The unfused step (`GpuSpheres::fused` false; the same operations in the same order per sphere,
+// kept to test that both give the same bits): kick → drift → wall_advance → displacement_check →
+// … → gather → wall_gather → kick.
 // No float atomics: each pair's result goes to its own PairOut, each sphere gathers its pairs
 // (incident list, in pair order) and walls (in wall order); each wall reduces its spheres'
 // contacts in sphere order by a fixed-order workgroup reduction (wall_gather; wall_reduce.rs). Includes sphere_state, the laws, sphere_contact, sphere_wall.
@@ -147,7 +152,48 @@ fn law_of(a: u32, b: u32) -> PairLaw {
     return laws[a * sp.n_materials + b];
 }
 
-// v += h f/m, ω += h τ/I with h = Δt/2.
+// v += h f/m, ω += h τ/I with h = Δt/2 (twin: kick).
+fn kick_of(s0: SphereState, f: SphereForce) -> SphereState {
+    let h = 0.5 * sp.dt;
+    var s = s0;
+    s.vel = s.vel + f.force * (h / s.mass);
+    s.omega = s.omega + f.torque * (h / s.inertia);
+    return s;
+}
+
+// x += v Δt in double-f32 (twin: drift).
+fn drift_of(s0: SphereState) -> SphereState {
+    var s = s0;
+    let x = df3_add(s.pos_hi, s.pos_lo, s.vel * sp.dt);
+    s.pos_hi = x.hi;
+    s.pos_lo = x.lo;
+    return s;
+}
+
+// The opening of a step (twin: kick_drift): kick, drift and the sphere part of the displacement
+// check in one pass over the sphere record. The check only raises step_flags[2]: a halt written
+// here (host-decided schedule) would make the threads of this same dispatch that have not yet
+// read list_stale() skip their drift; wall_advance, the next dispatch, turns it into the halt.
+@compute @workgroup_size(64)
+fn kick_drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    if (i == 0u) {
+        atomicAdd(&step_flags[1], 1u);
+    }
+    let s = drift_of(kick_of(spheres[i], forces[i]));
+    spheres[i] = s;
+    if (moved_past_half_skin(s.pos_hi + s.pos_lo, i)) {
+        atomicMax(&step_flags[2], 1u);
+    }
+}
+
+// Unfused step: kick alone.
 @compute @workgroup_size(64)
 fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
@@ -157,14 +203,10 @@ fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if (i >= sp.n_spheres) {
         return;
     }
-    let h = 0.5 * sp.dt;
-    var s = spheres[i];
-    let f = forces[i];
-    s.vel = s.vel + f.force * (h / s.mass);
-    s.omega = s.omega + f.torque * (h / s.inertia);
-    spheres[i] = s;
+    spheres[i] = kick_of(spheres[i], forces[i]);
 }
 
+// Unfused step: drift alone.
 @compute @workgroup_size(64)
 fn drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
@@ -177,30 +219,35 @@ fn drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     if (i == 0u) {
         atomicAdd(&step_flags[1], 1u);
     }
-    var s = spheres[i];
-    let x = df3_add(s.pos_hi, s.pos_lo, s.vel * sp.dt);
-    s.pos_hi = x.hi;
-    s.pos_lo = x.lo;
-    spheres[i] = s;
+    spheres[i] = drift_of(spheres[i]);
 }
 
-@compute @workgroup_size(64)
-fn wall_advance(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let w = linear_id(wid, lid, nwg, STEP_WG);
-    if (list_stale()) {
+// One workgroup of WALL_ADVANCE_LANES: wall w's drift x += v Δt and its displacement check (twin:
+// CpuSpheres::walls_moved: the sphere–wall candidates are stale once a wall point moved more than
+// half the skin since the build), walls lane, lane + 256, …; then, under the host-decided
+// schedule, the halt of a build that kick_drift found due. Every lane reads list_stale() before
+// the barrier and writes a halt only after it, so all walls advance or none.
+const WALL_ADVANCE_LANES: u32 = 256u;
+
+@compute @workgroup_size(256)
+fn wall_advance(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let live = !list_stale();
+    storageBarrier();
+    if (!live) {
         return;
     }
-    if (w >= sp.n_walls) {
-        return;
+    let nw = min(sp.n_walls, arrayLength(&walls));
+    for (var w = lid.x; w < nw; w += WALL_ADVANCE_LANES) {
+        var wall = walls[w];
+        let x = df3_add(wall.point_hi, wall.point_lo, wall.velocity * sp.dt);
+        wall.point_hi = x.hi;
+        wall.point_lo = x.lo;
+        walls[w] = wall;
+        if (moved_past_half_skin(x.hi + x.lo, sp.n_spheres + w)) {
+            raise_due();
+        }
     }
-    var wall = walls[w];
-    let x = df3_add(wall.point_hi, wall.point_lo, wall.velocity * sp.dt);
-    wall.point_hi = x.hi;
-    wall.point_lo = x.lo;
-    walls[w] = wall;
-    // Twin of CpuSpheres::walls_moved: the sphere–wall candidates are stale once a wall point
-    // moved more than half the skin since the build.
-    if (moved_past_half_skin(x.hi + x.lo, sp.n_spheres + w)) {
+    if (lid.x == 0u && atomicLoad(&step_flags[2]) != 0u) {
         raise_due();
     }
 }
@@ -214,8 +261,8 @@ fn moved_past_half_skin(now: vec3<f32>, k: u32) -> bool {
     return d.x * d.x + d.y * d.y + d.z * d.z > lim * lim;
 }
 
-// Twin of the sphere part of CpuSpheres::needs_rebuild (the check fused into kick_drift there;
-// the walls' part is in wall_advance).
+// Unfused step: the sphere part of CpuSpheres::needs_rebuild alone (after wall_advance; the halt
+// of a due build written at once, as nothing of this step runs after it).
 @compute @workgroup_size(64)
 fn displacement_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(wid, lid, nwg, STEP_WG);
@@ -660,16 +707,9 @@ fn damp(f: vec3<f32>, v: vec3<f32>, c: f32, alpha: f32) -> vec3<f32> {
     return out;
 }
 
-@compute @workgroup_size(64)
-fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(wid, lid, nwg, STEP_WG);
-    if (list_stale()) {
-        return;
-    }
-    if (i >= sp.n_spheres) {
-        return;
-    }
-    let s = spheres[i];
+// Sphere i's force and torque (twin: gather): gravity, its pairs in incident order, its walls,
+// the extra sources' (cleared), then the damping at velocity s.
+fn gather_at(i: u32, s: SphereState) -> SphereForce {
     var f = sp.gravity * s.mass;
     var t = vec3<f32>(0.0);
     // Incident order: the pairs where i is j, then its row (the order of the CPU's gather).
@@ -703,7 +743,38 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     }
     f = damp(f, s.vel, sp.global_damping * s.mass, sp.local_damping);
     t = damp(t, s.omega, sp.global_damping * s.inertia, sp.local_damping);
-    forces[i] = SphereForce(f, 0.0, t, 0.0);
+    return SphereForce(f, 0.0, t, 0.0);
+}
+
+// Force evaluation without a kick (the initial forces, a source attached).
+@compute @workgroup_size(64)
+fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    forces[i] = gather_at(i, spheres[i]);
+}
+
+// The close of a step: gather, then the kick(Δt/2) with the force just gathered (twin: gather,
+// kick). Nothing between them changes the force or the sphere: wall_gather, after it, reads and
+// writes only the walls, and the sources' record_after_step runs after both either way.
+@compute @workgroup_size(64)
+fn gather_kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(wid, lid, nwg, STEP_WG);
+    if (list_stale()) {
+        return;
+    }
+    if (i >= sp.n_spheres) {
+        return;
+    }
+    let s = spheres[i];
+    let g = gather_at(i, s);
+    forces[i] = g;
+    spheres[i] = kick_of(s, g);
 }
 
 // One workgroup of WALL_LANES invocations per wall (twin: src/spheres/wall_reduce.rs). The wall's

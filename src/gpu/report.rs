@@ -66,6 +66,10 @@ pub struct SphereResult {
     pub hashes: [u64; 2],
     /// Per-kernel GPU times of build-free steps after the window (None without timestamps).
     pub kernels: Option<KernelProfile>,
+    /// Dispatches of a build-free step (`GpuSpheres::dispatches_per_step`).
+    pub dispatches_per_step: u32,
+    /// The byte model of a build-free step, per kernel (`GpuSpheres::step_bytes`).
+    pub step_bytes: Vec<(&'static str, f64)>,
 }
 
 impl SphereResult {
@@ -104,6 +108,8 @@ pub fn measure_spheres(ctx: &GpuContext, side: usize, window_s: f64) -> anyhow::
     let bytes_per_sphere = sys.bytes_per_sphere();
     // Per-kernel times: half the window's steps, 8 to 64 (GpuSpheres::profile_kernels).
     let kernels = sys.profile_kernels(ctx, (steps / 2).clamp(8, 64) as u32)?;
+    let dispatches_per_step = sys.dispatches_per_step();
+    let step_bytes = sys.step_bytes(ctx);
     drop(sys);
     let hash = || -> anyhow::Result<u64> {
         let mut sys = sphere_system(ctx, side)?;
@@ -123,6 +129,8 @@ pub fn measure_spheres(ctx: &GpuContext, side: usize, window_s: f64) -> anyhow::
         bytes_per_sphere,
         hashes,
         kernels,
+        dispatches_per_step,
+        step_bytes,
     })
 }
 
@@ -265,31 +273,49 @@ pub fn measure_size(
 }
 
 /// The per-kernel lines of sphere size `r`: per kernel, dispatches and µs per step, µs per
-/// dispatch and its share of the kernels' time; then the kernels' sum against the wall time.
+/// dispatch, its share of the kernels' time, the byte model's bytes per sphere-step and the GB/s
+/// that gives; then the kernels' sum against the wall time, the dispatches and bytes per step.
 fn write_sphere_kernel_lines(out: &mut dyn Write, r: &SphereResult) -> std::io::Result<()> {
+    let n = r.spheres.max(1) as f64;
+    let bytes_of = |entry: &str| -> f64 { r.step_bytes.iter().filter(|(e, _)| *e == entry).map(|(_, b)| b).sum() };
+    let total_bytes: f64 = r.step_bytes.iter().map(|(_, b)| b).sum();
     let Some(p) = &r.kernels else {
-        return writeln!(out, "{},-,not measured: no TIMESTAMP_QUERY on the device", r.spheres);
+        writeln!(out, "{},-,not measured: no TIMESTAMP_QUERY on the device", r.spheres)?;
+        return writeln!(
+            out,
+            "{},step,{} dispatches per step,{:.0} B per sphere-step (byte model)",
+            r.spheres,
+            r.dispatches_per_step,
+            total_bytes / n
+        );
     };
     let total: f64 = p.kernels.iter().map(|k| k.ns).sum();
     for k in &p.kernels {
+        let us_per_step = k.ns * 1e-3 / p.steps.max(1) as f64;
+        let bytes = bytes_of(&k.entry);
         writeln!(
             out,
-            "{},{},{:.3},{:.1},{:.1},{:.3}",
+            "{},{},{:.3},{:.1},{:.1},{:.3},{:.1},{:.2}",
             r.spheres,
             k.entry,
             k.dispatches as f64 / p.steps.max(1) as f64,
             k.ns * 1e-3 / k.dispatches as f64,
-            k.ns * 1e-3 / p.steps.max(1) as f64,
-            k.ns / total
+            us_per_step,
+            k.ns / total,
+            bytes / n,
+            bytes / (us_per_step * 1e3).max(1e-9)
         )?;
     }
     writeln!(
         out,
-        "{},all kernels,{} steps,kernels {:.1} us/step,wall {:.1} us/step",
+        "{},all kernels,{} steps,kernels {:.1} us/step,wall {:.1} us/step,{} dispatches per step,{:.0} B per sphere-step (byte model),{:.2} GB/s",
         r.spheres,
         p.steps,
         p.kernel_us_per_step(),
-        p.wall_us_per_step()
+        p.wall_us_per_step(),
+        r.dispatches_per_step,
+        total_bytes / n,
+        total_bytes / (p.kernel_us_per_step() * 1e3).max(1e-9)
     )
 }
 
@@ -497,7 +523,7 @@ pub fn gpu_report(
     )?;
     writeln!(
         out,
-        "spheres,kernel,dispatches_per_step,us_per_dispatch,us_per_step,share"
+        "spheres,kernel,dispatches_per_step,us_per_dispatch,us_per_step,share,bytes_per_sphere_step,gb_per_s"
     )?;
     for r in &spheres {
         write_sphere_kernel_lines(out, r)?;

@@ -419,8 +419,8 @@ impl DeviceBuild {
 /// host round trips.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RebuildSchedule {
-    /// A step records no build dispatch: `displacement_check`/`wall_advance` halt the batch when a
-    /// build is due (`HALT_DUE`, as an overflow halts it); the host, which reads the flags at the
+    /// A step records no build dispatch: `wall_advance` halts the batch when a build is due (a
+    /// wall's check, or the spheres' of `kick_drift`; `displacement_check` in the unfused step) (`HALT_DUE`, as an overflow halts it); the host, which reads the flags at the
     /// end of every batch anyway, records the build with direct dispatches at the start of the
     /// next submission, then the halted step's forces, and goes on. Costs per build: the halted
     /// batch's remaining steps (recorded, returning at once) and one more submission. Extra

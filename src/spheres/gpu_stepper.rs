@@ -36,18 +36,38 @@ use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 
 struct StepKernels {
-    kick: Kernel,
-    drift: Kernel,
+    kick_drift: Kernel,
     wall_advance: Kernel,
-    displacement_check: Kernel,
+    pair_pass: Kernel,
+    wall_pass: Kernel,
+    gather: Kernel,
+    gather_kick: Kernel,
+    wall_gather: Kernel,
     normal_pass: Kernel,
     wall_normal_pass: Kernel,
     stress_pass: Kernel,
     strain_pass: Kernel,
-    pair_pass: Kernel,
-    wall_pass: Kernel,
-    gather: Kernel,
-    wall_gather: Kernel,
+    kick: Kernel,
+    drift: Kernel,
+    displacement_check: Kernel,
+}
+
+/// Index of each kernel's bind group in `GpuSpheres::bind` (`StepKernels` order).
+mod bg {
+    pub const KICK_DRIFT: usize = 0;
+    pub const WALL_ADVANCE: usize = 1;
+    pub const PAIR_PASS: usize = 2;
+    pub const WALL_PASS: usize = 3;
+    pub const GATHER: usize = 4;
+    pub const GATHER_KICK: usize = 5;
+    pub const WALL_GATHER: usize = 6;
+    pub const NORMAL_PASS: usize = 7;
+    pub const WALL_NORMAL_PASS: usize = 8;
+    pub const STRESS_PASS: usize = 9;
+    pub const STRAIN_PASS: usize = 10;
+    pub const KICK: usize = 11;
+    pub const DRIFT: usize = 12;
+    pub const DISPLACEMENT_CHECK: usize = 13;
 }
 
 /// f32 words of one pair's result in `pair_out` (`PAIR_OUT_WORDS` in `shaders/sphere_step.wgsl`):
@@ -138,6 +158,11 @@ pub struct GpuSpheres {
     /// `SphereForce` per sphere; a placeholder, skipped by the gather, until a source is attached).
     extra: Vec<Box<dyn GpuExtraForces>>,
     extra_force: GpuArray<SphereForce>,
+    /// Whether steps run the fused kernels (`kick_drift`, `gather_kick`; default) or the unfused
+    /// sequence kick, drift, wall_advance, displacement_check, …, gather, wall_gather, kick (the
+    /// same operations in the same order per sphere: the result is the same bits; kept for the
+    /// test `gpu_sphere_fused.rs` and the per-kernel comparison). From `SOFTDEM_GPU_UNFUSED=1`.
+    pub fused: bool,
 }
 
 impl GpuSpheres {
@@ -155,18 +180,20 @@ impl GpuSpheres {
         params.n_materials = laws.n_materials as u32;
         let kn = |e| Kernel::new(ctx, "sphere_step", e);
         let k = StepKernels {
-            kick: kn("kick")?,
-            drift: kn("drift")?,
+            kick_drift: kn("kick_drift")?,
             wall_advance: kn("wall_advance")?,
-            displacement_check: kn("displacement_check")?,
+            pair_pass: kn("pair_pass")?,
+            wall_pass: kn("wall_pass")?,
+            gather: kn("gather")?,
+            gather_kick: kn("gather_kick")?,
+            wall_gather: kn("wall_gather")?,
             normal_pass: kn("normal_pass")?,
             wall_normal_pass: kn("wall_normal_pass")?,
             stress_pass: kn("stress_pass")?,
             strain_pass: kn("strain_pass")?,
-            pair_pass: kn("pair_pass")?,
-            wall_pass: kn("wall_pass")?,
-            gather: kn("gather")?,
-            wall_gather: kn("wall_gather")?,
+            kick: kn("kick")?,
+            drift: kn("drift")?,
+            displacement_check: kn("displacement_check")?,
         };
         let n = states.len();
         let nw = walls.len();
@@ -223,6 +250,7 @@ impl GpuSpheres {
             builds_recorded: 0,
             extra: Vec::new(),
             extra_force: GpuArray::zeroed(ctx, "extra force", 0)?,
+            fused: std::env::var("SOFTDEM_GPU_UNFUSED").map_or(true, |v| v != "1"),
         };
         // The first build: from an empty list (nothing to carry), every capacity sized by it
         // (pairs and wall candidates exactly: `cap` 0 until it is done).
@@ -234,7 +262,7 @@ impl GpuSpheres {
         sys.wall_cap = sys.wall_cap.max(1);
         sys.rebuilds += 1;
         let saved = sys.save_histories(ctx);
-        sys.submit(ctx, |s, pass| s.record_forces(pass, 0));
+        sys.submit(ctx, |s, pass| s.record_forces(pass, 0, false));
         sys.restore_histories(ctx, &saved);
         Ok(sys)
     }
@@ -278,18 +306,20 @@ impl GpuSpheres {
         ];
         let k = &self.k;
         self.bind = [
-            &k.kick,
-            &k.drift,
+            &k.kick_drift,
             &k.wall_advance,
-            &k.displacement_check,
             &k.pair_pass,
             &k.wall_pass,
             &k.gather,
+            &k.gather_kick,
             &k.wall_gather,
             &k.normal_pass,
             &k.wall_normal_pass,
             &k.stress_pass,
             &k.strain_pass,
+            &k.kick,
+            &k.drift,
+            &k.displacement_check,
         ]
         .iter()
         .map(|kernel| kernel.bind(ctx, &table))
@@ -317,32 +347,70 @@ impl GpuSpheres {
     }
 
     /// One force evaluation; `eval` is its index in the submission (the sources' `record_at`).
-    fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>, eval: u32) {
+    /// `close`: with the step's closing kick (fused into the gather, `gather_kick`, unless
+    /// `fused` is off); without it for a force evaluation alone (initial forces, a source added).
+    fn record_forces(&self, pass: &mut wgpu::ComputePass<'_>, eval: u32, close: bool) {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         if self.mc {
-            dispatch(pass, &self.k.normal_pass, &self.bind[8], n);
-            dispatch(pass, &self.k.wall_normal_pass, &self.bind[9], n * nw);
-            dispatch(pass, &self.k.stress_pass, &self.bind[10], n);
+            dispatch(pass, &self.k.normal_pass, &self.bind[bg::NORMAL_PASS], n);
+            dispatch(pass, &self.k.wall_normal_pass, &self.bind[bg::WALL_NORMAL_PASS], n * nw);
+            dispatch(pass, &self.k.stress_pass, &self.bind[bg::STRESS_PASS], n);
         }
         if self.strain {
-            dispatch(pass, &self.k.strain_pass, &self.bind[11], n);
+            dispatch(pass, &self.k.strain_pass, &self.bind[bg::STRAIN_PASS], n);
         }
         // --- extra force sources (extra_force.rs), before the gather ---
         for src in &self.extra {
             src.record_at(pass, eval);
         }
         // --- end extra ---
-        dispatch(pass, &self.k.pair_pass, &self.bind[4], n);
+        dispatch(pass, &self.k.pair_pass, &self.bind[bg::PAIR_PASS], n);
         if nw > 0 {
             // Over the capacity: wall_pass returns past the build's count (wall_index[n]).
-            dispatch(pass, &self.k.wall_pass, &self.bind[5], self.wall_cap.max(1) as u32);
+            dispatch(
+                pass,
+                &self.k.wall_pass,
+                &self.bind[bg::WALL_PASS],
+                self.wall_cap.max(1) as u32,
+            );
         }
-        dispatch(pass, &self.k.gather, &self.bind[6], n);
+        if close && self.fused {
+            dispatch(pass, &self.k.gather_kick, &self.bind[bg::GATHER_KICK], n);
+        } else {
+            dispatch(pass, &self.k.gather, &self.bind[bg::GATHER], n);
+        }
         // One workgroup of 256 lanes per wall (the fixed-order reduction of wall_reduce.rs).
         if nw > 0 {
             pass.set_pipeline(&self.k.wall_gather.pipeline);
-            pass.set_bind_group(0, &self.bind[7], &[]);
+            pass.set_bind_group(0, &self.bind[bg::WALL_GATHER], &[]);
             pass.dispatch_workgroups(nw, 1, 1);
+        }
+        if close && !self.fused {
+            dispatch(pass, &self.k.kick, &self.bind[bg::KICK], n);
+        }
+    }
+
+    /// The opening of a step up to its displacement checks. Fused: `kick_drift`, then
+    /// `wall_advance` (one workgroup: the walls, and under the host-decided schedule the halt of a
+    /// build the spheres found due; skipped when there are no walls and the device decides).
+    /// Unfused: kick, drift, wall_advance, displacement_check.
+    fn record_opening(&self, pass: &mut wgpu::ComputePass<'_>, host_decides: bool) {
+        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
+        let walls = |pass: &mut wgpu::ComputePass<'_>| {
+            if nw > 0 || host_decides {
+                pass.set_pipeline(&self.k.wall_advance.pipeline);
+                pass.set_bind_group(0, &self.bind[bg::WALL_ADVANCE], &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        };
+        if self.fused {
+            dispatch(pass, &self.k.kick_drift, &self.bind[bg::KICK_DRIFT], n);
+            walls(pass);
+        } else {
+            dispatch(pass, &self.k.kick, &self.bind[bg::KICK], n);
+            dispatch(pass, &self.k.drift, &self.bind[bg::DRIFT], n);
+            walls(pass);
+            dispatch(pass, &self.k.displacement_check, &self.bind[bg::DISPLACEMENT_CHECK], n);
         }
     }
 
@@ -392,20 +460,15 @@ impl GpuSpheres {
     /// One submission of at most `batch` of the `left` steps, the builds decided on the device;
     /// returns the steps finished.
     fn batch_device_decided(&mut self, ctx: &GpuContext, left: u32) -> anyhow::Result<u32> {
-        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         let b = left.min(self.batch.max(1));
         self.clear_flags(ctx, false);
         self.builds_recorded += b as u64;
         self.step_submissions += 1;
         self.submit(ctx, |s, pass| {
             for i in 0..b {
-                dispatch(pass, &s.k.kick, &s.bind[0], n);
-                dispatch(pass, &s.k.drift, &s.bind[1], n);
-                dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
-                dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
+                s.record_opening(pass, false);
                 s.build.record(pass, BuildMode::Indirect);
-                s.record_forces(pass, i);
-                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                s.record_forces(pass, i, true);
             }
         });
         let flags = self.read_flags(ctx);
@@ -422,10 +485,7 @@ impl GpuSpheres {
         self.build_now(ctx, false)?;
         self.builds_recorded += 1;
         self.step_submissions += 1;
-        self.submit(ctx, |s, pass| {
-            s.record_forces(pass, 0);
-            dispatch(pass, &s.k.kick, &s.bind[0], n);
-        });
+        self.submit(ctx, |s, pass| s.record_forces(pass, 0, true));
         self.steps += begun as u64;
         self.pace.record(begun as u64, flags[FLAG_BUILDS] as u64);
         Ok(begun)
@@ -434,12 +494,11 @@ impl GpuSpheres {
     /// One submission of at most `batch` of the `left` steps, the builds decided by the host;
     /// returns the steps finished. It starts with the build a halt left due (`build_next`) and
     /// the forces and closing kick of the halted step (its drift and checks ran before the halt),
-    /// then whole steps that record no build: `displacement_check` and `wall_advance` halt the
-    /// batch at the first step whose build is due (`HALT_DUE`), the kernels after it return at
+    /// then whole steps that record no build: `wall_advance` (after `kick_drift`'s checks) halts
+    /// the batch at the first step whose build is due (`HALT_DUE`), the kernels after it return at
     /// once. The host sees the halt in the batch's one read of the flags; with sources it then
     /// reads the states and rebuilds their lists (their kernels run only after the build).
     fn batch_host_decided(&mut self, ctx: &GpuContext, left: u32) -> anyhow::Result<u32> {
-        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         let b = left.min(self.pace.host_batch(self.batch));
         let build = self.build_next.take();
         self.clear_flags(ctx, true);
@@ -451,18 +510,13 @@ impl GpuSpheres {
             let mut first = 0;
             if let Some(save) = build {
                 s.build.record(pass, BuildMode::Direct { save });
-                s.record_forces(pass, 0);
-                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                s.record_forces(pass, 0, true);
                 s.record_after_step(pass);
                 first = 1;
             }
             for i in first..b {
-                dispatch(pass, &s.k.kick, &s.bind[0], n);
-                dispatch(pass, &s.k.drift, &s.bind[1], n);
-                dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
-                dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
-                s.record_forces(pass, i);
-                dispatch(pass, &s.k.kick, &s.bind[0], n);
+                s.record_opening(pass, true);
+                s.record_forces(pass, i, true);
                 s.record_after_step(pass);
             }
         });
@@ -625,15 +679,9 @@ impl GpuSpheres {
     /// One step with extra force sources: the drift half, the rebuild if the device flags one,
     /// the sources' `prepare`, then the forces and the closing kick.
     fn step_with_sources(&mut self, ctx: &GpuContext) -> anyhow::Result<()> {
-        let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         self.clear_flags(ctx, false);
         self.step_submissions += 2;
-        self.submit(ctx, |s, pass| {
-            dispatch(pass, &s.k.kick, &s.bind[0], n);
-            dispatch(pass, &s.k.drift, &s.bind[1], n);
-            dispatch(pass, &s.k.wall_advance, &s.bind[2], nw);
-            dispatch(pass, &s.k.displacement_check, &s.bind[3], n);
-        });
+        self.submit(ctx, |s, pass| s.record_opening(pass, false));
         if self.read_flags(ctx)[FLAG_DUE] != 0 {
             self.rebuild(ctx)?;
         } else {
@@ -641,8 +689,7 @@ impl GpuSpheres {
         }
         self.prepare_sources(ctx, 1)?;
         self.submit(ctx, |s, pass| {
-            s.record_forces(pass, 0);
-            dispatch(pass, &s.k.kick, &s.bind[0], n);
+            s.record_forces(pass, 0, true);
             s.record_after_step(pass);
         });
         self.sources_evaluated(1);
@@ -671,7 +718,7 @@ impl GpuSpheres {
         for src in &mut self.extra {
             src.prepare_batch(ctx, eval, 1)?;
         }
-        self.submit(ctx, |s, pass| s.record_forces(pass, 0));
+        self.submit(ctx, |s, pass| s.record_forces(pass, 0, false));
         self.sources_evaluated(1);
         self.restore_histories(ctx, &saved);
         Ok(())

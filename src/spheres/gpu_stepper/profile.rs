@@ -5,7 +5,7 @@
 //! host-decided batch, its partial times are dropped and it is finished untimed
 //! (`steps_batched`), so the system steps on exactly as it would have.
 
-use super::{GpuSpheres, HALT_DUE};
+use super::{bg, GpuSpheres, HALT_DUE};
 use crate::gpu::array::dispatch_size;
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -69,37 +69,122 @@ impl GpuSpheres {
         Ok(Some(profile))
     }
 
-    /// One step without a build, each kernel in the host order of `batch_host_decided`.
+    /// One step without a build, each kernel in the host order of `batch_host_decided`
+    /// (`record_opening`, `record_forces` with the closing kick; fused or not as `fused`).
     fn record_step_timed(&self, rec: &mut Recorder<'_>) {
         let (n, nw) = (self.params.n_spheres, self.params.n_walls);
         let k = &self.k;
-        let mut d = |kern: &Kernel, b: usize, threads: u32| {
-            rec.dispatch(kern, &self.bind[b], dispatch_size(threads, SPHERE_WG))
-        };
-        d(&k.kick, 0, n);
-        d(&k.drift, 1, n);
-        d(&k.wall_advance, 2, nw);
-        d(&k.displacement_check, 3, n);
+        let b = &self.bind;
+        let mut d =
+            |kern: &Kernel, g: usize, threads: u32| rec.dispatch(kern, &b[g], dispatch_size(threads, SPHERE_WG));
+        if self.fused {
+            d(&k.kick_drift, bg::KICK_DRIFT, n);
+        } else {
+            d(&k.kick, bg::KICK, n);
+            d(&k.drift, bg::DRIFT, n);
+        }
+        // One workgroup (host-decided: it also turns a due build into the halt).
+        rec.dispatch(&k.wall_advance, &b[bg::WALL_ADVANCE], (1, 1));
+        let mut d =
+            |kern: &Kernel, g: usize, threads: u32| rec.dispatch(kern, &b[g], dispatch_size(threads, SPHERE_WG));
+        if !self.fused {
+            d(&k.displacement_check, bg::DISPLACEMENT_CHECK, n);
+        }
         if self.mc {
-            d(&k.normal_pass, 8, n);
-            d(&k.wall_normal_pass, 9, n * nw);
-            d(&k.stress_pass, 10, n);
+            d(&k.normal_pass, bg::NORMAL_PASS, n);
+            d(&k.wall_normal_pass, bg::WALL_NORMAL_PASS, n * nw);
+            d(&k.stress_pass, bg::STRESS_PASS, n);
         }
         if self.strain {
-            d(&k.strain_pass, 11, n);
+            d(&k.strain_pass, bg::STRAIN_PASS, n);
         }
-        d(&k.pair_pass, 4, n);
+        d(&k.pair_pass, bg::PAIR_PASS, n);
         if nw > 0 {
-            d(&k.wall_pass, 5, self.wall_cap.max(1) as u32);
+            d(&k.wall_pass, bg::WALL_PASS, self.wall_cap.max(1) as u32);
         }
-        d(&k.gather, 6, n);
+        if self.fused {
+            d(&k.gather_kick, bg::GATHER_KICK, n);
+        } else {
+            d(&k.gather, bg::GATHER, n);
+        }
         if nw > 0 {
             // One workgroup per wall.
-            rec.dispatch(&k.wall_gather, &self.bind[7], (nw, 1));
+            rec.dispatch(&k.wall_gather, &b[bg::WALL_GATHER], (nw, 1));
         }
-        let mut d = |kern: &Kernel, b: usize, threads: u32| {
-            rec.dispatch(kern, &self.bind[b], dispatch_size(threads, SPHERE_WG))
-        };
-        d(&k.kick, 0, n);
+        if !self.fused {
+            rec.dispatch(&k.kick, &b[bg::KICK], dispatch_size(n, SPHERE_WG));
+        }
+    }
+
+    /// Dispatches of a build-free step as `batch_host_decided` records them (`wall_advance` even
+    /// without walls; the MC passes counted; the sources' not).
+    pub fn dispatches_per_step(&self) -> u32 {
+        let walls = self.params.n_walls > 0;
+        let opening = if self.fused { 2 } else { 4 };
+        let mc = if self.mc { 3 } else { 0 } + self.strain as u32;
+        let close = if self.fused { 1 } else { 2 };
+        opening + mc + 1 + 2 * walls as u32 + close
+    }
+
+    /// The byte model of a build-free step without MC passes: per kernel, the bytes its WGSL reads
+    /// and writes in one step (a whole-record load or store counts the whole record; the uniform,
+    /// the law table and the walls' records, a few hundred bytes re-read by every thread from
+    /// cache, are counted once per wall access only in wall_advance), from the sizes of the
+    /// current list (pairs, wall candidates; read back here, not on the stepping path).
+    pub fn step_bytes(&self, ctx: &GpuContext) -> Vec<(&'static str, f64)> {
+        use crate::spheres::contact::ContactHistory;
+        use crate::spheres::cpu_stepper::PairOut;
+        use crate::spheres::state::{SphereForce, SphereState};
+        use crate::spheres::wall::PlaneWall;
+        use std::mem::size_of;
+        let n = self.params.n_spheres as f64;
+        let nw = self.params.n_walls as f64;
+        let p = self.total as f64;
+        let c = self.wall_slots(ctx).len() as f64;
+        let s = size_of::<SphereState>() as f64;
+        let f = size_of::<SphereForce>() as f64;
+        let h = size_of::<ContactHistory>() as f64;
+        let o = size_of::<PairOut>() as f64;
+        let w = size_of::<PlaneWall>() as f64;
+        // Rolling history read and written per pair only when a law has rolling resistance.
+        let roll = if self.rolling { 24.0 } else { 0.0 };
+        let x_ref = 12.0;
+        let out_words = (super::PAIR_OUT_WORDS * 4) as f64;
+        let mut v = Vec::new();
+        if self.fused {
+            // Sphere and force records read, x_ref read, sphere record written.
+            v.push(("kick_drift", n * (s + f + x_ref + s)));
+        } else {
+            v.push(("kick", n * (s + f + s)));
+            v.push(("drift", n * (s + s)));
+        }
+        v.push(("wall_advance", nw * (2.0 * w + x_ref)));
+        if !self.fused {
+            v.push(("displacement_check", n * (s + x_ref)));
+        }
+        // Row i: its record and two row starts; per pair: partner index, j's record, history
+        // read and written, PAIR_OUT_WORDS written.
+        v.push(("pair_pass", n * (s + 8.0) + p * (4.0 + s + 24.0 + roll + out_words)));
+        if nw > 0.0 {
+            // Per candidate: its slot, the sphere's record, history read and written, result.
+            v.push(("wall_pass", c * (4.0 + s + 2.0 * h + o)));
+        }
+        // Per sphere: its record, incident and row starts, its wall range, the force written;
+        // per pair, both sides: force and torque (24 B) and, on j's side, the incident entry;
+        // per wall candidate its result.
+        let gather = n * (s + 8.0 + 8.0 + 8.0 + f) + p * (4.0 + 2.0 * 24.0) + c * o;
+        if self.fused {
+            v.push(("gather_kick", gather + n * s));
+        } else {
+            v.push(("gather", gather));
+        }
+        if nw > 0.0 {
+            // Per wall, two scans of every candidate (count, then sum): slot and result.
+            v.push(("wall_gather", nw * 2.0 * c * (4.0 + o)));
+        }
+        if !self.fused {
+            v.push(("kick", n * (s + f + s)));
+        }
+        v
     }
 }
