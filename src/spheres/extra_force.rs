@@ -14,8 +14,9 @@
 //! - **Candidate lists** of its own (e.g. grain–patch candidates): `rebuild` is called right
 //!   after the stepper rebuilt its sphere list (and once before the first evaluation). Until the
 //!   next call no sphere has moved more than skin/2 since, so a list built with the stepper's
-//!   skin stays valid; on the GPU the device's check (`displacement_check`) halts the batch and
-//!   the host calls it (`GpuExtraForces`, *Stepping*).
+//!   skin stays valid; on the GPU the device's check (`kick_drift` flags a due build,
+//!   `wall_advance` turns it into the batch's halt; `displacement_check` on the unfused path)
+//!   halts the batch and the host calls it (`GpuExtraForces`, *Stepping*).
 
 use super::state::{SphereForce, SphereState};
 use crate::gpu::context::GpuContext;
