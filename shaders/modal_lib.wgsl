@@ -168,12 +168,14 @@ fn sin_cos_det(x: f32) -> vec2<f32> {
     return vec2<f32>(-cs, sn);
 }
 
+// R v and Rᵀ v. Products unfused (opaque): node positions and contact points q come from these,
+// and the contact decisions (gap < 0, q's level-set cell, on the grid) read them.
 fn rot(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(c * v.x - s * v.y, s * v.x + c * v.y);
+    return vec2<f32>(opaque(c * v.x) - opaque(s * v.y), opaque(s * v.x) + opaque(c * v.y));
 }
 
 fn rot_t(c: f32, s: f32, v: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(c * v.x + s * v.y, c * v.y - s * v.x);
+    return vec2<f32>(opaque(c * v.x) + opaque(s * v.y), opaque(c * v.y) - opaque(s * v.x));
 }
 
 // Surface node k's position relative to X in the global frame, R(Θ)(p + ε_α Φ_α(p)) (eq 1), with
@@ -182,8 +184,9 @@ fn node_arm(st: ModalState, k: u32, c: f32, s: f32) -> vec2<f32> {
     let nd = nodes[k];
     var loc = vec2<f32>(nd.p[0], nd.p[1]);
     for (var a = 0u; a < bodies[nd.body].n_modes; a = a + 1u) {
-        loc.x = loc.x + st.eps[a] * nd.phi[2u * a];
-        loc.y = loc.y + st.eps[a] * nd.phi[2u * a + 1u];
+        // Unfused: the node's position decides its wall and body contacts.
+        loc.x = loc.x + opaque(st.eps[a] * nd.phi[2u * a]);
+        loc.y = loc.y + opaque(st.eps[a] * nd.phi[2u * a + 1u]);
     }
     return rot(c, s, loc);
 }
@@ -201,11 +204,12 @@ fn node_kinematics(st: ModalState, k: u32) -> NodeKin {
     let rel = node_arm(st, k, sc.y, sc.x);
     var vloc = vec2<f32>(0.0, 0.0);
     for (var a = 0u; a < bodies[nd.body].n_modes; a = a + 1u) {
-        vloc.x = vloc.x + st.eps_dot[a] * nd.phi[2u * a];
-        vloc.y = vloc.y + st.eps_dot[a] * nd.phi[2u * a + 1u];
+        vloc.x = vloc.x + opaque(st.eps_dot[a] * nd.phi[2u * a]);
+        vloc.y = vloc.y + opaque(st.eps_dot[a] * nd.phi[2u * a + 1u]);
     }
     let vg = rot(sc.y, sc.x, vloc);
-    return NodeKin(rel, vec2<f32>(st.v[0] - st.omega * rel.y + vg.x, st.v[1] + st.omega * rel.x + vg.y));
+    // Unfused: the velocity's normal part decides the dashpot's clamp (contact_law).
+    return NodeKin(rel, vec2<f32>(st.v[0] - opaque(st.omega * rel.y) + vg.x, st.v[1] + opaque(st.omega * rel.x) + vg.y));
 }
 
 // Surface node k as a contact point: its body, the body's state, its position relative to X
@@ -281,20 +285,22 @@ fn mode_at_node(b: u32, m: u32, i: u32, j: u32) -> vec2<f32> {
     let br = bodies[b];
     let mr = modes[br.mode_first + m];
     if (mr.kind == MODE_BENDING) {
-        let p = vec2<f32>(br.origin[0] + f32(i) * br.h, br.origin[1] + f32(j) * br.h);
+        // Unfused: sin_cos_det's quadrant (round) reads p.
+        let p = vec2<f32>(br.origin[0] + opaque(f32(i) * br.h), br.origin[1] + opaque(f32(j) * br.h));
         return bending_mode(mr.length, mr.x_left, mr.y_mid, p);
     }
     let o = mr.grid_first + 2u * (j * br.nx + i);
     return vec2<f32>(mode_grid[o], mode_grid[o + 1u]);
 }
 
-// u(p) = Σ ε_α Φ_α(p) (eq 1); `e` the amplitudes (or their rates).
+// u(p) = Σ ε_α Φ_α(p) (eq 1); `e` the amplitudes (or their rates). Products unfused: u moves the
+// pullback corners and p_ref, whose level-set cells (ls_clamped_cell) are decisions.
 fn displacement(b: u32, e: vec4<f32>, p: vec2<f32>) -> vec2<f32> {
     var u = vec2<f32>(0.0, 0.0);
     for (var m = 0u; m < min(bodies[b].n_modes, 4u); m = m + 1u) {
         let f = mode_eval(b, m, p);
-        u.x = u.x + e[m] * f.x;
-        u.y = u.y + e[m] * f.y;
+        u.x = u.x + opaque(e[m] * f.x);
+        u.y = u.y + opaque(e[m] * f.y);
     }
     return u;
 }
@@ -303,8 +309,8 @@ fn displacement_at_node(b: u32, e: vec4<f32>, i: u32, j: u32) -> vec2<f32> {
     var u = vec2<f32>(0.0, 0.0);
     for (var m = 0u; m < min(bodies[b].n_modes, 4u); m = m + 1u) {
         let f = mode_at_node(b, m, i, j);
-        u.x = u.x + e[m] * f.x;
-        u.y = u.y + e[m] * f.y;
+        u.x = u.x + opaque(e[m] * f.x);
+        u.y = u.y + opaque(e[m] * f.y);
     }
     return u;
 }
@@ -334,9 +340,12 @@ fn ls_cell(b: u32, q: vec2<f32>) -> LsCell {
 // Bilinear interpolation of the corner values v ((i, j), (i+1, j), (i, j+1), (i+1, j+1)) at
 // fractions (fx, fy) of a cell of spacing h: (φ, ∂φ/∂x, ∂φ/∂y, 1). Twin: contact::ls_interp.
 fn ls_interp(v: vec4<f32>, fx: f32, fy: f32, h: f32) -> vec4<f32> {
-    let phi = (v[0] * (1.0 - fx) + v[1] * fx) * (1.0 - fy) + (v[2] * (1.0 - fx) + v[3] * fx) * fy;
-    let dx = ((v[1] - v[0]) * (1.0 - fy) + (v[3] - v[2]) * fy) / h;
-    let dy = ((v[2] - v[0]) * (1.0 - fx) + (v[3] - v[1]) * fx) / h;
+    // Unfused: φ decides contact (gap < 0), the gradient's length the normal's fallback.
+    let a = opaque(v[0] * (1.0 - fx)) + opaque(v[1] * fx);
+    let b = opaque(v[2] * (1.0 - fx)) + opaque(v[3] * fx);
+    let phi = opaque(a * (1.0 - fy)) + opaque(b * fy);
+    let dx = (opaque((v[1] - v[0]) * (1.0 - fy)) + opaque((v[3] - v[2]) * fy)) / h;
+    let dy = (opaque((v[2] - v[0]) * (1.0 - fx)) + opaque((v[3] - v[1]) * fx)) / h;
     return vec4<f32>(phi, dx, dy, 1.0);
 }
 
@@ -354,8 +363,9 @@ fn ls_pullback(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
         let dj = c >> 1u;
         let u = displacement_at_node(b, e, cell.i + di, cell.j + dj);
         // eq 47: x_ref = x − u(x) at the corner; eq 48: φ(x) = φ0(x_ref).
-        let cx = br.origin[0] + f32(cell.i + di) * br.h - u.x;
-        let cy = br.origin[1] + f32(cell.j + dj) * br.h - u.y;
+        // Unfused: the corner's cell in φ0 (ls_clamped_cell) is a decision.
+        let cx = br.origin[0] + opaque(f32(cell.i + di) * br.h) - u.x;
+        let cy = br.origin[1] + opaque(f32(cell.j + dj) * br.h) - u.y;
         v[c] = ls_bilinear(b, vec2<f32>(cx, cy));
     }
     return ls_interp(v, cell.fx, cell.fy, br.h);
@@ -396,10 +406,10 @@ fn ls_precomputed(b: u32, e: vec4<f32>, q: vec2<f32>) -> vec4<f32> {
             let t = it.y;
             let f0 = qr.fields_first + (a * ns + u32(it.x)) * len + node;
             // eq 49: hat weights between the two samples around ε_α.
-            acc = acc + ((1.0 - t) * pre_ls[f0] + t * pre_ls[f0 + len]);
+            acc = acc + (opaque((1.0 - t) * pre_ls[f0]) + opaque(t * pre_ls[f0 + len]));
         }
-        // eq 50: superposition of the modes' changes of φ0.
-        v[c] = acc - (f32(nm) - 1.0) * phi0[br.ls_first + node];
+        // eq 50: superposition of the modes' changes of φ0 (unfused: φ decides contact).
+        v[c] = acc - opaque((f32(nm) - 1.0) * phi0[br.ls_first + node]);
     }
     return ls_interp(v, cell.fx, cell.fy, br.h);
 }
@@ -439,28 +449,32 @@ fn contact_law(law: ContactLaw, gap: f32, n: vec2<f32>, vrel: vec2<f32>, hist: v
     if (gap >= 0.0) {
         return out;
     }
-    let vn = vrel.x * n.x + vrel.y * n.y;
-    let fnorm = max(-law.k_n * gap - law.c_n * vn, 0.0);
-    let vt = vec2<f32>(vrel.x - vn * n.x, vrel.y - vn * n.y);
-    let hn = hist.x * n.x + hist.y * n.y;
-    var ht = vec2<f32>(hist.x - hn * n.x + vt.x * params.dt, hist.y - hn * n.y + vt.y * params.dt);
+    // Products unfused (opaque): the normal force's clamp at 0 and sticking vs sliding
+    // (ftl > lim) are decisions, rounded here as the CPU twin rounds them.
+    let vn = opaque(vrel.x * n.x) + opaque(vrel.y * n.y);
+    let fnorm = max(-opaque(law.k_n * gap) - opaque(law.c_n * vn), 0.0);
+    let vt = vec2<f32>(vrel.x - opaque(vn * n.x), vrel.y - opaque(vn * n.y));
+    let hn = opaque(hist.x * n.x) + opaque(hist.y * n.y);
+    var ht = vec2<f32>(hist.x - opaque(hn * n.x) + opaque(vt.x * params.dt),
+                       hist.y - opaque(hn * n.y) + opaque(vt.y * params.dt));
     var ft = vec2<f32>(-law.k_t * ht.x, -law.k_t * ht.y);
-    let ftl = sqrt(ft.x * ft.x + ft.y * ft.y);
+    let ftl = sqrt(opaque(ft.x * ft.x) + opaque(ft.y * ft.y));
     let lim = law.mu * fnorm;
     if (ftl > lim) {
         let r = lim / ftl;
         ft = vec2<f32>(ft.x * r, ft.y * r);
         ht = vec2<f32>(-ft.x / law.k_t, -ft.y / law.k_t);
     }
-    out.force = vec2<f32>(n.x * fnorm + ft.x, n.y * fnorm + ft.y);
+    out.force = vec2<f32>(opaque(n.x * fnorm) + ft.x, opaque(n.y * fnorm) + ft.y);
     out.hist = ht;
     out.flag = 1u;
     return out;
 }
 
+// Wall w's reference point at time t (unfused: the wall's position decides its contacts).
 fn wall_point(w: u32, t: f32) -> vec2<f32> {
     let wr = walls[w];
-    return vec2<f32>(wr.p0[0] + wr.velocity[0] * t, wr.p0[1] + wr.velocity[1] * t);
+    return vec2<f32>(wr.p0[0] + opaque(wr.velocity[0] * t), wr.p0[1] + opaque(wr.velocity[1] * t));
 }
 
 // A point x_hi + x_lo with velocity vel against wall w at time t.
@@ -471,9 +485,9 @@ fn node_vs_wall(w: u32, t: f32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>
     var gap: f32;
     var n = vec2<f32>(wr.normal[0], wr.normal[1]);
     if (wr.kind == WALL_LINE) {
-        gap = d.x * wr.normal[0] + d.y * wr.normal[1];
+        gap = opaque(d.x * wr.normal[0]) + opaque(d.y * wr.normal[1]);
     } else {
-        let dist = sqrt(d.x * d.x + d.y * d.y);
+        let dist = sqrt(opaque(d.x * d.x) + opaque(d.y * d.y));
         gap = dist - wr.radius;
         if (dist > 0.0) {
             n = vec2<f32>(d.x / dist, d.y / dist);
@@ -504,7 +518,7 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32, 
     let bj = bodies[j];
     let sj = state[j];
     let reach = bj.bound_radius + r;
-    if (d.x * d.x + d.y * d.y > reach * reach) {
+    if (opaque(d.x * d.x) + opaque(d.y * d.y) > reach * reach) {
         return out;
     }
     let scj = sin_cos_det(sj.theta);
@@ -518,7 +532,7 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32, 
     if (ls.w == 0.0 || gap >= 0.0) {
         return out;
     }
-    let gl = sqrt(ls.y * ls.y + ls.z * ls.z);
+    let gl = sqrt(opaque(ls.y * ls.y) + opaque(ls.z * ls.z));
     var nl = vec2<f32>(1.0, 0.0);
     if (gl > 0.0) {
         nl = vec2<f32>(ls.y / gl, ls.z / gl);
@@ -529,7 +543,7 @@ fn point_vs_body(j: u32, d: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>, r: f32, 
     let ed = vec4<f32>(sj.eps_dot[0], sj.eps_dot[1], sj.eps_dot[2], sj.eps_dot[3]);
     let ud = displacement(j, ed, p_ref);
     let udg = rot(c, s, ud);
-    let vj = vec2<f32>(sj.v[0] - sj.omega * d.y + udg.x, sj.v[1] + sj.omega * d.x + udg.y);
+    let vj = vec2<f32>(sj.v[0] - opaque(sj.omega * d.y) + udg.x, sj.v[1] + opaque(sj.omega * d.x) + udg.y);
     let vrel = vec2<f32>(vel.x - vj.x, vel.y - vj.y);
     out.c = contact_law(pair_law(material, bj.contact_material), gap, n, vrel, hist);
     out.p_ref = p_ref;
