@@ -380,12 +380,8 @@ fn statics_disk_on_cell_cpu() {
 }
 
 fn gpu_ctx() -> std::sync::Arc<softdem::gpu::context::GpuContext> {
-    let dir = format!("/tmp/xdg-{}", std::process::id());
-    let _ = std::fs::create_dir_all(&dir);
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", dir);
-    }
-    // Fails (never skips) without an adapter.
+    // Fails (never skips) without an adapter. No `set_var` here (other test threads may be in
+    // a driver): `GpuContext::new` sets XDG_RUNTIME_DIR once, before the first wgpu instance.
     std::sync::Arc::new(softdem::gpu::context::gpu_for_tests())
 }
 
