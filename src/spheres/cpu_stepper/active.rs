@@ -435,6 +435,22 @@ impl ActivePairs {
     }
 }
 
+/// Groups of eight near pairs between a record's prefetch and its test.
+const PREFETCH_GROUPS: usize = 4;
+
+/// Starts loading `x`'s cache line (a hint: no effect on any result).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults; SSE is part of the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// The active pairs of a region: its near pairs in contact now, and its live pairs (a history
 /// to clear), in increasing order, each with the index of its old history (`Region::old`).
 #[inline(never)]
@@ -443,7 +459,13 @@ fn select_active(inp: &PairInputs, lanes: &PairLaneInputs, reg: &mut Region) {
     act.clear();
     old.clear();
     let mut li = 0;
-    for ks in near.chunks(LANES) {
+    for (c, ks) in near.chunks(LANES).enumerate() {
+        // The records of the group PREFETCH_GROUPS ahead: the test waits on these loads
+        // (a partner's record is first read a cell layer after its last write).
+        for &k in near.iter().skip((c + PREFETCH_GROUPS) * LANES).take(LANES) {
+            prefetch(&inp.states[inp.pair_i[k as usize] as usize]);
+            prefetch(&inp.states[inp.pair_j[k as usize] as usize]);
+        }
         let bits: u32 = match <&[u32; LANES]>::try_from(ks) {
             Ok(ks) if inp.use_lanes => touching_at(lanes, ks) as u32,
             _ => ks.iter().enumerate().fold(0, |m, (q, &k)| {
