@@ -16,8 +16,10 @@
 //!    each active pair sets its entry's bit in its two spheres' masks (integer OR, in any order);
 //! 3. gathers per sphere, in the incident order of `gather` (the partners' user index order),
 //!    the entries of its mask (a sphere with more than 32 pairs: every entry, through `slot`),
-//!    and kicks the sphere in the same sweep (`kick_pass`'s closing kick and the next step's
-//!    kick, drift and rebuild check; `forces` is written at the last step of the call only).
+//!    and kicks the sphere in the same sweep, eight spheres at a time on lanes (`kick_lanes`:
+//!    `kick_pass`'s closing kick and the next step's kick, drift and rebuild check, and the
+//!    near list's staleness test of that drift; `forces` is written at the last step of the
+//!    call only).
 //!
 //! **The same bits as `pair_gather` + `kick_pass`.** An inactive pair's record is +0 in every
 //! component (force, torques) and its history stays the zero it was. Skipping a term −(+0) in a
