@@ -92,3 +92,30 @@ fn active_pairs_give_the_bits_of_every_candidate() {
         assert_same(&one, &runs, if sorted { "cell order" } else { "user order" });
     }
 }
+
+/// The sweep's tail on lanes (`cpu_stepper::kick_lanes`: damping, kicks, drift, the rebuild and
+/// near checks, eight spheres at a time) against `step`'s scalar passes: the 6³ bench lattice
+/// from rest (velocity components exactly zero, `damp`'s v = 0 case) with global and local
+/// damping, 216 spheres (27 groups of eight), a call of 40 steps.
+#[test]
+fn the_lanes_tail_gives_the_bits_of_step_with_damping_from_rest() {
+    let make = || {
+        let (mut p, states, laws, walls) = compressed_lattice(6);
+        p.global_damping = 3.0;
+        p.local_damping = 0.3;
+        let mut sys = CpuSpheres::new(p, states, laws, walls);
+        sys.active_max_near = 1.0;
+        sys
+    };
+    let mut one = make();
+    one.step();
+    let resting = one.states.iter().filter(|s| s.vel[0] == 0.0 && s.vel[1] == 0.0).count();
+    assert!(resting > 20, "{resting} spheres with v_x = v_y = 0 after a step");
+    for _ in 1..40 {
+        one.step();
+    }
+    let mut fused = make();
+    fused.steps(40);
+    assert_eq!(fused.steps, one.steps);
+    assert_same(&one, &fused, "steps(40) vs step() 40 times, damped");
+}

@@ -25,6 +25,8 @@
 
 /// The active-pair pass of `steps` (a part of this stepper: it reads and writes its arrays).
 pub mod active;
+/// The per-sphere tail of the active-pair sweep on SIMD lanes (a part of this stepper).
+pub mod kick_lanes;
 /// The cell order kept between calls of `steps` (a part of this stepper).
 pub mod sort_cache;
 

@@ -16,8 +16,10 @@
 //!    each active pair sets its entry's bit in its two spheres' masks (integer OR, in any order);
 //! 3. gathers per sphere, in the incident order of `gather` (the partners' user index order),
 //!    the entries of its mask (a sphere with more than 32 pairs: every entry, through `slot`),
-//!    and kicks the sphere in the same sweep (`kick_pass`'s closing kick and the next step's
-//!    kick, drift and rebuild check; `forces` is written at the last step of the call only).
+//!    and kicks the sphere in the same sweep, eight spheres at a time on lanes (`kick_lanes`:
+//!    `kick_pass`'s closing kick and the next step's kick, drift and rebuild check, and the
+//!    near list's staleness test of that drift; `forces` is written at the last step of the
+//!    call only).
 //!
 //! **The same bits as `pair_gather` + `kick_pass`.** An inactive pair's record is +0 in every
 //! component (force, torques) and its history stays the zero it was. Skipping a term −(+0) in a
@@ -33,12 +35,13 @@
 //! Pairs are cut into regions of 2^shift pairs (many per thread; a region's lists and results
 //! are its own); the split changes no result.
 
-use super::{damp, CpuSpheres, Drift, PairInputs, PairOut};
+use super::kick_lanes::{kick_eight, kick_one, KickInputs, Moved};
+use super::{CpuSpheres, Drift, PairInputs, PairOut};
 use crate::laws::vec3::{add, norm, scale, sub, V3};
 use crate::model::lanes::LANES;
 use crate::spheres::contact::ContactHistory;
 use crate::spheres::pair_lanes::{lane_law, pair_group_at, touching_at, PairLaneInputs};
-use crate::spheres::precision::{df3_add, df3_sub};
+use crate::spheres::precision::df3_sub;
 use crate::spheres::state::{SphereForce, SphereState};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -73,6 +76,9 @@ pub struct ActivePairs {
     /// sphere has moved by a quarter of the gap); `near_gap` 0: every pair is near.
     x_near: Vec<V3>,
     near_gap: f32,
+    /// Whether some sphere moved by a quarter of the near gap in the last `gather_kick`'s drift
+    /// (its `near_stale` test; None: not known, `pair_pass` tests).
+    moved_near: Option<bool>,
     /// Whether the steps until the next list build use this pass: when at most half the pairs
     /// are near at the build (`CpuSpheres::active_max_near`, `ACTIVE_MAX_NEAR`); else
     /// `CpuSpheres::force_passes` evaluates every candidate (the same bits).
@@ -137,6 +143,7 @@ impl ActivePairs {
             i_side: Vec::new(),
             x_near: Vec::new(),
             near_gap: 0.0,
+            moved_near: None,
             enabled: false,
         };
         a.reset(sys);
@@ -208,6 +215,7 @@ impl ActivePairs {
             .fold(0.0f32, f32::max);
         let gap = NEAR_FRACTION * sys.params.skin;
         self.near_gap = if gap > 256.0 * f32::EPSILON * x_max { gap } else { 0.0 };
+        self.moved_near = None;
         self.x_near = states.iter().map(|s| add(s.pos_hi, s.pos_lo)).collect();
         let len = 1usize << self.shift;
         let m = sys.list.len();
@@ -244,7 +252,12 @@ impl ActivePairs {
     /// Steps 1 and 2 of a step: the active pairs, their results and new histories, and the
     /// spheres' bits of active entries.
     pub fn pair_pass(&mut self, sys: &mut CpuSpheres) {
-        if self.near_stale(&sys.states) {
+        // The drift's test from `gather_kick` when it ran since the near build, else a pass.
+        let stale = match self.moved_near.take() {
+            Some(moved) => moved,
+            None => self.near_stale(&sys.states),
+        };
+        if stale {
             self.near_build(sys);
         }
         let inp = PairInputs {
@@ -325,106 +338,63 @@ impl ActivePairs {
 
     /// Step 3: every sphere's force and torque (as `GatherInputs::force`, from the active
     /// pairs' results), written to `forces`, then `kick_pass`'s kicks and drift of the sphere;
-    /// returns the rebuild check of that drift (false without `next`).
+    /// returns the rebuild check of that drift (false without `next`). Eight spheres at a time:
+    /// the gathers one by one, the rest on lanes (`kick_lanes`, the same bits); the same pass
+    /// checks the drift against the near build's positions (`near_stale`'s test, kept for the
+    /// next `pair_pass`).
     pub fn gather_kick(&mut self, sys: &mut CpuSpheres, h: f32, next: Option<Drift>) -> bool {
-        let (p, nw) = (sys.params, sys.walls.len());
-        let (start, incident) = (&sys.incident_start, &sys.incident);
-        let (wall_out, wall_any, extra, x_ref) = (&sys.wall_out, &sys.wall_any, &sys.extra_force, &sys.x_ref);
-        let (slot, regions, shift, i_side) = (&self.slot, &self.regions, self.shift, &self.i_side);
-        sys.states
-            .par_iter_mut()
-            .zip(sys.forces.par_iter_mut())
-            .zip(self.mask.par_iter_mut())
+        let p = sys.params;
+        let g = Gather {
+            gravity: p.gravity,
+            nw: sys.walls.len(),
+            start: &sys.incident_start,
+            incident: &sys.incident,
+            wall_out: &sys.wall_out,
+            wall_any: &sys.wall_any,
+            extra: &sys.extra_force,
+            slot: &self.slot,
+            regions: &self.regions,
+            shift: self.shift,
+            i_side: &self.i_side,
+        };
+        let k = KickInputs {
+            h,
+            next,
+            global_damping: p.global_damping,
+            local_damping: p.local_damping,
+            x_ref: &sys.x_ref,
+            x_near: &self.x_near,
+            near_lim: if self.near_gap > 0.0 { 0.25 * self.near_gap } else { 0.0 },
+        };
+        let lanes = sys.use_lanes;
+        let moved = sys
+            .states
+            .par_chunks_mut(LANES)
+            .zip(sys.forces.par_chunks_mut(LANES))
+            .zip(self.mask.par_chunks_mut(LANES))
             .enumerate()
-            .with_min_len(PAR_MIN)
-            .map(|(i, ((s, fo), mask))| {
-                let mut f = scale(p.gravity, s.mass);
-                let mut t = [0.0f32; 3];
-                let row = &incident[start[i] as usize..start[i + 1] as usize];
-                // Incident order: the pairs where i is j (−force), then those where it is i.
-                let mut add_pair = |e: u32, a: u32| {
-                    let o = &regions[(e >> 1) as usize >> shift].out[a as usize];
-                    if e & 1 == 1 {
-                        f = sub(f, o.force);
-                        t = add(t, o.torque_j);
-                    } else {
-                        f = add(f, o.force);
-                        t = add(t, o.torque_i);
-                    }
-                };
-                let (skipped_plus, skipped);
-                if row.len() <= MASK_BITS {
-                    let mut bits = std::mem::replace(mask.get_mut(), 0);
-                    let all = if row.len() == MASK_BITS {
-                        u32::MAX
-                    } else {
-                        (1u32 << row.len()) - 1
-                    };
-                    skipped = bits != all;
-                    skipped_plus = i_side[i] & !bits != 0;
-                    while bits != 0 {
-                        let e = row[bits.trailing_zeros() as usize];
-                        add_pair(e, slot[(e >> 1) as usize]);
-                        bits &= bits - 1;
-                    }
+            .with_min_len(PAR_MIN / LANES)
+            .map(|(c, ((s, fo), mask))| {
+                let i0 = c * LANES;
+                let (mut f, mut t) = ([[0.0f32; 3]; LANES], [[0.0f32; 3]; LANES]);
+                for (l, (s, m)) in s.iter().zip(mask.iter_mut()).enumerate() {
+                    (f[l], t[l]) = g.sum(i0 + l, s.mass, m.get_mut());
+                }
+                if lanes && s.len() == LANES {
+                    kick_eight(&k, i0, s, &f, &t, fo)
                 } else {
-                    let (mut sp, mut sk) = (false, false);
-                    for &e in row {
-                        let a = slot[(e >> 1) as usize];
-                        if a == NONE {
-                            sk = true;
-                            sp |= e & 1 == 0;
-                        } else {
-                            add_pair(e, a);
-                        }
+                    let mut m = Moved::default();
+                    for (l, (s, fo)) in s.iter_mut().zip(fo.iter_mut()).enumerate() {
+                        m = m.or(kick_one(&k, i0 + l, s, f[l], t[l], fo));
                     }
-                    (skipped_plus, skipped) = (sp, sk);
+                    m
                 }
-                // The skipped +0 terms (module doc): the force got +0 from the pairs where i
-                // is i, the torque from every pair.
-                if skipped_plus {
-                    f = add(f, [0.0; 3]);
-                }
-                if skipped {
-                    t = add(t, [0.0; 3]);
-                }
-                if wall_any[i] {
-                    for o in &wall_out[i * nw..(i + 1) * nw] {
-                        f = add(f, o.force);
-                        t = add(t, o.torque_i);
-                    }
-                } else if nw > 0 {
-                    f = add(f, [0.0; 3]);
-                    t = add(t, [0.0; 3]);
-                }
-                if let Some(x) = extra.get(i) {
-                    f = add(f, x.force);
-                    t = add(t, x.torque);
-                }
-                f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
-                t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
-                if next.is_none() {
-                    // Only the last step's forces are kept (the kicks use f and t here).
-                    *fo = SphereForce {
-                        force: f,
-                        torque: t,
-                        ..Default::default()
-                    };
-                }
-                // kick_pass.
-                s.vel = add(s.vel, scale(f, h / s.mass));
-                s.omega = add(s.omega, scale(t, h / s.inertia));
-                next.is_some_and(|d| {
-                    s.vel = add(s.vel, scale(f, d.h / s.mass));
-                    s.omega = add(s.omega, scale(t, d.h / s.inertia));
-                    let (hi, lo) = df3_add(s.pos_hi, s.pos_lo, scale(s.vel, d.dt));
-                    s.pos_hi = hi;
-                    s.pos_lo = lo;
-                    let x = sub(add(hi, lo), x_ref[i]);
-                    x[0] * x[0] + x[1] * x[1] + x[2] * x[2] > d.lim * d.lim
-                })
             })
-            .reduce(|| false, |a, b| a | b)
+            .reduce(Moved::default, Moved::or);
+        if next.is_some() {
+            self.moved_near = Some(moved.near);
+        }
+        moved.rebuild
     }
 
     /// `flush` + `write_back` into another labelling of the pairs (pair k of this pass is
@@ -467,6 +437,22 @@ impl ActivePairs {
     }
 }
 
+/// Groups of eight near pairs between a record's prefetch and its test.
+const PREFETCH_GROUPS: usize = 4;
+
+/// Starts loading `x`'s cache line (a hint: no effect on any result).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults; SSE is part of the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// The active pairs of a region: its near pairs in contact now, and its live pairs (a history
 /// to clear), in increasing order, each with the index of its old history (`Region::old`).
 #[inline(never)]
@@ -475,7 +461,13 @@ fn select_active(inp: &PairInputs, lanes: &PairLaneInputs, reg: &mut Region) {
     act.clear();
     old.clear();
     let mut li = 0;
-    for ks in near.chunks(LANES) {
+    for (c, ks) in near.chunks(LANES).enumerate() {
+        // The records of the group PREFETCH_GROUPS ahead: the test waits on these loads
+        // (a partner's record is first read a cell layer after its last write).
+        for &k in near.iter().skip((c + PREFETCH_GROUPS) * LANES).take(LANES) {
+            prefetch(&inp.states[inp.pair_i[k as usize] as usize]);
+            prefetch(&inp.states[inp.pair_j[k as usize] as usize]);
+        }
         let bits: u32 = match <&[u32; LANES]>::try_from(ks) {
             Ok(ks) if inp.use_lanes => touching_at(lanes, ks) as u32,
             _ => ks.iter().enumerate().fold(0, |m, (q, &k)| {
@@ -550,5 +542,94 @@ fn evaluate(inp: &PairInputs, lanes: &PairLaneInputs, reg: &mut Region) {
         for ((o, h), &k) in outs.iter_mut().zip(hists.iter_mut()).zip(ks) {
             inp.one_pair(k as usize, o, h);
         }
+    }
+}
+
+/// What the gather of `gather_kick` reads.
+struct Gather<'a> {
+    gravity: V3,
+    nw: usize,
+    start: &'a [u32],
+    incident: &'a [u32],
+    wall_out: &'a [PairOut],
+    wall_any: &'a [bool],
+    extra: &'a [SphereForce],
+    slot: &'a [u32],
+    regions: &'a [Region],
+    shift: u32,
+    i_side: &'a [u32],
+}
+
+impl Gather<'_> {
+    /// Sphere i's summed force and torque before damping: m g, its active pairs' results in
+    /// its incident order (the entries of `mask`, which is cleared; more than 32 pairs: every
+    /// entry through `slot`), the skipped +0 terms, its walls, the extra sources.
+    #[inline]
+    fn sum(&self, i: usize, mass: f32, mask: &mut u32) -> (V3, V3) {
+        let (slot, regions, shift, nw) = (self.slot, self.regions, self.shift, self.nw);
+        let mut f = scale(self.gravity, mass);
+        let mut t = [0.0f32; 3];
+        let row = &self.incident[self.start[i] as usize..self.start[i + 1] as usize];
+        // Incident order: the pairs where i is j (−force), then those where it is i.
+        let mut add_pair = |e: u32, a: u32| {
+            let o = &regions[(e >> 1) as usize >> shift].out[a as usize];
+            if e & 1 == 1 {
+                f = sub(f, o.force);
+                t = add(t, o.torque_j);
+            } else {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
+        };
+        let (skipped_plus, skipped);
+        if row.len() <= MASK_BITS {
+            let mut bits = std::mem::replace(mask, 0);
+            let all = if row.len() == MASK_BITS {
+                u32::MAX
+            } else {
+                (1u32 << row.len()) - 1
+            };
+            skipped = bits != all;
+            skipped_plus = self.i_side[i] & !bits != 0;
+            while bits != 0 {
+                let e = row[bits.trailing_zeros() as usize];
+                add_pair(e, slot[(e >> 1) as usize]);
+                bits &= bits - 1;
+            }
+        } else {
+            let (mut sp, mut sk) = (false, false);
+            for &e in row {
+                let a = slot[(e >> 1) as usize];
+                if a == NONE {
+                    sk = true;
+                    sp |= e & 1 == 0;
+                } else {
+                    add_pair(e, a);
+                }
+            }
+            (skipped_plus, skipped) = (sp, sk);
+        }
+        // The skipped +0 terms (module doc): the force got +0 from the pairs where i is i,
+        // the torque from every pair.
+        if skipped_plus {
+            f = add(f, [0.0; 3]);
+        }
+        if skipped {
+            t = add(t, [0.0; 3]);
+        }
+        if self.wall_any[i] {
+            for o in &self.wall_out[i * nw..(i + 1) * nw] {
+                f = add(f, o.force);
+                t = add(t, o.torque_i);
+            }
+        } else if nw > 0 {
+            f = add(f, [0.0; 3]);
+            t = add(t, [0.0; 3]);
+        }
+        if let Some(x) = self.extra.get(i) {
+            f = add(f, x.force);
+            t = add(t, x.torque);
+        }
+        (f, t)
     }
 }
