@@ -6,36 +6,13 @@
 //! at a due build (the halt the fused step defers to wall_advance), the device-decided one builds
 //! inside the batch. Needs a wgpu adapter: `gpu_for_tests` panics without one.
 
-use softdem::gpu::context::{gpu_for_tests, GpuContext};
+use softdem::gpu::context::gpu_for_tests;
 use softdem::spheres::bench_scene::{compressed_lattice, shake};
 use softdem::spheres::gpu_rebuild::RebuildSchedule;
 use softdem::spheres::gpu_stepper::GpuSpheres;
 
-fn bytes<T: bytemuck::Pod>(v: &[T]) -> &[u8] {
-    bytemuck::cast_slice(v)
-}
-
-/// Everything the stepper holds that a later step reads, and the counters, equal bit for bit.
-fn assert_same(ctx: &GpuContext, a: &GpuSpheres, b: &GpuSpheres, what: &str) {
-    assert_eq!((a.steps, a.rebuilds), (b.steps, b.rebuilds), "{what}: steps, builds");
-    assert!(bytes(&a.states(ctx)) == bytes(&b.states(ctx)), "{what}: states differ");
-    assert!(bytes(&a.forces(ctx)) == bytes(&b.forces(ctx)), "{what}: forces differ");
-    assert!(
-        bytes(&a.history(ctx)) == bytes(&b.history(ctx)),
-        "{what}: histories differ"
-    );
-    assert!(bytes(&a.walls(ctx)) == bytes(&b.walls(ctx)), "{what}: walls differ");
-    assert!(
-        bytes(&a.wall_history(ctx)) == bytes(&b.wall_history(ctx)),
-        "{what}: wall histories differ"
-    );
-    assert!(
-        bytes(&a.pair_out(ctx)) == bytes(&b.pair_out(ctx)),
-        "{what}: pair results differ"
-    );
-    assert_eq!(a.list(ctx), b.list(ctx), "{what}: lists differ");
-    assert_eq!(a.wall_slots(ctx), b.wall_slots(ctx), "{what}: wall candidates differ");
-}
+mod gpu_sphere_same;
+use gpu_sphere_same::assert_same;
 
 #[test]
 fn fused_step_equals_the_unfused_kernels_bit_for_bit_under_both_schedules() {

@@ -571,13 +571,9 @@ mod tests {
         assert_eq!(states[0].position()[..2], a.position()[..2]);
     }
 
-    /// The caps' axial force: a rim vertex held on each platen gets −F_z (either sign), a face
-    /// vertex on the bottom plane pressed into it (F_z < 0) gets the push, one pulled off it
-    /// (F_z > 0) and one between the planes nothing.
-    #[test]
-    fn cap_axial_force_is_the_rims_and_faces_reaction() {
-        let bottom = PlaneWall::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3], 0);
-        let top = PlaneWall::new([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], [0.0, 0.0, -0.05], 0);
+    /// A rim vertex on each platen and three face vertices of the bottom cap (one pressed into
+    /// it, one pulled off it, one between the planes), with forces of different F_z.
+    fn cap_fixture() -> ([SphereState; 5], [SphereForce; 5], Rims) {
         let states = [
             vertex([0.025, 0.0, 0.0], [0.0; 3]),
             vertex([0.025, 0.0, 0.1], [0.0; 3]),
@@ -591,6 +587,17 @@ mod tests {
         };
         let forces = [f(0.5), f(2.0), f(-1.5), f(0.7), f(-9.0)];
         let rims = Rims::on_platens(&[(0, &[0]), (1, &[1])], Some(0.025), None).with_faces(&[2, 3, 4], 0, 1);
+        (states, forces, rims)
+    }
+
+    /// The caps' axial force: a rim vertex held on each platen gets −F_z (either sign), a face
+    /// vertex on the bottom plane pressed into it (F_z < 0) gets the push, one pulled off it
+    /// (F_z > 0) and one between the planes nothing.
+    #[test]
+    fn cap_axial_force_is_the_rims_and_faces_reaction() {
+        let bottom = PlaneWall::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3], 0);
+        let top = PlaneWall::new([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], [0.0, 0.0, -0.05], 0);
+        let (states, forces, rims) = cap_fixture();
         let r = cap_axial_force(&states, &forces, &[bottom, top], &rims);
         assert_eq!(r, vec![-0.5 + 1.5, -2.0]);
     }
@@ -605,19 +612,7 @@ mod tests {
         let bottom = PlaneWall::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3], 0);
         let mut top = PlaneWall::servo([0.0, 0.0, 0.1], [0.0, 0.0, -1.0], 2e-3, 1e5, 1e-6, 0.05, 0);
         top.target_stress = 7.0;
-        let states = [
-            vertex([0.025, 0.0, 0.0], [0.0; 3]),
-            vertex([0.025, 0.0, 0.1], [0.0; 3]),
-            vertex([0.024, 0.0, 0.0], [0.0; 3]),
-            vertex([0.023, 0.0, 0.0], [0.0; 3]),
-            vertex([0.024, 0.0, 0.05], [0.0; 3]),
-        ];
-        let f = |z: f32| SphereForce {
-            force: [3.0, -1.0, z],
-            ..Default::default()
-        };
-        let forces = [f(0.5), f(2.0), f(-1.5), f(0.7), f(-9.0)];
-        let rims = Rims::on_platens(&[(0, &[0]), (1, &[1])], Some(0.025), None).with_faces(&[2, 3, 4], 0, 1);
+        let (states, forces, rims) = cap_fixture();
         let mut walls = [bottom, top];
         let cell = |wall| LoadCell {
             wall,
