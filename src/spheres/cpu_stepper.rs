@@ -50,6 +50,7 @@ use crate::laws::mc_stress::{mc_stress_force, sphere_volume, stress_trace_term, 
 use crate::laws::vec3::{add, cross, norm, scale, sub, V3};
 use crate::model::lanes::LANES;
 use active::{ActivePairs, ACTIVE_MAX_NEAR};
+use kick_lanes::{kick_all, KickInputs};
 use rayon::prelude::*;
 use sort_cache::{Labelling, SortCache};
 
@@ -531,11 +532,27 @@ impl CpuSpheres {
         // The wall pass reads none of the pair results: it runs first, so that the pair pass
         // and the gather can run as one sweep.
         wall_pass(self);
-        pair_gather(self);
-        wall_gather(self);
         match kick_h {
-            Some(h) => kick_pass(&mut self.states, &self.forces, h, next, &self.x_ref),
-            None => false,
+            Some(h) => {
+                // Damping moves from the gather into the kick's lanes tail (the same bits).
+                pair_gather_with(self, false);
+                wall_gather(self);
+                let k = KickInputs {
+                    h,
+                    next,
+                    global_damping: self.params.global_damping,
+                    local_damping: self.params.local_damping,
+                    x_ref: &self.x_ref,
+                    x_near: &[],
+                    near_lim: 0.0,
+                };
+                kick_all(&k, &mut self.states, &mut self.forces, self.use_lanes)
+            }
+            None => {
+                pair_gather(self);
+                wall_gather(self);
+                false
+            }
         }
     }
 
@@ -1016,6 +1033,12 @@ const GATHER_BLOCK: usize = 256;
 /// owned in an earlier region: such spheres gather after the sweep. Only the forces are
 /// written (the states are read-only here; the kicks follow in `kick_pass`).
 pub fn pair_gather(sys: &mut CpuSpheres) {
+    pair_gather_with(sys, true);
+}
+
+/// `pair_gather`, the forces damped when `damped`, else left undamped for a kick that damps
+/// (`kick_lanes::kick_all`: the same operations in the same order).
+fn pair_gather_with(sys: &mut CpuSpheres, damped: bool) {
     let n = sys.states.len();
     let inp = PairInputs {
         states: &sys.states,
@@ -1039,6 +1062,7 @@ pub fn pair_gather(sys: &mut CpuSpheres) {
         low_owner: &sys.low_owner,
         own_rows: sys.order.is_empty().then_some(&sys.list.start[..]),
         extra: &sys.extra_force,
+        damped,
     };
     let threads = rayon::current_num_threads();
     let regions = if threads > 1 && n >= 4 * PAR_MIN {
@@ -1159,6 +1183,7 @@ pub fn gather(sys: &mut CpuSpheres) {
         low_owner: &sys.low_owner,
         own_rows: sys.order.is_empty().then_some(&sys.list.start[..]),
         extra: &sys.extra_force,
+        damped: true,
     };
     let (states, pair_out) = (&sys.states, &sys.pair_out);
     sys.forces
@@ -1181,6 +1206,8 @@ struct GatherInputs<'a> {
     /// contiguous in the pair arrays (read without the incident list; the same sums).
     own_rows: Option<&'a [u32]>,
     extra: &'a [SphereForce],
+    /// Whether `force` damps (else the kick's lanes tail does, `kick_lanes`).
+    damped: bool,
 }
 
 impl GatherInputs<'_> {
@@ -1242,8 +1269,10 @@ impl GatherInputs<'_> {
             f = add(f, x.force);
             t = add(t, x.torque);
         }
-        f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
-        t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
+        if self.damped {
+            f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
+            t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);
+        }
         SphereForce {
             force: f,
             torque: t,

@@ -17,6 +17,7 @@ use crate::laws::vec3::V3;
 use crate::model::df32::df_add;
 use crate::model::lanes::{Lanes, Real, F8, LANES};
 use crate::spheres::state::{SphereForce, SphereState};
+use rayon::prelude::*;
 
 /// What the tail reads besides the spheres: the closing kick's h, the next step's drift (none
 /// at a call's last step), the damping, the reference positions of the two move checks and the
@@ -313,4 +314,40 @@ fn eight<L: Lanes>(
         m = m.or(checks(inp, d_ref[l], d_near[l]));
     }
     m
+}
+
+/// Spheres per rayon task at least in `kick_all` (as the stepper's passes).
+const PAR_MIN: usize = 512;
+
+/// The full pass's kick (`force_passes` with a kick): every sphere's undamped gathered force
+/// and torque in `forces` through the tail, eight at a time on lanes when `lanes` (else one by
+/// one, the same bits): the same operations as the gather's damping then `kick_pass`. The
+/// damped force and torque go back to `forces` at a call's last step (no `next`); returns the
+/// rebuild check of the drift.
+pub fn kick_all(inp: &KickInputs, states: &mut [SphereState], forces: &mut [SphereForce], lanes: bool) -> bool {
+    states
+        .par_chunks_mut(LANES)
+        .zip(forces.par_chunks_mut(LANES))
+        .enumerate()
+        .with_min_len(PAR_MIN / LANES)
+        .map(|(c, (s, fo))| {
+            let i0 = c * LANES;
+            if lanes && s.len() == LANES {
+                let mut f = [[0.0f32; 3]; LANES];
+                let mut t = [[0.0f32; 3]; LANES];
+                for l in 0..LANES {
+                    (f[l], t[l]) = (fo[l].force, fo[l].torque);
+                }
+                kick_eight(inp, i0, s, &f, &t, fo)
+            } else {
+                let mut m = Moved::default();
+                for (l, (s, fo)) in s.iter_mut().zip(fo.iter_mut()).enumerate() {
+                    let (f, t) = (fo.force, fo.torque);
+                    m = m.or(kick_one(inp, i0 + l, s, f, t, fo));
+                }
+                m
+            }
+        })
+        .reduce(Moved::default, Moved::or)
+        .rebuild
 }
