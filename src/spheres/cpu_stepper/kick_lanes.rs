@@ -219,6 +219,9 @@ fn eight<L: Lanes>(
     let s: &mut [SphereState; LANES] = s.try_into().expect("eight spheres");
     // Rows of four floats: (pos_hi, radius), (pos_lo, mass), (vel, inertia), (omega, material).
     let rows: &mut [[[f32; 4]; 4]; LANES] = bytemuck::cast_mut(s);
+    // Written out, not `array::from_fn`: a closure does not inherit the AVX2 target feature of
+    // `eight_avx2`, so the transposes would not inline (tried: the random packing's step took
+    // 60 % more CPU).
     let r: [[L; 4]; 4] = [
         L::transpose4([
             &rows[0][0],
