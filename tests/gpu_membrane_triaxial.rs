@@ -108,6 +108,34 @@ fn gpu_run(
 /// third as often or less (seen 112 against 449). The rims: each rim vertex has its platen's z
 /// (hi, lo) and v_z bit for bit, and the top platen's area is `rim_area_of` its rim within 1e-5
 /// (relative; seen 2.0e-8). About 20 s on lavapipe on the loaded 2-core machine (6 s CPU time).
+/// The target the CPU cell's next step would set (`TriaxialCell::step`, from the f64
+/// reference): the device's kernel ran after the last step, the CPU cell sets it before the next.
+fn cpu_cell_target(cpu: &TriaxialCell) -> f32 {
+    let sp = &cpu.sys.spheres;
+    let r = cap_axial_force(&sp.states, &sp.forces, &sp.walls, &cpu.rims)[1];
+    (cpu.servo_stress + r / sp.walls[1].size as f64) as f32
+}
+
+/// The top cap's R_z by the load cell's twin (`rims::load_cell_servo`, f32; with the walls it
+/// leaves, the servo's target set) and by the f64 reference (`rims::cap_axial_force`).
+fn top_cap_twin_and_reference(
+    states: &[SphereState],
+    forces: &[SphereForce],
+    walls: &[PlaneWall],
+    rims: &Rims,
+    sigma_c: f64,
+) -> (f32, Vec<PlaneWall>, f64) {
+    let mut twin_walls = walls.to_vec();
+    let cell = LoadCell {
+        wall: 1,
+        sigma: sigma_c as f32,
+        ..Default::default()
+    };
+    let r_twin = load_cell_servo(states, forces, &mut twin_walls, rims, &cell);
+    let r_ref = cap_axial_force(states, forces, walls, rims)[1];
+    (r_twin, twin_walls, r_ref)
+}
+
 #[test]
 fn gpu_triaxial_cell_follows_the_cpu() {
     let ctx = gpu_for_tests();
@@ -118,13 +146,7 @@ fn gpu_triaxial_cell_follows_the_cpu() {
         "paper_cell: the load cell's servo"
     );
     cpu.confine(RAMP, HOLD, servo_gain(&spec), 0.05);
-    // The target the CPU cell's next step would set (`TriaxialCell::step`, from the f64 reference):
-    // the device's kernel ran after the last step, the CPU cell sets it before the next.
-    let cpu_target = {
-        let sp = &cpu.sys.spheres;
-        let r = cap_axial_force(&sp.states, &sp.forces, &sp.walls, &cpu.rims)[1];
-        (cpu.servo_stress + r / sp.walls[1].size as f64) as f32
-    };
+    let cpu_target = cpu_cell_target(&cpu);
     let cpu_confined = cpu.sample();
     cpu.start_shear(V_P);
     let cpu_curve = cpu.shear(SHEAR, EVERY);
@@ -143,14 +165,8 @@ fn gpu_triaxial_cell_follows_the_cpu() {
         "the load cell differs between two GPU runs"
     );
     let rims = &cell.host.rims;
-    let mut twin_walls = confined.walls.clone();
-    let cell_of = LoadCell {
-        wall: 1,
-        sigma: spec.sigma_c as f32,
-        ..Default::default()
-    };
-    let r_twin = load_cell_servo(&confined.states, &confined.forces, &mut twin_walls, rims, &cell_of);
-    let r_ref = cap_axial_force(&confined.states, &confined.forces, &confined.walls, rims)[1];
+    let (r_twin, twin_walls, r_ref) =
+        top_cap_twin_and_reference(&confined.states, &confined.forces, &confined.walls, rims, spec.sigma_c);
     let (r_dev, target_dev) = confined.load_cell;
     println!(
         "load cell after confinement: R_z device {r_dev:e} N, twin {r_twin:e} N, f64 {r_ref:e} N; target device {target_dev} Pa, twin {}, CPU cell {cpu_target}; σ_p CPU {:.1} Pa (grains' alone {:.1} / {:.1})",
@@ -340,25 +356,14 @@ fn gpu_load_cell_reads_the_particle_membrane_on_the_faces() {
     let c = cpu.sample();
     let sp = &gpu.host.sys.spheres;
     let rims = &gpu.host.rims;
-    let mut walls = sp.walls.clone();
-    let lc = LoadCell {
-        wall: 1,
-        sigma: spec.sigma_c as f32,
-        ..Default::default()
-    };
-    let r_twin = load_cell_servo(&sp.states, &sp.forces, &mut walls, rims, &lc);
-    let r_ref = cap_axial_force(&sp.states, &sp.forces, &sp.walls, rims)[1];
+    let (r_twin, walls, r_ref) = top_cap_twin_and_reference(&sp.states, &sp.forces, &sp.walls, rims, spec.sigma_c);
     let faces = rims
         .records()
         .iter()
         .filter(|p| p.mode == softdem::membrane::rims::RIM_FACES)
         .filter(|p| softdem::membrane::rims::cap_axial_part(&sp.states, &sp.forces, &sp.walls, p, 1) != 0.0)
         .count();
-    let cpu_target = {
-        let s = &cpu.sys.spheres;
-        let r = cap_axial_force(&s.states, &s.forces, &s.walls, &cpu.rims)[1];
-        (cpu.servo_stress + r / s.walls[1].size as f64) as f32
-    };
+    let cpu_target = cpu_cell_target(&cpu);
     let d_x = sp
         .states
         .iter()

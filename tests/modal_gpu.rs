@@ -27,17 +27,21 @@ fn gpu_env() {
     drop(softdem::gpu::context::gpu_for_tests());
 }
 
+/// The sample where two series differ most, and by how much.
+fn largest_gap(a: &[f64], b: &[f64]) -> (usize, f64) {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .enumerate()
+        .fold((0, 0.0f64), |m, (i, d)| if d > m.1 { (i, d) } else { m })
+}
+
 fn compare(cpu: &CaseReport, gpu: &CaseReport, trace: &str, rel: f64) {
     let a = &cpu.trace(trace).values;
     let b = &gpu.trace(trace).values;
     assert_eq!(a.len(), b.len(), "{}: {trace} lengths", cpu.case);
     let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-30);
-    let (at, gap) = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .enumerate()
-        .fold((0, 0.0f64), |m, (i, d)| if d > m.1 { (i, d) } else { m });
+    let (at, gap) = largest_gap(a, b);
     let worst = gap / scale;
     eprintln!(
         "{} {trace}: max |cpu − gpu| / max|cpu| = {worst:.3e} at sample {at} of {} (cpu {:.6e}, gpu {:.6e}; cpu {:.1} s, gpu {:.1} s)",
@@ -100,12 +104,7 @@ fn compare_compaction(side: usize, cpu: &CaseReport, gpu: &CaseReport, steps_q: 
     let a = &cpu.trace("force").values;
     let b = &gpu.trace("force").values;
     assert_eq!(a.len(), b.len(), "{}: force lengths", cpu.case);
-    let (at, gap) = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .enumerate()
-        .fold((0, 0.0f64), |m, (i, d)| if d > m.1 { (i, d) } else { m });
+    let (at, gap) = largest_gap(a, b);
     eprintln!(
         "{} force: max |cpu − gpu| = {gap:.4e} N = {:.3} Q (Q = 8 k_n ulp({x_max}) = {q:.4e} N) at sample {at} of {} (cpu {:.6e}, gpu {:.6e}; cpu {:.1} s, gpu {:.1} s)",
         cpu.case,
