@@ -10,6 +10,7 @@
 // for the next step (twin: rims::load_cell_servo).
 
 #import sphere_state
+#import fixed_reduce
 
 struct RimPin {
     sphere: u32,
@@ -41,7 +42,7 @@ const WALL_SERVO: u32 = 2u;
 // A face vertex counts as lying on a wall's plane within this distance (m; rims::FACE_ON).
 const FACE_ON: f32 = 1e-9;
 // Lanes of load_cell_servo's one workgroup (rims::LOAD_CELL_LANES).
-const LOAD_LANES: u32 = 256u;
+const LOAD_LANES: u32 = REDUCE_LANES;
 const RIM_WG: u32 = 64u;
 const PI: f32 = 3.14159265358979;
 
@@ -67,7 +68,6 @@ struct LoadCell {
     _pad1: u32,
 }
 
-var<workgroup> load_part: array<f32, 256>;
 
 fn list_stale() -> bool {
     return atomicLoad(&step_flags[0]) != 0u;
@@ -232,9 +232,9 @@ fn cap_axial_part(p: RimPin, wall: u32) -> f32 {
 }
 
 // The load cell's servo: R_z = Σ cap_axial_part over the pins, lane t summing the block
-// t·K .. t·K + K − 1 (K = ⌈n_pins / LOAD_LANES⌉) in pin order, then a fixed binary tree (stride
-// 128, 64, …, 1); the servo wall's target σ + R_z/A (A its size, the rim's area just set by
-// rim_servo_area), as TriaxialCell::step sets it before a step. No atomics; a halted batch
+// t·K .. t·K + K − 1 (K = ⌈n_pins / LOAD_LANES⌉) in pin order, then the shared fixed binary tree
+// (reduce_tree1: stride 128, 64, …, 1); the servo wall's target σ + R_z/A (A its size, the
+// rim's area just set by rim_servo_area), as TriaxialCell::step sets it before a step. No atomics; a halted batch
 // reduces nothing and writes nothing (no barrier in non-uniform control flow).
 @compute @workgroup_size(256)
 fn load_cell_servo(@builtin(local_invocation_id) lid: vec3<u32>) {
@@ -251,16 +251,9 @@ fn load_cell_servo(@builtin(local_invocation_id) lid: vec3<u32>) {
     for (var c = b0; c < b1; c++) {
         r = opaque(r + cap_axial_part(pins[c], lc.wall));
     }
-    load_part[lane] = r;
-    workgroupBarrier();
-    for (var s = LOAD_LANES / 2u; s > 0u; s /= 2u) {
-        if (lane < s) {
-            load_part[lane] = opaque(load_part[lane] + load_part[lane + s]);
-        }
-        workgroupBarrier();
-    }
+    // The shared tree (fixed_reduce.wgsl) on (r, 0, 0): x is the scalar tree's sum.
+    let r_z = reduce_tree1(lane, vec3<f32>(r, 0.0, 0.0)).x;
     if (lane == 0u && live) {
-        let r_z = load_part[0];
         let w = walls[lc.wall];
         var aim = w.target_stress;
         if (w.kind == WALL_SERVO) {

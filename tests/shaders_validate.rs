@@ -264,8 +264,8 @@ fn kernel_modules_share_one_copy_of_each_library() {
             "modal_spd_contact"
         ]
     );
-    // The wall and plane reductions share one tree (fixed_reduce.wgsl).
-    for k in ["sphere_step", "beads", "modal_body"] {
+    // The wall, plane and load-cell reductions share one tree (fixed_reduce.wgsl).
+    for k in ["sphere_step", "beads", "modal_body", "membrane_rims"] {
         assert!(order(k).contains(&"fixed_reduce"), "{k} imports fixed_reduce");
     }
     // One search of the sorted history (history.wgsl) for the remap and the mirror entries.

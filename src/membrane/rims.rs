@@ -55,6 +55,7 @@
 //! f32: within ~1e-6 of the area (asserted 1e-5 relative).
 
 use super::model::MembraneContact;
+use crate::cpu::fixed_reduce::{reduce_tree, REDUCE_LANES};
 use crate::spheres::precision::{df3_split, df3_sub, df3_value};
 use crate::spheres::{PlaneWall, SphereForce, SphereState, WALL_SERVO};
 use bytemuck::{Pod, Zeroable};
@@ -124,7 +125,7 @@ pub struct LoadCell {
 pub const FACE_ON: f64 = 1e-9;
 
 /// Lanes of `load_cell_servo`'s one workgroup (`LOAD_LANES` of membrane_rims.wgsl).
-pub const LOAD_CELL_LANES: usize = 256;
+pub const LOAD_CELL_LANES: usize = REDUCE_LANES;
 
 /// How one rim vertex follows its wall (module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -437,14 +438,7 @@ pub fn load_cell_servo(
         }
         *p = r;
     }
-    let mut s = LOAD_CELL_LANES / 2;
-    while s > 0 {
-        for lane in 0..s {
-            part[lane] += part[lane + s];
-        }
-        s /= 2;
-    }
-    let r_z = part[0];
+    let r_z = reduce_tree(&mut part, |a, b| a + b);
     let w = &mut walls[cell.wall as usize];
     if w.kind == WALL_SERVO {
         w.target_stress = cell.sigma + r_z / w.size;
