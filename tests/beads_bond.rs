@@ -38,18 +38,7 @@ fn reference(b: f64, f: impl Fn(f64) -> f64, times: &[f64]) -> Vec<f64> {
     for &ts in times {
         while t < ts - 0.5 * h {
             let hh = h.min(ts - t);
-            let (k1x, k1v) = (v, acc(t, x, v));
-            let (k2x, k2v) = (
-                v + 0.5 * hh * k1v,
-                acc(t + 0.5 * hh, x + 0.5 * hh * k1x, v + 0.5 * hh * k1v),
-            );
-            let (k3x, k3v) = (
-                v + 0.5 * hh * k2v,
-                acc(t + 0.5 * hh, x + 0.5 * hh * k2x, v + 0.5 * hh * k2v),
-            );
-            let (k4x, k4v) = (v + hh * k3v, acc(t + hh, x + hh * k3x, v + hh * k3v));
-            x += hh / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-            v += hh / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+            (x, v) = softdem::validation::ode::rk4_step(&acc, t, x, v, hh);
             t += hh;
         }
         out.push(x);

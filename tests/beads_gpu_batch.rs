@@ -118,18 +118,7 @@ fn sine_creep_crossing(m: f64, b: f64, k: f64, f: f64, omega: f64, dt: f64, x_br
     let h = dt / 100.0;
     let (mut t, mut x, mut v) = (0.0f64, 0.0f64, 0.0f64);
     while x < x_break {
-        let (k1x, k1v) = (v, acc(t, x, v));
-        let (k2x, k2v) = (
-            v + 0.5 * h * k1v,
-            acc(t + 0.5 * h, x + 0.5 * h * k1x, v + 0.5 * h * k1v),
-        );
-        let (k3x, k3v) = (
-            v + 0.5 * h * k2v,
-            acc(t + 0.5 * h, x + 0.5 * h * k2x, v + 0.5 * h * k2v),
-        );
-        let (k4x, k4v) = (v + h * k3v, acc(t + h, x + h * k3x, v + h * k3v));
-        x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        (x, v) = softdem::validation::ode::rk4_step(&acc, t, x, v, h);
         t += h;
         assert!(t < 1.0, "no crossing");
     }

@@ -83,13 +83,8 @@ fn hertz_restitution_reference(e_in: f64) -> f64 {
     let (mut d, mut dd) = (0.0f64, 1.0f64);
     let h = 5e-5;
     loop {
-        let acc = |d: f64, dd: f64| if d > 0.0 { -f(d, dd).max(0.0) } else { 0.0 };
-        let (k1x, k1v) = (dd, acc(d, dd));
-        let (k2x, k2v) = (dd + 0.5 * h * k1v, acc(d + 0.5 * h * k1x, dd + 0.5 * h * k1v));
-        let (k3x, k3v) = (dd + 0.5 * h * k2v, acc(d + 0.5 * h * k2x, dd + 0.5 * h * k2v));
-        let (k4x, k4v) = (dd + h * k3v, acc(d + h * k3x, dd + h * k3v));
-        d += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        dd += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        let acc = |_: f64, d: f64, dd: f64| if d > 0.0 { -f(d, dd).max(0.0) } else { 0.0 };
+        (d, dd) = softdem::validation::ode::rk4_step(&acc, 0.0, d, dd, h);
         if d <= 0.0 || (dd < 0.0 && f(d, dd) <= 0.0) {
             return -dd;
         }

@@ -1193,6 +1193,35 @@ pub fn gather(sys: &mut CpuSpheres) {
         .for_each(|(i, out)| *out = gat.force(i, &states[i], pair_out, 0));
 }
 
+/// The end of a sphere's gather, after its pairs (both gathers: `GatherInputs::force` and the
+/// active pairs' `Gather`): its wall records in wall order (or the +0 terms a sphere with no wall
+/// candidate adds, so the sums keep their bits), then the extra sources' force and torque.
+#[inline(always)]
+pub(super) fn add_walls_and_extra(
+    wall_out: &[PairOut],
+    wall_any: &[bool],
+    extra: &[SphereForce],
+    nw: usize,
+    i: usize,
+    mut f: V3,
+    mut t: V3,
+) -> (V3, V3) {
+    if wall_any[i] {
+        for o in &wall_out[i * nw..(i + 1) * nw] {
+            f = add(f, o.force);
+            t = add(t, o.torque_i);
+        }
+    } else if nw > 0 {
+        f = add(f, [0.0; 3]);
+        t = add(t, [0.0; 3]);
+    }
+    if let Some(x) = extra.get(i) {
+        f = add(f, x.force);
+        t = add(t, x.torque);
+    }
+    (f, t)
+}
+
 /// What the gather reads.
 struct GatherInputs<'a> {
     p: SphereParams,
@@ -1256,19 +1285,7 @@ impl GatherInputs<'_> {
                 t = add(t, o.torque_i);
             }
         }
-        if self.wall_any[i] {
-            for o in &self.wall_out[i * nw..(i + 1) * nw] {
-                f = add(f, o.force);
-                t = add(t, o.torque_i);
-            }
-        } else if nw > 0 {
-            f = add(f, [0.0; 3]);
-            t = add(t, [0.0; 3]);
-        }
-        if let Some(x) = self.extra.get(i) {
-            f = add(f, x.force);
-            t = add(t, x.torque);
-        }
+        (f, t) = add_walls_and_extra(self.wall_out, self.wall_any, self.extra, nw, i, f, t);
         if self.damped {
             f = damp(f, s.vel, p.global_damping * s.mass, p.local_damping);
             t = damp(t, s.omega, p.global_damping * s.inertia, p.local_damping);

@@ -77,18 +77,7 @@ pub fn bond_reference(dt: f64, steps: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(steps);
     for _ in 0..steps {
         for _ in 0..10 {
-            let (k1u, k1w) = (w, acc(t, u, w));
-            let (k2u, k2w) = (
-                w + 0.5 * h * k1w,
-                acc(t + 0.5 * h, u + 0.5 * h * k1u, w + 0.5 * h * k1w),
-            );
-            let (k3u, k3w) = (
-                w + 0.5 * h * k2w,
-                acc(t + 0.5 * h, u + 0.5 * h * k2u, w + 0.5 * h * k2w),
-            );
-            let (k4u, k4w) = (w + h * k3w, acc(t + h, u + h * k3u, w + h * k3w));
-            u += h / 6.0 * (k1u + 2.0 * k2u + 2.0 * k3u + k4u);
-            w += h / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
+            (u, w) = super::ode::rk4_step(&acc, t, u, w, h);
             t += h;
         }
         let p = (plate(t) - u).max(0.0);

@@ -27,6 +27,7 @@ pub mod membrane_cylinder;
 pub mod membrane_hydrostatic;
 pub mod membrane_sliding;
 pub mod membrane_triaxial;
+pub mod ode;
 pub mod plastic_limit;
 pub mod pressure_ring;
 pub mod report;

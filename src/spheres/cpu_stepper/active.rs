@@ -36,7 +36,7 @@
 //! are its own); the split changes no result.
 
 use super::kick_lanes::{kick_eight, kick_one, KickInputs, Moved};
-use super::{CpuSpheres, Drift, PairInputs, PairOut};
+use super::{add_walls_and_extra, CpuSpheres, Drift, PairInputs, PairOut};
 use crate::laws::vec3::{add, norm, scale, sub, V3};
 use crate::model::lanes::LANES;
 use crate::spheres::contact::ContactHistory;
@@ -617,19 +617,7 @@ impl Gather<'_> {
         if skipped {
             t = add(t, [0.0; 3]);
         }
-        if self.wall_any[i] {
-            for o in &self.wall_out[i * nw..(i + 1) * nw] {
-                f = add(f, o.force);
-                t = add(t, o.torque_i);
-            }
-        } else if nw > 0 {
-            f = add(f, [0.0; 3]);
-            t = add(t, [0.0; 3]);
-        }
-        if let Some(x) = self.extra.get(i) {
-            f = add(f, x.force);
-            t = add(t, x.torque);
-        }
+        (f, t) = add_walls_and_extra(self.wall_out, self.wall_any, self.extra, nw, i, f, t);
         (f, t)
     }
 }
