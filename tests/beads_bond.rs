@@ -38,7 +38,7 @@ fn reference(b: f64, f: impl Fn(f64) -> f64, times: &[f64]) -> Vec<f64> {
     for &ts in times {
         while t < ts - 0.5 * h {
             let hh = h.min(ts - t);
-            (x, v) = softdem::validation::ode::rk4_step(&acc, t, x, v, hh);
+            (x, v) = softdem::validation::ode::rk4_step(acc, t, x, v, hh);
             t += hh;
         }
         out.push(x);

@@ -118,7 +118,7 @@ fn sine_creep_crossing(m: f64, b: f64, k: f64, f: f64, omega: f64, dt: f64, x_br
     let h = dt / 100.0;
     let (mut t, mut x, mut v) = (0.0f64, 0.0f64, 0.0f64);
     while x < x_break {
-        (x, v) = softdem::validation::ode::rk4_step(&acc, t, x, v, h);
+        (x, v) = softdem::validation::ode::rk4_step(acc, t, x, v, h);
         t += h;
         assert!(t < 1.0, "no crossing");
     }

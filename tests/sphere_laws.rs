@@ -84,7 +84,7 @@ fn hertz_restitution_reference(e_in: f64) -> f64 {
     let h = 5e-5;
     loop {
         let acc = |_: f64, d: f64, dd: f64| if d > 0.0 { -f(d, dd).max(0.0) } else { 0.0 };
-        (d, dd) = softdem::validation::ode::rk4_step(&acc, 0.0, d, dd, h);
+        (d, dd) = softdem::validation::ode::rk4_step(acc, 0.0, d, dd, h);
         if d <= 0.0 || (dd < 0.0 && f(d, dd) <= 0.0) {
             return -dd;
         }

@@ -77,7 +77,7 @@ pub fn bond_reference(dt: f64, steps: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(steps);
     for _ in 0..steps {
         for _ in 0..10 {
-            (u, w) = super::ode::rk4_step(&acc, t, u, w, h);
+            (u, w) = super::ode::rk4_step(acc, t, u, w, h);
             t += h;
         }
         let p = (plate(t) - u).max(0.0);
