@@ -5,22 +5,25 @@
 // (functions), src/coupled/cpu.rs (kernels), same names and order of operations. Every kernel
 // writes only its own node's or body's outputs and gathers in a fixed order: no atomics.
 //
-// - spd_node_vs_modal (per SPD node): against the level sets of the modal bodies listed for its
-//   cell; gap = φ − r (eq 47–48 pullback or eq 49–50), slot force on the SPD node.
-// - modal_node_vs_spd (per modal surface node): against the closest sphero-segment of each cell
-//   listed for its body; gap = d − r; slot force on the modal node.
-// - spd_modal_gather (per SPD node): own slots, then lever-rule reactions of modal-node slots.
+// Every loop runs over the candidates over primitives built at the last list build (`cand`,
+// coupled::broad_phase::couple_candidates): the primitives within reach, not whole cells or bodies.
+// - spd_node_vs_modal (per SPD node): against the level sets of its candidate modal bodies;
+//   gap = φ − r (eq 47–48 pullback or eq 49–50), slot force on the SPD node.
+// - modal_node_vs_spd (per modal surface node): against the closest candidate sphero-segment of
+//   each cell listed for its body; gap = d − r; slot force on the modal node.
+// - spd_modal_gather (per SPD node): own slots, then lever-rule reactions of the modal-node slots
+//   of its lever list.
 // - modal_body_update_coupled (per modal body; the walls follow in modal_walls_clock): modal
-//   generalized force, its nodes' coupling slots, the SPD nodes' reactions (eq 26–28), gravity,
-//   eq 42–44.
+//   generalized force, its nodes' coupling slots, the reactions of the SPD-node slots of its
+//   reaction list (eq 26–28), gravity, eq 42–44.
 
 #import modal_lib
 #import modal_body
 #import spd_records
 
-const MAX_MB: u32 = 4u;
 const MAX_CELLS: u32 = 16u;
-const DIR_SPD_NODES: u32 = 1u;
+// DIR_SPD_NODES (1) and the frozen and open bits of CellRec.coupled (2, 4) decide which
+// candidates are built (coupled::broad_phase); the kernels read only these.
 const DIR_MODAL_NODES: u32 = 2u;
 
 // Twin: coupled::layout::CoupleParams.
@@ -34,15 +37,17 @@ struct CoupleParams {
     gravity_x: f32,
     gravity_y: f32,
     mnode_start_at: u32,
+    // Sections of `cand` (offsets absolute into it): SPD node x's candidate bodies at cand[x]..,
+    // its lever slots at cand[lever_at + x].., body b's reaction slots at cand[rx_at + b]..,
+    // modal-node slot s's candidate segments at cand[seg_at + s]...
+    lever_at: u32,
+    rx_at: u32,
+    seg_at: u32,
     pad1: u32,
+    pad2: u32,
 }
 
-// CellRec.coupled bits (twins: coupled::CELL_*): coupled at all (its segments are seen by modal
-// surface nodes); frozen (a wall: its nodes do not query the modal level sets); open polyline
-// (no closing segment last → first).
-const CELL_COUPLED: u32 = 1u;
-const CELL_FROZEN: u32 = 2u;
-const CELL_OPEN: u32 = 4u;
+// CellRec.coupled is 0 for an SPD body that is not coupled (twins: coupled::CELL_*).
 
 // Twin: coupled::layout::CellRec.
 struct CellRec {
@@ -67,7 +72,7 @@ struct SegSlot {
 @group(0) @binding(15) var<storage, read> node_cell: array<u32>;
 @group(0) @binding(16) var<storage, read> cells: array<CellRec>;
 @group(0) @binding(17) var<storage, read> spd_state: array<NodeState>;
-@group(0) @binding(19) var<storage, read> cell_mb: array<u32>;
+@group(0) @binding(18) var<storage, read> cand: array<u32>;
 @group(0) @binding(20) var<storage, read> mb_cells: array<u32>;
 @group(0) @binding(21) var<storage, read_write> spd_slots: array<ModalSlot>;
 @group(0) @binding(22) var<storage, read_write> mnode_slots: array<SegSlot>;
@@ -96,25 +101,21 @@ fn empty_seg_slot(partner: u32) -> SegSlot {
 }
 
 // A modal surface node at x_hi + x_lo (velocity vel) against the closest sphero-segment of SPD
-// cell ci (first in node order on ties); the slot force acts on the modal node. `law`: the
-// table's entry for the modal body's and the cell's contact materials.
-fn modal_node_vs_cell(law: ContactLaw, ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> SegSlot {
+// cell ci among its candidates cand[j_lo..j_hi] (start nodes, sorted; first in node order on
+// ties); the slot force acts on the modal node. `law`: the table's entry for the modal body's and
+// the cell's contact materials.
+fn modal_node_vs_cell(law: ContactLaw, ci: u32, j_lo: u32, j_hi: u32, x_hi: vec2<f32>, x_lo: vec2<f32>, vel: vec2<f32>, hist: vec2<f32>) -> SegSlot {
     let cell = cells[ci];
     var best = 0.0;
     var seg = cell.first;
     var t_best = 0.0;
     var cp_best = vec2<f32>(0.0, 0.0);
-    // Segments X → X+1: count of them on a closed shell, count − 1 on an open line.
-    var nseg = cell.count;
-    if ((cell.coupled & CELL_OPEN) != 0u) {
-        nseg = cell.count - 1u;
-    }
-    if (nseg == 0u) {
+    if (j_hi == j_lo) {
         return empty_seg_slot(ci);
     }
-    for (var i = 0u; i < nseg; i = i + 1u) {
-        let a = cell.first + i;
-        let b = cell.first + (i + 1u) % cell.count;
+    for (var j = j_lo; j < j_hi; j = j + 1u) {
+        let a = cand[j];
+        let b = cell.first + (a - cell.first + 1u) % cell.count;
         let sa = spd_state[a];
         let sb = spd_state[b];
         let ra = vec2<f32>((sa.pos_hi.x - x_hi.x) + (sa.pos_lo.x - x_lo.x),
@@ -128,7 +129,7 @@ fn modal_node_vs_cell(law: ContactLaw, ci: u32, x_hi: vec2<f32>, x_lo: vec2<f32>
         }
         let cp = vec2<f32>(ra.x + opaque(t * e.x), ra.y + opaque(t * e.y));
         let d2 = opaque(cp.x * cp.x) + opaque(cp.y * cp.y);
-        if (i == 0u || d2 < best) {
+        if (j == j_lo || d2 < best) {
             best = d2;
             seg = a;
             t_best = t;
@@ -168,21 +169,14 @@ fn spd_node_vs_modal(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     if (x >= cparams.n_spd_nodes) {
         return;
     }
-    let c = node_cell[x];
-    let cell = cells[c];
+    let cell = cells[node_cell[x]];
     let sx = spd_state[x];
-    // x's slots in the pool: one per modal body listed for its cell.
+    // x's slots in the pool: one per candidate modal body (only free coupled cells have them).
     let base = slot_start[cparams.spd_start_at + x];
     let listed = slot_start[cparams.spd_start_at + x + 1u] - base;
     for (var u = 0u; u < listed; u = u + 1u) {
         let slot = base + u;
-        let b = cell_mb[2u * (c * MAX_MB + u)];
-        // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
-        if ((cell.coupled & (CELL_COUPLED | CELL_FROZEN)) != CELL_COUPLED
-            || (cparams.directions & DIR_SPD_NODES) == 0u) {
-            spd_slots[slot] = empty_modal_slot();
-            continue;
-        }
+        let b = cand[cand[x] + u];
         let sb = state[b];
         let d = vec2<f32>((sx.pos_hi.x - sb.x_hi[0]) + (sx.pos_lo.x - sb.x_lo[0]),
                           (sx.pos_hi.y - sb.x_hi[1]) + (sx.pos_lo.y - sb.x_lo[1]));
@@ -213,7 +207,9 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
         }
         let h = mnode_slots[slot].hist;
         let law = pair_law(bodies[b].contact_material, cells[c].contact_material);
-        mnode_slots[slot] = modal_node_vs_cell(law, c, pt.x_hi, pt.x_lo, pt.vel, vec2<f32>(h[0], h[1]));
+        let j_lo = cand[cparams.seg_at + slot];
+        let j_hi = cand[cparams.seg_at + slot + 1u];
+        mnode_slots[slot] = modal_node_vs_cell(law, c, j_lo, j_hi, pt.x_hi, pt.x_lo, pt.vel, vec2<f32>(h[0], h[1]));
     }
 }
 
@@ -225,8 +221,7 @@ fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
         return;
     }
     var f = vec2<f32>(0.0, 0.0);
-    let c = node_cell[x];
-    let cell = cells[c];
+    let cell = cells[node_cell[x]];
     if (cell.coupled == 0u) {
         modal_force_out[x] = f;
         return;
@@ -242,27 +237,20 @@ fn spd_modal_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
     if (x == cell.first) {
         prev = cell.first + cell.count - 1u;
     }
-    for (var u = 0u; u < MAX_MB; u = u + 1u) {
-        let b = cell_mb[2u * (c * MAX_MB + u)];
-        if (b == NONE) {
+    // The modal-node slots whose candidate segments start or end at x, in slot order.
+    for (var j = cand[cparams.lever_at + x]; j < cand[cparams.lever_at + x + 1u]; j = j + 1u) {
+        let s = mnode_slots[cand[j]];
+        if (s.flag == 0u) {
             continue;
         }
-        let t = cell_mb[2u * (c * MAX_MB + u) + 1u];
-        let br = bodies[b];
-        for (var k = br.node_first; k < br.node_first + br.node_count; k = k + 1u) {
-            let s = mnode_slots[slot_start[cparams.mnode_start_at + k] + t];
-            if (s.flag == 0u) {
-                continue;
-            }
-            if (s.seg == x) {
-                let w = 1.0 - s.t;
-                f.x = f.x - opaque(w * s.force[0]);
-                f.y = f.y - opaque(w * s.force[1]);
-            }
-            if (s.seg == prev) {
-                f.x = f.x - opaque(s.t * s.force[0]);
-                f.y = f.y - opaque(s.t * s.force[1]);
-            }
+        if (s.seg == x) {
+            let w = 1.0 - s.t;
+            f.x = f.x - opaque(w * s.force[0]);
+            f.y = f.y - opaque(w * s.force[1]);
+        }
+        if (s.seg == prev) {
+            f.x = f.x - opaque(s.t * s.force[0]);
+            f.y = f.y - opaque(s.t * s.force[1]);
         }
     }
     modal_force_out[x] = f;
@@ -283,18 +271,11 @@ fn modal_body_update_coupled_one(b: u32) {
             }
         }
     }
-    for (var t = 0u; t < MAX_CELLS; t = t + 1u) {
-        let ci = mb_cells[2u * (b * MAX_CELLS + t)];
-        if (ci == NONE) {
-            continue;
-        }
-        let u = mb_cells[2u * (b * MAX_CELLS + t) + 1u];
-        let cell = cells[ci];
-        for (var x = cell.first; x < cell.first + cell.count; x = x + 1u) {
-            let o = spd_slots[slot_start[cparams.spd_start_at + x] + u];
-            if (o.flag != 0u) {
-                add_reaction(&g, fr, b, o);
-            }
+    // The SPD-node slots that point to b, in node order.
+    for (var j = cand[cparams.rx_at + b]; j < cand[cparams.rx_at + b + 1u]; j = j + 1u) {
+        let o = spd_slots[cand[j]];
+        if (o.flag != 0u) {
+            add_reaction(&g, fr, b, o);
         }
     }
     // Gravity on the rigid part (∫ρ Φ = 0 is checked when the scene is prepared).

@@ -127,7 +127,8 @@ fn modal_and_coupled_records_have_identical_layouts() {
         samples_first => "samples_first", fields_first => "fields_first"]);
     check_record!(K => CoupleParams, "CoupleParams", [n_spd_nodes => "n_spd_nodes", n_cells => "n_cells",
         directions => "directions", spd_start_at => "spd_start_at", gravity => "gravity_x",
-        mnode_start_at => "mnode_start_at", pad1 => "pad1"], inside ["gravity_y"]);
+        mnode_start_at => "mnode_start_at", lever_at => "lever_at", rx_at => "rx_at", seg_at => "seg_at",
+        pad1 => "pad1", pad2 => "pad2"], inside ["gravity_y"]);
     check_record!(K => CellRec, "CellRec", [first => "first", count => "count", radius => "radius",
         coupled => "coupled", contact_material => "contact_material"]);
     check_record!(K => SegSlot, "SegSlot", [force => "force", hist => "hist", seg => "seg", t => "t",

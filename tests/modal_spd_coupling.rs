@@ -574,6 +574,7 @@ fn friction_history_modal_node_against_segment() {
             &p.wall_law(),
             &cell,
             0,
+            &[0, 1, 2],
             &spd,
             x,
             [0.0; 2],

@@ -46,16 +46,22 @@ impl<S: Copy + Default> SlotPool<S> {
         &self.slots[self.start[o] as usize..self.start[o + 1] as usize]
     }
 
-    /// Every owner's slots, mutable, in owner order (for a parallel pass over the owners).
-    pub fn per_owner_mut(&mut self) -> Vec<&mut [S]> {
+    /// Every owner's slots, mutable, in owner order (for a parallel pass over the owners), each
+    /// with the pool index of its first slot.
+    pub fn per_owner_mut_at(&mut self) -> Vec<(usize, &mut [S])> {
         let mut out = Vec::with_capacity(self.owners());
         let mut rest = self.slots.as_mut_slice();
         for w in self.start.windows(2) {
             let (a, b) = rest.split_at_mut((w[1] - w[0]) as usize);
-            out.push(a);
+            out.push((w[0] as usize, a));
             rest = b;
         }
         out
+    }
+
+    /// Every owner's slots, mutable, in owner order (for a parallel pass over the owners).
+    pub fn per_owner_mut(&mut self) -> Vec<&mut [S]> {
+        self.per_owner_mut_at().into_iter().map(|(_, s)| s).collect()
     }
 
     /// Bytes held: the slots and the offsets.

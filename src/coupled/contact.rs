@@ -2,8 +2,9 @@
 //! shaders/modal_spd_contact.wgsl, same order of operations).
 //!
 //! - `modal_node_vs_cell`: a modal surface node against the sphero-segments of one SPD body (a
-//!   cell, a beam or a wall): the closest point over its segments X → X+1 (first in node order on
-//!   ties; no closing segment on an open line), gap = d − r.
+//!   cell, a beam or a wall): the closest point over its candidate segments X → X+1 (those within
+//!   reach at the last build, `coupled::broad_phase::couple_candidates`, in node order; first in
+//!   node order on ties), gap = d − r.
 //!
 //! The other direction, an SPD node against a modal body's level set, is
 //! `modal::contact::point_vs_body` with the node's half-thickness as r.
@@ -14,15 +15,17 @@ use crate::modal::layout::ModalParams;
 use crate::model::{ContactLaw, NodeState};
 
 /// A modal surface node at x_hi + x_lo (velocity `vel`) against the sphero-segments of SPD cell
-/// `ci` (`spd`: node states at x_{n+1} with v_{n+½}, see `NodeState::vel`). The slot's force acts on the modal node;
-/// the segment's ends take −(1−t) f and −t f. `law`: the table's entry for the modal body's and
-/// the cell's contact materials (`Packed::pair_law`).
+/// `ci` whose start nodes are `segs` (its candidates, sorted; `spd`: node states at x_{n+1} with
+/// v_{n+½}, see `NodeState::vel`). The slot's force acts on the modal node; the segment's ends take
+/// −(1−t) f and −t f. `law`: the table's entry for the modal body's and the cell's contact
+/// materials (`Packed::pair_law`).
 #[allow(clippy::too_many_arguments)]
 pub fn modal_node_vs_cell(
     p: &ModalParams,
     law: &ContactLaw,
     cell: &CellRec,
     ci: u32,
+    segs: &[u32],
     spd: &[NodeState],
     x_hi: [f32; 2],
     x_lo: [f32; 2],
@@ -33,21 +36,14 @@ pub fn modal_node_vs_cell(
     let mut seg = cell.first;
     let mut t_best = 0.0f32;
     let mut cp_best = [0.0f32; 2];
-    // Segments X → X+1: count of them on a closed shell, count − 1 on an open line.
-    let nseg = if cell.coupled & super::CELL_OPEN != 0 {
-        cell.count.saturating_sub(1)
-    } else {
-        cell.count
-    };
-    if nseg == 0 {
+    if segs.is_empty() {
         return SegSlot {
             partner: ci,
             ..SegSlot::default()
         };
     }
-    for i in 0..nseg {
-        let a = cell.first + i;
-        let b = cell.first + (i + 1) % cell.count;
+    for &a in segs {
+        let b = cell.first + (a - cell.first + 1) % cell.count;
         let sa = &spd[a as usize];
         let sb = &spd[b as usize];
         // Segment start relative to the node, and the segment vector (double-f32 differences).

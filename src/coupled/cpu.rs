@@ -2,10 +2,11 @@
 //! operations, and the CPU backend of the coupled stepper.
 //!
 //! Per step (see `stepper` for the order): `modal_body_update_coupled` (per modal body: its
-//! modal generalized force, then its nodes' coupling slots, then the reactions of the SPD nodes of
-//! its listed cells, eq 26–28; integrate eq 42–44), `modal_node_contact` (modal walls and
+//! modal generalized force, then its nodes' coupling slots, then the reactions of the SPD-node
+//! slots that point to it, eq 26–28; integrate eq 42–44), `modal_node_contact` (modal walls and
 //! neighbours), `spd_node_vs_modal` (per SPD node), `modal_node_vs_spd` (per modal node),
 //! `spd_modal_gather` (per SPD node: own slots, then lever-rule reactions of modal-node slots),
+//! each over its candidates (`super::broad_phase::couple_candidates`),
 //! then the SPD node_forces with that force added.
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
 
@@ -14,7 +15,7 @@ use super::backend::{CoupledBackend, CoupledHost, CoupledSlots};
 use super::broad_phase::CoupleLists;
 use super::contact::modal_node_vs_cell;
 use super::layout::SegSlot;
-use super::{CELL_COUPLED, CELL_FROZEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
+use super::{DIR_MODAL_NODES, MAX_CELLS};
 use crate::backend::Backend;
 use crate::broad_phase::pool::SlotPool;
 use crate::cpu::CpuBackend;
@@ -28,8 +29,9 @@ use crate::modal::stepper::Packed;
 use crate::model::NodeState;
 use rayon::prelude::*;
 
-/// SPD node x against the level sets of the modal bodies listed for its cell (twin of the
-/// kernel `spd_node_vs_modal`); writes x's slots in the pool (`out`: one per listed body).
+/// SPD node x against the level sets of its candidate modal bodies (twin of the kernel
+/// `spd_node_vs_modal`; only nodes of free coupled cells have candidates); writes x's slots in
+/// the pool (`out`: one per candidate, in order).
 #[allow(clippy::too_many_arguments)]
 pub fn spd_node_vs_modal(
     sc: &Packed,
@@ -40,16 +42,12 @@ pub fn spd_node_vs_modal(
     x: usize,
     out: &mut [ModalSlot],
 ) {
-    let c = cs.node_cell[x] as usize;
-    let cell = &cs.cells[c];
+    let cand = &lists.cand;
+    let cell = &cs.cells[cs.node_cell[x] as usize];
     let sx = &spd[x];
+    let base = cand[x] as usize;
     for u in 0..out.len() {
-        let b = lists.cell_mb[2 * (c * MAX_MB + u)];
-        // Only free bodies' nodes query the modal level sets (a wall is seen by its segments).
-        if cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED || cs.params.directions & DIR_SPD_NODES == 0 {
-            out[u] = ModalSlot::default();
-            continue;
-        }
+        let b = cand[base + u];
         let sb = &mstate[b as usize];
         let d = [
             (sx.pos_hi[0] - sb.x_hi[0]) + (sx.pos_lo[0] - sb.x_lo[0]),
@@ -69,8 +67,9 @@ pub fn spd_node_vs_modal(
     }
 }
 
-/// Modal surface node k against the SPD cells listed for its body (twin of `modal_node_vs_spd`);
-/// writes k's coupling slots in the pool (`out`: one per listed cell).
+/// Modal surface node k against the SPD cells listed for its body, each over the slot's
+/// candidate segments (twin of `modal_node_vs_spd`); writes k's coupling slots in the pool (`out`:
+/// one per listed cell; `first`: the pool index of the first).
 #[allow(clippy::too_many_arguments)]
 pub fn modal_node_vs_spd(
     sc: &Packed,
@@ -79,8 +78,10 @@ pub fn modal_node_vs_spd(
     lists: &CoupleLists,
     spd: &[NodeState],
     k: usize,
+    first: usize,
     out: &mut [SegSlot],
 ) {
+    let (cand, seg_at) = (&lists.cand, cs.params.seg_at as usize);
     let pt = surface_point(sc, mstate, k);
     let b = pt.body;
     for t in 0..out.len() {
@@ -89,12 +90,15 @@ pub fn modal_node_vs_spd(
             out[t] = SegSlot::default();
             continue;
         }
+        let s = first + t;
+        let segs = &cand[cand[seg_at + s] as usize..cand[seg_at + s + 1] as usize];
         let cell = &cs.cells[c as usize];
         out[t] = modal_node_vs_cell(
             &sc.params,
             &sc.pair_law(sc.bodies[b].contact_material, cell.contact_material),
             cell,
             c,
+            segs,
             spd,
             pt.x_hi,
             pt.x_lo,
@@ -105,20 +109,19 @@ pub fn modal_node_vs_spd(
 }
 
 /// The modal force on SPD node x (twin of `spd_modal_gather`): its own slots in list order, then,
-/// per modal body listed for its cell (list order) and per surface node of that body (node order),
-/// the lever-rule share of that node's slot for this cell when the slot's segment starts at x
-/// (weight 1 − t) or ends at x (weight t).
+/// per modal-node slot of its lever list (the slots whose candidate segments start or end at x,
+/// in slot order: by modal body, then surface node), the lever-rule share of that slot when its
+/// segment starts at x (weight 1 − t) or ends at x (weight t).
 pub fn spd_modal_gather(
-    sc: &Packed,
     cs: &CoupleStatic,
     lists: &CoupleLists,
     spd_slots: &SlotPool<ModalSlot>,
     mnode_slots: &SlotPool<SegSlot>,
     x: usize,
 ) -> [f32; 2] {
+    let (cand, lever_at) = (&lists.cand, cs.params.lever_at as usize);
     let mut f = [0.0f32; 2];
-    let c = cs.node_cell[x] as usize;
-    let cell = &cs.cells[c];
+    let cell = &cs.cells[cs.node_cell[x] as usize];
     if cell.coupled == 0 {
         return f;
     }
@@ -134,35 +137,28 @@ pub fn spd_modal_gather(
     } else {
         x as u32 - 1
     };
-    for u in 0..MAX_MB {
-        let b = lists.cell_mb[2 * (c * MAX_MB + u)];
-        if b == NONE {
+    for j in cand[lever_at + x] as usize..cand[lever_at + x + 1] as usize {
+        let s = &mnode_slots.slots[cand[j] as usize];
+        if s.active == 0 {
             continue;
         }
-        let t = lists.cell_mb[2 * (c * MAX_MB + u) + 1] as usize;
-        let br = &sc.bodies[b as usize];
-        for k in br.node_first as usize..(br.node_first + br.node_count) as usize {
-            let s = &mnode_slots.slots[mnode_slots.start[k] as usize + t];
-            if s.active == 0 {
-                continue;
-            }
-            if s.seg == x as u32 {
-                let w = 1.0 - s.t;
-                f[0] -= w * s.force[0];
-                f[1] -= w * s.force[1];
-            }
-            if s.seg == prev {
-                f[0] -= s.t * s.force[0];
-                f[1] -= s.t * s.force[1];
-            }
+        if s.seg == x as u32 {
+            let w = 1.0 - s.t;
+            f[0] -= w * s.force[0];
+            f[1] -= w * s.force[1];
+        }
+        if s.seg == prev {
+            f[0] -= s.t * s.force[0];
+            f[1] -= s.t * s.force[1];
         }
     }
     f
 }
 
 /// Modal body b: the modal generalized force (own slots, modal neighbours' reactions), then its
-/// nodes' coupling slots, then the reactions of the SPD nodes of its listed cells (eq 26–28;
-/// arm R q, mode at p_ref), and the step of eq 42–44 (twin of `modal_body_update_coupled`).
+/// nodes' coupling slots, then the reactions of the SPD-node slots that point to it (its
+/// reaction list, in node order; eq 26–28; arm R q, mode at p_ref), and the step of eq 42–44
+/// (twin of `modal_body_update_coupled`).
 pub fn modal_body_update_coupled(
     sc: &Packed,
     dy: &Dynamic,
@@ -172,6 +168,7 @@ pub fn modal_body_update_coupled(
     mnode_slots: &SlotPool<SegSlot>,
     b: usize,
 ) -> ModalState {
+    let (cand, rx_at) = (&lists.cand, cs.params.rx_at as usize);
     let mut g = modal_generalized_force(sc, dy, b);
     let fr = body_frame(sc, &dy.state, b);
     let br = fr.br;
@@ -185,18 +182,10 @@ pub fn modal_body_update_coupled(
             }
         }
     }
-    for t in 0..MAX_CELLS {
-        let ci = lists.mb_cells[2 * (b * MAX_CELLS + t)];
-        if ci == NONE {
-            continue;
-        }
-        let u = lists.mb_cells[2 * (b * MAX_CELLS + t) + 1] as usize;
-        let cell = &cs.cells[ci as usize];
-        for x in cell.first as usize..(cell.first + cell.count) as usize {
-            let o = &spd_slots.slots[spd_slots.start[x] as usize + u];
-            if o.active != 0 {
-                add_reaction(&mut g, sc, &fr, o);
-            }
+    for j in cand[rx_at + b] as usize..cand[rx_at + b + 1] as usize {
+        let o = &spd_slots.slots[cand[j] as usize];
+        if o.active != 0 {
+            add_reaction(&mut g, sc, &fr, o);
         }
     }
     // Gravity on the rigid part (∫ρ Φ = 0 is checked when the scene is prepared).
@@ -222,7 +211,7 @@ impl CpuCoupled {
     pub fn new(spd: CpuBackend, sc: Packed, state: Vec<ModalState>, cs: CoupleStatic) -> CpuCoupled {
         CpuCoupled {
             dy: Dynamic::new(&sc, state),
-            lists: CoupleLists::empty(cs.cells.len(), sc.bodies.len()),
+            lists: CoupleLists::empty(cs.cells.len(), sc.bodies.len(), cs.node_cell.len()),
             spd_slots: SlotPool::with_counts(cs.node_cell.iter().map(|_| 0)),
             mnode_slots: SlotPool::with_counts(sc.nodes.iter().map(|_| 0)),
             host: CoupledHost { sc, cs, spd },
@@ -255,14 +244,14 @@ impl CpuCoupled {
                 .with_min_len(256)
                 .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
             mnode_slots
-                .per_owner_mut()
+                .per_owner_mut_at()
                 .into_par_iter()
                 .enumerate()
-                .for_each(|(k, out)| modal_node_vs_spd(sc, state, cs, lists, pos, k, out));
+                .for_each(|(k, (first, out))| modal_node_vs_spd(sc, state, cs, lists, pos, k, first, out));
             (0..pos.len())
                 .into_par_iter()
                 .with_min_len(256)
-                .map(|x| spd_modal_gather(sc, cs, lists, spd_slots, mnode_slots, x))
+                .map(|x| spd_modal_gather(cs, lists, spd_slots, mnode_slots, x))
                 .collect()
         });
     }

@@ -48,8 +48,9 @@ pub struct GpuCoupled {
     /// The SPD GPU backend, the packed modal scene and the coupling statics.
     host: CoupledHost<GpuBackend>,
     modal: ModalBuffers,
-    cell_mb: GpuArray<u32>,
     mb_cells: GpuArray<u32>,
+    /// The candidates over primitives (`CoupleLists::cand`; grown when a build needs more).
+    cand: GpuArray<u32>,
     /// The coupling slot pools (grown when a list needs more; their offsets are in the modal
     /// `slot_start` at `CoupleParams::spd_start_at`, `mnode_start_at`) and the slots in use.
     spd_slots: GpuArray<ModalSlot>,
@@ -93,9 +94,9 @@ impl GpuCoupled {
         });
         let node_cell = GpuArray::new(c, "couple node_cell", &cs.node_cell)?;
         let cells = GpuArray::new(c, "couple cells", &cs.cells)?;
-        let empty = CoupleLists::empty(cs.cells.len(), sc.bodies.len());
-        let cell_mb = GpuArray::new(c, "couple cell_mb", &empty.cell_mb)?;
+        let empty = CoupleLists::empty(cs.cells.len(), sc.bodies.len(), cs.node_cell.len());
         let mb_cells = GpuArray::new(c, "couple mb_cells", &empty.mb_cells)?;
+        let cand = GpuArray::new(c, "couple candidates", &empty.cand)?;
         let spd_slots = GpuArray::<ModalSlot>::zeroed(c, "couple spd slots", 0)?;
         let mnode_slots = GpuArray::<SegSlot>::zeroed(c, "couple modal-node slots", 0)?;
         let modal_force = GpuArray::<[f32; 2]>::zeroed(c, "couple modal force", cs.node_cell.len())?;
@@ -113,8 +114,8 @@ impl GpuCoupled {
             ctx: ctx.clone(),
             host: CoupledHost { sc, cs, spd },
             modal,
-            cell_mb,
             mb_cells,
+            cand,
             spd_slots,
             mnode_slots,
             pool_lens: [0, 0],
@@ -132,7 +133,7 @@ impl GpuCoupled {
     /// The bind groups over the current buffers (again whenever the modal slot pool grows).
     fn make_groups(&self) -> Groups {
         let c = &*self.ctx;
-        // Bindings 0–13 and 24–27: modal_lib.wgsl; 14–23: modal_spd_contact.wgsl.
+        // Bindings 0–13 and 24–27: modal_lib.wgsl; 14–18, 20–23: modal_spd_contact.wgsl.
         let table = |s: usize| -> Vec<(u32, &wgpu::Buffer)> {
             let mut t = self.modal.table();
             t.extend([
@@ -141,7 +142,7 @@ impl GpuCoupled {
                 (16, self.cells.buffer()),
                 // The SPD state written by step n (side 1 − s): x_{n+1}.
                 (17, self.host.spd.state_buffer(1 - s)),
-                (19, self.cell_mb.buffer()),
+                (18, self.cand.buffer()),
                 (20, self.mb_cells.buffer()),
                 (21, self.spd_slots.buffer()),
                 (22, self.mnode_slots.buffer()),
@@ -277,8 +278,10 @@ impl CoupledBackend for GpuCoupled {
         let c = &*ctx;
         self.modal.nb.write(c, nb);
         self.modal.nb_back.write(c, nb_back);
-        self.cell_mb.write(c, &lists.cell_mb);
         self.mb_cells.write(c, &lists.mb_cells);
+        if put_pool(c, &mut self.cand, "couple candidates", &lists.cand)? {
+            self.groups = Some(self.make_groups());
+        }
         if let Some((m, s, k)) = slots {
             let (p, n_spd, n_mnodes) = (
                 self.host.cs.params,

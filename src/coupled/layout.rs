@@ -7,7 +7,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-/// Parameters of the coupling passes (uniform, binding 14).
+/// Parameters of the coupling passes (uniform, binding 14; 48 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
 pub struct CoupleParams {
@@ -24,7 +24,24 @@ pub struct CoupleParams {
     /// Where the modal nodes' coupling-slot offsets start in `slot_start` (after the SPD nodes'
     /// n_spd_nodes + 1): one `SegSlot` per cell listed for the node's body.
     pub mnode_start_at: u32,
+    /// Where the sections of the candidates over primitives (binding 18, `CoupleLists::cand`,
+    /// offsets absolute into it) start: SPD node x's candidate modal bodies at `cand[x]..`
+    /// (section 0), its lever slots at `cand[lever_at + x]..`, modal body b's reaction slots at
+    /// `cand[rx_at + b]..`, modal-node slot s's candidate segments at `cand[seg_at + s]..`.
+    pub lever_at: u32,
+    pub rx_at: u32,
+    pub seg_at: u32,
     pub pad1: u32,
+    pub pad2: u32,
+}
+
+impl CoupleParams {
+    /// The candidate sections' offsets for `n_spd` SPD nodes and `n_bodies` modal bodies.
+    pub fn candidate_sections(n_spd: usize, n_bodies: usize) -> [u32; 3] {
+        let lever_at = n_spd + 1;
+        let rx_at = 2 * (n_spd + 1);
+        [lever_at as u32, rx_at as u32, (rx_at + n_bodies + 1) as u32]
+    }
 }
 
 /// One SPD body as the coupling passes see it (binding 16).

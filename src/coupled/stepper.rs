@@ -18,14 +18,18 @@
 //! Every force is gathered by its owner in a fixed order (no atomics): two runs are
 //! bit-identical. A dt = 0 pass of 1, 3, 4 at the start gives f_0 and the slots of state 0.
 //! Between batches of `rebuild_every` steps, [`CoupledRun`] reads the modal states and SPD node
-//! positions back, rebuilds the modal–modal lists (`modal::stepper::neighbour_lists`) and the cell ↔ modal
-//! lists (`broad_phase`), and moves the friction histories to their partners' new slots.
+//! positions back, rebuilds the modal–modal lists (`modal::stepper::neighbour_lists`), the cell ↔ modal
+//! lists and the candidates over primitives within them (`broad_phase`), and moves the friction
+//! histories to their partners' new slots.
 
 pub use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
-use super::broad_phase::{cell_circles, couple_lists, remap_mnode_slots, remap_spd_slots, CoupleLists};
+use super::broad_phase::{
+    cell_circles, couple_candidates, couple_lists, remap_mnode_slots, remap_spd_slots, BuildPositions, CoupleLists,
+};
 use super::cpu::CpuCoupled;
 use super::layout::{CellRec, CoupleParams};
 use crate::broad_phase::schedule::check_moved;
+use crate::modal::cpu::surface_point;
 use crate::modal::layout::{ModalState, NONE};
 use crate::modal::stepper::{body_circles, neighbour_lists, remap_slots, ModalScene, Packed};
 use crate::model::*;
@@ -114,6 +118,7 @@ impl CoupledScene {
             })
             .collect();
         let node_cell = spd.nodes.iter().map(|n| n.body).collect();
+        let sections = CoupleParams::candidate_sections(spd.nodes.len(), packed.bodies.len());
         let cs = CoupleStatic {
             params: CoupleParams {
                 n_spd_nodes: spd.nodes.len() as u32,
@@ -124,7 +129,11 @@ impl CoupledScene {
                 spd_start_at: packed.nodes.len() as u32 + 1,
                 gravity: spd.gravity,
                 mnode_start_at: (packed.nodes.len() + 1 + spd.nodes.len() + 1) as u32,
+                lever_at: sections[0],
+                rx_at: sections[1],
+                seg_at: sections[2],
                 pad1: 0,
+                pad2: 0,
             },
             cells,
             node_cell,
@@ -180,6 +189,8 @@ pub struct CoupledRun<B: CoupledBackend> {
     pub(crate) lists: CoupleLists,
     pub(crate) modal_at_rebuild: Vec<[f32; 2]>,
     pub(crate) spd_at_rebuild: Vec<[f32; 2]>,
+    /// Modal surface node positions at the last build (the coupled candidates' reach).
+    pub(crate) mnode_at_rebuild: Vec<[f32; 2]>,
     pub rebuilds: u32,
 }
 
@@ -205,14 +216,16 @@ impl<B: CoupledBackend> CoupledRun<B> {
     pub fn new(backend: B, rebuild_every: u32, skin: f32) -> anyhow::Result<CoupledRun<B>> {
         let nm = backend.packed().bodies.len();
         let nc = backend.statics().cells.len();
+        let ns = backend.statics().node_cell.len();
         let mut run = CoupledRun {
             backend,
             rebuild_every: rebuild_every.max(1),
             skin,
             nb: vec![NONE; nm * crate::modal::MAX_NB],
-            lists: CoupleLists::empty(nc, nm),
+            lists: CoupleLists::empty(nc, nm, ns),
             modal_at_rebuild: vec![],
             spd_at_rebuild: vec![],
+            mnode_at_rebuild: vec![],
             rebuilds: 0,
         };
         run.rebuild()?;
@@ -232,9 +245,17 @@ impl<B: CoupledBackend> CoupledRun<B> {
             .map(|s| [s.pos_hi[0] + s.pos_lo[0], s.pos_hi[1] + s.pos_lo[1]])
             .collect();
         let cs = self.backend.statics().clone();
+        let packed = self.backend.packed();
+        let mnodes: Vec<[f32; 2]> = (0..packed.nodes.len())
+            .map(|k| {
+                let p = surface_point(packed, &states, k);
+                [p.x_hi[0] + p.x_lo[0], p.x_hi[1] + p.x_lo[1]]
+            })
+            .collect();
         if !self.modal_at_rebuild.is_empty() {
-            // With every modal centre and every coupled SPD node within skin/2 of where it was
-            // at the last build, no pair closer than the circles + skin was missed.
+            // With every modal centre, every coupled SPD node and every surface node of a modal
+            // body with listed cells within skin/2 of where it was at the last build, no pair
+            // closer than its reach + skin was missed.
             let (skin, every) = (self.skin, self.rebuild_every);
             check_moved(
                 "modal body",
@@ -247,18 +268,36 @@ impl<B: CoupledBackend> CoupledRun<B> {
             let coupled = cs.cells.iter().filter(|c| c.coupled != 0);
             let nodes = coupled.flat_map(|c| c.first as usize..(c.first + c.count) as usize);
             check_moved("SPD node", &pos, &self.spd_at_rebuild, nodes, skin, every)?;
+            let listed = packed.nodes.iter().enumerate().filter(|(_, n)| {
+                let b = n.body as usize;
+                self.lists.mb_cells[2 * b * super::MAX_CELLS] != NONE
+            });
+            let surface = listed.map(|(k, _)| k);
+            check_moved(
+                "modal surface node",
+                &mnodes,
+                &self.mnode_at_rebuild,
+                surface,
+                skin,
+                every,
+            )?;
         }
-        let packed = self.backend.packed();
         let modal_circles = body_circles(packed, &centres);
         let (nb, nb_back) = neighbour_lists(&modal_circles, self.skin)?;
-        let lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
+        let mut lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
+        let at = BuildPositions {
+            spd: &pos,
+            centres: &centres,
+            mnodes: &mnodes,
+        };
+        couple_candidates(&cs, packed, &mut lists, &at, self.skin);
         let changed = nb != self.nb || lists != self.lists;
         if self.rebuilds == 0 || changed {
             let (m, s, k) = self.backend.slots()?;
             let packed = self.backend.packed();
             let remapped = (
                 remap_slots(packed, &m, &self.nb, &nb),
-                remap_spd_slots(&cs.cells, &s, &self.lists, &lists),
+                remap_spd_slots(&s, &self.lists, &lists),
                 remap_mnode_slots(packed, &k, &self.lists, &lists),
             );
             self.backend.set_lists(&nb, &nb_back, &lists, Some(remapped))?;
@@ -267,6 +306,7 @@ impl<B: CoupledBackend> CoupledRun<B> {
         self.lists = lists;
         self.modal_at_rebuild = centres;
         self.spd_at_rebuild = pos;
+        self.mnode_at_rebuild = mnodes;
         self.rebuilds += 1;
         Ok(())
     }

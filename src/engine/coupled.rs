@@ -13,7 +13,7 @@ use super::spd::{SpdControls, SpdKind};
 use super::{Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
 use crate::broad_phase::pool::SlotPool;
-use crate::coupled::broad_phase::CoupleLists;
+use crate::coupled::broad_phase::{check_candidates, CoupleLists};
 use crate::coupled::layout::SegSlot;
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
 use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
@@ -25,7 +25,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Tag of a coupled checkpoint (`SavedState::kind`, first word).
-const TAG: u64 = 0x434f_5550_4c31; // "COUPL1"
+/// "COUPL2": the candidates over primitives and the surface nodes at the last build were added.
+const TAG: u64 = 0x434f_5550_4c32;
+/// The layout before them ("COUPL1"), named in the refusal.
+const TAG_V1: u64 = 0x434f_5550_4c31;
 
 /// The run is shared with the snapshot and frame writers' outline sources (`outline_source`).
 pub struct CoupledKind<B: CoupledBackend> {
@@ -145,9 +148,11 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             .array(&k.slots)
             .array(&run.lists.cell_mb)
             .array(&run.lists.mb_cells)
+            .array(&run.lists.cand)
             .array(&run.nb)
             .array(&run.modal_at_rebuild)
             .array(&run.spd_at_rebuild)
+            .array(&run.mnode_at_rebuild)
             .u64(run.rebuilds as u64);
         // The modal walls as stages left them, when the scene has any (so that checkpoints of
         // scenes without them keep their layout).
@@ -160,6 +165,11 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
         let mut run = self.run.borrow_mut();
         let run = &mut *run;
+        anyhow::ensure!(
+            KindReader::tagged(&saved.kind, TAG_V1, "").is_err(),
+            "the checkpoint is of a coupled SPD + modal run written by an older softdem (layout \
+             COUPL1, without the candidate lists): run the scenario again from the start"
+        );
         let mut r = KindReader::tagged(&saved.kind, TAG, "a coupled SPD + modal run")?;
         anyhow::ensure!(
             saved.nodes.len() == self.bc.n_nodes(),
@@ -174,10 +184,19 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         let lists = CoupleLists {
             cell_mb: r.exact(run.lists.cell_mb.len(), "cell coupling entries")?,
             mb_cells: r.exact(run.lists.mb_cells.len(), "modal body coupling entries")?,
+            cand: r.array()?,
         };
+        check_candidates(
+            &lists.cand,
+            &run.backend.statics().params,
+            p.bodies.len(),
+            &s.start,
+            k.slots.len(),
+        )?;
         let nb: Vec<u32> = r.exact(dy.nb.len(), "modal neighbour entries")?;
         let modal_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let spd_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let mnode_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let rebuilds = r.u64()? as u32;
         let walls: Option<Vec<ModalWallRec>> = match p.walls.len() {
             0 => None,
@@ -198,6 +217,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         run.lists = lists;
         run.modal_at_rebuild = modal_at_rebuild;
         run.spd_at_rebuild = spd_at_rebuild;
+        run.mnode_at_rebuild = mnode_at_rebuild;
         run.rebuilds = rebuilds;
         Ok(())
     }
