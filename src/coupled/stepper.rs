@@ -345,7 +345,7 @@ impl<B: CoupledBackend> CoupledRun<B> {
         self.backend.spd().read_contacts()
     }
 
-    /// The current lists (cell ↔ modal body).
+    /// The lists of the last build (cell ↔ modal body, and the candidates over primitives).
     pub fn lists(&self) -> &CoupleLists {
         &self.lists
     }
