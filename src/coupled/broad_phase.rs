@@ -349,4 +349,30 @@ mod tests {
         let none = remap_spd_slots(&new, &new_l, &CoupleLists::empty(1, 3, 2));
         assert_eq!(none.start, vec![0, 0, 0]);
     }
+
+    /// A checkpoint's candidates are taken only when they fit the scene and the slot pools.
+    #[test]
+    fn a_candidate_array_that_does_not_fit_is_refused() {
+        let [lever_at, rx_at, seg_at] = CoupleParams::candidate_sections(2, 3);
+        let p = CoupleParams {
+            n_spd_nodes: 2,
+            lever_at,
+            rx_at,
+            seg_at,
+            ..bytemuck::Zeroable::zeroed()
+        };
+        assert!(check_candidates(&CoupleLists::empty(1, 3, 2).cand, &p, 3, &[0, 0, 0], 0).is_ok());
+        let mut l = CoupleLists::empty(1, 3, 2);
+        let n = l.cand.len() as u32;
+        (l.cand[0], l.cand[1], l.cand[2]) = (n, n + 1, n + 2);
+        l.cand.extend([2, 1]);
+        assert!(check_candidates(&l.cand, &p, 3, &[0, 1, 2], 0).is_ok());
+        let e = check_candidates(&l.cand, &p, 3, &[0, 2, 2], 0).unwrap_err().to_string();
+        assert!(e.contains("SPD node slots"), "{e}");
+        let e = check_candidates(&l.cand, &p, 2, &[0, 1, 2], 0).unwrap_err().to_string();
+        assert!(e.contains("entries"), "body 2 of 2: {e}");
+        l.cand[1] = n + 5;
+        let e = check_candidates(&l.cand, &p, 3, &[0, 1, 2], 0).unwrap_err().to_string();
+        assert!(e.contains("offsets"), "{e}");
+    }
 }
