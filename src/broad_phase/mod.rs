@@ -10,11 +10,16 @@
 //!   level-set bodies against each other and for SPD cells against modal bodies, padded into the
 //!   fixed-width, symmetric lists the contact passes index (partner, and the pair's index in the
 //!   partner's list).
+//! - [`primitives`]: within those body pairs, the candidates of each contact primitive (a
+//!   surface or SPD node against a level-set body, a node against a cell's sphero-segments in
+//!   `coupled::broad_phase`) and the reverse lists the gathers walk, packed as CSR lists in one
+//!   array per binding; so the work of a contact pass follows the primitives near each other.
 //! - [`history`]: the one history remap: the look-up of a partner in the previous sorted list
 //!   (`find_sorted`) and the carry of slots, for the CSR lists of SPD nodes (`carry_slot_index`,
 //!   twin of `neighbor_fill` in shaders/broad_phase.wgsl) and for the fixed-width lists of modal
 //!   and coupled contacts ([`history::carry_pool`], into [`pool::SlotPool`]s).
-//! - [`fixed_lists`]: the fixed-width partner lists (`Plain`, `Interleaved`) through one trait.
+//! - [`fixed_lists`]: the partner lists (fixed-width `Plain`, `Interleaved`; `Csr`) through one
+//!   trait.
 //! - [`pool`]: the one slot pool (CSR offsets per owner) the modal contacts address their slots
 //!   through, as the SPD contacts address theirs through `slot_index`; [`history::carry_pool`]
 //!   moves its histories when the lists change.
@@ -33,4 +38,5 @@ pub mod fixed_lists;
 pub mod grid3d;
 pub mod history;
 pub mod pool;
+pub mod primitives;
 pub mod schedule;

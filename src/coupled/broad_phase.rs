@@ -32,6 +32,7 @@ use super::{CELL_COUPLED, CELL_FROZEN, CELL_OPEN, DIR_MODAL_NODES, DIR_SPD_NODES
 use crate::broad_phase::circles::{near_lists, pad_cross, Circle};
 use crate::broad_phase::history::{carry_pool, Csr, Interleaved};
 use crate::broad_phase::pool::SlotPool;
+use crate::broad_phase::primitives::{distance, pack_sections, points_near_bodies, slots_per_partner};
 use crate::modal::layout::{ModalSlot, NONE};
 use crate::modal::stepper::Packed;
 
@@ -132,10 +133,6 @@ fn to_segment(x: [f32; 2], a: [f32; 2], b: [f32; 2]) -> f64 {
     (ra[0] - t * e[0]).hypot(ra[1] - t * e[1])
 }
 
-fn distance(a: [f32; 2], b: [f32; 2]) -> f64 {
-    (a[0] as f64 - b[0] as f64).hypot(a[1] as f64 - b[1] as f64)
-}
-
 /// The start nodes of cell `c`'s sphero-segments X → X+1 (no closing segment on an open line).
 fn segments(cell: &CellRec) -> impl Iterator<Item = (u32, u32)> + '_ {
     let nseg = if cell.coupled & CELL_OPEN != 0 {
@@ -155,29 +152,17 @@ pub fn couple_candidates(cs: &CoupleStatic, p: &Packed, l: &mut CoupleLists, at:
     let (n_spd, n_bodies) = (cs.node_cell.len(), p.bodies.len());
     let dirs = cs.params.directions;
     let skin = skin as f64;
-    // SPD nodes: their modal bodies; the reverse per body, slot by slot.
-    let mut node_bodies: Vec<Vec<u32>> = vec![vec![]; n_spd];
-    let mut rx: Vec<Vec<u32>> = vec![vec![]; n_bodies];
-    let mut slot = 0u32;
-    for (x, bodies) in node_bodies.iter_mut().enumerate() {
+    // SPD nodes of free coupled cells: the modal bodies in reach; per body, the slots back.
+    let free = |x: usize| {
         let c = cs.node_cell[x] as usize;
-        let cell = &cs.cells[c];
-        if cell.coupled & (CELL_COUPLED | CELL_FROZEN) != CELL_COUPLED || dirs & DIR_SPD_NODES == 0 {
-            continue;
-        }
-        for u in 0..MAX_MB {
-            let b = l.cell_mb[2 * (c * MAX_MB + u)];
-            if b == NONE {
-                break;
-            }
-            let reach = p.bodies[b as usize].bound_radius as f64 + cell.radius as f64 + skin;
-            if distance(at.spd[x], at.centres[b as usize]) <= reach {
-                bodies.push(b);
-                rx[b as usize].push(slot);
-                slot += 1;
-            }
-        }
-    }
+        let free = cs.cells[c].coupled & (CELL_COUPLED | CELL_FROZEN) == CELL_COUPLED;
+        (free && dirs & DIR_SPD_NODES != 0).then_some(c)
+    };
+    let reach =
+        |x: usize, b: u32| p.bodies[b as usize].bound_radius as f64 + cs.cells[cs.node_cell[x] as usize].radius as f64;
+    let cell_bodies = Interleaved(&l.cell_mb, MAX_MB);
+    let node_bodies = points_near_bodies(at.spd, free, &cell_bodies, at.centres, reach, skin);
+    let rx = slots_per_partner(&node_bodies, 0, n_bodies);
     // Modal-node slots: per (body, cell) pair, the cell's segments within reach of the body's
     // nodes (their farthest distance from X + r_c + skin), then per node those within its reach.
     let mut seg_lists: Vec<Vec<u32>> = vec![];
@@ -227,23 +212,8 @@ pub fn couple_candidates(cs: &CoupleStatic, p: &Packed, l: &mut CoupleLists, at:
             seg_lists.push(list);
         }
     }
-    // One array: the four offset sections, then the lists in section order.
-    let [lever_at, rx_at, seg_at] = CoupleParams::candidate_sections(n_spd, n_bodies);
-    let mut cand = vec![0u32; seg_at as usize + seg_lists.len() + 1];
-    let sections = [
-        (0, &node_bodies),
-        (lever_at, &lever),
-        (rx_at, &rx),
-        (seg_at, &seg_lists),
-    ];
-    for (first, lists) in sections {
-        for (g, list) in lists.iter().enumerate() {
-            cand[first as usize + g] = cand.len() as u32;
-            cand.extend_from_slice(list);
-        }
-        cand[first as usize + lists.len()] = cand.len() as u32;
-    }
-    l.cand = cand;
+    // One array, sections in the order of `CoupleParams::candidate_sections`.
+    l.cand = pack_sections(&[&node_bodies, &lever, &rx, &seg_lists]);
 }
 
 /// Whether `cand` (read from a checkpoint) is laid out for these pools: every section's offsets
