@@ -97,8 +97,8 @@ fn add_reaction(g: ptr<function, GeneralizedForce>, fr: BodyFrame, b: u32, o: Mo
     }
 }
 
-// F, τ, F_ε of body b from its own nodes' slots, then the reactions of its neighbours' nodes
-// (each in its node's pool range, slot_start[k] + walls + the body's place in the list).
+// F, τ, F_ε of body b from its own nodes' slots, then the reactions of the slots that point to
+// it (body_rx, in slot order).
 fn modal_generalized_force(b: u32) -> GeneralizedForce {
     let fr = body_frame(b);
     let br = fr.br;
@@ -116,18 +116,10 @@ fn modal_generalized_force(b: u32) -> GeneralizedForce {
             }
         }
     }
-    for (var t = 0u; t < MAX_NB; t = t + 1u) {
-        let j = nb[b * MAX_NB + t];
-        if (j == NONE) {
-            continue;
-        }
-        let back = nb_back[b * MAX_NB + t];
-        let bj = bodies[j];
-        for (var k = bj.node_first; k < bj.node_first + bj.node_count; k = k + 1u) {
-            let o = slots[slot_start[k] + params.n_walls + back];
-            if (o.flag != 0u) {
-                add_reaction(&g, fr, b, o);
-            }
+    for (var j = body_rx[b]; j < body_rx[b + 1u]; j = j + 1u) {
+        let o = slots[body_rx[j]];
+        if (o.flag != 0u) {
+            add_reaction(&g, fr, b, o);
         }
     }
     return g;

@@ -1,7 +1,7 @@
 // modal_contact.wgsl: one surface node's contacts per invocation (twin: src/modal/cpu.rs
-// modal_node_contact): its walls, then the level sets of its body's neighbours (pullback, eq
-// 47–48). Writes only this node's slots in the pool (force, contact point, friction history;
-// slot_start[k] on, one per wall and one per listed neighbour): no atomics.
+// modal_node_contact): its walls, then the level sets of its candidate neighbour bodies (pullback,
+// eq 47–48). Writes only this node's slots in the pool (force, contact point, friction history;
+// slot_start[k] on, one per wall and one per candidate): no atomics.
 
 #import modal_lib
 
@@ -26,7 +26,7 @@ fn modal_node_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     }
     for (var u = 0u; u < listed; u = u + 1u) {
         let slot = base + params.n_walls + u;
-        let j = nb[b * MAX_NB + u];
+        let j = node_cand[node_cand[k] + u];
         let sj = state[j];
         let d = vec2<f32>((st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + pt.rel.x,
                           (st.x_hi[1] - sj.x_hi[1]) + (st.x_lo[1] - sj.x_lo[1]) + pt.rel.y);

@@ -13,7 +13,6 @@ const STIFF_LINEAR: u32 = 0u;
 const STIFF_TABLE: u32 = 1u;
 const WALL_LINE: u32 = 0u;
 const WALL_CIRCLE: u32 = 1u;
-const MAX_NB: u32 = 6u;
 const QUERY_PULLBACK: u32 = 0u;
 const QUERY_PRECOMPUTED: u32 = 1u;
 const MODAL_PI: f32 = 3.14159265358979;
@@ -121,8 +120,12 @@ struct ModalSlot {
 @group(0) @binding(6) var<storage, read> walls: array<ModalWallRec>;
 @group(0) @binding(7) var<storage, read> tables: array<f32>;
 @group(0) @binding(8) var<storage, read_write> state: array<ModalState>;
-@group(0) @binding(9) var<storage, read> nb: array<u32>;
-@group(0) @binding(10) var<storage, read> nb_back: array<u32>;
+// The candidates of the last list build, CSR lists in one array each (offsets absolute into it;
+// twins: modal::backend::Dynamic::node_cand, body_rx): surface node k's candidate neighbour
+// bodies node_cand[node_cand[k]..node_cand[k + 1]] (its slots after its walls, in that order);
+// body b's reactions, the pool slots that point to it, body_rx[body_rx[b]..body_rx[b + 1]].
+@group(0) @binding(9) var<storage, read> node_cand: array<u32>;
+@group(0) @binding(10) var<storage, read> body_rx: array<u32>;
 @group(0) @binding(11) var<storage, read_write> slots: array<ModalSlot>;
 @group(0) @binding(12) var<storage, read_write> clock: array<u32>;
 @group(0) @binding(13) var<storage, read_write> wall_force: array<f32>;

@@ -72,6 +72,27 @@ pub fn pack_sections(sections: &[&[Vec<u32>]]) -> Vec<u32> {
     out
 }
 
+/// Whether `v` is laid out as [`pack_sections`] lays out sections of `(groups, bound)`: every
+/// section's offsets rising within the array, every entry below its section's bound (for
+/// arrays read from a checkpoint; the error names what does not fit).
+pub fn check_sections(v: &[u32], sections: &[(usize, usize)]) -> Result<(), &'static str> {
+    let mut head = 0;
+    for &(groups, bound) in sections {
+        let offsets = v.get(head..head + groups + 1).ok_or("too short")?;
+        if offsets.windows(2).any(|w| w[0] > w[1]) || offsets[groups] as usize > v.len() {
+            return Err("offsets");
+        }
+        if v[offsets[0] as usize..offsets[groups] as usize]
+            .iter()
+            .any(|&e| e as usize >= bound)
+        {
+            return Err("entries");
+        }
+        head += groups + 1;
+    }
+    Ok(())
+}
+
 /// Distance between two f32 points, in f64.
 pub fn distance(a: [f32; 2], b: [f32; 2]) -> f64 {
     (a[0] as f64 - b[0] as f64).hypot(a[1] as f64 - b[1] as f64)

@@ -6,6 +6,7 @@ use super::broad_phase::CoupleLists;
 use super::layout::{CellRec, CoupleParams, SegSlot};
 use crate::backend::Backend;
 use crate::broad_phase::pool::SlotPool;
+use crate::modal::broad_phase::ModalLists;
 use crate::modal::cpu::Dynamic;
 use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
 use crate::modal::stepper::Packed;
@@ -86,12 +87,7 @@ pub trait CoupledBackend {
     /// Restores `modal_dynamic` of a backend of the same scene.
     fn set_modal_dynamic(&mut self, dy: &Dynamic) -> anyhow::Result<()>;
     /// Installs the lists (and, when given, remapped slots; the modal pool must be laid out for
-    /// `nb`, so the driver gives them whenever the lists change).
-    fn set_lists(
-        &mut self,
-        nb: &[u32],
-        nb_back: &[u32],
-        lists: &CoupleLists,
-        slots: Option<CoupledSlots>,
-    ) -> anyhow::Result<()>;
+    /// `modal.node_cand`, so the driver gives them whenever the lists change).
+    fn set_lists(&mut self, modal: &ModalLists, lists: &CoupleLists, slots: Option<CoupledSlots>)
+        -> anyhow::Result<()>;
 }

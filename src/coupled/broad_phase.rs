@@ -26,13 +26,12 @@
 //! and move the friction history to the partner's new slot with the shared history remap
 //! (`crate::broad_phase::history::carry_pool`).
 
-use super::backend::CoupleStatic;
 use super::layout::{CellRec, CoupleParams, SegSlot};
 use super::{CELL_COUPLED, CELL_FROZEN, CELL_OPEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::broad_phase::circles::{near_lists, pad_cross, Circle};
 use crate::broad_phase::history::{carry_pool, Csr, Interleaved};
 use crate::broad_phase::pool::SlotPool;
-use crate::broad_phase::primitives::{distance, pack_sections, points_near_bodies, slots_per_partner};
+use crate::broad_phase::primitives::{check_sections, distance, pack_sections, points_near_bodies, slots_per_partner};
 use crate::modal::layout::{ModalSlot, NONE};
 use crate::modal::stepper::Packed;
 
@@ -61,6 +60,15 @@ impl CoupleLists {
             cand: vec![n as u32; n],
         }
     }
+}
+
+/// What the candidates read of the coupling statics (`backend::CoupleStatic`).
+pub struct Statics<'a> {
+    pub cells: &'a [CellRec],
+    /// SPD body of each SPD node.
+    pub node_cell: &'a [u32],
+    /// `CoupleParams::directions`.
+    pub directions: u32,
 }
 
 /// Where the primitives were at a build (the candidates' reach is measured there).
@@ -148,9 +156,9 @@ fn segments(cell: &CellRec) -> impl Iterator<Item = (u32, u32)> + '_ {
 /// `DIR_SPD_NODES`) lists modal body b of its cell's list when |x − X_b| ≤ bound_b + r + skin (the
 /// reach of `point_vs_body`); modal node k's slot for cell c lists the segments of c within
 /// r_c + skin of k (with `DIR_MODAL_NODES`; contact needs the distance below r_c).
-pub fn couple_candidates(cs: &CoupleStatic, p: &Packed, l: &mut CoupleLists, at: &BuildPositions, skin: f32) {
+pub fn couple_candidates(cs: &Statics, p: &Packed, l: &mut CoupleLists, at: &BuildPositions, skin: f32) {
     let (n_spd, n_bodies) = (cs.node_cell.len(), p.bodies.len());
-    let dirs = cs.params.directions;
+    let dirs = cs.directions;
     let skin = skin as f64;
     // SPD nodes of free coupled cells: the modal bodies in reach; per body, the slots back.
     let free = |x: usize| {
@@ -229,22 +237,14 @@ pub fn check_candidates(
     let n_spd = p.n_spd_nodes as usize;
     let n_spd_slots = *spd_start.last().unwrap_or(&0) as usize;
     let bad = |what: &str| anyhow::anyhow!("the checkpoint's coupling candidates do not fit the scene ({what})");
+    // The sections of `CoupleParams::candidate_sections`, in order.
     let sections = [
-        (0, n_spd, n_bodies),
-        (p.lever_at as usize, n_spd, n_mnode_slots),
-        (p.rx_at as usize, n_bodies, n_spd_slots),
-        (p.seg_at as usize, n_mnode_slots, n_spd),
+        (n_spd, n_bodies),
+        (n_spd, n_mnode_slots),
+        (n_bodies, n_spd_slots),
+        (n_mnode_slots, n_spd),
     ];
-    for (at, groups, entries_below) in sections {
-        let offsets = cand.get(at..at + groups + 1).ok_or_else(|| bad("too short"))?;
-        if offsets.windows(2).any(|w| w[0] > w[1]) || offsets[groups] as usize > cand.len() {
-            return Err(bad("offsets"));
-        }
-        let entries = &cand[offsets[0] as usize..offsets[groups] as usize];
-        if entries.iter().any(|&e| e as usize >= entries_below) {
-            return Err(bad("entries"));
-        }
-    }
+    check_sections(cand, &sections).map_err(bad)?;
     for x in 0..n_spd {
         if cand[x + 1] - cand[x] != spd_start[x + 1] - spd_start[x] {
             return Err(bad("SPD node slots"));

@@ -19,6 +19,7 @@ use super::{DIR_MODAL_NODES, MAX_CELLS};
 use crate::backend::Backend;
 use crate::broad_phase::pool::SlotPool;
 use crate::cpu::CpuBackend;
+use crate::modal::broad_phase::ModalLists;
 use crate::modal::contact::{body_contact_slot, point_vs_body};
 use crate::modal::cpu::{
     add_node_force, add_reaction, body_frame, modal_body_pass, modal_generalized_force, modal_integrate,
@@ -234,7 +235,7 @@ impl CpuCoupled {
                     modal_body_update_coupled(sc, dy, cs, lists, spd_slots, mnode_slots, b)
                 });
             }
-            modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
+            modal_node_contacts(sc, &dy.state, &dy.node_cand, dy.clock, &mut dy.pool);
             let state = &dy.state;
             let pos = v.state;
             spd_slots
@@ -292,13 +293,12 @@ impl CoupledBackend for CpuCoupled {
     }
     fn set_lists(
         &mut self,
-        nb: &[u32],
-        nb_back: &[u32],
+        modal: &ModalLists,
         lists: &CoupleLists,
         slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
-        self.dy.nb = nb.to_vec();
-        self.dy.nb_back = nb_back.to_vec();
+        self.dy.node_cand = modal.node_cand.clone();
+        self.dy.body_rx = modal.body_rx.clone();
         self.lists = lists.clone();
         if let Some((m, s, k)) = slots {
             self.dy.pool = m;

@@ -14,6 +14,7 @@ use crate::gpu::array::{dispatch_size, GpuArray};
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
 use crate::gpu::stepper::GpuBackend;
+use crate::modal::broad_phase::ModalLists;
 use crate::modal::gpu::ModalBuffers;
 use crate::modal::layout::*;
 use crate::modal::stepper::Packed;
@@ -269,17 +270,16 @@ impl CoupledBackend for GpuCoupled {
     }
     fn set_lists(
         &mut self,
-        nb: &[u32],
-        nb_back: &[u32],
+        modal: &ModalLists,
         lists: &CoupleLists,
         slots: Option<CoupledSlots>,
     ) -> anyhow::Result<()> {
         let ctx = self.ctx.clone();
         let c = &*ctx;
-        self.modal.nb.write(c, nb);
-        self.modal.nb_back.write(c, nb_back);
+        let mut regroup = self.modal.set_candidates(c, &modal.node_cand, &modal.body_rx)?;
         self.mb_cells.write(c, &lists.mb_cells);
-        if put_pool(c, &mut self.cand, "couple candidates", &lists.cand)? {
+        regroup |= put_pool(c, &mut self.cand, "couple candidates", &lists.cand)?;
+        if regroup {
             self.groups = Some(self.make_groups());
         }
         if let Some((m, s, k)) = slots {

@@ -25,13 +25,15 @@
 pub use super::backend::{CoupleStatic, CoupledBackend, CoupledSlots};
 use super::broad_phase::{
     cell_circles, couple_candidates, couple_lists, remap_mnode_slots, remap_spd_slots, BuildPositions, CoupleLists,
+    Statics,
 };
 use super::cpu::CpuCoupled;
 use super::layout::{CellRec, CoupleParams};
 use crate::broad_phase::schedule::check_moved;
-use crate::modal::cpu::surface_point;
+use crate::modal::broad_phase::{body_circles, nodes_of, remap_slots, surface_positions, ModalLists};
 use crate::modal::layout::{ModalState, NONE};
-use crate::modal::stepper::{body_circles, neighbour_lists, remap_slots, ModalScene, Packed};
+use crate::modal::stepper::{ModalScene, Packed};
+use crate::modal::MAX_NB;
 use crate::model::*;
 use anyhow::ensure;
 
@@ -185,7 +187,8 @@ pub struct CoupledRun<B: CoupledBackend> {
     pub backend: B,
     pub rebuild_every: u32,
     pub skin: f32,
-    pub(crate) nb: Vec<u32>,
+    /// The modal–modal lists of the last build.
+    pub(crate) modal: ModalLists,
     pub(crate) lists: CoupleLists,
     pub(crate) modal_at_rebuild: Vec<[f32; 2]>,
     pub(crate) spd_at_rebuild: Vec<[f32; 2]>,
@@ -218,10 +221,10 @@ impl<B: CoupledBackend> CoupledRun<B> {
         let nc = backend.statics().cells.len();
         let ns = backend.statics().node_cell.len();
         let mut run = CoupledRun {
+            modal: ModalLists::empty(backend.packed()),
             backend,
             rebuild_every: rebuild_every.max(1),
             skin,
-            nb: vec![NONE; nm * crate::modal::MAX_NB],
             lists: CoupleLists::empty(nc, nm, ns),
             modal_at_rebuild: vec![],
             spd_at_rebuild: vec![],
@@ -246,12 +249,7 @@ impl<B: CoupledBackend> CoupledRun<B> {
             .collect();
         let cs = self.backend.statics().clone();
         let packed = self.backend.packed();
-        let mnodes: Vec<[f32; 2]> = (0..packed.nodes.len())
-            .map(|k| {
-                let p = surface_point(packed, &states, k);
-                [p.x_hi[0] + p.x_lo[0], p.x_hi[1] + p.x_lo[1]]
-            })
-            .collect();
+        let mnodes = surface_positions(packed, &states);
         if !self.modal_at_rebuild.is_empty() {
             // With every modal centre, every coupled SPD node and every surface node of a modal
             // body with listed cells within skin/2 of where it was at the last build, no pair
@@ -268,11 +266,9 @@ impl<B: CoupledBackend> CoupledRun<B> {
             let coupled = cs.cells.iter().filter(|c| c.coupled != 0);
             let nodes = coupled.flat_map(|c| c.first as usize..(c.first + c.count) as usize);
             check_moved("SPD node", &pos, &self.spd_at_rebuild, nodes, skin, every)?;
-            let listed = packed.nodes.iter().enumerate().filter(|(_, n)| {
-                let b = n.body as usize;
-                self.lists.mb_cells[2 * b * super::MAX_CELLS] != NONE
-            });
-            let surface = listed.map(|(k, _)| k);
+            let (nb, mb_cells) = (&self.modal.nb, &self.lists.mb_cells);
+            let listed = |b: usize| nb[b * MAX_NB] != NONE || mb_cells[2 * b * super::MAX_CELLS] != NONE;
+            let surface = nodes_of(packed, listed);
             check_moved(
                 "modal surface node",
                 &mnodes,
@@ -283,26 +279,31 @@ impl<B: CoupledBackend> CoupledRun<B> {
             )?;
         }
         let modal_circles = body_circles(packed, &centres);
-        let (nb, nb_back) = neighbour_lists(&modal_circles, self.skin)?;
+        let modal = ModalLists::build(packed, &centres, &mnodes, self.skin)?;
         let mut lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
         let at = BuildPositions {
             spd: &pos,
             centres: &centres,
             mnodes: &mnodes,
         };
-        couple_candidates(&cs, packed, &mut lists, &at, self.skin);
-        let changed = nb != self.nb || lists != self.lists;
+        let statics = Statics {
+            cells: &cs.cells,
+            node_cell: &cs.node_cell,
+            directions: cs.params.directions,
+        };
+        couple_candidates(&statics, packed, &mut lists, &at, self.skin);
+        let changed = modal != self.modal || lists != self.lists;
         if self.rebuilds == 0 || changed {
             let (m, s, k) = self.backend.slots()?;
             let packed = self.backend.packed();
             let remapped = (
-                remap_slots(packed, &m, &self.nb, &nb),
+                remap_slots(packed, &m, &self.modal.node_cand, &modal.node_cand),
                 remap_spd_slots(&s, &self.lists, &lists),
                 remap_mnode_slots(packed, &k, &self.lists, &lists),
             );
-            self.backend.set_lists(&nb, &nb_back, &lists, Some(remapped))?;
+            self.backend.set_lists(&modal, &lists, Some(remapped))?;
         }
-        self.nb = nb;
+        self.modal = modal;
         self.lists = lists;
         self.modal_at_rebuild = centres;
         self.spd_at_rebuild = pos;

@@ -16,6 +16,7 @@ use crate::broad_phase::pool::SlotPool;
 use crate::coupled::broad_phase::{check_candidates, CoupleLists};
 use crate::coupled::layout::SegSlot;
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
+use crate::modal::broad_phase::ModalLists;
 use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
 use crate::model::LinkState;
 use crate::output::modal::{Outline, OutlineSource};
@@ -149,7 +150,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             .array(&run.lists.cell_mb)
             .array(&run.lists.mb_cells)
             .array(&run.lists.cand)
-            .array(&run.nb)
+            .array(&run.modal.nb)
             .array(&run.modal_at_rebuild)
             .array(&run.spd_at_rebuild)
             .array(&run.mnode_at_rebuild)
@@ -193,7 +194,7 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             &s.start,
             k.slots.len(),
         )?;
-        let nb: Vec<u32> = r.exact(dy.nb.len(), "modal neighbour entries")?;
+        let nb: Vec<u32> = r.exact(run.modal.nb.len(), "modal neighbour entries")?;
         let modal_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let spd_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let mnode_at_rebuild: Vec<[f32; 2]> = r.array()?;
@@ -211,9 +212,13 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
         if let Some(w) = &walls {
             run.backend.set_modal_walls(w)?;
         }
-        run.backend
-            .set_lists(&dy.nb, &dy.nb_back, &lists, Some((dy.pool.clone(), s, k)))?;
-        run.nb = nb;
+        let modal = ModalLists {
+            nb,
+            node_cand: dy.node_cand.clone(),
+            body_rx: dy.body_rx.clone(),
+        };
+        run.backend.set_lists(&modal, &lists, Some((dy.pool.clone(), s, k)))?;
+        run.modal = modal;
         run.lists = lists;
         run.modal_at_rebuild = modal_at_rebuild;
         run.spd_at_rebuild = spd_at_rebuild;

@@ -7,15 +7,20 @@
 use super::{modal_measures, Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
 use crate::broad_phase::pool::SlotPool;
+use crate::broad_phase::primitives::check_sections;
+use crate::modal::broad_phase::ModalLists;
 use crate::modal::contact::wall_point;
 use crate::modal::cpu::Dynamic;
-use crate::modal::layout::{ModalState, ModalWallRec};
+use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
 use crate::modal::stepper::{ModalBackend, ModalRun, Packed};
 use crate::run::measure::Measures;
 use crate::scenario::Built;
 
 /// Tag of a modal-only checkpoint (`SavedState::kind`, first word).
-const TAG: u64 = 0x4d4f_4441_4c31; // "MODAL1"
+/// "MODAL2": the surface nodes' candidates and their positions at the last build were added.
+const TAG: u64 = 0x4d4f_4441_4c32;
+/// The layout before them ("MODAL1"), named in the refusal.
+const TAG_V1: u64 = 0x4d4f_4441_4c31;
 
 pub struct ModalKind<B: ModalBackend> {
     pub run: ModalRun<B>,
@@ -116,8 +121,8 @@ pub fn check_gravity(keeps_centre: &[bool], g: [f32; 2]) -> anyhow::Result<()> {
 /// The modal arrays of a checkpoint.
 pub fn put_dynamic(out: &mut KindBytes, dy: &Dynamic) {
     out.array(&dy.state)
-        .array(&dy.nb)
-        .array(&dy.nb_back)
+        .array(&dy.node_cand)
+        .array(&dy.body_rx)
         .array(&dy.pool.start)
         .array(&dy.pool.slots)
         .array(&dy.wall_force)
@@ -135,17 +140,25 @@ pub fn get_pool<S: bytemuck::Pod>(r: &mut KindReader, owners: usize, what: &str)
     Ok(SlotPool { start, slots })
 }
 
-/// Reads `put_dynamic` for a packed scene `p`.
+/// Reads `put_dynamic` for a packed scene `p` (the candidate lists checked against the pool).
 pub fn get_dynamic(r: &mut KindReader, p: &Packed) -> anyhow::Result<Dynamic> {
-    let nb = p.bodies.len() * crate::modal::MAX_NB;
     let state = r.exact(p.bodies.len(), "modal bodies")?;
-    let nb_list = r.exact(nb, "modal neighbour entries")?;
-    let nb_back = r.exact(nb, "modal neighbour entries")?;
-    let pool = get_pool(r, p.nodes.len(), "modal")?;
+    let node_cand: Vec<u32> = r.array()?;
+    let body_rx: Vec<u32> = r.array()?;
+    let pool: SlotPool<ModalSlot> = get_pool(r, p.nodes.len(), "modal")?;
+    let (n_nodes, n_bodies, walls) = (p.nodes.len(), p.bodies.len(), p.params.n_walls);
+    let fits = check_sections(&node_cand, &[(n_nodes, n_bodies)])
+        .and_then(|_| check_sections(&body_rx, &[(n_bodies, pool.slots.len())]))
+        .and_then(|_| {
+            let slots = |k: usize| pool.start[k + 1] - pool.start[k];
+            let same = (0..n_nodes).all(|k| node_cand[k + 1] - node_cand[k] + walls == slots(k));
+            same.then_some(()).ok_or("slots per node")
+        });
+    fits.map_err(|e| anyhow::anyhow!("the checkpoint's modal candidate lists do not fit the scene ({e})"))?;
     Ok(Dynamic {
         state,
-        nb: nb_list,
-        nb_back,
+        node_cand,
+        body_rx,
         pool,
         wall_force: r.exact(p.walls.len(), "modal walls")?,
         clock: r.u64()? as u32,
@@ -201,8 +214,9 @@ impl<B: ModalBackend> Kind for ModalKind<B> {
         put_dynamic(&mut out, &dy);
         out.array(&p.walls)
             .array(&p.params.gravity)
-            .array(&self.run.nb)
+            .array(&self.run.lists.nb)
             .array(&self.run.x_at_rebuild)
+            .array(&self.run.surface_at_rebuild)
             .u64(self.run.rebuilds as u64);
         Ok(SavedState {
             steps: self.run.backend.steps_done(),
@@ -211,19 +225,30 @@ impl<B: ModalBackend> Kind for ModalKind<B> {
         })
     }
     fn import_state(&mut self, saved: &SavedState) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            KindReader::tagged(&saved.kind, TAG_V1, "").is_err(),
+            "the checkpoint is of a modal-only run written by an older softdem (layout MODAL1, \
+             without the candidate lists): run the scenario again from the start"
+        );
         let mut r = KindReader::tagged(&saved.kind, TAG, "a modal-only run")?;
         let p = self.run.backend.packed().clone();
         let dy = get_dynamic(&mut r, &p)?;
         let walls: Vec<ModalWallRec> = r.exact(p.walls.len(), "modal walls")?;
         let g: Vec<f32> = r.exact(2, "gravity components")?;
-        let nb: Vec<u32> = r.exact(dy.nb.len(), "modal neighbour entries")?;
+        let nb: Vec<u32> = r.exact(self.run.lists.nb.len(), "modal neighbour entries")?;
         let x_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let surface_at_rebuild: Vec<[f32; 2]> = r.array()?;
         let rebuilds = r.u64()? as u32;
         self.run.backend.set_dynamic(&dy, saved.steps)?;
         self.run.backend.set_walls(&walls)?;
         self.run.backend.set_gravity([g[0], g[1]])?;
-        self.run.nb = nb;
+        self.run.lists = ModalLists {
+            nb,
+            node_cand: dy.node_cand.clone(),
+            body_rx: dy.body_rx.clone(),
+        };
         self.run.x_at_rebuild = x_at_rebuild;
+        self.run.surface_at_rebuild = surface_at_rebuild;
         self.run.rebuilds = rebuilds;
         Ok(())
     }

@@ -5,15 +5,21 @@
 use super::layout::*;
 use super::packed::Packed;
 use crate::broad_phase::pool::SlotPool;
+use crate::broad_phase::primitives::pack_sections;
 
 /// Dynamic arrays (the GPU's read-write buffers).
 #[derive(Clone, Debug)]
 pub struct Dynamic {
     pub state: Vec<ModalState>,
-    pub nb: Vec<u32>,
-    pub nb_back: Vec<u32>,
-    /// The contact slots, one pool: per surface node its walls, then its body's listed
-    /// neighbours (`crate::broad_phase::pool`).
+    /// Per surface node k, its candidate neighbour bodies (those of its body's list within
+    /// reach at the last build, `stepper::modal_candidates`): `node_cand[node_cand[k]..
+    /// node_cand[k + 1]]`, a CSR list in one array (`crate::broad_phase::primitives`).
+    pub node_cand: Vec<u32>,
+    /// Per body b, the pool slots of other bodies' nodes that point to it, in slot order:
+    /// `body_rx[body_rx[b]..body_rx[b + 1]]` (the reactions its generalized force gathers).
+    pub body_rx: Vec<u32>,
+    /// The contact slots, one pool: per surface node its walls, then its candidate neighbours
+    /// (`crate::broad_phase::pool`).
     pub pool: SlotPool<ModalSlot>,
     pub clock: u32,
     pub wall_force: Vec<[f32; 2]>,
@@ -21,13 +27,12 @@ pub struct Dynamic {
 
 impl Dynamic {
     /// The arrays at the start, before any list (modal-only and coupled, both backends): the
-    /// states, empty neighbour lists, the walls' slots only, clock 0, no wall force yet.
+    /// states, empty candidate lists, the walls' slots only, clock 0, no wall force yet.
     pub fn new(sc: &Packed, state: Vec<ModalState>) -> Dynamic {
-        let nb = vec![NONE; sc.bodies.len() * super::MAX_NB];
         Dynamic {
             state,
-            nb: nb.clone(),
-            nb_back: nb,
+            node_cand: pack_sections(&[&vec![vec![]; sc.nodes.len()]]),
+            body_rx: pack_sections(&[&vec![vec![]; sc.bodies.len()]]),
             pool: wall_pool(sc),
             clock: 0,
             wall_force: vec![[0.0; 2]; sc.walls.len()],
@@ -48,8 +53,9 @@ pub trait ModalBackend {
     /// Total force on each wall at the last step (sum over nodes of −force, node order).
     fn wall_forces(&mut self) -> anyhow::Result<Vec<[f32; 2]>>;
     fn pool(&mut self) -> anyhow::Result<SlotPool<ModalSlot>>;
-    /// Installs neighbour lists and the slot pool laid out for them (histories remapped).
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()>;
+    /// Installs candidate lists (`Dynamic::node_cand`, `body_rx`) and the slot pool laid out for
+    /// them (histories remapped).
+    fn set_neighbours(&mut self, node_cand: &[u32], body_rx: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()>;
     fn steps_done(&self) -> u64;
     /// The packed scene's host copy (both backends keep one; `set_walls` and `set_gravity`
     /// change it, then the backend mirrors it on its device).

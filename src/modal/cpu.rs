@@ -1,9 +1,10 @@
 //! CPU twins of the modal kernels (shaders/modal_contact.wgsl, shaders/modal_body.wgsl), same
 //! names and the same order of operations, and the CPU backend that runs them.
 //!
-//! Per step: `modal_node_contact` (one surface node: its walls, then its neighbour bodies' level
-//! sets; writes the node's slots), `modal_body_update` (one body gathers its nodes' forces and the
-//! reactions from its neighbours' nodes in a fixed order, eq 26–28, and integrates eq 42–44),
+//! Per step: `modal_node_contact` (one surface node: its walls, then its candidate neighbour
+//! bodies' level sets, `broad_phase`; writes the node's slots), `modal_body_update` (one body
+//! gathers its nodes' forces and the reactions of the slots that point to it in a fixed order,
+//! eq 26–28, and integrates eq 42–44),
 //! `modal_wall_force` (one wall sums its slots over the nodes, the fixed-order reduction of
 //! `crate::cpu::fixed_reduce`) and the step counter (`modal_walls_clock` on the GPU).
 #![allow(clippy::needless_range_loop)] // index loops mirror the WGSL kernels line by line
@@ -14,7 +15,6 @@ use super::contact::*;
 use super::layout::*;
 use super::packed::Packed;
 use super::stiffness::table_force;
-use super::MAX_NB;
 use crate::broad_phase::pool::SlotPool;
 use crate::cpu::fixed_reduce::strided_reduce;
 use crate::model::df32::df_add;
@@ -76,11 +76,11 @@ pub fn surface_point(sc: &Packed, state: &[ModalState], k: usize) -> SurfacePoin
 }
 
 /// One surface node's contacts (twin of the kernel `modal_node_contact`): `out` is node k's slots
-/// in the pool, its walls, then one per neighbour listed for its body.
+/// in the pool, its walls, then one per candidate neighbour (`Dynamic::node_cand`).
 pub fn modal_node_contact(
     sc: &Packed,
     dy_state: &[ModalState],
-    nb: &[u32],
+    node_cand: &[u32],
     clock: u32,
     k: usize,
     out: &mut [ModalSlot],
@@ -96,7 +96,7 @@ pub fn modal_node_contact(
     }
     for s in 0..out.len() - p.n_walls as usize {
         let slot = p.n_walls as usize + s;
-        let j = nb[b * MAX_NB + s];
+        let j = node_cand[node_cand[k] as usize + s];
         let sj = &dy_state[j as usize];
         let d = [
             (st.x_hi[0] - sj.x_hi[0]) + (st.x_lo[0] - sj.x_lo[0]) + pt.rel[0],
@@ -117,7 +117,7 @@ pub fn modal_node_contact(
 }
 
 /// Generalized forces of body b (eq 26–28) from its own nodes' slots and from the reactions of
-/// its neighbours' nodes, then the explicit step of eq 42–44 (twin of `modal_body_update`).
+/// the slots that point to it, then the explicit step of eq 42–44 (twin of `modal_body_update`).
 pub fn modal_body_update(sc: &Packed, dy: &Dynamic, b: usize) -> ModalState {
     let mut g = modal_generalized_force(sc, dy, b);
     // Gravity on the rigid part, M g at X (zero unless a stage sets it; exact for modes with
@@ -193,10 +193,10 @@ pub fn add_reaction(g: &mut GeneralizedForce, sc: &Packed, fr: &BodyFrame, o: &M
     }
 }
 
-/// The generalized forces of body b from its own nodes' slots and the reactions of its
-/// neighbours' nodes, in that fixed order (twin of `modal_generalized_force`).
+/// The generalized forces of body b from its own nodes' slots and the reactions of the slots
+/// that point to it (`Dynamic::body_rx`, in slot order), in that fixed order (twin of
+/// `modal_generalized_force`).
 pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> GeneralizedForce {
-    let p = &sc.params;
     let fr = body_frame(sc, &dy.state, b);
     let br = fr.br;
     let (start, slots) = (&dy.pool.start, &dy.pool.slots);
@@ -211,18 +211,11 @@ pub fn modal_generalized_force(sc: &Packed, dy: &Dynamic, b: usize) -> Generaliz
             }
         }
     }
-    for t in 0..MAX_NB {
-        let j = dy.nb[b * MAX_NB + t];
-        if j == NONE {
-            continue;
-        }
-        let back = dy.nb_back[b * MAX_NB + t] as usize;
-        let bj = &sc.bodies[j as usize];
-        for k in bj.node_first as usize..(bj.node_first + bj.node_count) as usize {
-            let o = &slots[start[k] as usize + p.n_walls as usize + back];
-            if o.active != 0 {
-                add_reaction(&mut g, sc, &fr, o);
-            }
+    let rx = &dy.body_rx;
+    for j in rx[b] as usize..rx[b + 1] as usize {
+        let o = &slots[rx[j] as usize];
+        if o.active != 0 {
+            add_reaction(&mut g, sc, &fr, o);
         }
     }
     g
@@ -316,11 +309,17 @@ pub fn modal_body_pass(sc: &Packed, dy: &mut Dynamic, update: impl Fn(&Dynamic, 
 }
 
 /// `modal_node_contact` over every surface node, in parallel (each writes its own slots).
-pub fn modal_node_contacts(sc: &Packed, state: &[ModalState], nb: &[u32], clock: u32, pool: &mut SlotPool<ModalSlot>) {
+pub fn modal_node_contacts(
+    sc: &Packed,
+    state: &[ModalState],
+    node_cand: &[u32],
+    clock: u32,
+    pool: &mut SlotPool<ModalSlot>,
+) {
     pool.per_owner_mut()
         .into_par_iter()
         .enumerate()
-        .for_each(|(k, out)| modal_node_contact(sc, state, nb, clock, k, out));
+        .for_each(|(k, out)| modal_node_contact(sc, state, node_cand, clock, k, out));
 }
 
 /// The CPU backend.
@@ -338,7 +337,7 @@ impl CpuModal {
 
     pub fn step_once(&mut self) {
         let (sc, dy) = (&self.sc, &mut self.dy);
-        modal_node_contacts(sc, &dy.state, &dy.nb, dy.clock, &mut dy.pool);
+        modal_node_contacts(sc, &dy.state, &dy.node_cand, dy.clock, &mut dy.pool);
         modal_body_pass(sc, dy, |dy, b| modal_body_update(sc, dy, b));
         self.steps += 1;
     }
@@ -360,9 +359,9 @@ impl ModalBackend for CpuModal {
     fn pool(&mut self) -> anyhow::Result<SlotPool<ModalSlot>> {
         Ok(self.dy.pool.clone())
     }
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()> {
-        self.dy.nb = nb.to_vec();
-        self.dy.nb_back = nb_back.to_vec();
+    fn set_neighbours(&mut self, node_cand: &[u32], body_rx: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()> {
+        self.dy.node_cand = node_cand.to_vec();
+        self.dy.body_rx = body_rx.to_vec();
         self.dy.pool = pool.clone();
         Ok(())
     }

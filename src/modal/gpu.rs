@@ -16,8 +16,11 @@ use crate::gpu::kernel::Kernel;
 /// 24–27, shared by this backend and the coupled one (`coupled::gpu`).
 pub struct ModalBuffers {
     pub state: GpuArray<ModalState>,
-    pub nb: GpuArray<u32>,
-    pub nb_back: GpuArray<u32>,
+    /// The candidate lists (`Dynamic::node_cand`, binding 9; `Dynamic::body_rx`, binding 10),
+    /// grown when a build needs more; `cand_lens` of their words in use.
+    node_cand: GpuArray<u32>,
+    body_rx: GpuArray<u32>,
+    cand_lens: [usize; 2],
     /// The slot pool (`crate::broad_phase::pool`): its slots (binding 11, grown when a list
     /// needs more; `pool_len` of them in use) and offsets per surface node (binding 27).
     /// (The coupled backend puts its pools' offsets after the modal nodes' n_nodes + 1, see
@@ -61,9 +64,15 @@ impl ModalBuffers {
         let laws = GpuArray::new(ctx, "modal contact laws", &sc.laws)?;
         let state = GpuArray::new(ctx, "modal state", state)?;
         // The arrays at the start (no list yet), as the CPU backend's.
-        let Dynamic { nb: none, pool, .. } = Dynamic::new(sc, vec![]);
-        let nb = GpuArray::new(ctx, "modal nb", &none)?;
-        let nb_back = GpuArray::new(ctx, "modal nb_back", &none)?;
+        let Dynamic {
+            node_cand,
+            body_rx,
+            pool,
+            ..
+        } = Dynamic::new(sc, vec![]);
+        let cand_lens = [node_cand.len(), body_rx.len()];
+        let node_cand = GpuArray::new(ctx, "modal node candidates", &node_cand)?;
+        let body_rx = GpuArray::new(ctx, "modal body reactions", &body_rx)?;
         let slots = GpuArray::new(ctx, "modal slots", &pool.slots)?;
         let mut offsets = pool.start.clone();
         offsets.resize(pool.start.len() + extra, 0);
@@ -80,8 +89,8 @@ impl ModalBuffers {
             (6, walls.buffer()),
             (7, tables.buffer()),
             (8, state.buffer()),
-            (9, nb.buffer()),
-            (10, nb_back.buffer()),
+            (9, node_cand.buffer()),
+            (10, body_rx.buffer()),
             (11, slots.buffer()),
             (12, clock.buffer()),
             (13, wall_force.buffer()),
@@ -95,8 +104,9 @@ impl ModalBuffers {
         .collect();
         Ok(ModalBuffers {
             state,
-            nb,
-            nb_back,
+            node_cand,
+            body_rx,
+            cand_lens,
             pool_len: pool.slots.len(),
             n_nodes: sc.nodes.len(),
             slots,
@@ -114,8 +124,8 @@ impl ModalBuffers {
         let f = self.wall_force.read(ctx);
         Dynamic {
             state: self.state.read(ctx),
-            nb: self.nb.read(ctx),
-            nb_back: self.nb_back.read(ctx),
+            node_cand: self.node_cand.read(ctx)[..self.cand_lens[0]].to_vec(),
+            body_rx: self.body_rx.read(ctx)[..self.cand_lens[1]].to_vec(),
             pool: self.pool(ctx),
             clock: self.clock.read(ctx)[0],
             wall_force: f.chunks(2).map(|c| [c[0], c[1]]).collect(),
@@ -171,7 +181,28 @@ impl ModalBuffers {
         Ok(grow)
     }
 
-    /// Writes the read-write arrays of `dynamic` back; true when the slot buffer grew (see
+    /// Installs the candidate lists (`Dynamic::node_cand`, `body_rx`); true when a buffer had to
+    /// grow (see [`ModalBuffers::set_pool`]).
+    pub fn set_candidates(&mut self, ctx: &GpuContext, node_cand: &[u32], body_rx: &[u32]) -> anyhow::Result<bool> {
+        let mut grew = false;
+        for (k, buf, data) in [(9, &mut self.node_cand, node_cand), (10, &mut self.body_rx, body_rx)] {
+            if data.len() > buf.len() {
+                *buf = GpuArray::new(ctx, "modal candidates", data)?;
+                for (kb, b) in self.bindings.iter_mut() {
+                    if *kb == k {
+                        *b = buf.buffer().clone();
+                    }
+                }
+                grew = true;
+            } else {
+                buf.write(ctx, data);
+            }
+        }
+        self.cand_lens = [node_cand.len(), body_rx.len()];
+        Ok(grew)
+    }
+
+    /// Writes the read-write arrays of `dynamic` back; true when a buffer grew (see
     /// [`ModalBuffers::set_pool`]).
     pub fn set_dynamic(&mut self, ctx: &GpuContext, dy: &Dynamic) -> anyhow::Result<bool> {
         anyhow::ensure!(
@@ -181,9 +212,7 @@ impl ModalBuffers {
             self.state.len(),
         );
         self.state.write(ctx, &dy.state);
-        self.nb.write(ctx, &dy.nb);
-        self.nb_back.write(ctx, &dy.nb_back);
-        let grow = self.set_pool(ctx, &dy.pool)?;
+        let grow = self.set_candidates(ctx, &dy.node_cand, &dy.body_rx)? | self.set_pool(ctx, &dy.pool)?;
         self.clock.write(ctx, &[dy.clock]);
         let f: Vec<f32> = dy.wall_force.iter().flatten().copied().collect();
         self.wall_force.write(ctx, &f);
@@ -289,10 +318,9 @@ impl ModalBackend for GpuModal {
     fn pool(&mut self) -> anyhow::Result<SlotPool<ModalSlot>> {
         Ok(self.buf.pool(&self.ctx))
     }
-    fn set_neighbours(&mut self, nb: &[u32], nb_back: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()> {
-        self.buf.nb.write(&self.ctx, nb);
-        self.buf.nb_back.write(&self.ctx, nb_back);
-        if self.buf.set_pool(&self.ctx, pool)? {
+    fn set_neighbours(&mut self, node_cand: &[u32], body_rx: &[u32], pool: &SlotPool<ModalSlot>) -> anyhow::Result<()> {
+        let grew = self.buf.set_candidates(&self.ctx, node_cand, body_rx)?;
+        if self.buf.set_pool(&self.ctx, pool)? | grew {
             self.rebind();
         }
         Ok(())

@@ -15,7 +15,8 @@
 //! - [`body`]: the body description and builders (disk, beam), its state.
 //! - [`layout`]: GPU records shared with `shaders/modal_lib.wgsl`.
 //! - [`contact`]: per-node contact functions (wall, level-set pullback, precomputed level sets).
-//! - body pairs are listed by the shared broad phase (`crate::broad_phase`, `stepper::neighbour_lists`).
+//! - [`broad_phase`]: body pairs by the shared broad phase (`crate::broad_phase`), then each
+//!   surface node's candidate partners within them, and the slots' history remap.
 //! - [`timestep`]: the two critical time steps of §3.3.
 //! - [`cpu`]: CPU twins of the kernels; [`gpu`]: the wgpu stepper; [`stepper`]: scene packing and
 //!   the step loop both share.
@@ -23,6 +24,7 @@
 
 pub mod backend;
 pub mod body;
+pub mod broad_phase;
 pub mod contact;
 pub mod cpu;
 pub mod frame;
@@ -40,5 +42,5 @@ pub mod validation;
 
 /// Most modes per body (fixed-size arrays in the GPU records).
 pub const MAX_MODES: usize = 4;
-/// Most neighbour bodies per body (contact slots per surface node besides the walls).
+/// Most neighbour bodies per body (a bound on a surface node's contact slots besides the walls).
 pub const MAX_NB: usize = 6;

@@ -11,13 +11,11 @@
 
 pub use super::backend::ModalBackend;
 use super::body::ModalBody;
+use super::broad_phase::{nodes_of, remap_slots, surface_positions, ModalLists};
 use super::layout::*;
 pub use super::packed::Packed;
 use super::stiffness::ModalStiffness;
 use super::{MAX_MODES, MAX_NB};
-use crate::broad_phase::circles::{near_lists, pad_symmetric, Circle};
-use crate::broad_phase::history::{carry_pool, Plain};
-use crate::broad_phase::pool::SlotPool;
 use crate::broad_phase::schedule::check_moved;
 use crate::model::contact_table::law_table;
 use crate::model::ContactLaw;
@@ -257,21 +255,23 @@ pub struct ModalRun<B: ModalBackend> {
     pub backend: B,
     pub rebuild_every: u32,
     pub skin: f32,
-    pub(crate) nb: Vec<u32>,
-    /// Body positions at the last rebuild (for the skin check).
+    /// The lists of the last build (bodies, surface nodes' candidates).
+    pub(crate) lists: ModalLists,
+    /// Body and surface node positions at the last rebuild (for the skin check).
     pub(crate) x_at_rebuild: Vec<[f32; 2]>,
+    pub(crate) surface_at_rebuild: Vec<[f32; 2]>,
     pub rebuilds: u32,
 }
 
 impl<B: ModalBackend> ModalRun<B> {
     pub fn new(backend: B, rebuild_every: u32, skin: f32) -> ModalRun<B> {
-        let nb = vec![NONE; backend.packed().bodies.len() * MAX_NB];
         ModalRun {
+            lists: ModalLists::empty(backend.packed()),
             backend,
             rebuild_every: rebuild_every.max(1),
             skin,
-            nb,
             x_at_rebuild: vec![],
+            surface_at_rebuild: vec![],
             rebuilds: 0,
         }
     }
@@ -282,26 +282,41 @@ impl<B: ModalBackend> ModalRun<B> {
             .iter()
             .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
             .collect();
+        let p = self.backend.packed();
+        let surface = surface_positions(p, &states);
         if !self.x_at_rebuild.is_empty() {
-            // A body that moved more than skin/2 since the last list may have missed a partner.
+            // A body or a surface node that moved more than skin/2 since the last list may have
+            // missed a partner.
+            let (skin, every) = (self.skin, self.rebuild_every);
             check_moved(
                 "modal body",
                 &centres,
                 &self.x_at_rebuild,
                 0..centres.len(),
-                self.skin,
-                self.rebuild_every,
+                skin,
+                every,
+            )?;
+            let nb = &self.lists.nb;
+            let nodes = nodes_of(p, |b| nb[b * MAX_NB] != NONE);
+            check_moved(
+                "modal surface node",
+                &surface,
+                &self.surface_at_rebuild,
+                nodes,
+                skin,
+                every,
             )?;
         }
-        let (nb, nb_back) = neighbour_lists(&body_circles(self.backend.packed(), &centres), self.skin)?;
-        if nb != self.nb || self.rebuilds == 0 {
-            // The pool is laid out by the lists: remapped whenever they change.
+        let lists = ModalLists::build(p, &centres, &surface, self.skin)?;
+        if lists.node_cand != self.lists.node_cand || self.rebuilds == 0 {
+            // The pool is laid out by the candidates: remapped whenever they change.
             let old = self.backend.pool()?;
-            let pool = remap_slots(self.backend.packed(), &old, &self.nb, &nb);
-            self.backend.set_neighbours(&nb, &nb_back, &pool)?;
+            let pool = remap_slots(self.backend.packed(), &old, &self.lists.node_cand, &lists.node_cand);
+            self.backend.set_neighbours(&lists.node_cand, &lists.body_rx, &pool)?;
         }
-        self.nb = nb;
+        self.lists = lists;
         self.x_at_rebuild = centres;
+        self.surface_at_rebuild = surface;
         self.rebuilds += 1;
         Ok(())
     }
@@ -320,43 +335,6 @@ impl<B: ModalBackend> ModalRun<B> {
         }
         Ok(())
     }
-}
-
-/// The bounding circle of each modal body: its centre X and `bound_radius`.
-pub fn body_circles(p: &Packed, centres: &[[f32; 2]]) -> Vec<Circle> {
-    centres
-        .iter()
-        .zip(&p.bodies)
-        .map(|(c, b)| Circle {
-            centre: *c,
-            radius: b.bound_radius,
-        })
-        .collect()
-}
-
-/// The modal–modal lists (shared broad phase, `crate::broad_phase::circles`): bounding circles
-/// closer than `skin`; per body MAX_NB partners and the body's index in each partner's list.
-pub fn neighbour_lists(circles: &[Circle], skin: f32) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
-    pad_symmetric(
-        &near_lists(circles, circles, true, skin),
-        MAX_NB,
-        "modal body",
-        "MAX_NB",
-    )
-}
-
-/// The slot pool for the new neighbour lists: each node keeps its wall slots, and its
-/// body-contact slots (history included) follow their partners into the new lists (the shared
-/// pool and history remap, `crate::broad_phase::{pool, history}`).
-pub fn remap_slots(p: &Packed, old: &SlotPool<ModalSlot>, old_nb: &[u32], new_nb: &[u32]) -> SlotPool<ModalSlot> {
-    let owners = p.nodes.iter().enumerate().map(|(k, n)| (k, n.body as usize));
-    carry_pool(
-        old,
-        owners,
-        p.params.n_walls as usize,
-        &Plain(old_nb, MAX_NB),
-        &Plain(new_nb, MAX_NB),
-    )
 }
 
 impl Default for ModalSlot {
