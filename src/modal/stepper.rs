@@ -276,6 +276,11 @@ impl<B: ModalBackend> ModalRun<B> {
         }
     }
 
+    /// The lists of the last build (bodies, surface nodes' candidates).
+    pub fn lists(&self) -> &ModalLists {
+        &self.lists
+    }
+
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let states = self.backend.states()?;
         let centres: Vec<[f32; 2]> = states

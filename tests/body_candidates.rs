@@ -1,6 +1,14 @@
-//! The coupled contacts over candidate primitives (`coupled::broad_phase::couple_candidates`):
-//! a modal disk dropped onto the floor of an SPD box whose walls are cut into short segments
-//! (0.02, cell radius ≈ 1), beside a free SPD cell it lands against, CPU.
+//! The body contacts over candidate primitives (`broad_phase::primitives`).
+//!
+//! Modal–modal (`modal::broad_phase::ModalLists`): the 3 × 3 packing of the modal validation
+//! compressed by four walls, CPU, lists every 100 steps: every 25 steps, each surface node
+//! touching the level set of a body of its body's list has that body among its candidates
+//! (contacts occur: at least 200 among the samples), and a node lists fewer bodies than its body
+//! does (the far side of a disk lists none).
+//!
+//! Coupled (`coupled::broad_phase::couple_candidates`): a modal disk dropped onto the floor of an
+//! SPD box whose walls are cut into short segments (0.02, cell radius ≈ 1), beside a free SPD
+//! cell it is thrown against, CPU.
 //!
 //! - Every contact of the whole search is among the candidates: every 20 steps for 3000 steps
 //!   (lists built every 100, so up to 100 steps after a build), each modal surface node against every segment of each listed cell
@@ -19,8 +27,11 @@ use softdem::coupled::cpu::CpuCoupled;
 use softdem::coupled::stepper::{cpu, gpu, CoupledBackend, CoupledRun, CoupledScene};
 use softdem::coupled::{CELL_FROZEN, CELL_OPEN, MAX_CELLS, MAX_MB};
 use softdem::modal::contact::point_vs_body;
-use softdem::modal::cpu::surface_point;
+use softdem::modal::cpu::{surface_point, CpuModal};
 use softdem::modal::layout::NONE;
+use softdem::modal::stepper::{ModalBackend, ModalRun};
+use softdem::modal::validation::{compaction_case, COMPACTION_DURATION};
+use softdem::modal::MAX_NB;
 use softdem::scenario::Scenario;
 use std::path::Path;
 
@@ -244,4 +255,70 @@ fn thrown_disk_gpu_matches_cpu() {
             m[0].v[0]
         );
     }
+}
+
+#[test]
+fn modal_candidates_hold_every_contact_of_the_body_lists() {
+    let mut c = compaction_case(3, 0.2).unwrap();
+    c.scene.rebuild_every = 100;
+    let packed = c.scene.pack().unwrap();
+    let states = c.scene.bodies.iter().map(|b| b.initial_state()).collect();
+    let mut run = ModalRun::new(CpuModal::new(packed, states), c.scene.rebuild_every, c.scene.skin);
+    let (mut contacts, mut listed_pairs, mut candidate_pairs) = (0usize, 0usize, 0usize);
+    for _sample in 0..60 {
+        run.run(25).unwrap();
+        let lists = run.lists().clone();
+        let (sc, dy) = (&run.backend.sc, &run.backend.dy);
+        for k in 0..sc.nodes.len() {
+            let pt = surface_point(sc, &dy.state, k);
+            let b = pt.body;
+            let mine = &lists.node_cand[lists.node_cand[k] as usize..lists.node_cand[k + 1] as usize];
+            candidate_pairs += mine.len();
+            for t in 0..MAX_NB {
+                let j = lists.nb[b * MAX_NB + t];
+                if j == NONE {
+                    break;
+                }
+                listed_pairs += 1;
+                let sj = &dy.state[j as usize];
+                let d = [
+                    (pt.x_hi[0] - sj.x_hi[0]) + (pt.x_lo[0] - sj.x_lo[0]),
+                    (pt.x_hi[1] - sj.x_hi[1]) + (pt.x_lo[1] - sj.x_lo[1]),
+                ];
+                let law_material = sc.bodies[b].contact_material;
+                let o = point_vs_body(sc, j as usize, sj, d, pt.vel, [0.0; 2], 0.0, law_material);
+                if o.0.active != 0 {
+                    contacts += 1;
+                    assert!(mine.contains(&j), "surface node {k} touches body {j}, not a candidate");
+                }
+            }
+        }
+    }
+    println!("{contacts} contacts; {candidate_pairs} candidate pairs of {listed_pairs} listed");
+    assert!(contacts >= 200, "{contacts} contacts among the samples");
+    assert!(
+        2 * candidate_pairs < listed_pairs,
+        "{candidate_pairs} candidate pairs of {listed_pairs} node–body pairs listed"
+    );
+}
+
+/// The modal driver's check: a disk of the packing spun about its centre (surface speed ω R =
+/// 5, about skin/2 = 0.5 in 0.1 time units) stops the run at the next build with the node named.
+#[test]
+fn a_spinning_modal_body_stops_a_modal_run() {
+    let mut c = compaction_case(3, COMPACTION_DURATION).unwrap();
+    c.scene.rebuild_every = 2000;
+    let packed = c.scene.pack().unwrap();
+    let dt = packed.params.dt;
+    let states = c.scene.bodies.iter().map(|b| b.initial_state()).collect();
+    let mut run = ModalRun::new(CpuModal::new(packed, states), c.scene.rebuild_every, c.scene.skin);
+    run.run(1).unwrap();
+    let mut dy = run.backend.dynamic().unwrap();
+    dy.state[4].omega = 0.5;
+    run.backend.set_dynamic(&dy, 1).unwrap();
+    let e = run.run(4000).unwrap_err().to_string();
+    assert!(
+        e.contains("modal surface node") && e.contains("skin/2"),
+        "dt {dt}, 2000 steps: {e}"
+    );
 }
