@@ -231,7 +231,10 @@ fn main() {
             sphere_packing,
             ..
         } => {
-            if scene.iter().any(|s| s != "spheres" && s != "triaxial" && s != "coupled") {
+            if scene
+                .iter()
+                .any(|s| s != "spheres" && s != "triaxial" && s != "coupled")
+            {
                 println!(
                     "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
                 );
@@ -516,7 +519,12 @@ fn modal_rows(a: &ModalObs, b: &ModalObs) {
 /// `scenes::COUPLED_BENCH_SETTLE` untimed steps, then `steps` timed ones (default 1,000). The
 /// timed window holds the coupled driver's own list rebuilds (every `[modal] rebuild_every`
 /// steps, with their read-backs, as in a run) and ends with a read-back that waits for the GPU.
-fn bench_coupled(kind: BackendKind, cells: &[usize], steps: Option<u32>, wall_segment: Option<f64>) -> anyhow::Result<()> {
+fn bench_coupled(
+    kind: BackendKind,
+    cells: &[usize],
+    steps: Option<u32>,
+    wall_segment: Option<f64>,
+) -> anyhow::Result<()> {
     println!(
         "scene,backend,adapter,cells,spd_nodes,modal_bodies,modal_nodes,wall_segments,steps,seconds,steps_per_s,node_steps_per_s"
     );

@@ -294,11 +294,17 @@ core = "undrained"
 /// Modal bodies of the coupled bench: disk radius, rectangle [length, thickness].
 const CB_DISK_R: f64 = 1.5;
 const CB_RECT: [f64; 2] = [3.6, 0.8];
-/// Clearance of a modal body above its highest SPD support at the start, and from a side wall.
+/// Clearance of a modal body above its highest SPD support at the start.
 const CB_GAP: f64 = 0.01;
-/// Untimed steps of `softdem bench --scene coupled` before the timed window: a modal body starts
-/// `CB_GAP` above its support and falls onto it under g = 2 in about 0.1 time units (≈ 560 steps
-/// of the common dt ≈ 1.8·10⁻⁴), then the contacts damp out.
+/// Clearance of the outer disks' level sets from the side walls' inner faces at the start (their
+/// nearest surface nodes, which straddle the axis point, are 1.8·10⁻³ farther).
+const CB_WALL_GAP: f64 = 0.002;
+/// Untimed steps of `softdem bench --scene coupled` before the timed window. The bed starts as a
+/// geometric deposit (cells touching, unloaded) and creeps under gravity: the soft shells change
+/// shape at nearly constant core area and fill the voids, its top sinking at a few tenths per time
+/// unit. The modal bodies, `CB_GAP` above it, fall faster (no local damping on them) and land on it
+/// after about 1,000 steps (dt ≈ 1.8·10⁻⁴); after 1,500 every modal body is in contact with the
+/// cells (tests/bench_coupled.rs) and rides on the creeping bed during the timed steps.
 pub const COUPLED_BENCH_SETTLE: u64 = 1500;
 
 /// The scene of `softdem bench --scene coupled`: SPD cells and modal bodies in one box.
@@ -306,13 +312,15 @@ pub const COUPLED_BENCH_SETTLE: u64 = 1500;
 /// `cells` shells of 32 nodes, radii uniform in [0.8, 1.0], half-thickness 0.05, an undrained
 /// core K_Ω = 10³, placed by geometric deposition (drop and roll, no clearance) in a box
 /// `width` = max(16, 1.8 √cells) wide; gravity −2 ŷ, friction μ = 0.3 (k_n = k_t = 10⁴, c_n = 5)
-/// for every pair (SPD, modal, mixed), viscous damping 1 on SPD nodes. On the bed rest four
-/// modal bodies with the compaction mode (K = 10³, ζ = 0.5, rigid damping 1): from left to
-/// right a disk of radius 1.5 (64 nodes) against the left wall, a 3.6 × 0.8 rectangle (nodes
-/// every 0.15), a disk and a disk against the right wall, each placed `CB_GAP` above its
-/// highest support (the SPD segments under it) and `CB_GAP` from a side wall. Four modal bodies
-/// because every long wall lists every modal body (its bounding circle spans the box) and a
-/// wall lists at most `coupled::MAX_MB` = 4. The lid is 2 above the highest modal body.
+/// for every pair (SPD, modal, mixed), viscous damping 1 and local damping 0.5 on SPD nodes
+/// (a quasi-static bed). On the bed rest four modal bodies with the compaction mode (K = 10³,
+/// ζ = 0.5, rigid damping 1): from left to right a disk of radius 1.5 (64 nodes) at the left
+/// wall, a 3.6 × 0.8 rectangle (nodes every 0.15), a disk, and a disk at the right wall; each
+/// starts `CB_GAP` above its highest support (the SPD segments under it), the outer disks
+/// `CB_WALL_GAP` from the side walls (near them, in their contact lists, but not pressed on
+/// them: nothing pushes sideways in a level box). Four modal bodies because every long wall
+/// lists every modal body (its bounding circle spans the box) and a wall lists at most
+/// `coupled::MAX_MB` = 4. The lid is 2 above the highest modal body.
 /// `wall_segment`: the box walls' segment length; `None` draws each side as one segment,
 /// `Some(0.0)` at the cells' mean segment length (the box's default), `Some(L)` at L.
 pub fn coupled_bench(cells: usize, wall_segment: Option<f64>) -> crate::scenario::coupled::CoupledBuilt {
@@ -324,6 +332,7 @@ name = "bench_coupled"
 dt_fraction = 0.2
 gravity = [0.0, -2.0]
 viscous_damping = 1.0
+local_damping = 0.5
 [contact]
 k_n = 1.0e4
 c_n = 5.0
@@ -399,17 +408,12 @@ core = "undrained"
     };
     // Left to right: disk at the left wall, rectangle, disk, disk at the right wall.
     let d = 2.0 * CB_DISK_R;
-    let space = (width - 2.0 * CB_GAP - 3.0 * d - CB_RECT[0]) / 3.0;
-    let x0 = CB_GAP + CB_DISK_R;
-    let x1 = CB_GAP + d + space + ha;
-    let x2 = CB_GAP + d + 2.0 * space + CB_RECT[0] + CB_DISK_R;
-    let x3 = width - CB_GAP - CB_DISK_R;
-    let centres = [
-        [x0, disk_y(x0)],
-        [x1, rect_y(x1)],
-        [x2, disk_y(x2)],
-        [x3, disk_y(x3)],
-    ];
+    let space = (width - 2.0 * CB_WALL_GAP - 3.0 * d - CB_RECT[0]) / 3.0;
+    let x0 = CB_WALL_GAP + CB_DISK_R;
+    let x1 = CB_WALL_GAP + d + space + ha;
+    let x2 = CB_WALL_GAP + d + 2.0 * space + CB_RECT[0] + CB_DISK_R;
+    let x3 = width - CB_WALL_GAP - CB_DISK_R;
+    let centres = [[x0, disk_y(x0)], [x1, rect_y(x1)], [x2, disk_y(x2)], [x3, disk_y(x3)]];
     let top = centres[0][1].max(centres[2][1]).max(centres[3][1]) + CB_DISK_R;
     let top = top.max(centres[1][1] + hb) + 2.0;
     let segment = match wall_segment {
