@@ -318,9 +318,9 @@ pub const COUPLED_BENCH_SETTLE: u64 = 1500;
 /// wall, a 3.6 × 0.8 rectangle (nodes every 0.15), a disk, and a disk at the right wall; each
 /// starts `CB_GAP` above its highest support (the SPD segments under it), the outer disks
 /// `CB_WALL_GAP` from the side walls (near them, in their contact lists, but not pressed on
-/// them: nothing pushes sideways in a level box). Four modal bodies because every long wall
-/// lists every modal body (its bounding circle spans the box) and a wall lists at most
-/// `coupled::MAX_MB` = 4. The lid is 2 above the highest modal body.
+/// them: nothing pushes sideways in a level box). Four modal bodies because a long wall's
+/// bounding circle spans much of the box and a wall lists at most `coupled::MAX_MB` = 4 modal
+/// bodies (an error beyond). The lid is 2 above the highest modal body.
 /// `wall_segment`: the box walls' segment length; `None` draws each side as one segment,
 /// `Some(0.0)` at the cells' mean segment length (the box's default), `Some(L)` at L.
 pub fn coupled_bench(cells: usize, wall_segment: Option<f64>) -> crate::scenario::coupled::CoupledBuilt {
