@@ -544,12 +544,12 @@ fn bench_coupled(
             z.modal_bodies,
             z.modal_nodes,
             z.wall_segments,
-            cb.scene.dt(),
+            cb.dt(),
             scenes::COUPLED_BENCH_SETTLE
         );
         let (adapter, s, cpu) = match &ctx {
-            None => time_coupled(softdem::coupled::stepper::cpu(&cb.scene)?, steps)?,
-            Some(ctx) => time_coupled(softdem::coupled::stepper::gpu(ctx.clone(), &cb.scene)?, steps)?,
+            None => time_coupled(softdem::coupled::stepper::cpu(&cb)?, steps)?,
+            Some(ctx) => time_coupled(softdem::coupled::stepper::gpu(ctx.clone(), &cb)?, steps)?,
         };
         if let Some(c) = cpu {
             eprintln!("# {} cells: {s:.3} s wall, {c:.2} s CPU (all threads)", z.cells);

@@ -323,7 +323,7 @@ pub const COUPLED_BENCH_SETTLE: u64 = 1500;
 /// bodies (an error beyond). The lid is 2 above the highest modal body.
 /// `wall_segment`: the box walls' segment length; `None` draws each side as one segment,
 /// `Some(0.0)` at the cells' mean segment length (the box's default), `Some(L)` at L.
-pub fn coupled_bench(cells: usize, wall_segment: Option<f64>) -> crate::scenario::coupled::CoupledBuilt {
+pub fn coupled_bench(cells: usize, wall_segment: Option<f64>) -> crate::coupled::stepper::CoupledScene {
     let width = (1.8 * (cells as f64).sqrt()).max(16.0);
     let head = format!(
         r#"
@@ -449,6 +449,7 @@ core = "undrained"
     parse(&text)
         .build_coupled()
         .unwrap_or_else(|e| panic!("the coupled bench scene is valid: {e}"))
+        .scene
 }
 
 /// Sizes of a coupled bench scene, as `softdem bench --scene coupled` prints them.
@@ -464,15 +465,15 @@ pub struct CoupledBenchSize {
 }
 
 impl CoupledBenchSize {
-    pub fn of(cb: &crate::scenario::coupled::CoupledBuilt) -> CoupledBenchSize {
-        let sc = &cb.scene.spd;
+    pub fn of(cs: &crate::coupled::stepper::CoupledScene) -> CoupledBenchSize {
+        let sc = &cs.spd;
         let free = sc.bodies.iter().filter(|b| b.flags & BODY_FROZEN == 0);
         let walls = sc.bodies.iter().filter(|b| b.flags & BODY_FROZEN != 0);
         CoupledBenchSize {
             cells: free.clone().count(),
             spd_nodes: free.map(|b| b.count as usize).sum(),
-            modal_bodies: cb.scene.modal.bodies.len(),
-            modal_nodes: cb.scene.modal.bodies.iter().map(|b| b.nodes.len()).sum(),
+            modal_bodies: cs.modal.bodies.len(),
+            modal_nodes: cs.modal.bodies.iter().map(|b| b.nodes.len()).sum(),
             wall_segments: walls
                 .map(|b| b.count as usize - usize::from(b.flags & BODY_CLOSED == 0))
                 .sum(),

@@ -28,10 +28,10 @@ fn centre(s: &ModalState) -> [f64; 2] {
 /// Settles the scene as the bench does; the modal states and the free SPD nodes' positions.
 fn settle(cells: usize, wall_segment: Option<f64>) -> (CoupledBenchSize, Vec<ModalState>, Vec<[f64; 2]>) {
     let cb = coupled_bench(cells, wall_segment);
-    let mut run = softdem::coupled::stepper::cpu(&cb.scene).unwrap();
+    let mut run = softdem::coupled::stepper::cpu(&cb).unwrap();
     run.run(COUPLED_BENCH_SETTLE).unwrap();
     let nodes = run.read_nodes().unwrap();
-    let free = cb.scene.spd.bodies.iter().filter(|b| b.flags & BODY_FROZEN == 0);
+    let free = cb.spd.bodies.iter().filter(|b| b.flags & BODY_FROZEN == 0);
     let pos = free
         .flat_map(|b| b.first..b.first + b.count)
         .map(|k| {
@@ -57,7 +57,7 @@ fn coupled_bench_sizes_and_wall_segments() {
     assert_eq!(one, want);
     // Segments of at most L: ⌈side / L⌉ per side; the walls' lines run 2 r past each corner.
     let cb = coupled_bench(40, Some(0.05));
-    let sc = &cb.scene.spd;
+    let sc = &cb.spd;
     let mut expected = 0;
     for b in sc.bodies.iter().filter(|b| b.flags & BODY_FROZEN != 0) {
         let (p, q) = (
