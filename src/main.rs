@@ -528,6 +528,12 @@ fn bench_coupled(
     println!(
         "scene,backend,adapter,cells,spd_nodes,modal_bodies,modal_nodes,wall_segments,steps,seconds,steps_per_s,node_steps_per_s"
     );
+    if let Some(l) = wall_segment {
+        anyhow::ensure!(
+            l >= 0.0,
+            "bench: --wall-segment {l}: a segment length ≥ 0 (0: the box's default)"
+        );
+    }
     let ctx = match kind {
         BackendKind::Gpu => Some(std::sync::Arc::new(softdem::gpu::context::GpuContext::new()?)),
         BackendKind::Cpu => None,
