@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use softdem::backend::BackendKind;
 use softdem::bench_measure::{loglog_slope, process_cpu_seconds};
+use softdem::coupled::stepper::{CoupledBackend, CoupledRun};
 use softdem::engine::spd::create;
 use softdem::model::BODY_CLOSED;
 use softdem::run::session::{self, RunRequest};
@@ -80,7 +81,8 @@ enum Command {
     /// slope of the cost per step: `compaction`, a dense hexagonal packing compressed by a wall
     /// (`scenes::compaction_bench`) at several sizes, and `deposit`, a polydisperse geometric
     /// deposit with friction and an undrained core in a box of one-segment walls whose top
-    /// compresses it (`scenes::deposit_bench`, 400 cells).
+    /// compresses it (`scenes::deposit_bench`, 400 cells); `coupled`, SPD cells and modal bodies
+    /// in a box (`scenes::coupled_bench`, its own CSV), and the other scenes of --scene.
     Bench {
         #[arg(long, value_enum, default_value = "gpu")]
         backend: BackendKind,
@@ -88,11 +90,11 @@ enum Command {
         /// (default: 1e3,1e4,1e5,1e6 for `compaction`, 400 cells for `deposit`).
         #[arg(long, value_delimiter = ',')]
         nodes: Vec<f64>,
-        /// Cell counts to run (instead of --nodes).
+        /// Cell counts to run (instead of --nodes; `coupled`: default 300).
         #[arg(long, value_delimiter = ',')]
         cells: Vec<usize>,
         /// Steps per size; by default each size gets about --node-steps node-steps (≥ 5 steps),
-        /// the `deposit` scene 10,000 steps.
+        /// the `deposit` scene 10,000 steps, the `coupled` scene 1,000.
         #[arg(long)]
         steps: Option<u32>,
         /// Work per size when --steps is not given.
@@ -101,11 +103,15 @@ enum Command {
         /// Scenes to run, in order: `compaction`, `deposit` (the realistic scene), `fall` (the older
         /// packing falling under gravity), `spheres` (3D Hertz–Mindlin spheres, its own CSV:
         /// `spheres::bench_run`), `beads` (bonded-bead spheres of 10⁴–1.4×10⁵ beads), `triaxial` (the
-        /// membrane triaxial cell of issue 25, case 1, patches and particles; CPU).
+        /// membrane triaxial cell of issue 25, case 1, patches and particles; CPU), `coupled`
+        /// (SPD cells and four modal bodies in a box under gravity, `scenes::coupled_bench`,
+        /// default 300 cells, 1,000 steps after 1,500 untimed settling steps; its own CSV:
+        /// cells, SPD nodes, modal bodies, modal surface nodes, wall segments, steps/s and
+        /// node-steps/s of the SPD cells' plus the modal surface nodes).
         #[arg(long, value_delimiter = ',', default_value = "compaction,deposit")]
         scene: Vec<String>,
-        /// `deposit`: segment length of the box walls; 0 subdivides them at the cells' mean
-        /// segment length (default: one segment per side).
+        /// `deposit`, `coupled`: segment length of the box walls; 0 subdivides them at the
+        /// cells' mean segment length (the box's default); default: one segment per side.
         #[arg(long)]
         wall_segment: Option<f64>,
         /// The report for a lent GPU (src/gpu/report.rs): environment, floating-point probe,
@@ -225,7 +231,10 @@ fn main() {
             sphere_packing,
             ..
         } => {
-            if scene.iter().any(|s| s != "spheres" && s != "triaxial") {
+            if scene
+                .iter()
+                .any(|s| s != "spheres" && s != "triaxial" && s != "coupled")
+            {
                 println!(
                     "scene,backend,adapter,cells,nodes_per_cell,nodes,steps,seconds,node_steps_per_s,bytes_gpu,entries_per_node"
                 );
@@ -255,6 +264,11 @@ fn main() {
                 if name == "beads" {
                     // Bonded-bead spheres (issue 24): n = 13.4, 28.8, 32 lattice spacings per radius.
                     return softdem::beads::bench::run(backend, &[13.4, 28.8, 32.0], steps.unwrap_or(200));
+                }
+                if name == "coupled" {
+                    // SPD cells and modal bodies in a box (its own CSV: `bench_coupled`).
+                    let cells = if cells.is_empty() { vec![300] } else { cells.clone() };
+                    return bench_coupled(backend, &cells, steps, wall_segment);
                 }
                 let cells = if !cells.is_empty() {
                     cells.clone()
@@ -501,6 +515,80 @@ fn modal_rows(a: &ModalObs, b: &ModalObs) {
     }
 }
 
+/// `softdem bench --scene coupled`: the scene of `scenes::coupled_bench` at each cell count,
+/// `scenes::COUPLED_BENCH_SETTLE` untimed steps, then `steps` timed ones (default 1,000). The
+/// timed window holds the coupled driver's own list rebuilds (every `[modal] rebuild_every`
+/// steps, with their read-backs, as in a run) and ends with a read-back that waits for the GPU.
+fn bench_coupled(
+    kind: BackendKind,
+    cells: &[usize],
+    steps: Option<u32>,
+    wall_segment: Option<f64>,
+) -> anyhow::Result<()> {
+    println!(
+        "scene,backend,adapter,cells,spd_nodes,modal_bodies,modal_nodes,wall_segments,steps,seconds,steps_per_s,node_steps_per_s"
+    );
+    if let Some(l) = wall_segment {
+        anyhow::ensure!(
+            l >= 0.0,
+            "bench: --wall-segment {l}: a segment length ≥ 0 (0: the box's default)"
+        );
+    }
+    let ctx = match kind {
+        BackendKind::Gpu => Some(std::sync::Arc::new(softdem::gpu::context::GpuContext::new()?)),
+        BackendKind::Cpu => None,
+    };
+    let steps = steps.unwrap_or(1000) as u64;
+    for &n in cells {
+        let cb = scenes::coupled_bench(n, wall_segment);
+        let z = scenes::CoupledBenchSize::of(&cb);
+        eprintln!(
+            "# coupled, {} cells: {} SPD nodes, {} modal bodies ({} surface nodes), {} wall segments, dt {:.3e}; \
+             settling {} steps",
+            z.cells,
+            z.spd_nodes,
+            z.modal_bodies,
+            z.modal_nodes,
+            z.wall_segments,
+            cb.dt(),
+            scenes::COUPLED_BENCH_SETTLE
+        );
+        let (adapter, s, cpu) = match &ctx {
+            None => time_coupled(softdem::coupled::stepper::cpu(&cb)?, steps)?,
+            Some(ctx) => time_coupled(softdem::coupled::stepper::gpu(ctx.clone(), &cb)?, steps)?,
+        };
+        if let Some(c) = cpu {
+            eprintln!("# {} cells: {s:.3} s wall, {c:.2} s CPU (all threads)", z.cells);
+        }
+        let nodes = (z.spd_nodes + z.modal_nodes) as f64;
+        println!(
+            "coupled,{kind:?},{},{},{},{},{},{},{steps},{s:.4},{:.4e},{:.4e}",
+            adapter.replace(',', ";"),
+            z.cells,
+            z.spd_nodes,
+            z.modal_bodies,
+            z.modal_nodes,
+            z.wall_segments,
+            steps as f64 / s,
+            nodes * steps as f64 / s
+        );
+        std::io::stdout().flush()?;
+    }
+    Ok(())
+}
+
+/// Settles a coupled run, then times `steps` steps: (adapter, wall seconds, process CPU seconds).
+fn time_coupled<B: CoupledBackend>(mut run: CoupledRun<B>, steps: u64) -> anyhow::Result<(String, f64, Option<f64>)> {
+    run.run(scenes::COUPLED_BENCH_SETTLE)?;
+    let _ = run.read_nodes()?;
+    let (t, cpu0) = (Instant::now(), process_cpu_seconds());
+    run.run(steps)?;
+    let _ = run.read_nodes()?; // waits for the GPU
+    let s = t.elapsed().as_secs_f64();
+    let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+    Ok((run.backend.spd().name(), s, cpu))
+}
+
 /// Modal states and modal wall forces of a compared run.
 type ModalObs = (Vec<softdem::modal::layout::ModalState>, Vec<[f32; 2]>);
 
@@ -532,7 +620,9 @@ fn bench(
                 };
                 scenes::packing_in_box(spec, 1.0).0
             }
-            other => anyhow::bail!("bench: unknown --scene `{other}` (compaction, deposit or fall)"),
+            other => anyhow::bail!(
+                "bench: unknown --scene `{other}` (compaction, deposit, fall, coupled, spheres, beads or triaxial)"
+            ),
         };
         let cells_built = scene.bodies.iter().filter(|b| b.flags & BODY_CLOSED != 0).count();
         let nodes = scene.nodes.len();

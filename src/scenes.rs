@@ -290,3 +290,193 @@ core = "undrained"
     sc.set_initial_velocity(&NodeSet::Body(wall), [0.0, -0.5]);
     sc
 }
+
+/// Modal bodies of the coupled bench: disk radius, rectangle [length, thickness].
+const CB_DISK_R: f64 = 1.5;
+const CB_RECT: [f64; 2] = [3.6, 0.8];
+/// Clearance of a modal body above its highest SPD support at the start.
+const CB_GAP: f64 = 0.01;
+/// Clearance of the outer disks' level sets from the side walls' inner faces at the start (their
+/// nearest surface nodes, which straddle the axis point, are 1.8·10⁻³ farther).
+const CB_WALL_GAP: f64 = 0.002;
+/// Untimed steps of `softdem bench --scene coupled` before the timed window. The bed starts as a
+/// geometric deposit (cells touching, unloaded) and creeps under gravity: the soft shells change
+/// shape at nearly constant core area and fill the voids, its top sinking at a few tenths per time
+/// unit. The modal bodies, `CB_GAP` above it, fall faster (no local damping on them) and land on it
+/// after about 1,000 steps (dt ≈ 1.8·10⁻⁴); after 1,500 every modal body is in contact with the
+/// cells (tests/bench_coupled.rs) and rides on the creeping bed during the timed steps.
+pub const COUPLED_BENCH_SETTLE: u64 = 1500;
+
+/// The scene of `softdem bench --scene coupled`: SPD cells and modal bodies in one box.
+///
+/// `cells` shells of 32 nodes, radii uniform in [0.8, 1.0], half-thickness 0.05, an undrained
+/// core K_Ω = 10³, placed by geometric deposition (drop and roll, no clearance) in a box
+/// `width` = max(16, 1.8 √cells) wide; gravity −2 ŷ, friction μ = 0.3 (k_n = k_t = 10⁴, c_n = 5)
+/// for every pair (SPD, modal, mixed), viscous damping 1 and local damping 0.5 on SPD nodes
+/// (a quasi-static bed). On the bed rest four modal bodies with the compaction mode (K = 10³,
+/// ζ = 0.5, rigid damping 1): from left to right a disk of radius 1.5 (64 nodes) at the left
+/// wall, a 3.6 × 0.8 rectangle (nodes every 0.15), a disk, and a disk at the right wall; each
+/// starts `CB_GAP` above its highest support (the SPD segments under it), the outer disks
+/// `CB_WALL_GAP` from the side walls (near them, in their contact lists, but not pressed on
+/// them: nothing pushes sideways in a level box). Four modal bodies because a long wall's
+/// bounding circle spans much of the box and a wall lists at most `coupled::MAX_MB` = 4 modal
+/// bodies (an error beyond). The lid is 2 above the highest modal body.
+/// `wall_segment`: the box walls' segment length; `None` draws each side as one segment,
+/// `Some(0.0)` at the cells' mean segment length (the box's default), `Some(L)` at L.
+pub fn coupled_bench(cells: usize, wall_segment: Option<f64>) -> crate::coupled::stepper::CoupledScene {
+    let width = (1.8 * (cells as f64).sqrt()).max(16.0);
+    let head = format!(
+        r#"
+name = "bench_coupled"
+[simulation]
+dt_fraction = 0.2
+gravity = [0.0, -2.0]
+viscous_damping = 1.0
+local_damping = 0.5
+[contact]
+k_n = 1.0e4
+c_n = 5.0
+k_t = 1.0e4
+mu = 0.3
+[materials.shell]
+k_s = 1.0e4
+xi = 0.025
+k_core = 1.0e3
+radius = 0.9
+nodes = 32
+cell_mass = 1.0
+[[bodies]]
+kind = "packing"
+name = "cells"
+material = "shell"
+min = [0.0, 0.0]
+max = [{width}, {tall}]
+count = {cells}
+radius = 0.9
+spread = 0.1111111
+nodes = 32
+seed = 11
+placement = "drop"
+gap = 0.0
+half_thickness = 0.05
+core = "undrained"
+"#,
+        tall = 8.0 * width
+    );
+    let parse = |text: &str| {
+        crate::scenario::Scenario::from_text(text, "<coupled bench>", std::path::Path::new("."), "bench", &[])
+            .unwrap_or_else(|e| panic!("the coupled bench scene is valid: {e}"))
+    };
+    // The bed alone first (same seed, same deposit): the modal bodies are placed on it.
+    let bed = parse(&head)
+        .build()
+        .unwrap_or_else(|e| panic!("the coupled bench bed is valid: {e}"))
+        .scene;
+    let r = 0.05;
+    // Points along every segment of the cells (8 per segment: the sag between them is < 10⁻³ of
+    // CB_GAP), so a modal body clears the segments, not only the nodes.
+    let mut pts = vec![];
+    for b in &bed.bodies {
+        let p = |k: u32| bed.init[(b.first + k % b.count) as usize].pos();
+        for k in 0..b.count {
+            let (a, c) = (p(k), p(k + 1));
+            for s in 0..8 {
+                let t = s as f64 / 8.0;
+                pts.push([a[0] + t * (c[0] - a[0]), a[1] + t * (c[1] - a[1])]);
+            }
+        }
+    }
+    let clear = r + CB_GAP;
+    // Lowest centre height of a disk at x = c that clears every point by `clear`.
+    let disk_y = |c: f64| {
+        let reach = CB_DISK_R + clear;
+        pts.iter()
+            .filter(|p| (p[0] - c).abs() < reach)
+            .map(|p| p[1] + (reach * reach - (p[0] - c).powi(2)).sqrt())
+            .fold(reach, f64::max)
+    };
+    // Lowest centre height of the rectangle at x = c (flat bottom, rounded clearance at its corners).
+    let (ha, hb) = (0.5 * CB_RECT[0], 0.5 * CB_RECT[1]);
+    let rect_y = |c: f64| {
+        pts.iter()
+            .filter(|p| (p[0] - c).abs() < ha + clear)
+            .map(|p| {
+                let dx = ((p[0] - c).abs() - ha).max(0.0);
+                p[1] + (clear * clear - dx * dx).sqrt() + hb
+            })
+            .fold(clear + hb, f64::max)
+    };
+    // Left to right: disk at the left wall, rectangle, disk, disk at the right wall.
+    let d = 2.0 * CB_DISK_R;
+    let space = (width - 2.0 * CB_WALL_GAP - 3.0 * d - CB_RECT[0]) / 3.0;
+    let x0 = CB_WALL_GAP + CB_DISK_R;
+    let x1 = CB_WALL_GAP + d + space + ha;
+    let x2 = CB_WALL_GAP + d + 2.0 * space + CB_RECT[0] + CB_DISK_R;
+    let x3 = width - CB_WALL_GAP - CB_DISK_R;
+    let centres = [[x0, disk_y(x0)], [x1, rect_y(x1)], [x2, disk_y(x2)], [x3, disk_y(x3)]];
+    let top = centres[0][1].max(centres[2][1]).max(centres[3][1]) + CB_DISK_R;
+    let top = top.max(centres[1][1] + hb) + 2.0;
+    let segment = match wall_segment {
+        None => format!("segment = {}", 10.0 * (width + top)),
+        Some(s) if s > 0.0 => format!("segment = {s}"),
+        Some(_) => String::new(),
+    };
+    let mode = |radius: f64| {
+        format!(
+            "[[modal.bodies.modes]]\nshape = \"compaction\"\nradius = {radius}\nstiffness = \"value\"\nk = 1000.0\ndamping_ratio = 0.5\n"
+        )
+    };
+    let mut text = format!(
+        "{head}\n[[bodies]]\nkind = \"box\"\nname = \"box\"\nmin = [0.0, 0.0]\nmax = [{width}, {top}]\n{segment}\n\
+         [modal]\nrebuild_every = 100\nskin = 0.3\n"
+    );
+    for (i, c) in centres.iter().enumerate() {
+        let shape = if i == 1 {
+            format!(
+                "shape = \"rectangle\"\nsize = [{}, {}]\nnode_spacing = 0.15\n",
+                CB_RECT[0], CB_RECT[1]
+            )
+        } else {
+            format!("shape = \"disk\"\nradius = {CB_DISK_R}\nnodes = 64\n")
+        };
+        text += &format!(
+            "[[modal.bodies]]\nname = \"m{i}\"\n{shape}grid_spacing = 0.1\ndensity = 0.3\ncenter = [{}, {}]\nrigid_damping = 1.0\n{}",
+            c[0],
+            c[1],
+            mode(if i == 1 { ha } else { CB_DISK_R })
+        );
+    }
+    parse(&text)
+        .build_coupled()
+        .unwrap_or_else(|e| panic!("the coupled bench scene is valid: {e}"))
+        .scene
+}
+
+/// Sizes of a coupled bench scene, as `softdem bench --scene coupled` prints them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoupledBenchSize {
+    /// Free SPD cells and their nodes.
+    pub cells: usize,
+    pub spd_nodes: usize,
+    pub modal_bodies: usize,
+    pub modal_nodes: usize,
+    /// Segments of the frozen SPD bodies (the box's four walls).
+    pub wall_segments: usize,
+}
+
+impl CoupledBenchSize {
+    pub fn of(cs: &crate::coupled::stepper::CoupledScene) -> CoupledBenchSize {
+        let sc = &cs.spd;
+        let free = sc.bodies.iter().filter(|b| b.flags & BODY_FROZEN == 0);
+        let walls = sc.bodies.iter().filter(|b| b.flags & BODY_FROZEN != 0);
+        CoupledBenchSize {
+            cells: free.clone().count(),
+            spd_nodes: free.map(|b| b.count as usize).sum(),
+            modal_bodies: cs.modal.bodies.len(),
+            modal_nodes: cs.modal.bodies.iter().map(|b| b.nodes.len()).sum(),
+            wall_segments: walls
+                .map(|b| b.count as usize - usize::from(b.flags & BODY_CLOSED == 0))
+                .sum(),
+        }
+    }
+}
