@@ -30,10 +30,9 @@ use super::broad_phase::{
 use super::cpu::CpuCoupled;
 use super::layout::{CellRec, CoupleParams};
 use crate::broad_phase::schedule::check_moved;
-use crate::modal::broad_phase::{body_circles, nodes_of, remap_slots, surface_positions, ModalLists};
+use crate::modal::broad_phase::{body_circles, remap_slots, ModalSchedule};
 use crate::modal::layout::{ModalState, NONE};
 use crate::modal::stepper::{ModalScene, Packed};
-use crate::modal::MAX_NB;
 use crate::model::*;
 use anyhow::ensure;
 
@@ -187,13 +186,12 @@ pub struct CoupledRun<B: CoupledBackend> {
     pub backend: B,
     pub rebuild_every: u32,
     pub skin: f32,
-    /// The modal–modal lists of the last build.
-    pub(crate) modal: ModalLists,
+    /// The modal side of the schedule: the modal–modal lists of the last build and where the
+    /// bodies and surface nodes were then.
+    pub(crate) modal: ModalSchedule,
     pub(crate) lists: CoupleLists,
-    pub(crate) modal_at_rebuild: Vec<[f32; 2]>,
+    /// SPD node positions at the last build.
     pub(crate) spd_at_rebuild: Vec<[f32; 2]>,
-    /// Modal surface node positions at the last build (the coupled candidates' reach).
-    pub(crate) mnode_at_rebuild: Vec<[f32; 2]>,
     pub rebuilds: u32,
 }
 
@@ -221,14 +219,12 @@ impl<B: CoupledBackend> CoupledRun<B> {
         let nc = backend.statics().cells.len();
         let ns = backend.statics().node_cell.len();
         let mut run = CoupledRun {
-            modal: ModalLists::empty(backend.packed()),
+            modal: ModalSchedule::empty(backend.packed()),
             backend,
             rebuild_every: rebuild_every.max(1),
             skin,
             lists: CoupleLists::empty(nc, nm, ns),
-            modal_at_rebuild: vec![],
             spd_at_rebuild: vec![],
-            mnode_at_rebuild: vec![],
             rebuilds: 0,
         };
         run.rebuild()?;
@@ -238,10 +234,6 @@ impl<B: CoupledBackend> CoupledRun<B> {
 
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let states = self.backend.modal_states()?;
-        let centres: Vec<[f32; 2]> = states
-            .iter()
-            .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
-            .collect();
         let nodes = self.backend.spd().read_nodes()?;
         let pos: Vec<[f32; 2]> = nodes
             .iter()
@@ -249,42 +241,32 @@ impl<B: CoupledBackend> CoupledRun<B> {
             .collect();
         let cs = self.backend.statics().clone();
         let packed = self.backend.packed();
-        let mnodes = surface_positions(packed, &states);
-        if !self.modal_at_rebuild.is_empty() {
-            // With every modal centre, every coupled SPD node and every surface node of a modal
-            // body with listed cells within skin/2 of where it was at the last build, no pair
-            // closer than its reach + skin was missed.
-            let (skin, every) = (self.skin, self.rebuild_every);
-            check_moved(
-                "modal body",
-                &centres,
-                &self.modal_at_rebuild,
-                0..centres.len(),
-                skin,
-                every,
-            )?;
+        // The modal side (centres, surface nodes of bodies with partners or listed cells), then
+        // every SPD node of a coupled cell within skin/2 of where it was at the last build: no
+        // pair closer than its reach + skin was missed.
+        let mb_cells = &self.lists.mb_cells;
+        let listed = |b: usize| mb_cells[2 * b * super::MAX_CELLS] != NONE;
+        let modal = self
+            .modal
+            .next(packed, &states, (self.skin, self.rebuild_every), listed)?;
+        if !self.spd_at_rebuild.is_empty() {
             let coupled = cs.cells.iter().filter(|c| c.coupled != 0);
             let nodes = coupled.flat_map(|c| c.first as usize..(c.first + c.count) as usize);
-            check_moved("SPD node", &pos, &self.spd_at_rebuild, nodes, skin, every)?;
-            let (nb, mb_cells) = (&self.modal.nb, &self.lists.mb_cells);
-            let listed = |b: usize| nb[b * MAX_NB] != NONE || mb_cells[2 * b * super::MAX_CELLS] != NONE;
-            let surface = nodes_of(packed, listed);
             check_moved(
-                "modal surface node",
-                &mnodes,
-                &self.mnode_at_rebuild,
-                surface,
-                skin,
-                every,
+                "SPD node",
+                &pos,
+                &self.spd_at_rebuild,
+                nodes,
+                self.skin,
+                self.rebuild_every,
             )?;
         }
-        let modal_circles = body_circles(packed, &centres);
-        let modal = ModalLists::build(packed, &centres, &mnodes, self.skin)?;
+        let modal_circles = body_circles(packed, &modal.centres);
         let mut lists = couple_lists(&cell_circles(&cs.cells, &pos), &modal_circles, self.skin)?;
         let at = BuildPositions {
             spd: &pos,
-            centres: &centres,
-            mnodes: &mnodes,
+            centres: &modal.centres,
+            mnodes: &modal.surface,
         };
         let statics = Statics {
             cells: &cs.cells,
@@ -292,22 +274,20 @@ impl<B: CoupledBackend> CoupledRun<B> {
             directions: cs.params.directions,
         };
         couple_candidates(&statics, packed, &mut lists, &at, self.skin);
-        let changed = modal != self.modal || lists != self.lists;
+        let changed = modal.lists != self.modal.lists || lists != self.lists;
         if self.rebuilds == 0 || changed {
             let (m, s, k) = self.backend.slots()?;
             let packed = self.backend.packed();
             let remapped = (
-                remap_slots(packed, &m, &self.modal.node_cand, &modal.node_cand),
+                remap_slots(packed, &m, &self.modal.lists.node_cand, &modal.lists.node_cand),
                 remap_spd_slots(&s, &self.lists, &lists),
                 remap_mnode_slots(packed, &k, &self.lists, &lists),
             );
-            self.backend.set_lists(&modal, &lists, Some(remapped))?;
+            self.backend.set_lists(&modal.lists, &lists, Some(remapped))?;
         }
         self.modal = modal;
         self.lists = lists;
-        self.modal_at_rebuild = centres;
         self.spd_at_rebuild = pos;
-        self.mnode_at_rebuild = mnodes;
         self.rebuilds += 1;
         Ok(())
     }

@@ -16,7 +16,7 @@ use crate::broad_phase::pool::SlotPool;
 use crate::coupled::broad_phase::{check_candidates, CoupleLists};
 use crate::coupled::layout::SegSlot;
 use crate::coupled::stepper::{CoupledBackend, CoupledRun};
-use crate::modal::broad_phase::ModalLists;
+use crate::modal::broad_phase::{ModalLists, ModalSchedule};
 use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
 use crate::model::LinkState;
 use crate::output::modal::{Outline, OutlineSource};
@@ -150,10 +150,10 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             .array(&run.lists.cell_mb)
             .array(&run.lists.mb_cells)
             .array(&run.lists.cand)
-            .array(&run.modal.nb)
-            .array(&run.modal_at_rebuild)
+            .array(&run.modal.lists.nb)
+            .array(&run.modal.centres)
             .array(&run.spd_at_rebuild)
-            .array(&run.mnode_at_rebuild)
+            .array(&run.modal.surface)
             .u64(run.rebuilds as u64);
         // The modal walls as stages left them, when the scene has any (so that checkpoints of
         // scenes without them keep their layout).
@@ -194,10 +194,10 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             &s.start,
             k.slots.len(),
         )?;
-        let nb: Vec<u32> = r.exact(run.modal.nb.len(), "modal neighbour entries")?;
-        let modal_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let nb: Vec<u32> = r.exact(run.modal.lists.nb.len(), "modal neighbour entries")?;
+        let centres: Vec<[f32; 2]> = r.array()?;
         let spd_at_rebuild: Vec<[f32; 2]> = r.array()?;
-        let mnode_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let surface: Vec<[f32; 2]> = r.array()?;
         let rebuilds = r.u64()? as u32;
         let walls: Option<Vec<ModalWallRec>> = match p.walls.len() {
             0 => None,
@@ -218,11 +218,13 @@ impl<B: CoupledBackend + 'static> Kind for CoupledKind<B> {
             body_rx: dy.body_rx.clone(),
         };
         run.backend.set_lists(&modal, &lists, Some((dy.pool.clone(), s, k)))?;
-        run.modal = modal;
+        run.modal = ModalSchedule {
+            lists: modal,
+            centres,
+            surface,
+        };
         run.lists = lists;
-        run.modal_at_rebuild = modal_at_rebuild;
         run.spd_at_rebuild = spd_at_rebuild;
-        run.mnode_at_rebuild = mnode_at_rebuild;
         run.rebuilds = rebuilds;
         Ok(())
     }

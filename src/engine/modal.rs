@@ -8,7 +8,7 @@ use super::{modal_measures, Controls, Kind, KindBytes, KindReader, Sample};
 use crate::backend::SavedState;
 use crate::broad_phase::pool::SlotPool;
 use crate::broad_phase::primitives::check_sections;
-use crate::modal::broad_phase::ModalLists;
+use crate::modal::broad_phase::{ModalLists, ModalSchedule};
 use crate::modal::contact::wall_point;
 use crate::modal::cpu::Dynamic;
 use crate::modal::layout::{ModalSlot, ModalState, ModalWallRec};
@@ -214,9 +214,9 @@ impl<B: ModalBackend> Kind for ModalKind<B> {
         put_dynamic(&mut out, &dy);
         out.array(&p.walls)
             .array(&p.params.gravity)
-            .array(&self.run.lists.nb)
-            .array(&self.run.x_at_rebuild)
-            .array(&self.run.surface_at_rebuild)
+            .array(&self.run.modal.lists.nb)
+            .array(&self.run.modal.centres)
+            .array(&self.run.modal.surface)
             .u64(self.run.rebuilds as u64);
         Ok(SavedState {
             steps: self.run.backend.steps_done(),
@@ -235,20 +235,23 @@ impl<B: ModalBackend> Kind for ModalKind<B> {
         let dy = get_dynamic(&mut r, &p)?;
         let walls: Vec<ModalWallRec> = r.exact(p.walls.len(), "modal walls")?;
         let g: Vec<f32> = r.exact(2, "gravity components")?;
-        let nb: Vec<u32> = r.exact(self.run.lists.nb.len(), "modal neighbour entries")?;
-        let x_at_rebuild: Vec<[f32; 2]> = r.array()?;
-        let surface_at_rebuild: Vec<[f32; 2]> = r.array()?;
+        let nb: Vec<u32> = r.exact(self.run.modal.lists.nb.len(), "modal neighbour entries")?;
+        let centres: Vec<[f32; 2]> = r.array()?;
+        let surface: Vec<[f32; 2]> = r.array()?;
         let rebuilds = r.u64()? as u32;
         self.run.backend.set_dynamic(&dy, saved.steps)?;
         self.run.backend.set_walls(&walls)?;
         self.run.backend.set_gravity([g[0], g[1]])?;
-        self.run.lists = ModalLists {
+        let lists = ModalLists {
             nb,
             node_cand: dy.node_cand.clone(),
             body_rx: dy.body_rx.clone(),
         };
-        self.run.x_at_rebuild = x_at_rebuild;
-        self.run.surface_at_rebuild = surface_at_rebuild;
+        self.run.modal = ModalSchedule {
+            lists,
+            centres,
+            surface,
+        };
         self.run.rebuilds = rebuilds;
         Ok(())
     }

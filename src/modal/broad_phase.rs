@@ -24,6 +24,7 @@ use crate::broad_phase::circles::{near_lists, pad_symmetric, Circle};
 use crate::broad_phase::history::{carry_pool, Csr, Plain};
 use crate::broad_phase::pool::SlotPool;
 use crate::broad_phase::primitives::{pack_sections, points_near_bodies, slots_per_partner};
+use crate::broad_phase::schedule::check_moved;
 use crate::model::NONE;
 
 /// The bounding circle of each modal body: its centre X and `bound_radius`.
@@ -43,6 +44,57 @@ pub fn body_circles(p: &Packed, centres: &[[f32; 2]]) -> Vec<Circle> {
 pub fn neighbour_lists(circles: &[Circle], skin: f32) -> anyhow::Result<Vec<u32>> {
     let lists = near_lists(circles, circles, true, skin);
     Ok(pad_symmetric(&lists, MAX_NB, "modal body", "MAX_NB")?.0)
+}
+
+/// The modal side of the list schedule, shared by the modal-only driver (`stepper::ModalRun`)
+/// and the coupled one: the lists of the last build and where the centres and the surface nodes
+/// were then.
+#[derive(Clone, Debug)]
+pub struct ModalSchedule {
+    pub lists: ModalLists,
+    pub centres: Vec<[f32; 2]>,
+    pub surface: Vec<[f32; 2]>,
+}
+
+impl ModalSchedule {
+    /// Before the first build.
+    pub fn empty(p: &Packed) -> ModalSchedule {
+        ModalSchedule {
+            lists: ModalLists::empty(p),
+            centres: vec![],
+            surface: vec![],
+        }
+    }
+
+    /// The next build from the bodies' `states`: first the Verlet check against this one (every
+    /// centre, and the surface nodes of bodies with partners or for which `also(b)`: a coupled
+    /// body with listed cells), then the new lists.
+    pub fn next(
+        &self,
+        p: &Packed,
+        states: &[ModalState],
+        (skin, every): (f32, u32),
+        also: impl Fn(usize) -> bool,
+    ) -> anyhow::Result<ModalSchedule> {
+        let centres: Vec<[f32; 2]> = states
+            .iter()
+            .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
+            .collect();
+        let surface = surface_positions(p, states);
+        if !self.centres.is_empty() {
+            // A body or a surface node that moved more than skin/2 since the last build may have
+            // missed a partner.
+            check_moved("modal body", &centres, &self.centres, 0..centres.len(), skin, every)?;
+            let nb = &self.lists.nb;
+            let nodes = nodes_of(p, |b| nb[b * MAX_NB] != NONE || also(b));
+            check_moved("modal surface node", &surface, &self.surface, nodes, skin, every)?;
+        }
+        Ok(ModalSchedule {
+            lists: ModalLists::build(p, &centres, &surface, skin)?,
+            centres,
+            surface,
+        })
+    }
 }
 
 /// World positions of the surface nodes (x_hi + x_lo of `surface_point`).

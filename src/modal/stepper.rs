@@ -11,12 +11,11 @@
 
 pub use super::backend::ModalBackend;
 use super::body::ModalBody;
-use super::broad_phase::{nodes_of, remap_slots, surface_positions, ModalLists};
+use super::broad_phase::{remap_slots, ModalLists, ModalSchedule};
 use super::layout::*;
 pub use super::packed::Packed;
 use super::stiffness::ModalStiffness;
 use super::{MAX_MODES, MAX_NB};
-use crate::broad_phase::schedule::check_moved;
 use crate::model::contact_table::law_table;
 use crate::model::ContactLaw;
 use anyhow::ensure;
@@ -255,73 +254,39 @@ pub struct ModalRun<B: ModalBackend> {
     pub backend: B,
     pub rebuild_every: u32,
     pub skin: f32,
-    /// The lists of the last build (bodies, surface nodes' candidates).
-    pub(crate) lists: ModalLists,
-    /// Body and surface node positions at the last rebuild (for the skin check).
-    pub(crate) x_at_rebuild: Vec<[f32; 2]>,
-    pub(crate) surface_at_rebuild: Vec<[f32; 2]>,
+    /// The lists of the last build and where the bodies and surface nodes were then.
+    pub(crate) modal: ModalSchedule,
     pub rebuilds: u32,
 }
 
 impl<B: ModalBackend> ModalRun<B> {
     pub fn new(backend: B, rebuild_every: u32, skin: f32) -> ModalRun<B> {
         ModalRun {
-            lists: ModalLists::empty(backend.packed()),
+            modal: ModalSchedule::empty(backend.packed()),
             backend,
             rebuild_every: rebuild_every.max(1),
             skin,
-            x_at_rebuild: vec![],
-            surface_at_rebuild: vec![],
             rebuilds: 0,
         }
     }
 
     /// The lists of the last build (bodies, surface nodes' candidates).
     pub fn lists(&self) -> &ModalLists {
-        &self.lists
+        &self.modal.lists
     }
 
     fn rebuild(&mut self) -> anyhow::Result<()> {
         let states = self.backend.states()?;
-        let centres: Vec<[f32; 2]> = states
-            .iter()
-            .map(|s| [s.x_hi[0] + s.x_lo[0], s.x_hi[1] + s.x_lo[1]])
-            .collect();
-        let p = self.backend.packed();
-        let surface = surface_positions(p, &states);
-        if !self.x_at_rebuild.is_empty() {
-            // A body or a surface node that moved more than skin/2 since the last list may have
-            // missed a partner.
-            let (skin, every) = (self.skin, self.rebuild_every);
-            check_moved(
-                "modal body",
-                &centres,
-                &self.x_at_rebuild,
-                0..centres.len(),
-                skin,
-                every,
-            )?;
-            let nb = &self.lists.nb;
-            let nodes = nodes_of(p, |b| nb[b * MAX_NB] != NONE);
-            check_moved(
-                "modal surface node",
-                &surface,
-                &self.surface_at_rebuild,
-                nodes,
-                skin,
-                every,
-            )?;
-        }
-        let lists = ModalLists::build(p, &centres, &surface, self.skin)?;
-        if lists.node_cand != self.lists.node_cand || self.rebuilds == 0 {
+        let every = (self.skin, self.rebuild_every);
+        let next = self.modal.next(self.backend.packed(), &states, every, |_| false)?;
+        let (old, new) = (&self.modal.lists.node_cand, &next.lists.node_cand);
+        if new != old || self.rebuilds == 0 {
             // The pool is laid out by the candidates: remapped whenever they change.
-            let old = self.backend.pool()?;
-            let pool = remap_slots(self.backend.packed(), &old, &self.lists.node_cand, &lists.node_cand);
-            self.backend.set_neighbours(&lists.node_cand, &lists.body_rx, &pool)?;
+            let pool = self.backend.pool()?;
+            let pool = remap_slots(self.backend.packed(), &pool, old, new);
+            self.backend.set_neighbours(new, &next.lists.body_rx, &pool)?;
         }
-        self.lists = lists;
-        self.x_at_rebuild = centres;
-        self.surface_at_rebuild = surface;
+        self.modal = next;
         self.rebuilds += 1;
         Ok(())
     }
