@@ -213,6 +213,37 @@ pub fn default_demo() -> (Scene, BoxWalls) {
     )
 }
 
+/// The bed of the deposit and coupled benches: `[materials.shell]` and a `packing` body of
+/// `cells` shells of 32 nodes, radii uniform in [0.8, 1.0], half-thickness 0.05, an undrained
+/// core K_Ω = 10³, dropped and rolled (no clearance) into [0, width] × [0, 8 width] (`seed`).
+fn packed_bed(width: f64, cells: usize, seed: u32) -> String {
+    let tall = 8.0 * width;
+    format!(
+        r#"[materials.shell]
+k_s = 1.0e4
+xi = 0.025
+k_core = 1.0e3
+radius = 0.9
+nodes = 32
+cell_mass = 1.0
+[[bodies]]
+kind = "packing"
+name = "cells"
+material = "shell"
+min = [0.0, 0.0]
+max = [{width}, {tall}]
+count = {cells}
+radius = 0.9
+spread = 0.1111111
+nodes = 32
+seed = {seed}
+placement = "drop"
+gap = 0.0
+half_thickness = 0.05
+core = "undrained""#
+    )
+}
+
 /// The realistic benchmark scene of `softdem bench --scene deposit`: `cells` shells of 32 nodes,
 /// radii uniform in [0.8, 1.0], placed by sequential geometric deposition (drop and roll) in a
 /// box about 1.8 √cells wide; friction μ = 0.3 (k_t = k_n = 10⁴), an undrained core
@@ -235,31 +266,10 @@ local_damping = 0.3
 k_n = 1.0e4
 k_t = 1.0e4
 mu = 0.3
-[materials.shell]
-k_s = 1.0e4
-xi = 0.025
-k_core = 1.0e3
-radius = 0.9
-nodes = 32
-cell_mass = 1.0
-[[bodies]]
-kind = "packing"
-name = "cells"
-material = "shell"
-min = [0.0, 0.0]
-max = [{width}, {tall}]
-count = {cells}
-radius = 0.9
-spread = 0.1111111
-nodes = 32
-seed = 5
-placement = "drop"
-gap = 0.0
-half_thickness = 0.05
-core = "undrained"
+{bed}
 {box_body}
 "#,
-            tall = 8.0 * width
+            bed = packed_bed(width, cells, 5)
         )
     };
     let build = |box_body: &str| {
@@ -338,30 +348,9 @@ k_n = 1.0e4
 c_n = 5.0
 k_t = 1.0e4
 mu = 0.3
-[materials.shell]
-k_s = 1.0e4
-xi = 0.025
-k_core = 1.0e3
-radius = 0.9
-nodes = 32
-cell_mass = 1.0
-[[bodies]]
-kind = "packing"
-name = "cells"
-material = "shell"
-min = [0.0, 0.0]
-max = [{width}, {tall}]
-count = {cells}
-radius = 0.9
-spread = 0.1111111
-nodes = 32
-seed = 11
-placement = "drop"
-gap = 0.0
-half_thickness = 0.05
-core = "undrained"
+{bed}
 "#,
-        tall = 8.0 * width
+        bed = packed_bed(width, cells, 11)
     );
     let parse = |text: &str| {
         crate::scenario::Scenario::from_text(text, "<coupled bench>", std::path::Path::new("."), "bench", &[])
