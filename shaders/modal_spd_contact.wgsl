@@ -78,17 +78,6 @@ struct SegSlot {
 @group(0) @binding(22) var<storage, read_write> mnode_slots: array<SegSlot>;
 @group(0) @binding(23) var<storage, read_write> modal_force_out: array<vec2<f32>>;
 
-fn empty_modal_slot() -> ModalSlot {
-    var sl: ModalSlot;
-    sl.force = array<f32, 2>(0.0, 0.0);
-    sl.q = array<f32, 2>(0.0, 0.0);
-    sl.p_ref = array<f32, 2>(0.0, 0.0);
-    sl.hist = array<f32, 2>(0.0, 0.0);
-    sl.partner = NONE;
-    sl.flag = 0u;
-    return sl;
-}
-
 fn empty_seg_slot(partner: u32) -> SegSlot {
     var sl: SegSlot;
     sl.force = array<f32, 2>(0.0, 0.0);
