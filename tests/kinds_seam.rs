@@ -301,3 +301,20 @@ fn coupled_resume_across_gravity_stages_is_bit_exact_on_gpu() {
         COUPLED_FILES,
     );
 }
+
+/// A modal or coupled checkpoint of the layout before the candidate lists (`MODAL1`, `COUPL1`:
+/// the same bytes under the old tag here) is refused by name; the current one is taken back.
+#[test]
+fn checkpoints_of_the_older_layouts_are_refused_by_name() {
+    for (scenario, old) in [(MODAL, "MODAL1"), (COUPLED, "COUPL1")] {
+        let sc = Scenario::load(&path(scenario)).unwrap();
+        let mut made = make_backend(BackendKind::Cpu, &sc).unwrap();
+        let mut saved = made.kind.export_state().unwrap();
+        made.kind.import_state(&saved).unwrap();
+        // A tag is its letters read as one little-endian word, the first letter highest.
+        let tag: Vec<u8> = old.bytes().rev().chain([0, 0]).collect();
+        saved.kind[..8].copy_from_slice(&tag);
+        let e = made.kind.import_state(&saved).unwrap_err().to_string();
+        assert!(e.contains("older softdem") && e.contains(old), "{e}");
+    }
+}
