@@ -202,8 +202,8 @@ pub struct CpuCoupled {
     pub host: CoupledHost<CpuBackend>,
     pub dy: Dynamic,
     pub lists: CoupleLists,
-    /// Coupling slot pools: per SPD node one per modal body listed for its cell, per modal
-    /// surface node one per cell listed for its body (`crate::broad_phase::pool`).
+    /// Coupling slot pools: per SPD node one per candidate modal body, per modal surface node
+    /// one per cell listed for its body (`crate::broad_phase::pool`).
     pub spd_slots: SlotPool<ModalSlot>,
     pub mnode_slots: SlotPool<SegSlot>,
 }

@@ -17,7 +17,7 @@ pub struct CoupleParams {
     pub directions: u32,
     /// Where the SPD nodes' slot offsets start in `slot_start` (binding 27, after the modal
     /// nodes' n_nodes + 1): SPD node x's coupling slots are `spd_slots[slot_start[spd_start_at + x]
-    /// ..]`, one per modal body listed for its cell.
+    /// ..]`, one per candidate modal body (`CoupleLists::cand` section 0).
     pub spd_start_at: u32,
     /// Gravity on the modal bodies (the SPD scene's gravity): M g on their rigid part.
     pub gravity: [f32; 2],

@@ -36,7 +36,7 @@ pub mod gpu;
 pub mod layout;
 pub mod stepper;
 
-/// Most modal bodies listed per SPD cell (contact slots per SPD node).
+/// Most modal bodies listed per SPD cell (a bound on an SPD node's contact slots).
 pub const MAX_MB: usize = 4;
 /// Most SPD cells listed per modal body (contact slots per modal surface node).
 pub const MAX_CELLS: usize = 16;
