@@ -172,17 +172,7 @@ fn gpu_triaxial_cell_follows_the_cpu() {
         "load cell after confinement: R_z device {r_dev:e} N, twin {r_twin:e} N, f64 {r_ref:e} N; target device {target_dev} Pa, twin {}, CPU cell {cpu_target}; σ_p CPU {:.1} Pa (grains' alone {:.1} / {:.1})",
         twin_walls[1].target_stress, cpu_confined.sigma_p, cpu_confined.grain_platen_stress[0], cpu_confined.grain_platen_stress[1]
     );
-    assert_eq!(
-        r_dev.to_bits(),
-        r_twin.to_bits(),
-        "R_z: device {r_dev:e}, twin {r_twin:e}"
-    );
-    assert_eq!(
-        target_dev.to_bits(),
-        twin_walls[1].target_stress.to_bits(),
-        "target: device {target_dev}, twin {}",
-        twin_walls[1].target_stress
-    );
+    assert_load_cell_is_the_twins((r_dev, target_dev), (r_twin, twin_walls[1].target_stress));
     assert_eq!(
         confined.walls[1].target_stress, target_dev,
         "the wall's target is the kernel's"
@@ -379,16 +369,7 @@ fn gpu_load_cell_reads_the_particle_membrane_on_the_faces() {
         g.sigma_p,
         c.sigma_p
     );
-    assert_eq!(
-        r_dev.to_bits(),
-        r_twin.to_bits(),
-        "R_z: device {r_dev:e}, twin {r_twin:e}"
-    );
-    assert_eq!(
-        target_dev.to_bits(),
-        walls[1].target_stress.to_bits(),
-        "target: device and twin"
-    );
+    assert_load_cell_is_the_twins((r_dev, target_dev), (r_twin, walls[1].target_stress));
     assert!(
         faces > 0,
         "no face vertex on the top cap: the face branch is not reached"
@@ -622,4 +603,18 @@ fn gpu_rims_follow_their_twin() {
     println!("stopped and faces: device − twin ≤ {d_x:.3e} m, {d_v:.3e} m/s");
     assert!(d_x <= 1e-8, "stopped vertices: device and twin differ by {d_x:e} m");
     assert!(d_v <= 1e-6, "stopped vertices: device and twin differ by {d_v:e} m/s");
+}
+
+/// The device's load cell (R_z, the servo wall's target) bit for bit its CPU twin's.
+fn assert_load_cell_is_the_twins((r_dev, target_dev): (f32, f32), (r_twin, target_twin): (f32, f32)) {
+    assert_eq!(
+        r_dev.to_bits(),
+        r_twin.to_bits(),
+        "R_z: device {r_dev:e}, twin {r_twin:e}"
+    );
+    assert_eq!(
+        target_dev.to_bits(),
+        target_twin.to_bits(),
+        "target: device {target_dev}, twin {target_twin}"
+    );
 }

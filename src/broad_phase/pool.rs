@@ -48,7 +48,7 @@ impl<S: Copy + Default> SlotPool<S> {
 
     /// Every owner's slots, mutable, in owner order (for a parallel pass over the owners), each
     /// with the pool index of its first slot.
-    pub fn per_owner_mut_at(&mut self) -> Vec<(usize, &mut [S])> {
+    pub fn per_owner_mut(&mut self) -> Vec<(usize, &mut [S])> {
         let mut out = Vec::with_capacity(self.owners());
         let mut rest = self.slots.as_mut_slice();
         for w in self.start.windows(2) {
@@ -57,11 +57,6 @@ impl<S: Copy + Default> SlotPool<S> {
             rest = b;
         }
         out
-    }
-
-    /// Every owner's slots, mutable, in owner order (for a parallel pass over the owners).
-    pub fn per_owner_mut(&mut self) -> Vec<&mut [S]> {
-        self.per_owner_mut_at().into_iter().map(|(_, s)| s).collect()
     }
 
     /// Bytes held: the slots and the offsets.
@@ -83,7 +78,7 @@ mod tests {
         let mut p: SlotPool<u32> = SlotPool::for_lists([(0, 0), (1, 0), (2, 1)], 1, &Plain(&lists, 3));
         assert_eq!(p.start, vec![0, 3, 6, 7]);
         assert_eq!(p.owners(), 3);
-        for (o, s) in p.per_owner_mut().into_iter().enumerate() {
+        for (o, (_, s)) in p.per_owner_mut().into_iter().enumerate() {
             s.iter_mut().for_each(|v| *v = o as u32 + 1);
         }
         assert_eq!(p.of(1), &[2, 2, 2]);

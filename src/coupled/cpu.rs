@@ -243,9 +243,9 @@ impl CpuCoupled {
                 .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
-                .for_each(|(x, out)| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
+                .for_each(|(x, (_, out))| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
             mnode_slots
-                .per_owner_mut_at()
+                .per_owner_mut()
                 .into_par_iter()
                 .enumerate()
                 .for_each(|(k, (first, out))| modal_node_vs_spd(sc, state, cs, lists, pos, k, first, out));

@@ -199,17 +199,6 @@ impl GpuCoupled {
     }
 }
 
-/// Writes a pool's slots into `buf`, replacing it by a larger one when they do not fit (then the
-/// bind groups must be made again: true).
-fn put_pool<T: bytemuck::Pod>(c: &GpuContext, buf: &mut GpuArray<T>, label: &str, slots: &[T]) -> anyhow::Result<bool> {
-    if slots.len() > buf.len() {
-        *buf = GpuArray::new(c, label, slots)?;
-        return Ok(true);
-    }
-    buf.write(c, slots);
-    Ok(false)
-}
-
 impl CoupledBackend for GpuCoupled {
     fn host(&self) -> &CoupledHost<dyn Backend> {
         &self.host
@@ -278,7 +267,7 @@ impl CoupledBackend for GpuCoupled {
         let c = &*ctx;
         let mut regroup = self.modal.set_candidates(c, &modal.node_cand, &modal.body_rx)?;
         self.mb_cells.write(c, &lists.mb_cells);
-        regroup |= put_pool(c, &mut self.cand, "couple candidates", &lists.cand)?;
+        regroup |= self.cand.write_or_grow(c, "couple candidates", &lists.cand)?;
         if regroup {
             self.groups = Some(self.make_groups());
         }
@@ -299,8 +288,8 @@ impl CoupledBackend for GpuCoupled {
             let mut grew = self.modal.set_pool(c, &m)?;
             self.modal.write_offsets(c, p.spd_start_at as usize, &s.start);
             self.modal.write_offsets(c, p.mnode_start_at as usize, &k.start);
-            grew |= put_pool(c, &mut self.spd_slots, "couple spd slots", &s.slots)?;
-            grew |= put_pool(c, &mut self.mnode_slots, "couple modal-node slots", &k.slots)?;
+            grew |= self.spd_slots.write_or_grow(c, "couple spd slots", &s.slots)?;
+            grew |= self.mnode_slots.write_or_grow(c, "couple modal-node slots", &k.slots)?;
             self.pool_lens = [s.slots.len(), k.slots.len()];
             if grew {
                 self.groups = Some(self.make_groups());

@@ -156,6 +156,17 @@ impl<T: bytemuck::Pod> GpuArray<T> {
         ctx.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(data));
     }
 
+    /// Writes `data` as [`GpuArray::write`], or replaces the array by a new one holding it when it
+    /// is longer (true: bind groups that hold the old buffer must be made again).
+    pub fn write_or_grow(&mut self, ctx: &GpuContext, label: &str, data: &[T]) -> anyhow::Result<bool> {
+        if data.len() > self.len {
+            *self = GpuArray::new(ctx, label, data)?;
+            return Ok(true);
+        }
+        self.write(ctx, data);
+        Ok(false)
+    }
+
     /// Reads the array back (submits a copy to a staging buffer and waits for it).
     pub fn read(&self, ctx: &GpuContext) -> Vec<T> {
         let mut out = vec![T::zeroed(); self.len];

@@ -1688,11 +1688,8 @@ impl Backend for GpuBackend {
         }
         let (records, bcs) = device_nodes(&self.nodes_host);
         self.nodes.write(&self.ctx, &records);
-        if bcs.len() > self.bcs.len() {
-            self.bcs = GpuArray::new(&self.ctx, "node bcs", &bcs)?;
+        if self.bcs.write_or_grow(&self.ctx, "node bcs", &bcs)? {
             self.make_groups();
-        } else {
-            self.bcs.write(&self.ctx, &bcs);
         }
         Ok(())
     }

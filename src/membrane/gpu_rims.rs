@@ -11,7 +11,7 @@
 //! (`set_load_cell_stress`, which also runs the kernel once on the current state, so the next
 //! step's target is σ's, as `TriaxialCell::step` computes it before the step).
 
-use super::rims::{LoadCell, RimParams, Rims};
+use super::rims::{LoadCell, RimParams, RimPin, Rims};
 use crate::gpu::array::GpuArray;
 use crate::gpu::context::GpuContext;
 use crate::gpu::kernel::Kernel;
@@ -29,7 +29,7 @@ pub struct GpuRims {
     /// `SphereParams` for `opaque_zero` (all zero).
     sp: wgpu::Buffer,
     rp: wgpu::Buffer,
-    pins: GpuArray<super::rims::RimPin>,
+    pins: GpuArray<RimPin>,
     area_rim: GpuArray<u32>,
     spheres: Option<wgpu::Buffer>,
     /// The stepper's walls and step flags (`bind_step`), for the load cell's group.
@@ -154,17 +154,8 @@ impl GpuRims {
         else {
             return;
         };
-        let table = [
-            (0, &self.sp),
-            (1, &self.rp),
-            (2, spheres),
-            (3, walls),
-            (4, flags),
-            (5, self.pins.buffer()),
-            (7, forces),
-            (8, &l.uniform),
-            (9, l.out.buffer()),
-        ];
+        let mut table = rims_table(&self.sp, &self.rp, [spheres, walls, flags], &self.pins);
+        table.extend([(7, forces), (8, &l.uniform), (9, l.out.buffer())]);
         l.group = Some(l.kernel.bind(ctx, &table));
     }
 
@@ -178,6 +169,24 @@ impl GpuRims {
     }
 }
 
+/// Bindings 0–5 of membrane_rims.wgsl, which every rim kernel reads: the two parameter blocks,
+/// the stepper's spheres, walls and step flags, the pins.
+fn rims_table<'a>(
+    sp: &'a wgpu::Buffer,
+    rp: &'a wgpu::Buffer,
+    [spheres, walls, flags]: [&'a wgpu::Buffer; 3],
+    pins: &'a GpuArray<RimPin>,
+) -> Vec<(u32, &'a wgpu::Buffer)> {
+    vec![
+        (0, sp),
+        (1, rp),
+        (2, spheres),
+        (3, walls),
+        (4, flags),
+        (5, pins.buffer()),
+    ]
+}
+
 impl GpuExtraForces for GpuRims {
     fn bind(&mut self, _ctx: &GpuContext, spheres: &wgpu::Buffer, _extra: &wgpu::Buffer) -> anyhow::Result<()> {
         self.spheres = Some(spheres.clone());
@@ -186,15 +195,8 @@ impl GpuExtraForces for GpuRims {
 
     fn bind_step(&mut self, ctx: &GpuContext, flags: &wgpu::Buffer, walls: &wgpu::Buffer) -> anyhow::Result<()> {
         let spheres = self.spheres.as_ref().expect("GpuRims: bind_step before bind");
-        let table = [
-            (0, &self.sp),
-            (1, &self.rp),
-            (2, spheres),
-            (3, walls),
-            (4, flags),
-            (5, self.pins.buffer()),
-            (6, self.area_rim.buffer()),
-        ];
+        let mut table = rims_table(&self.sp, &self.rp, [spheres, walls, flags], &self.pins);
+        table.push((6, self.area_rim.buffer()));
         self.groups = vec![self.hold.bind(ctx, &table), self.area.bind(ctx, &table)];
         (self.walls, self.flags) = (Some(walls.clone()), Some(flags.clone()));
         self.bind_load_cell(ctx);

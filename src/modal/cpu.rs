@@ -319,7 +319,7 @@ pub fn modal_node_contacts(
     pool.per_owner_mut()
         .into_par_iter()
         .enumerate()
-        .for_each(|(k, out)| modal_node_contact(sc, state, node_cand, clock, k, out));
+        .for_each(|(k, (_, out))| modal_node_contact(sc, state, node_cand, clock, k, out));
 }
 
 /// The CPU backend.

@@ -167,39 +167,35 @@ impl ModalBuffers {
         );
         self.slot_start.write(ctx, &pool.start);
         self.pool_len = pool.slots.len();
-        let grow = pool.slots.len() > self.slots.len();
-        if grow {
-            self.slots = GpuArray::new(ctx, "modal slots", &pool.slots)?;
-            for (k, b) in self.bindings.iter_mut() {
-                if *k == 11 {
-                    *b = self.slots.buffer().clone();
-                }
-            }
-        } else {
-            self.slots.write(ctx, &pool.slots);
+        let grew = self.slots.write_or_grow(ctx, "modal slots", &pool.slots)?;
+        if grew {
+            self.rebind(11, self.slots.buffer().clone());
         }
-        Ok(grow)
+        Ok(grew)
     }
 
     /// Installs the candidate lists (`Dynamic::node_cand`, `body_rx`); true when a buffer had to
     /// grow (see [`ModalBuffers::set_pool`]).
     pub fn set_candidates(&mut self, ctx: &GpuContext, node_cand: &[u32], body_rx: &[u32]) -> anyhow::Result<bool> {
-        let mut grew = false;
-        for (k, buf, data) in [(9, &mut self.node_cand, node_cand), (10, &mut self.body_rx, body_rx)] {
-            if data.len() > buf.len() {
-                *buf = GpuArray::new(ctx, "modal candidates", data)?;
-                for (kb, b) in self.bindings.iter_mut() {
-                    if *kb == k {
-                        *b = buf.buffer().clone();
-                    }
-                }
-                grew = true;
-            } else {
-                buf.write(ctx, data);
-            }
+        let grew_cand = self.node_cand.write_or_grow(ctx, "modal node candidates", node_cand)?;
+        if grew_cand {
+            self.rebind(9, self.node_cand.buffer().clone());
+        }
+        let grew_rx = self.body_rx.write_or_grow(ctx, "modal body reactions", body_rx)?;
+        if grew_rx {
+            self.rebind(10, self.body_rx.buffer().clone());
         }
         self.cand_lens = [node_cand.len(), body_rx.len()];
-        Ok(grew)
+        Ok(grew_cand || grew_rx)
+    }
+
+    /// Points binding `k` of the table at `buffer` (after a buffer grew).
+    fn rebind(&mut self, k: u32, buffer: wgpu::Buffer) {
+        for (kb, b) in self.bindings.iter_mut() {
+            if *kb == k {
+                *b = buffer.clone();
+            }
+        }
     }
 
     /// Writes the read-write arrays of `dynamic` back; true when a buffer grew (see
