@@ -189,7 +189,7 @@ fn modal_node_vs_spd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     let listed = slot_start[cparams.mnode_start_at + k + 1u] - base;
     for (var t = 0u; t < listed; t = t + 1u) {
         let slot = base + t;
-        let c = mb_cells[2u * (b * MAX_CELLS + t)];
+        let c = mb_cells[b * MAX_CELLS + t];
         if ((cparams.directions & DIR_MODAL_NODES) == 0u) {
             mnode_slots[slot] = empty_seg_slot(NONE);
             continue;

@@ -136,7 +136,7 @@ fn candidates_hold_every_contact_and_stay_local() {
             let pt = surface_point(sc, states, k);
             let b = pt.body;
             for (t, slot) in be.mnode_slots.of(k).iter().enumerate() {
-                let c = lists.mb_cells[2 * (b * MAX_CELLS + t)];
+                let c = lists.mb_cells[b * MAX_CELLS + t];
                 let cell = &cs.cells[c as usize];
                 let n_seg = if cell.coupled & CELL_OPEN != 0 {
                     cell.count - 1
@@ -176,7 +176,7 @@ fn candidates_hold_every_contact_and_stay_local() {
             }
             let mine = &lists.cand[lists.cand[x] as usize..lists.cand[x + 1] as usize];
             for u in 0..MAX_MB {
-                let b = lists.cell_mb[2 * (ci * MAX_MB + u)];
+                let b = lists.cell_mb[ci * MAX_MB + u];
                 if b == NONE {
                     break;
                 }

@@ -4,9 +4,9 @@
 //! circle or twice the median of the others), so each owner looks at the 3×3 bins around its
 //! own (O(n) at bounded density); the few circles larger than r_bin (SPD walls, long beams) are
 //! checked against every owner instead of filling every bin. A pair is listed when the circles
-//! are closer than the skin. Lists are sorted by index (deterministic), then padded to the fixed
-//! widths the contact passes index, each entry with its index in the partner's list (`back`),
-//! so the gathers of both sides find the slots of a pair.
+//! are closer than the skin. Lists are sorted by index (deterministic), then padded to fixed
+//! widths; the candidates over primitives within these pairs (`super::primitives`) are what the
+//! contact passes walk.
 
 use crate::model::NONE;
 use std::collections::BTreeMap;
@@ -75,42 +75,31 @@ fn too_many(what: &str, i: usize, n: usize, width: usize, limit: &str) -> anyhow
 }
 
 /// Fixed-width lists of one set against itself (`near_lists(c, c, true, ..)`, symmetric):
-/// `nb[i · width + s]` = partner, `back[i · width + s]` = index of i in the partner's list;
-/// NONE-padded. `what`, `limit`: the body and the width's name, for the error.
-pub fn pad_symmetric(
-    lists: &[Vec<u32>],
-    width: usize,
-    what: &str,
-    limit: &str,
-) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
-    let n = lists.len();
-    let mut nb = vec![NONE; n * width];
-    let mut back = vec![NONE; n * width];
+/// `nb[i · width + s]` = partner, NONE-padded. `what`, `limit`: the body and the width's name,
+/// for the error.
+pub fn pad_symmetric(lists: &[Vec<u32>], width: usize, what: &str, limit: &str) -> anyhow::Result<Vec<u32>> {
+    let mut nb = vec![NONE; lists.len() * width];
     for (i, list) in lists.iter().enumerate() {
         if list.len() > width {
             return Err(too_many(what, i, list.len(), width, limit));
         }
-        for (s, &j) in list.iter().enumerate() {
-            nb[i * width + s] = j;
-            let t = lists[j as usize].binary_search(&(i as u32)).expect("symmetric lists");
-            back[i * width + s] = t as u32;
-        }
+        nb[i * width..i * width + list.len()].copy_from_slice(list);
     }
-    Ok((nb, back))
+    Ok(nb)
 }
 
-/// Fixed-width lists between two sets A and B, interleaved (partner, index in the partner's
-/// list), from A's lists (`near_lists(a, b, false, ..)`): `a_side[2 (a · wa + t)]` and
-/// `b_side[2 (b · wb + u)]`; B's lists come out sorted because A is visited in index order.
-/// `what_*`, `limit_*`: the two sides' names and widths' names, for the errors.
+/// Fixed-width lists between two sets A and B from A's lists (`near_lists(a, b, false, ..)`):
+/// `a_side[a · wa + t]` = b, `b_side[b · wb + u]` = a; B's lists come out sorted because A is
+/// visited in index order. `what_*`, `limit_*`: the two sides' names and widths' names, for the
+/// errors.
 pub fn pad_cross(
     a_lists: &[Vec<u32>],
     n_b: usize,
     (wa, what_a, limit_a): (usize, &str, &str),
     (wb, what_b, limit_b): (usize, &str, &str),
 ) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
-    let mut a_side = vec![NONE; 2 * a_lists.len() * wa];
-    let mut b_side = vec![NONE; 2 * n_b * wb];
+    let mut a_side = vec![NONE; a_lists.len() * wa];
+    let mut b_side = vec![NONE; n_b * wb];
     let mut b_len = vec![0usize; n_b];
     for (a, list) in a_lists.iter().enumerate() {
         if list.len() > wa {
@@ -123,10 +112,8 @@ pub fn pad_cross(
                 return Err(too_many(what_b, b as usize, n, wb, limit_b));
             }
             b_len[b as usize] += 1;
-            a_side[2 * (a * wa + t)] = b;
-            a_side[2 * (a * wa + t) + 1] = u as u32;
-            b_side[2 * (b as usize * wb + u)] = a as u32;
-            b_side[2 * (b as usize * wb + u) + 1] = t as u32;
+            a_side[a * wa + t] = b;
+            b_side[b as usize * wb + u] = a as u32;
         }
     }
     Ok((a_side, b_side))
@@ -164,12 +151,12 @@ mod tests {
         let lists = near_lists(&c, &c, true, 0.2);
         assert_eq!(lists, brute(&c, &c, true, 0.2));
         assert!(lists.iter().any(|l| l.len() == 4), "a grid point has four neighbours");
-        let (nb, back) = pad_symmetric(&lists, 6, "modal body", "MAX_NB").unwrap();
+        let nb = pad_symmetric(&lists, 6, "modal body", "MAX_NB").unwrap();
         for i in 0..30 {
             for s in 0..6 {
                 let j = nb[i * 6 + s];
                 if j != NONE {
-                    assert_eq!(nb[j as usize * 6 + back[i * 6 + s] as usize], i as u32);
+                    assert!(nb[j as usize * 6..][..6].contains(&(i as u32)), "{j} lists {i}");
                 }
             }
         }
@@ -216,14 +203,12 @@ mod tests {
         .unwrap();
         for (m, list) in lists.iter().enumerate() {
             for (t, &c) in list.iter().enumerate() {
-                assert_eq!(a[2 * (m * wa + t)], c);
-                let u = a[2 * (m * wa + t) + 1] as usize;
-                assert_eq!(b[2 * (c as usize * wb + u)], m as u32);
-                assert_eq!(b[2 * (c as usize * wb + u) + 1], t as u32);
+                assert_eq!(a[m * wa + t], c);
+                assert!(b[c as usize * wb..][..wb].contains(&(m as u32)), "cell {c} lists {m}");
             }
         }
         for c in 0..cells.len() {
-            let got: Vec<u32> = (0..wb).map(|u| b[2 * (c * wb + u)]).filter(|&m| m != NONE).collect();
+            let got: Vec<u32> = (0..wb).map(|u| b[c * wb + u]).filter(|&m| m != NONE).collect();
             assert!(got.windows(2).all(|w| w[0] < w[1]), "cell {c}'s list is sorted");
         }
         let e = pad_cross(

@@ -1,5 +1,5 @@
 //! The partner lists of the body broad phase (fixed-width modal neighbour lists and coupled
-//! cell ↔ body lists; CSR lists of the coupled candidates over primitives), seen through one
+//! cell ↔ body lists; CSR lists of the candidates over primitives), seen through one
 //! trait so the slot pool (`pool`) and the history remap (`history::carry_pool`) read every
 //! layout the same way.
 
@@ -18,25 +18,12 @@ fn padded_count(width: usize, partner: impl Fn(usize) -> u32) -> usize {
     (0..width).take_while(|&t| partner(t) != NONE).count()
 }
 
-/// Plain lists: `partner(g, t) = v[g · width + t]` (modal neighbour lists).
+/// Plain lists: `partner(g, t) = v[g · width + t]` (modal neighbour lists, coupled lists).
 pub struct Plain<'a>(pub &'a [u32], pub usize);
 
 impl FixedLists for Plain<'_> {
     fn partner(&self, g: usize, t: usize) -> u32 {
         self.0[g * self.1 + t]
-    }
-    fn count(&self, g: usize) -> usize {
-        padded_count(self.1, |t| self.partner(g, t))
-    }
-}
-
-/// Interleaved lists (partner, index in the partner's list): `partner(g, t) = v[2 (g · width + t)]`
-/// (the coupled lists).
-pub struct Interleaved<'a>(pub &'a [u32], pub usize);
-
-impl FixedLists for Interleaved<'_> {
-    fn partner(&self, g: usize, t: usize) -> u32 {
-        self.0[2 * (g * self.1 + t)]
     }
     fn count(&self, g: usize) -> usize {
         padded_count(self.1, |t| self.partner(g, t))

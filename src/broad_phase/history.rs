@@ -13,7 +13,7 @@
 
 use super::fixed_lists::FixedLists;
 /// The list views, re-exported where the remap's callers have always found them.
-pub use super::fixed_lists::{Csr, Interleaved, Plain};
+pub use super::fixed_lists::{Csr, Plain};
 use super::pool::SlotPool;
 use crate::model::{Entry, NONE, NO_SLOT};
 

@@ -7,9 +7,8 @@
 //! pair's new slot, that of a pair no longer listed is dropped, a new pair starts empty.
 //!
 //! - [`circles`]: the bounding-circle broad phase over bodies (one uniform bin grid), for modal
-//!   level-set bodies against each other and for SPD cells against modal bodies, padded into the
-//!   fixed-width, symmetric lists the contact passes index (partner, and the pair's index in the
-//!   partner's list).
+//!   level-set bodies against each other and for SPD cells against modal bodies, padded into
+//!   fixed-width lists (both sides of a pair list it).
 //! - [`primitives`]: within those body pairs, the candidates of each contact primitive (a
 //!   surface or SPD node against a level-set body, a node against a cell's sphero-segments in
 //!   `coupled::broad_phase`) and the reverse lists the gathers walk, packed as CSR lists in one
@@ -18,8 +17,7 @@
 //!   (`find_sorted`) and the carry of slots, for the CSR lists of SPD nodes (`carry_slot_index`,
 //!   twin of `neighbor_fill` in shaders/broad_phase.wgsl) and for the fixed-width lists of modal
 //!   and coupled contacts ([`history::carry_pool`], into [`pool::SlotPool`]s).
-//! - [`fixed_lists`]: the partner lists (fixed-width `Plain`, `Interleaved`; `Csr`) through one
-//!   trait.
+//! - [`fixed_lists`]: the partner lists (fixed-width `Plain`; `Csr`) through one trait.
 //! - [`pool`]: the one slot pool (CSR offsets per owner) the modal contacts address their slots
 //!   through, as the SPD contacts address theirs through `slot_index`; [`history::carry_pool`]
 //!   moves its histories when the lists change.

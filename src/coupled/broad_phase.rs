@@ -3,10 +3,9 @@
 //!
 //! 1. Bodies: the bounding circles of the SPD bodies (centroid of its nodes, radius = farthest
 //!    node + r; bodies not coupled are left out) against those of the modal bodies (X and
-//!    `bound_radius`), as fixed-width lists both sides index: per modal body its nearby cells
-//!    (sorted by cell index) and, per cell, its nearby modal bodies (sorted by body index), each
-//!    entry with the partner's slot index of the pair (`back`). A modal surface node has one
-//!    coupling slot per cell listed for its body.
+//!    `bound_radius`), as fixed-width lists of both sides: per modal body its nearby cells
+//!    (sorted by cell index) and, per cell, its nearby modal bodies (sorted by body index). A
+//!    modal surface node has one coupling slot per cell listed for its body.
 //! 2. Primitives ([`couple_candidates`]): within those pairs, the candidates of each contact
 //!    primitive — per SPD node (a point of a free cell), the modal level sets within its reach
 //!    (one slot each); per modal-node slot (a point against one cell), the cell's sphero-segments
@@ -29,15 +28,14 @@
 use super::layout::{CellRec, CoupleParams, SegSlot};
 use super::{CELL_COUPLED, CELL_FROZEN, CELL_OPEN, DIR_MODAL_NODES, DIR_SPD_NODES, MAX_CELLS, MAX_MB};
 use crate::broad_phase::circles::{near_lists, pad_cross, Circle};
-use crate::broad_phase::history::{carry_pool, Csr, Interleaved};
+use crate::broad_phase::history::{carry_pool, Csr, Plain};
 use crate::broad_phase::pool::SlotPool;
 use crate::broad_phase::primitives::{check_sections, distance, pack_sections, points_near_bodies, slots_per_partner};
 use crate::modal::layout::{ModalSlot, NONE};
 use crate::modal::stepper::Packed;
 
-/// The coupling lists. Bodies: `cell_mb[2 (c · MAX_MB + u)]` = modal body, `+ 1` = index of c in
-/// that body's list; `mb_cells[2 (b · MAX_CELLS + t)]` = cell, `+ 1` = index of b in that cell's
-/// list; NONE-padded. Primitives: `cand`, four CSR sections in one array, offsets absolute
+/// The coupling lists. Bodies: `cell_mb[c · MAX_MB + u]` = modal body, `mb_cells[b · MAX_CELLS
+/// + t]` = cell, sorted, NONE-padded. Primitives: `cand`, four CSR sections in one array, offsets absolute
 /// (`CoupleParams::candidate_sections`): SPD node x's candidate modal bodies `cand[cand[x]..
 /// cand[x + 1]]` (sorted; its coupling slots, in that order); `lever_at + x`: the modal-node
 /// slots whose candidate segments start or end at x (sorted); `rx_at + b`: the SPD-node slots of
@@ -55,8 +53,8 @@ impl CoupleLists {
     pub fn empty(n_cells: usize, n_modal: usize, n_spd: usize) -> CoupleLists {
         let n = CoupleParams::candidate_sections(n_spd, n_modal)[2] as usize + 1;
         CoupleLists {
-            cell_mb: vec![NONE; 2 * n_cells * MAX_MB],
-            mb_cells: vec![NONE; 2 * n_modal * MAX_CELLS],
+            cell_mb: vec![NONE; n_cells * MAX_MB],
+            mb_cells: vec![NONE; n_modal * MAX_CELLS],
             cand: vec![n as u32; n],
         }
     }
@@ -168,7 +166,7 @@ pub fn couple_candidates(cs: &Statics, p: &Packed, l: &mut CoupleLists, at: &Bui
     };
     let reach =
         |x: usize, b: u32| p.bodies[b as usize].bound_radius as f64 + cs.cells[cs.node_cell[x] as usize].radius as f64;
-    let cell_bodies = Interleaved(&l.cell_mb, MAX_MB);
+    let cell_bodies = Plain(&l.cell_mb, MAX_MB);
     let node_bodies = points_near_bodies(at.spd, free, &cell_bodies, at.centres, reach, skin);
     let rx = slots_per_partner(&node_bodies, 0, n_bodies);
     // Modal-node slots: per (body, cell) pair, the cell's segments within reach of the body's
@@ -183,7 +181,7 @@ pub fn couple_candidates(cs: &Statics, p: &Packed, l: &mut CoupleLists, at: &Bui
             .map(|k| distance(at.mnodes[k], at.centres[b]))
             .fold(0.0, f64::max);
         for t in 0..MAX_CELLS {
-            let c = l.mb_cells[2 * (b * MAX_CELLS + t)];
+            let c = l.mb_cells[b * MAX_CELLS + t];
             if c == NONE {
                 break;
             }
@@ -201,7 +199,7 @@ pub fn couple_candidates(cs: &Statics, p: &Packed, l: &mut CoupleLists, at: &Bui
     for (k, node) in p.nodes.iter().enumerate() {
         let b = node.body as usize;
         for (t, segs) in near[b].iter().enumerate() {
-            let c = l.mb_cells[2 * (b * MAX_CELLS + t)] as usize;
+            let c = l.mb_cells[b * MAX_CELLS + t] as usize;
             let reach = cs.cells[c].radius as f64 + skin;
             let s = seg_lists.len() as u32;
             let mut list = vec![];
@@ -270,10 +268,7 @@ pub fn remap_mnode_slots(
     new_l: &CoupleLists,
 ) -> SlotPool<SegSlot> {
     let owners = p.nodes.iter().enumerate().map(|(k, n)| (k, n.body as usize));
-    let (o, n) = (
-        Interleaved(&old_l.mb_cells, MAX_CELLS),
-        Interleaved(&new_l.mb_cells, MAX_CELLS),
-    );
+    let (o, n) = (Plain(&old_l.mb_cells, MAX_CELLS), Plain(&new_l.mb_cells, MAX_CELLS));
     carry_pool(old, owners, 0, &o, &n)
 }
 

@@ -86,7 +86,7 @@ pub fn modal_node_vs_spd(
     let pt = surface_point(sc, mstate, k);
     let b = pt.body;
     for t in 0..out.len() {
-        let c = lists.mb_cells[2 * (b * MAX_CELLS + t)];
+        let c = lists.mb_cells[b * MAX_CELLS + t];
         if cs.params.directions & DIR_MODAL_NODES == 0 {
             out[t] = SegSlot::default();
             continue;

@@ -245,7 +245,7 @@ impl<B: CoupledBackend> CoupledRun<B> {
         // every SPD node of a coupled cell within skin/2 of where it was at the last build: no
         // pair closer than its reach + skin was missed.
         let mb_cells = &self.lists.mb_cells;
-        let listed = |b: usize| mb_cells[2 * b * super::MAX_CELLS] != NONE;
+        let listed = |b: usize| mb_cells[b * super::MAX_CELLS] != NONE;
         let modal = self
             .modal
             .next(packed, &states, (self.skin, self.rebuild_every), listed)?;

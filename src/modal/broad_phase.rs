@@ -43,7 +43,7 @@ pub fn body_circles(p: &Packed, centres: &[[f32; 2]]) -> Vec<Circle> {
 /// circles closer than `skin`; per body MAX_NB partners, sorted, NONE-padded.
 pub fn neighbour_lists(circles: &[Circle], skin: f32) -> anyhow::Result<Vec<u32>> {
     let lists = near_lists(circles, circles, true, skin);
-    Ok(pad_symmetric(&lists, MAX_NB, "modal body", "MAX_NB")?.0)
+    pad_symmetric(&lists, MAX_NB, "modal body", "MAX_NB")
 }
 
 /// The modal side of the list schedule, shared by the modal-only driver (`stepper::ModalRun`)
