@@ -34,13 +34,13 @@ use crate::broad_phase::primitives::{check_sections, distance, pack_sections, po
 use crate::modal::layout::{ModalSlot, NONE};
 use crate::modal::stepper::Packed;
 
-/// The coupling lists. Bodies: `cell_mb[c · MAX_MB + u]` = modal body, `mb_cells[b · MAX_CELLS
-/// + t]` = cell, sorted, NONE-padded. Primitives: `cand`, four CSR sections in one array, offsets absolute
-/// (`CoupleParams::candidate_sections`): SPD node x's candidate modal bodies `cand[cand[x]..
-/// cand[x + 1]]` (sorted; its coupling slots, in that order); `lever_at + x`: the modal-node
-/// slots whose candidate segments start or end at x (sorted); `rx_at + b`: the SPD-node slots of
-/// body b (sorted); `seg_at + s`: the start nodes of modal-node slot s's candidate segments
-/// (sorted).
+/// The coupling lists. Bodies: `cell_mb[c · MAX_MB + u]` = modal body and
+/// `mb_cells[b · MAX_CELLS + t]` = cell, sorted, NONE-padded. Primitives: `cand`, four CSR
+/// sections in one array, offsets absolute (`CoupleParams::candidate_sections`): SPD node x's
+/// candidate modal bodies `cand[cand[x]..cand[x + 1]]` (sorted; its coupling slots, in that
+/// order); at `lever_at + x` the modal-node slots whose candidate segments start or end at x
+/// (sorted); at `rx_at + b` the SPD-node slots of body b (sorted); at `seg_at + s` the start
+/// nodes of modal-node slot s's candidate segments (sorted).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CoupleLists {
     pub cell_mb: Vec<u32>,
