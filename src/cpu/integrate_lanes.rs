@@ -4,13 +4,17 @@
 //! Integrate is a handful of operations per node, but two of them are a division (½ dt / m) and
 //! a square root (the displacement since the last build), which one at a time cost about as much
 //! as the rest of the pass; on lanes they cost an eighth. Each lane does `integrate`'s operations
-//! in its order with the same rounding (no FMA), so the lanes give the scalar bits; a node with a
-//! boundary condition, and the nodes after the last full group, take the scalar twin (test
+//! in its order with the same rounding (no FMA), so the lanes give the scalar bits; an imposed
+//! velocity component replaces the lane's half-kick result as it replaces the twin's (a select
+//! moves bits), so the nodes of walls (frozen bodies, both components imposed) run on lanes as
+//! well and a wall cut into many segments costs a lane pass per node, not a scalar call. The
+//! nodes after the last full group take the scalar twin (test
 //! `lanes_equal_the_scalar_twin_bit_for_bit`). The largest displacement is the maximum of the
 //! same values, taken by `f32::max` as in the scalar loop (order does not matter to a maximum,
 //! and `f32::max` drops a NaN whichever side it is on).
 
 use super::integrate::{drift, half_kick, integrate};
+use super::resting_walls::{bit, eight_set};
 use crate::model::lanes::{Lanes, F8, LANES};
 use crate::model::*;
 
@@ -21,11 +25,21 @@ pub struct IntegrateInputs<'a> {
     pub nodes: &'a [NodeRecord],
     pub bcs: &'a [NodeBc],
     pub x_ref: &'a [[f32; 2]],
+    /// Nodes whose records already hold what integrate would write (`RestingWalls::skip`, one
+    /// bit per node; empty: none): left as they are, their displacement the stepper's
+    /// `RestingWalls::disp`.
+    pub skip: &'a [u32],
 }
 
 impl<'a> IntegrateInputs<'a> {
     pub fn new(p: &'a SimParams, nodes: &'a [NodeRecord], bcs: &'a [NodeBc], x_ref: &'a [[f32; 2]]) -> Self {
-        IntegrateInputs { p, nodes, bcs, x_ref }
+        IntegrateInputs {
+            p,
+            nodes,
+            bcs,
+            x_ref,
+            skip: &[],
+        }
     }
 }
 
@@ -51,7 +65,13 @@ fn run_avx2(c0: usize, inp: &IntegrateInputs, state_in: &[NodeState], state_out:
 
 #[inline(always)]
 fn run<L: Lanes>(c0: usize, inp: &IntegrateInputs, state_in: &[NodeState], state_out: &mut [NodeState]) -> f32 {
-    let IntegrateInputs { p, nodes, bcs, x_ref } = *inp;
+    let IntegrateInputs {
+        p,
+        nodes,
+        bcs,
+        x_ref,
+        skip,
+    } = *inp;
     let n = state_in.len().min(state_out.len());
     let full = n - n % LANES;
     // The largest displacement: per lane over the groups (`max` drops a NaN as `f32::max`
@@ -59,46 +79,34 @@ fn run<L: Lanes>(c0: usize, inp: &IntegrateInputs, state_in: &[NodeState], state
     let mut lanes_max = L::splat(0.0);
     let mut d = 0.0f32;
     for j in (0..full).step_by(LANES) {
-        let (s, out) = (&state_in[j..j + LANES], &mut state_out[j..j + LANES]);
-        let group_nodes = &nodes[c0 + j..c0 + j + LANES];
-        let (disp, with_bc) = group::<L>(c0 + j, p, group_nodes, s, x_ref, out);
-        if with_bc == 0 {
-            lanes_max = lanes_max.max(disp);
+        if eight_set(skip, c0 + j) {
             continue;
         }
-        // A boundary condition replaces velocity components: those nodes take the twin.
-        let disp = disp.to_array();
-        for (l, &dl) in disp.iter().enumerate() {
-            let i = c0 + j + l;
-            let dl = if with_bc >> l & 1 != 0 {
-                integrate(i, p, nodes, bcs, &s[l], x_ref, &mut out[l])
-            } else {
-                dl
-            };
-            d = d.max(dl);
-        }
+        let (s, out) = (&state_in[j..j + LANES], &mut state_out[j..j + LANES]);
+        let group_nodes = &nodes[c0 + j..c0 + j + LANES];
+        lanes_max = lanes_max.max(group::<L>(c0 + j, p, group_nodes, bcs, s, x_ref, out));
     }
     for dl in lanes_max.to_array() {
         d = d.max(dl);
     }
-    for j in full..n {
+    for j in (full..n).filter(|&j| !bit(skip, c0 + j)) {
         d = d.max(integrate(c0 + j, p, nodes, bcs, &state_in[j], x_ref, &mut state_out[j]));
     }
     d
 }
 
-/// `integrate` of the eight nodes x0 … x0 + 7 (records `nodes`) as if none had a boundary
-/// condition: writes their positions and velocities into `out`; returns their displacements and
-/// a bit per node that has a boundary condition.
+/// `integrate` of the eight nodes x0 … x0 + 7 (records `nodes`): writes their positions and
+/// velocities into `out`; returns their displacements.
 #[inline(always)]
 fn group<L: Lanes>(
     x0: usize,
     p: &SimParams,
     nodes: &[NodeRecord],
+    bcs: &[NodeBc],
     s: &[NodeState],
     x_ref: &[[f32; 2]],
     out: &mut [NodeState],
-) -> (L, u32) {
+) -> L {
     // Records to lanes and back by rows of four fields (`Lanes::transpose4`); x_ref's eight
     // pairs lie in a row. (The closures below only pick fields: a lane operation in a closure
     // would be compiled without the AVX2 of the pass that calls it.)
@@ -106,15 +114,27 @@ fn group<L: Lanes>(
     let [vel_x, vel_y, force_x, force_y] = L::transpose4(std::array::from_fn(|l| s[l].vel_force_row()));
     let nodes = &nodes[..LANES];
     let mass = L::from_array(std::array::from_fn(|l| nodes[l].mass));
-    let with_bc = (0..LANES).fold(0u32, |m, l| m | ((nodes[l].bc != NONE) as u32) << l);
+    let with_bc = nodes.iter().any(|n| n.bc != NONE);
     // integrate's arithmetic (one copy for the twin and the lanes).
-    let vh = half_kick(p.dt, mass, [vel_x, vel_y], [force_x, force_y]);
+    let mut vh = half_kick(p.dt, mass, [vel_x, vel_y], [force_x, force_y]);
+    if with_bc {
+        // The imposed components replace the half-kick's, lane by lane (the twin's `if`).
+        let c: [NodeBc; LANES] = std::array::from_fn(|l| match nodes[l].bc {
+            NONE => NodeBc::default(),
+            k => bcs[k as usize],
+        });
+        let imposed_x = L::mask(std::array::from_fn(|l| c[l].mode & BC_VX != 0));
+        let imposed_y = L::mask(std::array::from_fn(|l| c[l].mode & BC_VY != 0));
+        let v_x = L::from_array(std::array::from_fn(|l| c[l].velocity[0]));
+        let v_y = L::from_array(std::array::from_fn(|l| c[l].velocity[1]));
+        vh = [L::select(imposed_x, v_x, vh[0]), L::select(imposed_y, v_y, vh[1])];
+    }
     let [ref_x, ref_y] = L::deinterleave2(bytemuck::cast_slice(&x_ref[x0..x0 + LANES]));
     let ([hx, hy], [lx, ly], disp) = drift(p.dt, [hi_x, hi_y], [lo_x, lo_y], vh, [ref_x, ref_y]);
     let out: &mut [NodeState; LANES] = out.try_into().expect("eight nodes");
     L::store_rows4([hx, hy, lx, ly], out.each_mut().map(NodeState::pos_row_mut));
     L::store_rows2(vh, out.each_mut().map(|s| &mut s.vel));
-    (disp, with_bc)
+    disp
 }
 
 #[cfg(test)]

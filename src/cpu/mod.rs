@@ -17,6 +17,7 @@ pub mod integrate;
 pub mod integrate_lanes;
 pub mod node_forces;
 pub mod node_lanes;
+pub mod resting_walls;
 pub mod scan;
 pub mod shell_columns;
 pub mod shell_forces;

@@ -8,9 +8,10 @@
 //! `ShellColumns` (X−1 and X+1 are that load shifted by one lane, the wrap of a closed shell put in
 //! the end lane) and does the sum and the half-step on `F8` lanes, in `node_forces`' order, so each
 //! lane gives the scalar twin's bits (test `lanes_equal_the_scalar_twin_bit_for_bit`). A node of
-//! the group with any other term (a gather mark, a cohesive link) is left out of the lanes' writes
-//! and takes the scalar twin; bodies outside `lane_mass`, and every node when the coupled stepper
-//! adds modal forces, take the scalar twin throughout.
+//! the group with any other term (a gather mark, a cohesive link, a non-zero force from the modal
+//! bodies of the coupled stepper) is left out of the lanes' writes and takes the scalar twin;
+//! bodies outside `lane_mass` take the scalar twin throughout. (A zero modal force changes no
+//! bit: the sum it is added to starts at +0 and is never −0, and x + (±0) = x for such x.)
 
 use super::integrate::half_kick;
 use super::node_forces::{external_and_damping, node_forces};
@@ -55,6 +56,9 @@ pub struct NodeInputs<'a> {
     pub link_list: &'a [u32],
     pub link_force: &'a [[f32; 2]],
     pub modal: Option<&'a [[f32; 2]]>,
+    /// `RestingWalls::skip` (one bit per node; empty: none): wall nodes whose records hold what
+    /// node_forces writes when no contact acts on them (those without a gather mark are skipped).
+    pub rest_skip: &'a [u32],
 }
 
 /// `node_forces` of nodes c0 … c0 + out.len() − 1, whose states (with v_{n+½} in `vel`) are
@@ -104,6 +108,37 @@ fn scalar(x: usize, inp: &NodeInputs, s: &mut NodeState) {
     s.theta_p = inp.cols.get(at, THETA_P);
 }
 
+/// A node of a frozen body (a wall): with no contact term this step (no gather mark), no
+/// cohesive link and both velocity components imposed, `node_forces` sums nothing (no shell, no
+/// external force on a wall node) and the imposed velocity replaces the half-step, so the update
+/// is written directly: f = (+0, +0), v = the imposed velocity, the plastic state as the shell
+/// pass left it. Any other node takes the scalar twin. This keeps a wall cut into many segments
+/// from costing a `node_forces` call per node and step (test
+/// `lanes_equal_the_scalar_twin_bit_for_bit`).
+#[inline(always)]
+fn wall_node(x: usize, inp: &NodeInputs, gather_marks: &[u32], s: &mut NodeState) {
+    let n = inp.nodes[x];
+    let marked = gather_marks[x >> 5] >> (x & 31) & 1 != 0;
+    let linked = !inp.link_list.is_empty() && inp.link_start[x] != inp.link_start[x + 1];
+    let imposed = n.bc != NONE && inp.bcs[n.bc as usize].mode & (BC_VX | BC_VY) == BC_VX | BC_VY;
+    let modal = inp.modal.is_some_and(|m| modal_acts(m[x]));
+    if marked || linked || !imposed || modal {
+        scalar(x, inp, s);
+        return;
+    }
+    s.vel = inp.bcs[n.bc as usize].velocity;
+    s.force = [0.0, 0.0];
+    let at = ShellColumns::node(x);
+    s.seg_rest = inp.cols.get(at, SEG_REST);
+    s.theta_p = inp.cols.get(at, THETA_P);
+}
+
+/// Whether a node's force from the modal bodies changes its sum: not ±0 (NaN included).
+#[inline(always)]
+fn modal_acts(m: [f32; 2]) -> bool {
+    m[0] != 0.0 || m[1] != 0.0
+}
+
 #[inline(always)]
 fn run<L: Lanes>(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
     let end = c0 + out.len();
@@ -114,8 +149,28 @@ fn run<L: Lanes>(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
         let b = inp.nodes[x].body as usize;
         let body = inp.bodies[b];
         let run_end = end.min((body.first + body.count) as usize);
-        let mass = match (inp.lane_mass[b], inp.modal) {
-            (Some(m), None) => m,
+        let mass = match inp.lane_mass[b] {
+            Some(m) => m,
+            None if body.flags & BODY_FROZEN != 0 => {
+                // Nodes at rest with no contact this step already hold what node_forces writes
+                // (`RestingWalls`): skipped, a word of 32 at a time where they fill one. (Not in
+                // the coupled stepper: a modal force two steps ago would be in the record.)
+                let rest_skip = if inp.modal.is_some() { &[] } else { inp.rest_skip };
+                let resting = |w: usize| rest_skip.get(w).map_or(0, |&r| r & !gather_marks[w]);
+                let mut i = x;
+                while i < run_end {
+                    if i & 31 == 0 && i + 32 <= run_end && resting(i >> 5) == u32::MAX {
+                        i += 32;
+                        continue;
+                    }
+                    if resting(i >> 5) >> (i & 31) & 1 == 0 {
+                        wall_node(i, inp, gather_marks, &mut out[i - c0]);
+                    }
+                    i += 1;
+                }
+                x = run_end;
+                continue;
+            }
             _ => {
                 for i in x..run_end {
                     scalar(i, inp, &mut out[i - c0]);
@@ -134,6 +189,11 @@ fn run<L: Lanes>(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
             if !inp.link_list.is_empty() {
                 for l in 0..len {
                     special |= ((inp.link_start[x + l] != inp.link_start[x + l + 1]) as u32) << l;
+                }
+            }
+            if let Some(m) = inp.modal {
+                for l in 0..len {
+                    special |= (modal_acts(m[x + l]) as u32) << l;
                 }
             }
             let out_group = &mut out[x - c0..][..len];
@@ -275,19 +335,27 @@ mod tests {
     use crate::scenes::SplitMix;
 
     /// The bodies of the shell-pass test, one of them with a heavier node and one with an
-    /// imposed velocity (both scalar); damping and gravity on; random v_{n+½}. About one node in
+    /// imposed velocity (both scalar), and a moving wall (`wall_node`, one node with a free x
+    /// component); damping and gravity on; random v_{n+½}. About one node in
     /// eight has a contact term (a gather mark, half of them with a cap-contact slot whose force
     /// only the scalar twin adds) and one in twenty a cohesive link, so groups of every mix occur.
     #[test]
     fn lanes_equal_the_scalar_twin_bit_for_bit() {
         let mut rng = SplitMix(5);
         let mut kinds = [0usize; 3]; // groups all lanes, mixed, all scalar
+        let mut walls = [0usize; 2]; // wall nodes through the twin, written directly
         for _ in 0..20 {
             let (mut sc, old, pos) = scene_and_states(&mut rng);
             let (b1, b2) = (sc.bodies[1], sc.bodies[2]);
             sc.nodes[b1.first as usize + 4].mass = 2.0;
             sc.nodes[b2.first as usize + 7].bc_mode = BC_VX;
             sc.nodes[b2.first as usize + 7].bc_velocity = [0.25, 0.0];
+            // The wall (frozen line) moves, and one of its nodes has a free x component.
+            let wall = *sc.bodies.last().expect("the frozen line");
+            for k in wall.first..wall.first + wall.count {
+                sc.nodes[k as usize].bc_velocity = [0.5, -0.25];
+            }
+            sc.nodes[wall.first as usize + 3].bc_mode = BC_VY;
             sc.gravity = [0.1, -9.8];
             sc.viscous_damping = 0.3;
             sc.local_damping = 0.2;
@@ -348,73 +416,110 @@ mod tests {
                 }
                 link_start.push(link_list.len() as u32);
             }
-            let inputs = NodeInputs {
-                p: &p,
-                nodes: &nodes,
-                bcs: &bcs,
-                bodies: &sc.bodies,
-                cols: &cols,
-                lane_mass: &masses,
-                start: &start,
-                entries: &entries,
-                slot_index: &slot_index,
-                pool: &pool,
-                slot_marks: &marks,
-                link_start: &link_start,
-                link_list: &link_list,
-                link_force: &link_force,
-                modal: None,
-            };
-            let want: Vec<NodeState> = (0..n)
-                .map(|x| {
-                    let u = node_forces(
-                        x,
-                        &p,
-                        &nodes,
-                        &bcs,
-                        &sc.bodies,
-                        records.as_slice(),
-                        pos[x].vel,
-                        &start,
-                        &entries,
-                        &slot_index,
-                        &pool,
-                        &marks,
-                        &link_start,
-                        &link_list,
-                        &link_force,
-                        None,
-                    );
-                    NodeState {
-                        vel: u.vel,
-                        force: u.force,
-                        seg_rest: records[x].seg_rest,
-                        theta_p: records[x].theta_p,
-                        ..pos[x]
-                    }
+            // Forces from modal bodies (the coupled stepper): none, or on one node in ten, a
+            // few of them ±0 (no term) and one NaN.
+            let modal_forces: Vec<[f32; 2]> = (0..n)
+                .map(|x| match x % 10 {
+                    _ if x == 41 => [f32::NAN, 0.0],
+                    3 => [rng.next_f64() as f32, -(rng.next_f64() as f32)],
+                    7 => [-0.0, 0.0],
+                    _ => [0.0, 0.0],
                 })
                 .collect();
-            for x in (0..n).step_by(LANES) {
-                let special = (x..(x + LANES).min(n))
-                    .filter(|&i| gathers(&marks, i as u32) || link_start[i] != link_start[i + 1])
-                    .count();
-                kinds[if special == 0 {
-                    0
-                } else if special < LANES {
-                    1
-                } else {
-                    2
-                }] += 1;
-            }
-            for (c0, c1) in [(0, n), (5, 40), (37, 38), (100, n - 3)] {
-                let mut got = pos[c0..c1].to_vec();
-                node_forces_run(c0, &inputs, &mut got);
-                let mut base = pos[c0..c1].to_vec();
-                run::<F8>(c0, &inputs, &mut base);
-                for i in 0..c1 - c0 {
-                    let w = bytemuck::bytes_of(&want[c0 + i]);
-                    assert_eq!(bytemuck::bytes_of(&got[i]), w, "node {}", c0 + i);
-                    assert_eq!(bytemuck::bytes_of(&base[i]), w, "node {}", c0 + i);
+            for modal in [None, Some(modal_forces.as_slice())] {
+                let inputs = NodeInputs {
+                    p: &p,
+                    nodes: &nodes,
+                    bcs: &bcs,
+                    bodies: &sc.bodies,
+                    cols: &cols,
+                    lane_mass: &masses,
+                    start: &start,
+                    entries: &entries,
+                    slot_index: &slot_index,
+                    pool: &pool,
+                    slot_marks: &marks,
+                    link_start: &link_start,
+                    link_list: &link_list,
+                    link_force: &link_force,
+                    modal,
+                    rest_skip: &[],
+                };
+                let want: Vec<NodeState> = (0..n)
+                    .map(|x| {
+                        let u = node_forces(
+                            x,
+                            &p,
+                            &nodes,
+                            &bcs,
+                            &sc.bodies,
+                            records.as_slice(),
+                            pos[x].vel,
+                            &start,
+                            &entries,
+                            &slot_index,
+                            &pool,
+                            &marks,
+                            &link_start,
+                            &link_list,
+                            &link_force,
+                            modal.map(|m| m[x]),
+                        );
+                        NodeState {
+                            vel: u.vel,
+                            force: u.force,
+                            seg_rest: records[x].seg_rest,
+                            theta_p: records[x].theta_p,
+                            ..pos[x]
+                        }
+                    })
+                    .collect();
+                // Wall nodes written directly (`wall_node`) and through the scalar twin.
+                for x in wall.first as usize..(wall.first + wall.count) as usize {
+                    let direct = !gathers(&marks, x as u32)
+                        && link_start[x] == link_start[x + 1]
+                        && sc.nodes[x].bc_mode == BC_VX | BC_VY
+                        && modal.is_none_or(|m| !modal_acts(m[x]));
+                    walls[direct as usize] += 1;
+                }
+                for x in (0..n).step_by(LANES) {
+                    let special = (x..(x + LANES).min(n))
+                        .filter(|&i| {
+                            gathers(&marks, i as u32)
+                                || link_start[i] != link_start[i + 1]
+                                || modal.is_some_and(|m| modal_acts(m[i]))
+                        })
+                        .count();
+                    kinds[if special == 0 {
+                        0
+                    } else if special < LANES {
+                        1
+                    } else {
+                        2
+                    }] += 1;
+                }
+                for (c0, c1) in [(0, n), (5, 40), (37, 38), (100, n - 3)] {
+                    let mut got = pos[c0..c1].to_vec();
+                    node_forces_run(c0, &inputs, &mut got);
+                    let mut base = pos[c0..c1].to_vec();
+                    run::<F8>(c0, &inputs, &mut base);
+                    for i in 0..c1 - c0 {
+                        let w = bytemuck::bytes_of(&want[c0 + i]);
+                        assert_eq!(
+                            bytemuck::bytes_of(&got[i]),
+                            w,
+                            "node {}, modal {}",
+                            c0 + i,
+                            modal.is_some()
+                        );
+                        assert_eq!(
+                            bytemuck::bytes_of(&base[i]),
+                            w,
+                            "node {}, modal {}",
+                            c0 + i,
+                            modal.is_some()
+                        );
+                    }
                 }
             }
         }
@@ -422,5 +527,6 @@ mod tests {
             kinds.iter().all(|&k| k > 0),
             "groups all lanes / mixed / all scalar: {kinds:?}"
         );
+        assert!(walls.iter().all(|&k| k > 0), "wall nodes twin / direct: {walls:?}");
     }
 }

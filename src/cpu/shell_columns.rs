@@ -10,7 +10,7 @@
 use super::node_forces::ShellRecords;
 use super::CHUNK;
 use crate::model::lanes::{Lanes, LANES};
-use crate::model::ShellForce;
+use crate::model::{NodeState, ShellForce};
 
 /// The fields, in `ShellForce` order.
 pub const STRETCH_X: usize = 0;
@@ -103,6 +103,21 @@ pub fn put(chunk_data: &mut [f32], j: usize, r: &ShellForce) {
     ];
     for (f, v) in v.into_iter().enumerate() {
         chunk_data[f * row + j] = v;
+    }
+}
+
+/// Writes the records of wall nodes j … j + old.len() − 1 of a chunk's slice: what
+/// `shell_forces` returns for a frozen body (no force; ℓ_p and θ_p of step n kept), field by
+/// field.
+pub fn put_wall(chunk_data: &mut [f32], j: usize, old: &[NodeState]) {
+    let row = chunk_data.len() / FIELDS;
+    let n = old.len();
+    for f in STRETCH_X..SEG_REST {
+        chunk_data[f * row + j..][..n].fill(0.0);
+    }
+    for (k, s) in old.iter().enumerate() {
+        chunk_data[SEG_REST * row + j + k] = s.seg_rest;
+        chunk_data[THETA_P * row + j + k] = s.theta_p;
     }
 }
 

@@ -12,7 +12,8 @@
 //! on each side (X−1 of the first, X+1 of the last, wrapped for a closed shell), so the lanes
 //! of X−1, X and X+1 are three shifted loads of the same array; the material and core pressure
 //! are the body's, the same in every lane. Bodies whose nodes do not follow `Scene::add_body`'s
-//! ring layout, and frozen bodies, take the scalar twin.
+//! ring layout take the scalar twin; frozen bodies (walls) write `shell_forces`' early-out record
+//! row by row (`put_wall`), so a finely cut wall costs a copy per node.
 //!
 //! Dispatch (the same in the three lane passes): on x86-64 with AVX2, detected at run time, the
 //! pass runs on `F8Avx` (eight lanes in one AVX register) inside a function compiled with AVX2
@@ -21,7 +22,8 @@
 
 use super::bending::bending;
 use super::core_pressure::core_pressure;
-use super::shell_columns::{put, put_lanes};
+use super::resting_walls::bit;
+use super::shell_columns::{put, put_lanes, put_wall};
 use super::shell_forces::shell_forces;
 use super::stretch::stretch;
 use crate::model::lanes::{Lanes, Point, ShellMaterial, F8, LANES};
@@ -62,6 +64,9 @@ pub struct ShellInputs<'a> {
     /// Step n (plastic state), step n + 1 (positions, v_{n+½}).
     pub old: &'a [NodeState],
     pub pos: &'a [NodeState],
+    /// `RestingWalls::skip` (one bit per node; empty: none): wall nodes whose columns hold what
+    /// shell_forces writes.
+    pub skip: &'a [u32],
 }
 
 /// `shell_forces` of nodes c0 … c1 − 1, written into `cols`, the slice of `ShellColumns` whose
@@ -93,6 +98,30 @@ fn run<L: Lanes>(c0: usize, end: usize, inp: &ShellInputs, cols: &mut [f32]) {
         let b = inp.nodes[x].body as usize;
         let body = inp.bodies[b];
         let run_end = end.min((body.first + body.count) as usize);
+        if body.flags & BODY_FROZEN != 0 {
+            // A wall: shell_forces gives no force and keeps the plastic state (its early out).
+            // Nodes at rest keep the columns their last write left (`RestingWalls`), except the
+            // first LANES − 1 of a body starting inside the chunk: the last group of the body
+            // before may have written over them (see above).
+            let guard = if x > c0 { (x + LANES - 1).min(run_end) } else { x };
+            let resting = |i: usize| i >= guard && bit(inp.skip, i);
+            let mut a = x;
+            while a < run_end {
+                if resting(a) {
+                    let whole_word = a & 31 == 0 && a + 32 <= run_end && inp.skip[a >> 5] == u32::MAX;
+                    a += if whole_word { 32 } else { 1 };
+                    continue;
+                }
+                let mut b = a + 1;
+                while b < run_end && !resting(b) {
+                    b += 1;
+                }
+                put_wall(cols, a - c0, &inp.old[a..b]);
+                a = b;
+            }
+            x = run_end;
+            continue;
+        }
         if !inp.lane_ok[b] {
             for i in x..run_end {
                 let r = shell_forces(
@@ -388,6 +417,7 @@ pub(crate) mod tests {
                     lane_ok: &lane_ok,
                     old: &old,
                     pos: &pos,
+                    skip: &[],
                 };
                 let len = c1 - c0;
                 let row = len + LANES;

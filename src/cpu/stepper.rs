@@ -11,6 +11,7 @@ use super::contact_reach::{contact_pairs_reached, contact_reach, entry_owners, R
 use super::core_area_lanes::core_area_run;
 use super::integrate_lanes::{integrate_run, IntegrateInputs};
 use super::node_lanes::{lane_mass, node_forces_run, NodeInputs};
+use super::resting_walls::RestingWalls;
 use super::scan::prefix_scan;
 use super::shell_columns::ShellColumns;
 use super::shell_lanes::{lane_bodies, shell_forces_run, ShellInputs};
@@ -81,6 +82,8 @@ pub struct CpuBackend {
     link_force: Vec<[f32; 2]>,
     link_start: Vec<u32>,
     link_list: Vec<u32>,
+    /// Wall nodes at rest, which the passes skip while nothing acts on them.
+    resting: RestingWalls,
     steps: u64,
     rebuilds: u64,
 }
@@ -126,16 +129,40 @@ impl CpuBackend {
             link_force: vec![[0.0; 2]; scene.links.len()],
             link_start,
             link_list,
+            resting: RestingWalls::default(),
             steps: 0,
             rebuilds: 0,
         };
         be.lane_mass = lane_mass(&be.nodes, &be.bodies, &be.lane_ok);
+        be.classify_resting();
         // A step with dt = 0 computes f_0 without moving anything (velocity Verlet needs it).
         let dt = be.params.dt;
         be.params.dt = 0.0;
         be.one_step(false);
         be.params.dt = dt;
         Ok(be)
+    }
+
+    /// Finds the wall nodes at rest in the current state (after anything set from outside).
+    fn classify_resting(&mut self) {
+        self.resting.classify(
+            &self.params,
+            &self.nodes,
+            &self.bcs,
+            &self.bodies,
+            &self.link_start,
+            &self.link_list,
+            &self.state[self.side],
+            &self.x_ref,
+        );
+    }
+
+    /// The passes run on every node, wall nodes at rest included (the reference that tests
+    /// compare the skipping with).
+    pub fn without_resting_walls(mut self) -> Self {
+        self.resting.turn_off();
+        self.classify_resting();
+        self
     }
 
     /// Number of neighbour-list builds so far.
@@ -187,7 +214,10 @@ impl CpuBackend {
         // Slices, not `&Vec`s, copied into `move` closures: the loops below then read each
         // table's address and length once instead of through the Vec at every node.
         let (nodes, bcs) = (self.nodes.as_slice(), self.bcs.as_slice());
-        let integrate_inputs = IntegrateInputs::new(&p, nodes, bcs, &self.x_ref);
+        let integrate_inputs = IntegrateInputs {
+            skip: self.resting.skip(),
+            ..IntegrateInputs::new(&p, nodes, bcs, &self.x_ref)
+        };
         let old_ro: &[NodeState] = old;
         // 1. integrate: x_{n+1}, v_{n+½} (into the new state's `vel` until node_forces), unless
         //    the last step's node pass did it.
@@ -202,6 +232,8 @@ impl CpuBackend {
                 })
                 .reduce(|| 0.0f32, f32::max),
         };
+        // The skipped nodes' displacements (constant until the next build).
+        let disp = disp.max(self.resting.disp);
         self.max_disp = if self.max_disp.is_finite() {
             self.max_disp.max(disp)
         } else {
@@ -235,6 +267,7 @@ impl CpuBackend {
             self.max_disp = 0.0;
             self.rebuilds += 1;
             entry_owners(&self.start, &mut self.entry_owner);
+            self.resting.set_displacement(&p, new, &self.x_ref);
         }
         // 4. shell_forces (per node: its segment's stretch and pressure, its vertex's bending) and
         //    contact_pairs (per node C: its entries' slots, appended to the chunk's pool). Independent
@@ -275,6 +308,7 @@ impl CpuBackend {
                 lane_ok,
                 old: old_ro,
                 pos: new_ro,
+                skip: self.resting.skip(),
             };
             let n = nodes.len();
             self.shell_cols
@@ -407,10 +441,14 @@ impl CpuBackend {
             link_list,
             link_force,
             modal,
+            rest_skip: self.resting.skip(),
         };
         // node_forces of each chunk, eight nodes at a time where only the shell acts (the same bits).
         if integrate_next {
-            let integrate_inputs = IntegrateInputs::new(&p, nodes, bcs, &self.x_ref);
+            let integrate_inputs = IntegrateInputs {
+                skip: self.resting.skip(),
+                ..IntegrateInputs::new(&p, nodes, bcs, &self.x_ref)
+            };
             let disp = new
                 .par_chunks_mut(CHUNK)
                 .zip(old.par_chunks_mut(CHUNK))
@@ -426,6 +464,8 @@ impl CpuBackend {
                 .enumerate()
                 .for_each(move |(k, sc)| node_forces_run(k * CHUNK, &inputs, sc));
         }
+        let words = self.slot_marks.len() / 2;
+        self.resting.after_node_pass(&self.slot_marks[words..]);
         self.side = 1 - self.side;
     }
 
@@ -445,8 +485,15 @@ impl CpuBackend {
         // grid).
         let build = GridBuild::new(p, nodes, bodies, pos);
         let (p, grid) = (&build.params, build.grid());
-        // Neighbour lists: each chunk of nodes visits its candidates once (sorted per node), then
-        // offsets by a scan, contact slots (friction histories) carried over.
+        // Neighbour lists: each chunk of free nodes visits its candidates once (sorted per node),
+        // then offsets by a scan, contact slots (friction histories) carried over. A wall node's
+        // list holds only free nodes (`pair_listed`: never two frozen ones) and lists are
+        // symmetric (`wall_routes_list_every_pair_once`), so it is read off the free nodes' lists
+        // (in increasing order, as the search sorts it) instead of searched: along a finely cut
+        // wall the cells around a wall node are full of other wall nodes, and the search cost
+        // the build a pass over them per wall node (the GPU's `neighbor_count`/`neighbor_fill`
+        // still search, the same lists).
+        let frozen = |x: usize| bodies[nodes[x].body as usize].flags & BODY_FROZEN != 0;
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|k| {
@@ -455,7 +502,9 @@ impl CpuBackend {
                 let mut found = Vec::new();
                 for x in c0..c1 {
                     let before = found.len();
-                    neighbor_candidates(x, p, nodes, bodies, pos, &grid, &mut found);
+                    if !frozen(x) {
+                        neighbor_candidates(x, p, nodes, bodies, pos, &grid, &mut found);
+                    }
                     counts.push((found.len() - before) as u32);
                 }
                 (counts, found)
@@ -463,11 +512,33 @@ impl CpuBackend {
             .collect();
         let mut new_start: Vec<u32> = chunks.iter().flat_map(|(c, _)| c.iter().copied()).collect();
         new_start.push(0);
+        // (Node x, its list) for every node, in order (wall nodes' lists empty here).
+        let free_lists = || {
+            chunks.iter().enumerate().flat_map(|(k, (counts, found))| {
+                let mut at = 0;
+                counts.iter().enumerate().map(move |(j, &c)| {
+                    let list = &found[at..at + c as usize];
+                    at += c as usize;
+                    (k * CHUNK + j, list)
+                })
+            })
+        };
+        for (_, list) in free_lists() {
+            for &d in list.iter().filter(|&&d| frozen(d as usize)) {
+                new_start[d as usize] += 1;
+            }
+        }
         prefix_scan(&mut new_start);
         let total = new_start[n] as usize;
-        let mut new_neighbors = Vec::with_capacity(total);
-        for (_, found) in &chunks {
-            new_neighbors.extend_from_slice(found);
+        let mut new_neighbors = vec![0u32; total];
+        let mut wall_cursor = new_start.clone();
+        for (x, list) in free_lists() {
+            let at = new_start[x] as usize;
+            new_neighbors[at..at + list.len()].copy_from_slice(list);
+            for &d in list.iter().filter(|&&d| frozen(d as usize)) {
+                new_neighbors[wall_cursor[d as usize] as usize] = x as u32;
+                wall_cursor[d as usize] += 1;
+            }
         }
         let mut new_index = vec![NO_SLOT; total];
         {
@@ -608,6 +679,8 @@ impl Backend for CpuBackend {
             self.links.len()
         );
         self.link_state = saved.links.clone();
+        // (Only this side holds the saved state: nothing is skipped until both are written.)
+        self.classify_resting();
         Ok(())
     }
 
@@ -626,6 +699,7 @@ impl Backend for CpuBackend {
         (self.nodes, self.bcs) = device_nodes(&self.scene_nodes);
         self.lane_mass = lane_mass(&self.nodes, &self.bodies, &self.lane_ok);
         self.preintegrated = None;
+        self.classify_resting();
         Ok(())
     }
 }
@@ -693,5 +767,203 @@ mod tests {
         let mut be = CpuBackend::new(&sc).unwrap();
         be.step(300).unwrap();
         assert!(be.rebuilds() > 2, "{} builds", be.rebuilds());
+    }
+
+    /// Skipping the wall nodes at rest changes no bit. Scenes: the deposit bench with its box cut
+    /// at 0.01 (many wall nodes at rest, the top coming down) and a packing falling onto the floor
+    /// of its box (contacts on wall nodes at rest). Phases: as built; then the top stopped and the
+    /// floor raised (nodes join and leave the rest); then a save loaded into fresh backends (only
+    /// one side of the state is loaded). Node states, saved states (lists, histories, build
+    /// positions, the largest displacement) and build counts equal those of a backend that skips
+    /// nothing (node states after every step, the rest after every phase), and the resumed run
+    /// equals the uninterrupted one. The runs
+    /// must skip nodes, and contacts must act on nodes the step could have skipped (the path
+    /// that then runs them).
+    #[test]
+    fn skipping_resting_wall_nodes_changes_no_bit() {
+        let spec = PackingSpec {
+            columns: 4,
+            rows: 3,
+            radius: 1.0,
+            spread: 0.2,
+            nodes_per_cell: 24,
+            seed: 5,
+        };
+        let deposit = crate::scenes::deposit_bench(60, Some(0.01));
+        let (falling, walls) = packing_in_box(spec, 10.0);
+        let (mut skipped, mut touched) = (0u64, 0u64);
+        let mut run = |a: &mut CpuBackend, b: &mut CpuBackend, steps: usize, phase: &str| {
+            for _ in 0..steps {
+                let skip = a.resting.skip().to_vec();
+                a.step(1).unwrap();
+                b.step(1).unwrap();
+                // Nodes the step could skip, and those of them a contact then acted on.
+                let words = a.slot_marks.len() / 2;
+                for (s, m) in skip.iter().zip(&a.slot_marks[words..]) {
+                    skipped += s.count_ones() as u64;
+                    touched += (s & m).count_ones() as u64;
+                }
+                // Every step: a wall node's force is read by the outputs, not by the next step.
+                let step = a.steps;
+                assert_eq!(
+                    bytes(&a.read_nodes().unwrap()),
+                    bytes(&b.read_nodes().unwrap()),
+                    "{phase}: step {step}"
+                );
+            }
+            let (sa, sb) = (a.export_state().unwrap(), b.export_state().unwrap());
+            assert_eq!(sa.max_disp_bits, sb.max_disp_bits, "{phase}: largest displacement");
+            let raw = |v: &[[f32; 2]]| bytemuck::cast_slice::<_, u8>(v).to_vec();
+            assert_eq!(raw(&sa.x_ref), raw(&sb.x_ref), "{phase}: build positions");
+            assert_eq!((sa.start, sa.entries), (sb.start, sb.entries), "{phase}: lists");
+            assert_eq!(raw(&sa.hist), raw(&sb.hist), "{phase}: histories");
+            assert_eq!(a.rebuilds(), b.rebuilds(), "{phase}: builds");
+        };
+        for (name, sc, top, floor) in [
+            ("deposit", &deposit, None, None),
+            ("falling", &falling, Some(walls.top), Some(walls.bottom)),
+        ] {
+            // The deposit's top: its moving wall; its floor: the body of the lowest wall node.
+            let frozen = |x: usize| sc.bodies[sc.nodes[x].body as usize].flags & BODY_FROZEN != 0;
+            let top = top.unwrap_or_else(|| sc.nodes.iter().find(|nd| nd.bc_velocity[1] < 0.0).expect("top").body);
+            let lowest = (0..sc.nodes.len())
+                .filter(|&x| frozen(x))
+                .min_by(|&a, &b| sc.init[a].pos()[1].total_cmp(&sc.init[b].pos()[1]))
+                .expect("walls");
+            let floor = floor.unwrap_or(sc.nodes[lowest].body);
+            let mut moved = sc.nodes.clone();
+            for nd in moved.iter_mut() {
+                if nd.body == top {
+                    nd.bc_velocity = [0.0, 0.0];
+                } else if nd.body == floor {
+                    nd.bc_velocity = [0.0, 0.05];
+                }
+            }
+            let mut skipping = CpuBackend::new(sc).unwrap();
+            let mut reference = CpuBackend::new(sc).unwrap().without_resting_walls();
+            run(&mut skipping, &mut reference, 500, &format!("{name}, as built"));
+            skipping.set_boundary_conditions(&moved).unwrap();
+            reference.set_boundary_conditions(&moved).unwrap();
+            run(
+                &mut skipping,
+                &mut reference,
+                300,
+                &format!("{name}, top stopped, floor raised"),
+            );
+            let saved = skipping.export_state().unwrap();
+            run(&mut skipping, &mut reference, 200, &format!("{name}, after the save"));
+            let mut resumed = CpuBackend::new(sc).unwrap();
+            resumed.import_state(&saved).unwrap();
+            let mut resumed_reference = CpuBackend::new(sc).unwrap().without_resting_walls();
+            resumed_reference.import_state(&saved).unwrap();
+            run(&mut resumed, &mut resumed_reference, 200, &format!("{name}, resumed"));
+            assert_eq!(
+                bytes(&resumed.read_nodes().unwrap()),
+                bytes(&skipping.read_nodes().unwrap()),
+                "{name}: resumed against uninterrupted"
+            );
+        }
+        assert!(
+            skipped > 100_000 && touched >= 10,
+            "{skipped} node-steps skipped, {touched} with a contact"
+        );
+    }
+
+    /// The largest displacement counts the skipped nodes' (`RestingWalls::disp`), also after a
+    /// build: a wall far from the origin, where its nodes' build positions (x_hi + x_lo rounded to
+    /// f32) leave residues |x − x_ref| up to 3·10⁻⁵, and a cell near the origin drifting by 10⁻⁵
+    /// a step (no gravity), so that for a few steps after each build the skipped wall holds the
+    /// largest displacement. Compared with a backend that skips nothing at every step (this
+    /// test fails without the fold of `disp` into the step's displacement).
+    #[test]
+    fn resting_walls_count_in_the_largest_displacement() {
+        let mut sc = Scene::default();
+        let m = sc.add_material(Material {
+            k_s: 100.0,
+            k_b: 1.0,
+            f_s_yield: f32::INFINITY,
+            m_b_yield: f32::INFINITY,
+            depth: 1.0,
+            ..Default::default()
+        });
+        let opts = |frozen| BodyOptions {
+            material: m,
+            radius: 0.05,
+            node_mass: 1.0,
+            frozen,
+            self_contact: false,
+            core: Core::None,
+        };
+        let cell = sc.add_ring([0.0, 0.0], 0.5, 16, opts(false));
+        sc.set_initial_velocity(&NodeSet::Body(cell), [1e-5 / sc.dt(), 0.0]);
+        sc.add_line([1000.1, 1000.3], [1010.7, 1000.3], 200, opts(true));
+        let mut skipping = CpuBackend::new(&sc).unwrap();
+        let mut reference = CpuBackend::new(&sc).unwrap().without_resting_walls();
+        let mut wall_decides = 0;
+        for step in 1..=6000 {
+            skipping.step(1).unwrap();
+            reference.step(1).unwrap();
+            let (a, b) = (skipping.max_disp, reference.max_disp);
+            assert_eq!(a.to_bits(), b.to_bits(), "step {step}: {a} against {b}");
+            wall_decides += (skipping.resting.disp == b && skipping.resting.skip().iter().any(|&w| w != 0)) as usize;
+        }
+        assert!(skipping.rebuilds() > 3, "{} builds", skipping.rebuilds());
+        assert!(
+            wall_decides > 0,
+            "the walls never held the largest displacement while skipped"
+        );
+    }
+
+    /// The build's lists, wall nodes' read off the free nodes' lists, are each node's own search
+    /// (`neighbor_candidates`, the GPU's lists) entry for entry: the deposit bench scene settled
+    /// for 600 steps, its box drawn as one segment per side (long wall segments: the segment
+    /// grid's routes) and cut at 0.01 (many wall nodes per cell).
+    #[test]
+    fn wall_lists_read_off_the_free_lists_are_the_searched_ones() {
+        for cut in [None, Some(0.01)] {
+            let sc = crate::scenes::deposit_bench(60, cut);
+            let mut be = CpuBackend::new(&sc).unwrap();
+            be.step(600).unwrap();
+            let pos = be.state[be.side].clone();
+            let (mut start, mut entries, mut slots) =
+                (be.start.clone(), be.entries.clone(), be.slot_index[be.side].clone());
+            let mut x_ref = be.x_ref.clone();
+            CpuBackend::rebuild(
+                &be.params,
+                &be.nodes,
+                &be.bodies,
+                &pos,
+                &mut start,
+                &mut entries,
+                &mut slots,
+                &mut x_ref,
+            );
+            let build = GridBuild::new(&be.params, &be.nodes, &be.bodies, &pos);
+            let mut wall_entries = 0;
+            for x in 0..be.nodes.len() {
+                let mut searched = vec![];
+                neighbor_candidates(
+                    x,
+                    &build.params,
+                    &be.nodes,
+                    &be.bodies,
+                    &pos,
+                    &build.grid(),
+                    &mut searched,
+                );
+                let listed: Vec<u32> = entries[start[x] as usize..start[x + 1] as usize]
+                    .iter()
+                    .map(|e| e.neighbor)
+                    .collect();
+                assert_eq!(listed, searched, "walls cut at {cut:?}: list of node {x}");
+                if be.bodies[be.nodes[x].body as usize].flags & BODY_FROZEN != 0 {
+                    wall_entries += listed.len();
+                }
+            }
+            assert!(
+                wall_entries > 100,
+                "walls cut at {cut:?}: {wall_entries} entries in wall nodes' lists"
+            );
+        }
     }
 }
