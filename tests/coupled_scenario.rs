@@ -203,6 +203,55 @@ fn disk_rests_on_the_spd_floor() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Skipping the SPD wall nodes at rest (`cpu::resting_walls`) changes no bit in a coupled run,
+/// where a modal body's force on a wall node counts as a contact: `FLOOR` for 2,400 steps (the
+/// disk lands on the floor at about step 1,600), against a run whose SPD backend skips nothing,
+/// SPD nodes and modal states compared after every step. The disk must push on floor nodes
+/// that no cell touches (x in 3.8 … 6.2) by the end.
+#[test]
+fn resting_spd_walls_skip_no_bit_under_a_modal_body() {
+    use softdem::coupled::cpu::CpuCoupled;
+    use softdem::coupled::stepper::{cpu, CoupledRun};
+    let cb = floor().build_coupled().unwrap();
+    let mut skipping = cpu(&cb.scene).unwrap();
+    let (spd, packed, states, cs) = cb.scene.prepare().unwrap();
+    let all_nodes = softdem::cpu::CpuBackend::new(&spd).unwrap().without_resting_walls();
+    let mut reference = CoupledRun::new(
+        CpuCoupled::new(all_nodes, packed, states, cs),
+        cb.scene.modal.rebuild_every,
+        cb.scene.modal.skin,
+    )
+    .unwrap();
+    let raw = |v: &[softdem::model::NodeState]| bytemuck::cast_slice::<_, u8>(v).to_vec();
+    for step in 1..=2400 {
+        skipping.run(1).unwrap();
+        reference.run(1).unwrap();
+        let nodes = skipping.read_nodes().unwrap();
+        assert_eq!(
+            raw(&nodes),
+            raw(&reference.read_nodes().unwrap()),
+            "step {step}: SPD nodes"
+        );
+        let (a, b) = (skipping.modal_states().unwrap(), reference.modal_states().unwrap());
+        assert_eq!(
+            bytemuck::cast_slice::<_, u8>(&a),
+            bytemuck::cast_slice::<_, u8>(&b),
+            "step {step}: modal"
+        );
+        if step == 2400 {
+            let pushed = (0..nodes.len()).filter(|&x| {
+                let (n, s) = (&spd.nodes[x], &nodes[x]);
+                let x_pos = s.pos_hi[0] + s.pos_lo[0];
+                spd.bodies[n.body as usize].flags & BODY_FROZEN != 0
+                    && (3.8..6.2).contains(&x_pos)
+                    && s.pos_hi[1] < 0.5
+                    && s.force[1] != 0.0
+            });
+            assert!(pushed.count() > 2, "the disk pushes no floor node");
+        }
+    }
+}
+
 /// `steps` of `sc` on the CPU and on the GPU: (max node |Δx|, disk |ΔX|, relative Δε, ε on the CPU).
 fn cpu_vs_gpu(sc: &Scenario, steps: u64, tag: &str) -> (f64, f64, f64, f64) {
     let mut runs = vec![];

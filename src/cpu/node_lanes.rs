@@ -56,8 +56,9 @@ pub struct NodeInputs<'a> {
     pub link_list: &'a [u32],
     pub link_force: &'a [[f32; 2]],
     pub modal: Option<&'a [[f32; 2]]>,
-    /// `RestingWalls::skip` (one bit per node; empty: none): wall nodes whose records hold what
-    /// node_forces writes when no contact acts on them (those without a gather mark are skipped).
+    /// `RestingWalls::node_pass_skip` (one bit per node; empty: none): wall nodes whose records
+    /// hold what node_forces writes when no contact acts on them (those without a gather mark
+    /// are skipped).
     pub rest_skip: &'a [u32],
 }
 
@@ -135,7 +136,7 @@ fn wall_node(x: usize, inp: &NodeInputs, gather_marks: &[u32], s: &mut NodeState
 
 /// Whether a node's force from the modal bodies changes its sum: not ±0 (NaN included).
 #[inline(always)]
-fn modal_acts(m: [f32; 2]) -> bool {
+pub(crate) fn modal_acts(m: [f32; 2]) -> bool {
     m[0] != 0.0 || m[1] != 0.0
 }
 
@@ -153,10 +154,8 @@ fn run<L: Lanes>(c0: usize, inp: &NodeInputs, out: &mut [NodeState]) {
             Some(m) => m,
             None if body.flags & BODY_FROZEN != 0 => {
                 // Nodes at rest with no contact this step already hold what node_forces writes
-                // (`RestingWalls`): skipped, a word of 32 at a time where they fill one. (Not in
-                // the coupled stepper: a modal force two steps ago would be in the record.)
-                let rest_skip = if inp.modal.is_some() { &[] } else { inp.rest_skip };
-                let resting = |w: usize| rest_skip.get(w).map_or(0, |&r| r & !gather_marks[w]);
+                // (`RestingWalls`): skipped, a word of 32 at a time where they fill one.
+                let resting = |w: usize| inp.rest_skip.get(w).map_or(0, |&r| r & !gather_marks[w]);
                 let mut i = x;
                 while i < run_end {
                     if i & 31 == 0 && i + 32 <= run_end && resting(i >> 5) == u32::MAX {

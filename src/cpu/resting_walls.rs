@@ -14,7 +14,8 @@
 //!   (both sides and its shell columns then hold the fixed point);
 //! - node_forces: in addition, no contact acts on it this step and none did two steps ago, when
 //!   its other side was written (its force there is +0). `quiet2` below asks for the last two
-//!   steps, which is simpler and covers it.
+//!   steps, which is simpler and covers it. In the coupled stepper a node that a modal body
+//!   pushes counts as one a contact acts on.
 //!
 //! The displacement the rebuild test takes the maximum of is, for a node at rest, the same value
 //! every step until the next build (|x − x_ref| with x fixed); `disp` holds their maximum and the
@@ -24,8 +25,11 @@
 //! `quiet1`/`quiet2`.
 
 use super::integrate::drift;
+use super::node_lanes::modal_acts;
+use super::CHUNK;
 use crate::model::df32::df_add;
 use crate::model::*;
+use rayon::prelude::*;
 
 /// The nodes at rest and how long nothing has acted on them.
 #[derive(Default)]
@@ -38,6 +42,10 @@ pub struct RestingWalls {
     /// `at_rest & quiet2`: the nodes integrate and shell_forces skip this step, and node_forces
     /// skips where no gather mark is set.
     skip: Vec<u32>,
+    /// The coupled stepper's step: the nodes a modal body pushes (`modal_acts`), which count as
+    /// marked, and `skip` without them (what the node pass skips besides the gather marks).
+    modal_acting: Vec<u32>,
+    node_skip: Vec<u32>,
     /// The largest build displacement of the nodes at rest (f32::max from 0, as the passes).
     pub disp: f32,
     /// Whether any node is at rest (the bit masks are empty otherwise).
@@ -100,12 +108,50 @@ impl RestingWalls {
         }
     }
 
+    /// What the node pass may skip besides the gather marks: `skip`, less (in the coupled
+    /// stepper) the nodes a modal body pushes this step, which `after_node_pass` then counts as
+    /// marked (their record's force is not +0).
+    /// (`prepare_node_pass` sets it up for the step.)
+    pub fn node_pass_skip(&self) -> &[u32] {
+        if self.modal_acting.is_empty() {
+            &self.skip
+        } else {
+            &self.node_skip
+        }
+    }
+
+    /// Before a step's node pass, with the coupled stepper's modal forces (`None` without).
+    pub fn prepare_node_pass(&mut self, modal: Option<&[[f32; 2]]>) {
+        self.modal_acting.clear();
+        let Some(m) = modal.filter(|_| self.any) else {
+            return;
+        };
+        self.modal_acting.resize(self.skip.len(), 0);
+        self.node_skip.resize(self.skip.len(), 0);
+        // One word per 32 nodes, the stepper's chunks in parallel.
+        m.par_chunks(CHUNK)
+            .zip(self.modal_acting.par_chunks_mut(CHUNK / 32))
+            .zip(self.node_skip.par_chunks_mut(CHUNK / 32))
+            .zip(self.skip.par_chunks(CHUNK / 32))
+            .for_each(|(((forces, acting), node_skip), skip)| {
+                for (w, f32s) in forces.chunks(32).enumerate() {
+                    let a = f32s
+                        .iter()
+                        .enumerate()
+                        .fold(0u32, |a, (l, &f)| a | (modal_acts(f) as u32) << l);
+                    acting[w] = a;
+                    node_skip[w] = skip[w] & !a;
+                }
+            });
+    }
+
     /// After a step's node pass, whose gather marks are `gather_marks`.
     pub fn after_node_pass(&mut self, gather_marks: &[u32]) {
         if !self.any {
             return;
         }
-        for (w, &m) in gather_marks.iter().enumerate() {
+        for (w, &g) in gather_marks.iter().enumerate() {
+            let m = g | self.modal_acting.get(w).copied().unwrap_or(0);
             self.quiet2[w] = self.quiet1[w] & !m;
             self.quiet1[w] = !m;
             self.skip[w] = self.at_rest[w] & self.quiet2[w];

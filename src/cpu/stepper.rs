@@ -425,6 +425,7 @@ impl CpuBackend {
             self.link_list.as_slice(),
             self.link_force.as_slice(),
         );
+        self.resting.prepare_node_pass(modal);
         let inputs = NodeInputs {
             p: &p,
             nodes,
@@ -441,7 +442,7 @@ impl CpuBackend {
             link_list,
             link_force,
             modal,
-            rest_skip: self.resting.skip(),
+            rest_skip: self.resting.node_pass_skip(),
         };
         // node_forces of each chunk, eight nodes at a time where only the shell acts (the same bits).
         if integrate_next {
