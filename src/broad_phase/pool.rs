@@ -9,6 +9,9 @@
 
 use super::fixed_lists::FixedLists;
 
+/// Owners per task of `par_for_each_owner`.
+const OWNERS_PER_TASK: usize = 256;
+
 /// Slots of every owner, addressed through CSR offsets.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SlotPool<S> {
@@ -46,17 +49,32 @@ impl<S: Copy + Default> SlotPool<S> {
         &self.slots[self.start[o] as usize..self.start[o + 1] as usize]
     }
 
-    /// Every owner's slots, mutable, in owner order (for a parallel pass over the owners), each
-    /// with the pool index of its first slot.
-    pub fn per_owner_mut(&mut self) -> Vec<(usize, &mut [S])> {
-        let mut out = Vec::with_capacity(self.owners());
+    /// `f(owner, its first slot's pool index, its slots)` for every owner, in parallel over runs
+    /// of `OWNERS_PER_TASK` owners (each run's slots one slice of the pool, split per owner
+    /// inside the run), so a step's pass costs no per-owner bookkeeping on one thread: the
+    /// coupled stepper calls it on every SPD node each step, most of them owning no slot.
+    pub fn par_for_each_owner(&mut self, f: impl Fn(usize, usize, &mut [S]) + Sync)
+    where
+        S: Send,
+    {
+        use rayon::prelude::*;
+        let owners = self.owners();
+        let mut runs = Vec::with_capacity(owners.div_ceil(OWNERS_PER_TASK));
         let mut rest = self.slots.as_mut_slice();
-        for w in self.start.windows(2) {
-            let (a, b) = rest.split_at_mut((w[1] - w[0]) as usize);
-            out.push((w[0] as usize, a));
+        for o0 in (0..owners).step_by(OWNERS_PER_TASK) {
+            let o1 = (o0 + OWNERS_PER_TASK).min(owners);
+            let (run, b) = rest.split_at_mut((self.start[o1] - self.start[o0]) as usize);
+            runs.push((o0, o1, run));
             rest = b;
         }
-        out
+        let start = &self.start;
+        runs.into_par_iter().for_each(|(o0, o1, mut run)| {
+            for o in o0..o1 {
+                let (own, after) = run.split_at_mut((start[o + 1] - start[o]) as usize);
+                f(o, start[o] as usize, own);
+                run = after;
+            }
+        });
     }
 
     /// Bytes held: the slots and the offsets.
@@ -78,11 +96,27 @@ mod tests {
         let mut p: SlotPool<u32> = SlotPool::for_lists([(0, 0), (1, 0), (2, 1)], 1, &Plain(&lists, 3));
         assert_eq!(p.start, vec![0, 3, 6, 7]);
         assert_eq!(p.owners(), 3);
-        for (o, (_, s)) in p.per_owner_mut().into_iter().enumerate() {
-            s.iter_mut().for_each(|v| *v = o as u32 + 1);
-        }
-        assert_eq!(p.of(1), &[2, 2, 2]);
-        assert_eq!(p.of(2), &[3]);
+        p.par_for_each_owner(|o, first, s| s.iter_mut().for_each(|v| *v = 10 * o as u32 + first as u32));
+        assert_eq!(p.slots, vec![0, 0, 0, 13, 13, 13, 26]);
         assert_eq!(p.bytes(), 7 * 4 + 4 * 4);
+    }
+
+    /// Every owner once, with its own slots and first index, across the runs of
+    /// `OWNERS_PER_TASK` owners (owners without slots among them).
+    #[test]
+    fn par_for_each_owner_visits_every_owner_once() {
+        let counts: Vec<usize> = (0..1000).map(|o| (o * 7) % 5).collect();
+        let mut p: SlotPool<u32> = SlotPool::with_counts(counts.iter().copied());
+        p.par_for_each_owner(|o, first, s| {
+            assert_eq!(first, p_start(&counts, o));
+            s.iter_mut().for_each(|v| *v += o as u32 + 1);
+        });
+        for o in 0..1000 {
+            assert!(p.of(o).iter().all(|&v| v == o as u32 + 1), "owner {o}");
+        }
+    }
+
+    fn p_start(counts: &[usize], o: usize) -> usize {
+        counts[..o].iter().sum()
     }
 }

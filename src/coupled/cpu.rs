@@ -238,17 +238,8 @@ impl CpuCoupled {
             modal_node_contacts(sc, &dy.state, &dy.node_cand, dy.clock, &mut dy.pool);
             let state = &dy.state;
             let pos = v.state;
-            spd_slots
-                .per_owner_mut()
-                .into_par_iter()
-                .enumerate()
-                .with_min_len(256)
-                .for_each(|(x, (_, out))| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
-            mnode_slots
-                .per_owner_mut()
-                .into_par_iter()
-                .enumerate()
-                .for_each(|(k, (first, out))| modal_node_vs_spd(sc, state, cs, lists, pos, k, first, out));
+            spd_slots.par_for_each_owner(|x, _, out| spd_node_vs_modal(sc, state, cs, lists, pos, x, out));
+            mnode_slots.par_for_each_owner(|k, first, out| modal_node_vs_spd(sc, state, cs, lists, pos, k, first, out));
             (0..pos.len())
                 .into_par_iter()
                 .with_min_len(256)

@@ -741,14 +741,7 @@ mod tests {
         let (mut far_pairs, mut wall_pairs) = (0, 0);
         for round in 0..30 {
             let mut sc = Scene::default();
-            let m = sc.add_material(Material {
-                k_s: 100.0,
-                k_b: 1.0,
-                f_s_yield: f32::INFINITY,
-                m_b_yield: f32::INFINITY,
-                depth: 1.0,
-                ..Default::default()
-            });
+            let m = sc.add_material(crate::cpu::elastic_test_material());
             let o = [2e3 * (rnd() - 0.5), 2e3 * (rnd() - 0.5)];
             let free = |self_contact: bool| BodyOptions {
                 material: m,

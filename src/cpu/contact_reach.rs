@@ -218,14 +218,7 @@ mod tests {
         }
         let mut rng = SplitMix(3);
         let mut sc = Scene::default();
-        let m = sc.add_material(Material {
-            k_s: 100.0,
-            k_b: 1.0,
-            f_s_yield: f32::INFINITY,
-            m_b_yield: f32::INFINITY,
-            depth: 1.0,
-            ..Default::default()
-        });
+        let m = sc.add_material(crate::cpu::elastic_test_material());
         let o = BodyOptions {
             material: m,
             radius: 0.05,

@@ -30,3 +30,16 @@ pub use stepper::CpuBackend;
 /// Nodes per chunk of the stepper's parallel loops (a rayon task takes at least one; small scenes
 /// stay on one thread). A multiple of 32, so a chunk owns whole words of the node bit masks.
 pub const CHUNK: usize = 512;
+
+/// The unit tests' elastic shell: k_s = 100, k_b = 1, no yield, depth 1.
+#[cfg(test)]
+pub(crate) fn elastic_test_material() -> crate::model::Material {
+    crate::model::Material {
+        k_s: 100.0,
+        k_b: 1.0,
+        f_s_yield: f32::INFINITY,
+        m_b_yield: f32::INFINITY,
+        depth: 1.0,
+        ..Default::default()
+    }
+}

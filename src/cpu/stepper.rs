@@ -710,6 +710,16 @@ mod tests {
     use super::*;
     use crate::scenes::{compaction_bench, packing_in_box, PackingSpec};
 
+    /// The falling packing of the tests: 4 × 3 cells of 24 nodes in a box.
+    const FALLING: PackingSpec = PackingSpec {
+        columns: 4,
+        rows: 3,
+        radius: 1.0,
+        spread: 0.2,
+        nodes_per_cell: 24,
+        seed: 5,
+    };
+
     fn bytes(v: &[NodeState]) -> Vec<u8> {
         bytemuck::cast_slice(v).to_vec()
     }
@@ -729,14 +739,7 @@ mod tests {
     /// neighbour lists are rebuilt during the run.
     #[test]
     fn fused_integrate_equals_integrate_first() {
-        let spec = PackingSpec {
-            columns: 4,
-            rows: 3,
-            radius: 1.0,
-            spread: 0.2,
-            nodes_per_cell: 24,
-            seed: 5,
-        };
+        let spec = FALLING;
         for (sc, walls) in [compaction_bench(9), packing_in_box(spec, 10.0)] {
             let top = sc.bodies[walls.top as usize];
             let mut faster = sc.nodes.clone();
@@ -782,14 +785,7 @@ mod tests {
     /// that then runs them).
     #[test]
     fn skipping_resting_wall_nodes_changes_no_bit() {
-        let spec = PackingSpec {
-            columns: 4,
-            rows: 3,
-            radius: 1.0,
-            spread: 0.2,
-            nodes_per_cell: 24,
-            seed: 5,
-        };
+        let spec = FALLING;
         let deposit = crate::scenes::deposit_bench(60, Some(0.01));
         let (falling, walls) = packing_in_box(spec, 10.0);
         let (mut skipped, mut touched) = (0u64, 0u64);
@@ -879,14 +875,7 @@ mod tests {
     #[test]
     fn resting_walls_count_in_the_largest_displacement() {
         let mut sc = Scene::default();
-        let m = sc.add_material(Material {
-            k_s: 100.0,
-            k_b: 1.0,
-            f_s_yield: f32::INFINITY,
-            m_b_yield: f32::INFINITY,
-            depth: 1.0,
-            ..Default::default()
-        });
+        let m = sc.add_material(crate::cpu::elastic_test_material());
         let opts = |frozen| BodyOptions {
             material: m,
             radius: 0.05,

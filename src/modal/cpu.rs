@@ -18,7 +18,6 @@ use super::stiffness::table_force;
 use crate::broad_phase::pool::SlotPool;
 use crate::cpu::fixed_reduce::strided_reduce;
 use crate::model::df32::df_add;
-use rayon::prelude::*;
 
 /// Surface node k's position relative to X in the global frame, R(Θ)(p + ε_α Φ_α(p)) (eq 1), with
 /// (s, c) = sin_cos_det(Θ) computed once by the caller (twin of `node_arm` in modal_lib.wgsl).
@@ -316,10 +315,7 @@ pub fn modal_node_contacts(
     clock: u32,
     pool: &mut SlotPool<ModalSlot>,
 ) {
-    pool.per_owner_mut()
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(k, (_, out))| modal_node_contact(sc, state, node_cand, clock, k, out));
+    pool.par_for_each_owner(|k, _, out| modal_node_contact(sc, state, node_cand, clock, k, out));
 }
 
 /// The CPU backend.
