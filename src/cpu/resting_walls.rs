@@ -1,6 +1,6 @@
 //! Wall nodes at rest: the CPU stepper's passes skip them while nothing acts on them, so that a
 //! wall drawn with many segments costs what the nodes touching it cost, not a pass over all of
-//! its nodes every step (docs/performance.md, *No cliffs*).
+//! its nodes every step (docs/performance.md, *Walls on the CPU*).
 //!
 //! A node of a frozen body with both velocity components imposed at +0 and no cohesive link is
 //! *at rest* when its position is a fixed point of the drift (x + Δt·(+0) = x in double-f32, bit

@@ -445,4 +445,61 @@ pub(crate) mod tests {
             "yielded {yielded:?}"
         );
     }
+
+    /// Wall nodes at rest (`skip`): a second pass over columns the first one filled writes the
+    /// first LANES − 1 nodes of the frozen line again, which the last group of the line before
+    /// it (66 nodes: two real lanes, six past its end) has written over, and leaves the others;
+    /// every column then holds the scalar twin's record.
+    #[test]
+    fn skipped_wall_nodes_keep_their_columns() {
+        let mut rng = SplitMix(11);
+        let (sc, old, pos) = scene_and_states(&mut rng);
+        let (nodes, _) = device_nodes(&sc.nodes);
+        let lane_ok = lane_bodies(&nodes, &sc.bodies);
+        let body_state: Vec<BodyState> = (0..sc.bodies.len())
+            .map(|b| core_area(b, &sc.bodies, &sc.materials, &pos))
+            .collect();
+        let n = nodes.len();
+        let wall = sc.bodies[sc.bodies.len() - 1];
+        let before = sc.bodies[sc.bodies.len() - 2];
+        assert_eq!(
+            (before.count % LANES as u32, wall.first),
+            (2, n as u32 - 12),
+            "the layout the test needs"
+        );
+        let mut skip = vec![0u32; n.div_ceil(32)];
+        for x in wall.first..wall.first + wall.count {
+            skip[x as usize >> 5] |= 1 << (x & 31);
+        }
+        let inputs = |skip| ShellInputs {
+            nodes: &nodes,
+            bodies: &sc.bodies,
+            materials: &sc.materials,
+            body_state: &body_state,
+            lane_ok: &lane_ok,
+            old: &old,
+            pos: &pos,
+            skip,
+        };
+        let row = n + LANES;
+        let mut cols = vec![0.0; FIELDS * row];
+        shell_forces_run(0, n, &inputs(&[]), &mut cols);
+        let first = cols.clone();
+        shell_forces_run(0, n, &inputs(&skip), &mut cols);
+        let want: Vec<ShellForce> = (0..n)
+            .map(|x| shell_forces(x, &nodes, &sc.bodies, &sc.materials, &body_state, &old, &pos))
+            .collect();
+        for (x, w) in want.iter().enumerate() {
+            let mut col = vec![0.0; FIELDS * (1 + LANES)];
+            put(&mut col, 0, w);
+            for f in 0..FIELDS {
+                assert_eq!(
+                    cols[f * row + x].to_bits(),
+                    col[f * (1 + LANES)].to_bits(),
+                    "node {x} field {f}"
+                );
+            }
+        }
+        assert_eq!(first, cols);
+    }
 }
