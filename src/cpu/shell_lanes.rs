@@ -383,25 +383,66 @@ pub(crate) mod tests {
         (sc, old, pos)
     }
 
+    /// A scene of `scene_and_states` with the tables the shell pass reads, and the scalar twin's
+    /// record of every node.
+    struct Case {
+        sc: Scene,
+        old: Vec<NodeState>,
+        pos: Vec<NodeState>,
+        nodes: Vec<NodeRecord>,
+        lane_ok: Vec<bool>,
+        body_state: Vec<BodyState>,
+        want: Vec<ShellForce>,
+    }
+
+    impl Case {
+        fn new(rng: &mut SplitMix) -> Case {
+            let (sc, old, pos) = scene_and_states(rng);
+            let (nodes, _) = device_nodes(&sc.nodes);
+            let lane_ok = lane_bodies(&nodes, &sc.bodies);
+            let body_state: Vec<BodyState> = (0..sc.bodies.len())
+                .map(|b| core_area(b, &sc.bodies, &sc.materials, &pos))
+                .collect();
+            let want = (0..nodes.len())
+                .map(|x| shell_forces(x, &nodes, &sc.bodies, &sc.materials, &body_state, &old, &pos))
+                .collect();
+            Case {
+                sc,
+                old,
+                pos,
+                nodes,
+                lane_ok,
+                body_state,
+                want,
+            }
+        }
+
+        fn inputs<'a>(&'a self, skip: &'a [u32]) -> ShellInputs<'a> {
+            ShellInputs {
+                nodes: &self.nodes,
+                bodies: &self.sc.bodies,
+                materials: &self.sc.materials,
+                body_state: &self.body_state,
+                lane_ok: &self.lane_ok,
+                old: &self.old,
+                pos: &self.pos,
+                skip,
+            }
+        }
+    }
+
     #[test]
     fn lanes_equal_the_scalar_twin_bit_for_bit() {
         let mut rng = SplitMix(7);
         let mut yielded = [0usize; 2];
         for _ in 0..20 {
-            let (sc, old, pos) = scene_and_states(&mut rng);
-            let (nodes, _) = device_nodes(&sc.nodes);
-            let lane_ok = lane_bodies(&nodes, &sc.bodies);
+            let case = Case::new(&mut rng);
+            let (nodes, old, lane_ok, want) = (&case.nodes, &case.old, &case.lane_ok, &case.want);
             assert_eq!(
                 lane_ok.iter().filter(|&&ok| !ok).count(),
                 1,
                 "only the frozen line is scalar"
             );
-            let body_state: Vec<BodyState> = (0..sc.bodies.len())
-                .map(|b| core_area(b, &sc.bodies, &sc.materials, &pos))
-                .collect();
-            let want: Vec<ShellForce> = (0..nodes.len())
-                .map(|x| shell_forces(x, &nodes, &sc.bodies, &sc.materials, &body_state, &old, &pos))
-                .collect();
             for (x, w) in want.iter().enumerate() {
                 yielded[0] += (w.seg_rest != old[x].seg_rest) as usize;
                 yielded[1] += (w.theta_p != old[x].theta_p) as usize;
@@ -409,16 +450,7 @@ pub(crate) mod tests {
             // Runs that start and end anywhere (the stepper's chunks cut bodies), on both the
             // dispatched path and the baseline one.
             for (c0, c1) in [(0, nodes.len()), (5, 40), (37, 38), (100, nodes.len() - 3)] {
-                let inputs = ShellInputs {
-                    nodes: &nodes,
-                    bodies: &sc.bodies,
-                    materials: &sc.materials,
-                    body_state: &body_state,
-                    lane_ok: &lane_ok,
-                    old: &old,
-                    pos: &pos,
-                    skip: &[],
-                };
+                let inputs = case.inputs(&[]);
                 let len = c1 - c0;
                 let row = len + LANES;
                 let mut got_cols = vec![0.0; FIELDS * row];
@@ -452,14 +484,8 @@ pub(crate) mod tests {
     /// every column then holds the scalar twin's record.
     #[test]
     fn skipped_wall_nodes_keep_their_columns() {
-        let mut rng = SplitMix(11);
-        let (sc, old, pos) = scene_and_states(&mut rng);
-        let (nodes, _) = device_nodes(&sc.nodes);
-        let lane_ok = lane_bodies(&nodes, &sc.bodies);
-        let body_state: Vec<BodyState> = (0..sc.bodies.len())
-            .map(|b| core_area(b, &sc.bodies, &sc.materials, &pos))
-            .collect();
-        let n = nodes.len();
+        let case = Case::new(&mut SplitMix(11));
+        let (sc, n) = (&case.sc, case.nodes.len());
         let wall = sc.bodies[sc.bodies.len() - 1];
         let before = sc.bodies[sc.bodies.len() - 2];
         assert_eq!(
@@ -471,25 +497,12 @@ pub(crate) mod tests {
         for x in wall.first..wall.first + wall.count {
             skip[x as usize >> 5] |= 1 << (x & 31);
         }
-        let inputs = |skip| ShellInputs {
-            nodes: &nodes,
-            bodies: &sc.bodies,
-            materials: &sc.materials,
-            body_state: &body_state,
-            lane_ok: &lane_ok,
-            old: &old,
-            pos: &pos,
-            skip,
-        };
         let row = n + LANES;
         let mut cols = vec![0.0; FIELDS * row];
-        shell_forces_run(0, n, &inputs(&[]), &mut cols);
+        shell_forces_run(0, n, &case.inputs(&[]), &mut cols);
         let first = cols.clone();
-        shell_forces_run(0, n, &inputs(&skip), &mut cols);
-        let want: Vec<ShellForce> = (0..n)
-            .map(|x| shell_forces(x, &nodes, &sc.bodies, &sc.materials, &body_state, &old, &pos))
-            .collect();
-        for (x, w) in want.iter().enumerate() {
+        shell_forces_run(0, n, &case.inputs(&skip), &mut cols);
+        for (x, w) in case.want.iter().enumerate() {
             let mut col = vec![0.0; FIELDS * (1 + LANES)];
             put(&mut col, 0, w);
             for f in 0..FIELDS {
