@@ -25,7 +25,9 @@
 //!    its friction history. The GPU visits the candidates twice (count, then fill at the scanned
 //!    offsets); the CPU visits them once (`neighbor_candidates`, the same sorted neighbours per
 //!    node), then sums the counts and carries the slots over (`carry_slot_index`, the second half
-//!    of the WGSL `neighbor_fill`, in the shared `crate::broad_phase::history`).
+//!    of the WGSL `neighbor_fill`, in the shared `crate::broad_phase::history`). The CPU searches
+//!    for free nodes only and reads each wall node's list off theirs (`CpuBackend::rebuild`:
+//!    lists are symmetric and never pair two wall nodes), the same lists the GPU's search gives.
 
 use super::scan::prefix_scan;
 pub use crate::broad_phase::history::carry_slot_index;

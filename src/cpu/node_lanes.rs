@@ -119,7 +119,7 @@ fn scalar(x: usize, inp: &NodeInputs, s: &mut NodeState) {
 #[inline(always)]
 fn wall_node(x: usize, inp: &NodeInputs, gather_marks: &[u32], s: &mut NodeState) {
     let n = inp.nodes[x];
-    let marked = gather_marks[x >> 5] >> (x & 31) & 1 != 0;
+    let marked = has_slots(gather_marks, x as u32);
     let linked = !inp.link_list.is_empty() && inp.link_start[x] != inp.link_start[x + 1];
     let imposed = n.bc != NONE && inp.bcs[n.bc as usize].mode & (BC_VX | BC_VY) == BC_VX | BC_VY;
     let modal = inp.modal.is_some_and(|m| modal_acts(m[x]));

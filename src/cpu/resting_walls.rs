@@ -27,7 +27,6 @@
 use super::integrate::drift;
 use super::node_lanes::modal_acts;
 use super::CHUNK;
-use crate::model::df32::df_add;
 use crate::model::*;
 use rayon::prelude::*;
 
@@ -169,13 +168,10 @@ impl RestingWalls {
     }
 }
 
-/// Whether node state `s` stays where it is under a drift of +0 (dt · (+0)), bit for bit.
+/// Whether node state `s` stays where it is, bit for bit, under integrate's drift at v = +0.
 fn fixed_point(dt: f32, s: &NodeState) -> bool {
-    let d = dt * 0.0;
-    (0..2).all(|k| {
-        let (hi, lo) = df_add(s.pos_hi[k], s.pos_lo[k], d);
-        hi.to_bits() == s.pos_hi[k].to_bits() && lo.to_bits() == s.pos_lo[k].to_bits()
-    })
+    let (hi, lo, _) = drift(dt, s.pos_hi, s.pos_lo, [0.0, 0.0], [0.0, 0.0]);
+    hi.map(f32::to_bits) == s.pos_hi.map(f32::to_bits) && lo.map(f32::to_bits) == s.pos_lo.map(f32::to_bits)
 }
 
 /// Bit x of a node mask (false past its end, so an empty mask skips nothing).
